@@ -1,0 +1,6 @@
+import { createFunctionApp } from '../../shared/http/app.ts';
+import { createRoutes } from '../../shared/http/routes.ts';
+
+export const routes = createRoutes();
+
+export const app = createFunctionApp('webhooks', routes);

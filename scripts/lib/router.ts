@@ -1,0 +1,31 @@
+import { apiGroups } from '../../functions/groups.ts';
+import { app as docs } from '../../functions/docs/app.ts';
+import { app as health } from '../../functions/health/app.ts';
+import { ApiError } from '../../shared/http/errors.ts';
+
+// The local stand-in for Supabase's functions gateway: `/functions/v1/<name>/...` is handed to the
+// function `<name>` as `/<name>/...`, exactly as deployed functions receive it.
+
+type FetchApp = { fetch: (request: Request) => Response | Promise<Response> };
+
+const functions: Record<string, FetchApp> = {
+  health,
+  docs,
+  ...Object.fromEntries(apiGroups.map((group) => [group.name, group.app])),
+};
+
+export const basePath = '/functions/v1';
+
+export async function route(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  // The OpenAPI document is also offered at the address the operating contract names.
+  if (url.pathname === `${basePath}/openapi.json`) url.pathname = `${basePath}/docs/openapi.json`;
+  const name = url.pathname.startsWith(`${basePath}/`) ? url.pathname.slice(basePath.length + 1).split('/')[0] : '';
+  const target = functions[name];
+  if (!target) {
+    const error = new ApiError('not_found', `No endpoint at ${url.pathname}.`);
+    return Response.json(error.toBody(), { status: 404 });
+  }
+  url.pathname = url.pathname.slice(basePath.length);
+  return target.fetch(new Request(url, request));
+}

@@ -1,0 +1,42 @@
+import postgres from 'postgres';
+import { config } from '../config.ts';
+
+export type Sql = postgres.Sql;
+export type Tx = postgres.TransactionSql;
+
+let client: Sql | undefined;
+
+/**
+ * Supabase's transaction pooler (port 6543, or a URL marked pgbouncer=true) cannot keep
+ * prepared statements between transactions, so they are switched off there.
+ */
+export function usesTransactionPooler(url: string): boolean {
+  const parsed = new URL(url);
+  return parsed.port === '6543' || parsed.searchParams.get('pgbouncer') === 'true';
+}
+
+/** The process-wide connection pool, created on first use. */
+export function db(): Sql {
+  if (client) return client;
+  const url = config.databaseUrl();
+  if (!url) throw new Error('DATABASE_URL is not set');
+  const clean = new URL(url);
+  clean.searchParams.delete('pgbouncer');
+  client = postgres(clean.toString(), {
+    prepare: !usesTransactionPooler(url),
+    max: config.dbPoolSize(),
+    onnotice: () => {},
+    types: {
+      // Dates stay `YYYY-MM-DD` strings, as the API speaks them; counts arrive as numbers.
+      date: { to: 1082, from: [1082], serialize: (v: string) => v, parse: (v: string) => v },
+      bigint: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },
+    },
+  });
+  return client;
+}
+
+export async function closeDb(): Promise<void> {
+  const current = client;
+  client = undefined;
+  if (current) await current.end({ timeout: 5 });
+}

@@ -1,0 +1,71 @@
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { AppEnv } from './context.ts';
+import { ApiError } from './errors.ts';
+import { authenticate } from './middleware/authenticate.ts';
+import { readBody } from './middleware/body.ts';
+import { idempotency } from './middleware/idempotency.ts';
+import { requestId } from './middleware/request-id.ts';
+import { countUsage } from './middleware/usage.ts';
+import type { Routes } from './routes.ts';
+import { log, errorFields } from '../log.ts';
+
+interface KnownRoute {
+  method: string;
+  pattern: RegExp;
+}
+
+/** The group's declared routes, as full paths under the function name (`/claims/{reference}`). */
+function knownRoutes(name: string, routes: Routes): KnownRoute[] {
+  return routes.openAPIRegistry.definitions.flatMap((definition) => {
+    if (definition.type !== 'route') return [];
+    const path = `/${name}${definition.route.path === '/' ? '' : definition.route.path}`;
+    const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+    return [{ method: definition.route.method.toUpperCase(), pattern: new RegExp(`^${source}/?$`) }];
+  });
+}
+
+/** 404 not_found for a path no route has; 405 (with Allow) for a known path and another method. */
+const routeExists = (known: KnownRoute[]): MiddlewareHandler<AppEnv> => async (c, next) => {
+  const path = new URL(c.req.url).pathname;
+  const methods = known.filter((r) => r.pattern.test(path)).map((r) => r.method);
+  if (methods.length === 0) throw new ApiError('not_found', `No endpoint at /functions/v1${path}.`);
+  const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+  if (!methods.includes(method)) {
+    c.header('Allow', [...new Set(methods)].join(', '));
+    throw new ApiError('method_not_allowed', `${c.req.method} is not allowed on /functions/v1${path}; use ${[...new Set(methods)].join(' or ')}.`);
+  }
+  await next();
+};
+
+/** The one place where failures become responses of the specification's error shape. */
+export function renderError(error: Error, c: Context<AppEnv>) {
+  let apiError: ApiError;
+  if (error instanceof ApiError) {
+    apiError = error;
+  } else if (error instanceof HTTPException && error.status === 400) {
+    // Hono's JSON validator: malformed JSON or a body that is not declared as JSON.
+    apiError = new ApiError('invalid_json', 'The body could not be read as JSON; send valid JSON with Content-Type: application/json.');
+  } else {
+    log.error('unhandled error', { request_id: c.get('requestId'), ...errorFields(error) });
+    apiError = new ApiError('server_error', 'Something went wrong on our side. Retry with backoff; quote the X-Request-Id if it persists.');
+  }
+  return c.json(apiError.toBody(), apiError.status as 400);
+}
+
+/**
+ * One edge function: the shared middleware in the order of DESIGN.md (request id, auth and rate
+ * limit, route check, body, idempotency; validation runs per route), then the group's routes under
+ * `/<name>`, the path at which Supabase hands requests to a function.
+ * Public functions (health, docs) skip authentication.
+ */
+export function createFunctionApp(name: string, routes: Routes, options: { public?: boolean } = {}) {
+  const app = new Hono<AppEnv>();
+  app.use('*', requestId());
+  if (!options.public) app.use('*', authenticate(), countUsage());
+  app.use('*', routeExists(knownRoutes(name, routes)));
+  if (!options.public) app.use('*', readBody(), idempotency());
+  app.route(`/${name}`, routes);
+  app.onError(renderError);
+  return app;
+}

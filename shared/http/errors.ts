@@ -1,0 +1,71 @@
+// The one error type of the API and the table of codes, mirroring the specification's Errors section.
+// Codes the specification lists without a status get the status chosen here (documented in the README).
+
+export const errorCodes = {
+  missing_key: 401,
+  invalid_key: 401,
+  forbidden: 403,
+  sandbox_only: 403,
+  invalid_field: 422,
+  stay_too_short: 422,
+  invalid_json: 400,
+  could_not_create: 400,
+  could_not_place: 400,
+  could_not_set_dates: 400,
+  could_not_read: 400,
+  idempotency_key_too_long: 400,
+  not_found: 404,
+  not_on_request: 404,
+  method_not_allowed: 405,
+  budget_not_approved: 409,
+  dates_unavailable: 409,
+  already_signed: 409,
+  already_paid: 409,
+  nothing_to_refund: 409,
+  refund_pending: 409,
+  no_coordinator: 409,
+  idempotency_key_reused: 409,
+  request_in_progress: 409,
+  no_endpoint: 409,
+  not_yours_to_release: 409,
+  could_not_replay: 409,
+  no_such_adjuster: 422,
+  no_billing_account: 409,
+  not_yours: 403,
+  unknown_event: 422,
+  unsupported_type: 415,
+  file_too_large: 413,
+  rate_limited: 429,
+  server_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly field?: string,
+    /** Extra members of `error`, such as `conflicts` or `payment`. */
+    readonly extra: Record<string, unknown> = {},
+    status?: number,
+  ) {
+    super(message);
+    this.status = status ?? errorCodes[code];
+  }
+
+  toBody() {
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.field === undefined ? {} : { field: this.field }),
+        ...this.extra,
+      },
+    };
+  }
+}
+
+export const notFound = (what = 'resource') =>
+  new ApiError('not_found', `No such ${what} for this organisation in this environment.`);

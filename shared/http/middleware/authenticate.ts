@@ -1,0 +1,70 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { db } from '../../db/client.ts';
+import { environmentOfKey, sha256Hex } from '../../keys.ts';
+import type { Environment, Side } from '../../db/tenant.ts';
+
+interface AuthRow {
+  key_id: string | null;
+  org_id: string | null;
+  side: Side | null;
+  environment: Environment | null;
+  scopes: string[] | null;
+  rate_limit: number;
+  rate_count: number;
+  rate_reset: Date;
+  limiter_ok: boolean;
+}
+
+function presentedKey(authorization: string | undefined, apiKeyHeader: string | undefined): string | undefined {
+  if (apiKeyHeader) return apiKeyHeader.trim();
+  const match = authorization?.match(/^Bearer\s+(.+)$/i);
+  return match?.[1].trim();
+}
+
+/** The client address: the first X-Forwarded-For hop (set by Supabase's edge, or the local server). */
+function clientAddress(forwardedFor: string | undefined): string {
+  return forwardedFor?.split(',')[0].trim() || 'unknown';
+}
+
+/**
+ * Authentication, rate limiting and the tenant context in one database round trip
+ * (app.authenticate). Sets X-RateLimit-* on every response, including errors.
+ */
+export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+  const key = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
+  // Only well-formed keys are hashed and looked up; anything else counts as a failed attempt.
+  const hash = key && environmentOfKey(key) ? await sha256Hex(key) : '';
+  const [row] = await db()<AuthRow[]>`
+    select * from app.authenticate(${hash}, ${clientAddress(c.req.header('x-forwarded-for'))})`;
+
+  const remaining = row.limiter_ok ? Math.max(0, row.rate_limit - row.rate_count) : row.rate_limit;
+  const setRateHeaders = () => {
+    c.header('X-RateLimit-Limit', String(row.rate_limit));
+    c.header('X-RateLimit-Remaining', String(remaining));
+    c.header('X-RateLimit-Reset', row.rate_reset.toISOString());
+  };
+  // Headers are set before and after the work: errors rendered later replace the response.
+  setRateHeaders();
+
+  const overLimit = row.limiter_ok && row.rate_count > row.rate_limit;
+  if (overLimit) {
+    const retryAfter = Math.max(1, Math.ceil((row.rate_reset.getTime() - Date.now()) / 1000));
+    c.header('Retry-After', String(retryAfter));
+    throw new ApiError('rate_limited', `Rate limit of ${row.rate_limit} requests per minute exceeded; retry after ${retryAfter} s.`);
+  }
+  if (!row.key_id) {
+    if (!key) throw new ApiError('missing_key', 'Send an API key as "Authorization: Bearer <key>" or "x-api-key: <key>".');
+    throw new ApiError('invalid_key', 'The API key is not a valid, active organisation key.');
+  }
+  c.set('caller', {
+    keyId: row.key_id,
+    orgId: row.org_id!,
+    side: row.side!,
+    environment: row.environment!,
+    scopes: row.scopes!,
+  });
+  await next();
+  setRateHeaders();
+};

@@ -1,0 +1,44 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../context.ts';
+import { ApiError } from '../errors.ts';
+
+/** The largest body the API reads: the document limit of the specification. */
+export const maxBodyBytes = 10 * 1024 * 1024;
+
+const tooLarge = () => new ApiError('file_too_large', 'The request body is larger than the 10 MB limit.');
+
+/**
+ * Reads the body of a write once, never buffering more than the limit, and caches it for the
+ * validators, c.req.formData() and the idempotency fingerprint.
+ */
+export const readBody = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+  if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.method === 'OPTIONS') return next();
+  const declared = Number(c.req.header('content-length') ?? '0');
+  if (declared > maxBodyBytes) throw tooLarge();
+  const body = c.req.raw.body;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (body) {
+    const reader = body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBodyBytes) {
+        await reader.cancel();
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  c.set('rawBody', bytes);
+  // Hono caches body promises (typed as values); c.req.json() and c.req.formData() read from here.
+  c.req.bodyCache.arrayBuffer = Promise.resolve(bytes.buffer) as unknown as ArrayBuffer;
+  await next();
+};

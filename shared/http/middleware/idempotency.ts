@@ -1,0 +1,105 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { withTenant } from '../../db/tenant.ts';
+import { sha256Hex } from '../../keys.ts';
+import { log, errorFields } from '../../log.ts';
+
+export const maxIdempotencyKeyLength = 255;
+
+interface StoredKey {
+  fingerprint: string;
+  state: 'in_progress' | 'done';
+  response_status: number | null;
+  response_content_type: string | null;
+  response_body: string | null;
+}
+
+/** Keys are sorted so that the same JSON with another key order or spacing is the same body. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** What makes two requests "the same": method, path and body (JSON compared by value). */
+async function fingerprint(method: string, path: string, body: Uint8Array): Promise<string> {
+  let canonical: string | Uint8Array = body;
+  const text = new TextDecoder().decode(body);
+  try {
+    canonical = canonicalJson(JSON.parse(text));
+  } catch {
+    // not JSON: compare the raw bytes
+  }
+  return `${method} ${path} ${await sha256Hex(canonical)}`;
+}
+
+/**
+ * The specification's Idempotency section: per organisation and environment, 48 hours; the same key
+ * and body replay the first response byte for byte; a different body is 409 idempotency_key_reused;
+ * a call still running is 409 request_in_progress; a 500 releases the key; a 4xx is replayed.
+ * A claim left by a worker that died is taken over after its lock expires.
+ */
+export const idempotency = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+  const key = c.req.header('idempotency-key');
+  if (key === undefined || c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+  if (key.length > maxIdempotencyKeyLength) {
+    throw new ApiError('idempotency_key_too_long', `Idempotency-Key is ${key.length} characters; at most ${maxIdempotencyKeyLength} are allowed.`, 'Idempotency-Key');
+  }
+  if (key.length === 0) throw new ApiError('invalid_field', 'Idempotency-Key must not be empty.', 'Idempotency-Key');
+  const caller = c.get('caller');
+  const print = await fingerprint(c.req.method, new URL(c.req.url).pathname, c.get('rawBody'));
+
+  const existing = await withTenant(caller, async (tx) => {
+    const claimed = await tx`
+      insert into app.idempotency_keys as k (org_id, environment, key, fingerprint, state, locked_until)
+      values (${caller.orgId}, ${caller.environment}, ${key}, ${print}, 'in_progress', now() + interval '5 minutes')
+      on conflict (org_id, environment, key) do update
+        set fingerprint = excluded.fingerprint, state = 'in_progress', locked_until = excluded.locked_until,
+            created_at = now(), response_status = null, response_content_type = null, response_body = null
+        where k.created_at < now() - interval '48 hours'
+           or (k.state = 'in_progress' and k.locked_until < now())
+      returning 1`;
+    if (claimed.length) return undefined;
+    const [row] = await tx<StoredKey[]>`
+      select fingerprint, state, response_status, response_content_type, response_body
+        from app.idempotency_keys where org_id = ${caller.orgId} and environment = ${caller.environment} and key = ${key}`;
+    return row;
+  });
+
+  if (existing) {
+    if (existing.fingerprint !== print) {
+      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body or path.', 'Idempotency-Key');
+    }
+    if (existing.state === 'in_progress') {
+      throw new ApiError('request_in_progress', 'The first request with this Idempotency-Key is still running; retry shortly.', 'Idempotency-Key');
+    }
+    c.res = new Response(existing.response_body, {
+      status: existing.response_status!,
+      headers: { 'content-type': existing.response_content_type ?? 'application/json', 'Idempotent-Replayed': 'true' },
+    });
+    return;
+  }
+
+  const release = () =>
+    withTenant(caller, (tx) => tx`
+      delete from app.idempotency_keys where org_id = ${caller.orgId} and environment = ${caller.environment} and key = ${key}`);
+  // Errors are rendered by the error handler before next() returns, so c.res is final here.
+  await next();
+  const status = c.res.status;
+  if (status >= 500) {
+    await release();
+    return;
+  }
+  const body = await c.res.clone().text();
+  await withTenant(caller, (tx) => tx`
+    update app.idempotency_keys
+       set state = 'done', locked_until = null, response_status = ${status},
+           response_content_type = ${c.res.headers.get('content-type')}, response_body = ${body}
+     where org_id = ${caller.orgId} and environment = ${caller.environment} and key = ${key}`).catch((error) => {
+    log.error('idempotency record not saved', { request_id: c.get('requestId'), ...errorFields(error) });
+  });
+};

@@ -1,0 +1,24 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../context.ts';
+import { log } from '../../log.ts';
+
+const acceptable = /^[A-Za-z0-9._:-]{1,200}$/;
+
+/** Takes the caller's X-Request-Id (or makes one), echoes it, and logs one line per request. */
+export const requestId = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+  const given = c.req.header('x-request-id');
+  const id = given && acceptable.test(given) ? given : `req_${crypto.randomUUID().replaceAll('-', '')}`;
+  c.set('requestId', id);
+  const started = performance.now();
+  await next();
+  c.header('X-Request-Id', id);
+  const caller = c.get('caller');
+  log.info('request', {
+    request_id: id,
+    method: c.req.method,
+    path: new URL(c.req.url).pathname,
+    status: c.res.status,
+    duration_ms: Math.round((performance.now() - started) * 10) / 10,
+    ...(caller ? { org_id: caller.orgId, key_id: caller.keyId, environment: caller.environment } : {}),
+  });
+};
