@@ -34,7 +34,7 @@ export async function consoleCommand<T = { data: Record<string, unknown> }>(...a
 }
 
 export async function createOrg(side: Side, name = `${side} ${crypto.randomUUID().slice(0, 8)}`): Promise<string> {
-  const result = await consoleCommand<{ data: { id: string } }>('org create', '--name', name, '--side', side);
+  const result = await consoleCommand<{ data: { id: string } }>('org', 'create', '--name', name, '--side', side);
   return result.data.id;
 }
 
@@ -45,7 +45,7 @@ export interface KeyOptions {
 }
 
 export async function createKey(orgId: string, environment: Environment, options: KeyOptions = {}) {
-  const args = ['key create', '--org', orgId, '--env', environment];
+  const args = ['key', 'create', '--org', orgId, '--env', environment];
   if (options.scopes) args.push('--scopes', options.scopes.join(','));
   const result = await consoleCommand<{ data: { id: string; key: string } }>(...args);
   if (!options.defaultLimits) {

@@ -1,78 +1,76 @@
 import { z } from '@hono/zod-openapi';
 import type { Side } from '../db/tenant.ts';
+import { requestEvents } from './definitions/requests.ts';
+import { placementEvents } from './definitions/placements.ts';
+import { providerEvents } from './definitions/provider.ts';
 
-// The one registry of events: name, audience, payload schema per audience, and a sample.
-// It drives GET /events/types, validation of emitted payloads in tests, the OpenAPI webhooks
-// section and the unknown_event check. Payloads carry the caller's `external_id` (null when the
-// resource has none).
+// The one registry of events. Each definition is an (event, audience) pair with its summary, payload
+// schema and sample: the same name may exist for both sides with different payloads
+// (payment.succeeded). It drives GET /events/types, the validation of emitted payloads in tests,
+// the OpenAPI webhooks section, simulate and the unknown_event check.
+// Payloads carry the caller's `external_id` (null when the resource has none).
+
+/** Every event name the service sends, as the specification lists them. */
+export const eventNames = [
+  'request.status_changed',
+  'option.declined',
+  'option.saved',
+  'dates.proposed',
+  'lease.sent',
+  'lease.first_signed',
+  'lease.signed',
+  'payment.succeeded',
+  'payment.failed',
+  'payment.refunded',
+  'booking.confirmed',
+  'booking.updated',
+] as const;
+
+export type EventName = (typeof eventNames)[number];
 
 export interface EventDefinition {
+  event: EventName;
+  audience: Side;
   summary: string;
   simulatable: boolean;
-  /** The payload (`data`) each audience receives; an event is visible to the sides listed here. */
-  payloads: Partial<Record<Side, z.ZodType>>;
-  /** A representative payload per audience, used for samples and for simulate without `data`. */
-  samples: Partial<Record<Side, Record<string, unknown>>>;
+  payload: z.ZodType;
+  /** A representative payload, used for samples and for simulate without `data`. */
+  sample: Record<string, unknown>;
 }
 
-const externalId = z.string().nullable().describe("The caller's own reference (external_id) of the resource, or null.");
-const reference = z.string().describe('claim_ref of the housing request');
-
-const statusChanged = z.object({
-  request_id: z.string().uuid(),
-  reference,
-  external_id: externalId,
-  status: z.string(),
-  previous_status: z.string().nullable(),
-});
-
-export const eventRegistry = {
-  'request.status_changed': {
-    summary: 'A housing request moved through its lifecycle.',
-    simulatable: true,
-    payloads: { carrier: statusChanged },
-    samples: {
-      carrier: {
-        request_id: '0b9f6a4e-5f55-4a43-9d1c-3c2f1d9a7e10', reference: 'REQ-7KQ2MX', external_id: 'CLM-1001',
-        status: 'housing_options_found', previous_status: 'housing_needs_collected',
-      },
-    },
-  },
-} satisfies Record<string, EventDefinition>;
-
-export type EventName = keyof typeof eventRegistry;
-
-export const eventNames = Object.keys(eventRegistry) as EventName[];
+export const eventDefinitions: readonly EventDefinition[] = [...requestEvents, ...placementEvents, ...providerEvents];
 
 export function isEventName(name: string): name is EventName {
-  return Object.hasOwn(eventRegistry, name);
+  return (eventNames as readonly string[]).includes(name);
 }
 
-/** Events a side can see and subscribe to. */
-export function eventsFor(side: Side): EventName[] {
-  return eventNames.filter((name) => side in eventRegistry[name].payloads);
+export function definitionOf(event: EventName, audience: Side): EventDefinition | undefined {
+  return eventDefinitions.find((d) => d.event === event && d.audience === audience);
 }
 
-/** The OpenAPI `webhooks` section: one entry per event, with the envelope and its payload. */
+/** The definitions a side can see and subscribe to. */
+export function eventsFor(side: Side): EventDefinition[] {
+  return eventDefinitions.filter((d) => d.audience === side);
+}
+
+/** The OpenAPI `webhooks` section: one entry per event and audience, with the envelope and payload. */
 export function openApiWebhooks() {
   return Object.fromEntries(
-    eventNames.map((name) => {
-      const definition: EventDefinition = eventRegistry[name];
-      const payloads = Object.values(definition.payloads);
+    eventDefinitions.map((definition) => {
       const envelope = z.object({
         id: z.string().uuid(),
-        event: z.literal(name),
+        event: z.literal(definition.event),
         created_at: z.string(),
-        data: payloads.length === 1 ? payloads[0] : z.union(payloads as [z.ZodType, z.ZodType]),
+        data: definition.payload,
         simulated: z.boolean().optional(),
         replay: z.boolean().optional(),
       });
       return [
-        name,
+        `${definition.event} (${definition.audience})`,
         {
           post: {
             summary: definition.summary,
-            description: `Audience: ${Object.keys(definition.payloads).join(', ')}. Signed with X-Service-Signature.`,
+            description: `Sent to ${definition.audience} endpoints, signed with X-Service-Signature.`,
             requestBody: { content: { 'application/json': { schema: z.toJSONSchema(envelope, { io: 'input', unrepresentable: 'any' }) } } },
             responses: { '2xx': { description: 'Any 2xx acknowledges the delivery.' } },
           },

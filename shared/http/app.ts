@@ -43,8 +43,8 @@ export function renderError(error: Error, c: Context<AppEnv>) {
   let apiError: ApiError;
   if (error instanceof ApiError) {
     apiError = error;
-  } else if (error instanceof HTTPException && error.status === 400) {
-    // Hono's JSON validator: malformed JSON or a body that is not declared as JSON.
+  } else if (error instanceof HTTPException && (error.status === 400 || error.status === 415)) {
+    // Hono's JSON validator and media-type gate: malformed JSON, or a body sent as something else.
     apiError = new ApiError('invalid_json', 'The body could not be read as JSON; send valid JSON with Content-Type: application/json.');
   } else {
     log.error('unhandled error', { request_id: c.get('requestId'), ...errorFields(error) });

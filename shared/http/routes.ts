@@ -92,9 +92,9 @@ export function validationError(error: z.ZodError): ApiError {
     return new ApiError('invalid_field', `${field} is not a known field.`, field);
   }
   const field = path.join('.') || 'body';
-  const message = issue.code === 'invalid_type' && issue.input === undefined
-    ? `${field} is required.`
-    : `${field}: ${issue.message}`;
+  // zod does not keep the input; its message for an absent value ends in "received undefined".
+  const missing = issue.code === 'invalid_type' && /received undefined$/.test(issue.message);
+  const message = missing ? `${field} is required.` : `${field}: ${issue.message}`;
   return new ApiError('invalid_field', message, field);
 }
 
