@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createTenant } from '../helpers.ts';
+import { callProbe, failures } from './probe-app.ts';
+
+describe('error rendering', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.restoreAllMocks();
+  });
+
+  it('400 invalid_json for a body that is not JSON', async () => {
+    const t = await createTenant('carrier');
+    for (const body of ['{"note":', 'note=x']) {
+      const res = await callProbe(t.sandbox, body);
+      expect(res.status).toBe(400);
+      expect(JSON.parse(res.text).error.code).toBe('invalid_json');
+    }
+  });
+
+  it('422 invalid_field names the field, also for unknown fields', async () => {
+    const t = await createTenant('carrier');
+    const missing = JSON.parse((await callProbe(t.sandbox, {})).text);
+    expect(missing.error).toEqual({ code: 'invalid_field', message: 'note is required.', field: 'note' });
+    const unknown = JSON.parse((await callProbe(t.sandbox, { note: 'x', is_admin: true })).text);
+    expect(unknown.error).toMatchObject({ code: 'invalid_field', field: 'is_admin' });
+    const wrong = JSON.parse((await callProbe(t.sandbox, { note: 'x', delay_ms: -1 })).text);
+    expect(wrong.error).toMatchObject({ code: 'invalid_field', field: 'delay_ms' });
+  });
+
+  it('413 for a body over 10 MB, without reading past the limit', async () => {
+    const t = await createTenant('carrier');
+    const res = await callProbe(t.sandbox, JSON.stringify({ note: 'x'.repeat(10 * 1024 * 1024) }));
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.text).error.code).toBe('file_too_large');
+  });
+
+  it('500 server_error without internals, logged as JSON with the request id', async () => {
+    const t = await createTenant('carrier');
+    vi.stubEnv('LOG_LEVEL', 'info');
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
+    vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
+    failures.crashesLeft = 1;
+    const res = await callProbe(t.sandbox, { note: 'x', fail: 'crash' }, { 'x-request-id': 'crash-1' });
+    expect(res.status).toBe(500);
+    expect(JSON.parse(res.text).error.code).toBe('server_error');
+    expect(res.text).not.toContain('secret');
+    const logged = lines.map((l) => JSON.parse(l));
+    expect(logged.find((l) => l.message === 'unhandled error')).toMatchObject({ level: 'error', request_id: 'crash-1' });
+    expect(logged.find((l) => l.message === 'request')).toMatchObject({ request_id: 'crash-1', status: 500, org_id: t.orgId });
+  });
+});

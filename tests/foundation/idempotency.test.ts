@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { createTenant, ownerSql } from '../helpers.ts';
+import { callProbe, failures } from './probe-app.ts';
+
+const eventCount = async (orgId: string) =>
+  (await ownerSql()<{ n: number }[]>`select count(*)::int as n from app.events where org_id = ${orgId}`)[0].n;
+
+describe('idempotency', () => {
+  it('replays the first response byte for byte and does not repeat the work', async () => {
+    const t = await createTenant('carrier');
+    const headers = { 'idempotency-key': 'create-1' };
+    const first = await callProbe(t.sandbox, { note: 'one' }, headers);
+    expect(first.status).toBe(201);
+    // Same JSON, other key order and spacing: the same body.
+    const second = await callProbe(t.sandbox, '{ "note" : "one" }', headers);
+    expect(second.status).toBe(201);
+    expect(second.text).toBe(first.text);
+    expect(second.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(await eventCount(t.orgId)).toBe(1);
+  });
+
+  it('without a key, nothing is remembered', async () => {
+    const t = await createTenant('carrier');
+    await callProbe(t.sandbox, { note: 'a' });
+    await callProbe(t.sandbox, { note: 'a' });
+    expect(await eventCount(t.orgId)).toBe(2);
+  });
+
+  it('refuses the same key with a different body: 409 idempotency_key_reused', async () => {
+    const t = await createTenant('carrier');
+    await callProbe(t.sandbox, { note: 'one' }, { 'idempotency-key': 'k' });
+    const res = await callProbe(t.sandbox, { note: 'two' }, { 'idempotency-key': 'k' });
+    expect(res.status).toBe(409);
+    expect(JSON.parse(res.text).error.code).toBe('idempotency_key_reused');
+    expect(await eventCount(t.orgId)).toBe(1);
+  });
+
+  it('answers 409 request_in_progress while the first call with the key runs', async () => {
+    const t = await createTenant('carrier');
+    const headers = { 'idempotency-key': 'slow' };
+    const [a, b] = await Promise.all([
+      callProbe(t.sandbox, { note: 'slow', delay_ms: 400 }, headers),
+      new Promise((r) => setTimeout(r, 100)).then(() => callProbe(t.sandbox, { note: 'slow', delay_ms: 400 }, headers)),
+    ]);
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(409);
+    expect(JSON.parse(b.text).error.code).toBe('request_in_progress');
+    expect(await eventCount(t.orgId)).toBe(1);
+    // Once the first finished, the key replays it.
+    const c = await callProbe(t.sandbox, { note: 'slow', delay_ms: 400 }, headers);
+    expect(c.text).toBe(a.text);
+  });
+
+  it('a 500 releases the key so a retry runs again', async () => {
+    const t = await createTenant('carrier');
+    failures.crashesLeft = 1;
+    const headers = { 'idempotency-key': 'crashy' };
+    const first = await callProbe(t.sandbox, { note: 'x', fail: 'crash' }, headers);
+    expect(first.status).toBe(500);
+    const retry = await callProbe(t.sandbox, { note: 'x', fail: 'crash' }, headers);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(await eventCount(t.orgId)).toBe(1);
+  });
+
+  it('a 4xx is replayed as given', async () => {
+    const t = await createTenant('carrier');
+    const headers = { 'idempotency-key': 'conflict' };
+    const first = await callProbe(t.sandbox, { note: 'x', fail: 'conflict' }, headers);
+    expect(first.status).toBe(409);
+    const second = await callProbe(t.sandbox, { note: 'x', fail: 'conflict' }, headers);
+    expect(second.status).toBe(409);
+    expect(second.text).toBe(first.text);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('refuses keys over 255 characters', async () => {
+    const t = await createTenant('carrier');
+    const ok = await callProbe(t.sandbox, { note: 'x' }, { 'idempotency-key': 'k'.repeat(255) });
+    expect(ok.status).toBe(201);
+    const res = await callProbe(t.sandbox, { note: 'x' }, { 'idempotency-key': 'k'.repeat(256) });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text).error).toMatchObject({ code: 'idempotency_key_too_long', field: 'Idempotency-Key' });
+  });
+
+  it('is scoped to the organisation and environment', async () => {
+    const a = await createTenant('carrier');
+    const b = await createTenant('carrier');
+    const headers = { 'idempotency-key': 'shared-key' };
+    const first = await callProbe(a.sandbox, { note: 'one' }, headers);
+    const otherOrg = await callProbe(b.sandbox, { note: 'two' }, headers);
+    const otherEnv = await callProbe(a.live, { note: 'three' }, headers);
+    expect([first.status, otherOrg.status, otherEnv.status]).toEqual([201, 201, 201]);
+    expect(JSON.parse(otherOrg.text).data.note).toBe('two');
+    expect(JSON.parse(otherEnv.text).data.note).toBe('three');
+  });
+
+  it('forgets keys after 48 hours', async () => {
+    const t = await createTenant('carrier');
+    const headers = { 'idempotency-key': 'old' };
+    await callProbe(t.sandbox, { note: 'one' }, headers);
+    await ownerSql()`update app.idempotency_keys set created_at = now() - interval '49 hours' where org_id = ${t.orgId}`;
+    const again = await callProbe(t.sandbox, { note: 'two' }, headers);
+    expect(again.status).toBe(201);
+    expect(JSON.parse(again.text).data.note).toBe('two');
+    expect(await eventCount(t.orgId)).toBe(2);
+  });
+
+  it('takes over a claim abandoned by a worker that died', async () => {
+    const t = await createTenant('carrier');
+    await ownerSql()`
+      insert into app.idempotency_keys (org_id, environment, key, fingerprint, state, locked_until)
+      values (${t.orgId}, 'sandbox', 'orphan', 'whatever', 'in_progress', now() - interval '1 second')`;
+    const res = await callProbe(t.sandbox, { note: 'x' }, { 'idempotency-key': 'orphan' });
+    expect(res.status).toBe(201);
+  });
+});
