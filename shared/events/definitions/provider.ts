@@ -1,5 +1,118 @@
+import { z } from '@hono/zod-openapi';
 import type { EventDefinition } from '../registry.ts';
 
-// Events for housing providers (bookings and money reaching their account).
+// Events for housing providers (bookings and money reaching their account). They are raised by the
+// placement work, in the operation's transaction, filed under the provider's organisation and the
+// placement's environment. For a provider "the caller's external_id" is the home's own reference
+// (its api_external_id), null when the home has none. Amounts are in major units, like the API.
 
-export const providerEvents: EventDefinition[] = [];
+const HomeRef = z.object({
+  name: z.string().nullable(),
+  api_external_id: z.string().nullable(),
+});
+
+const bookingFields = {
+  booking_id: z.string().uuid(),
+  property_id: z.string().uuid(),
+  external_id: z.string().nullable().describe("The home's api_external_id."),
+  property: HomeRef,
+  booking_status: z.enum(['confirmed', 'cancelled']),
+  check_in: z.string().describe('YYYY-MM-DD'),
+  check_out: z.string().describe('YYYY-MM-DD'),
+};
+
+export const BookingConfirmedPayload = z.object(bookingFields);
+
+export const BookingUpdatedPayload = z.object({
+  ...bookingFields,
+  previous_status: z.enum(['confirmed', 'cancelled']),
+  change: z.enum(['cancelled', 'move_in_confirmed', 'dates_changed']),
+  move_in_confirmed_at: z.string().nullable(),
+  cancelled_at: z.string().nullable(),
+});
+
+const paymentFields = {
+  payment_id: z.string().uuid(),
+  booking_id: z.string().uuid().nullable().describe('Null until the booking exists (the first charge confirms it).'),
+  property_id: z.string().uuid(),
+  external_id: z.string().nullable().describe("The home's api_external_id."),
+  charge_type: z.enum(['initial', 'rent', 'deposit', 'fee']),
+  gross: z.number().describe('What the payer was charged.'),
+  currency: z.string(),
+};
+
+export const ProviderPaymentSucceededPayload = z.object({
+  ...paymentFields,
+  platform_fee: z.number().describe("The service's fee, from rent only."),
+  processing_fee: z.number().describe("The card processor's fee on the whole charge."),
+  net_to_you: z.number().describe('gross - platform_fee - processing_fee.'),
+  paid_at: z.string(),
+});
+
+export const ProviderPaymentFailedPayload = z.object({
+  ...paymentFields,
+  failure_reason: z.string().nullable(),
+});
+
+const sampleBooking = {
+  booking_id: '6f1d2a0c-8b7e-4c55-9a11-2f4e7d9c3b21',
+  property_id: '3c9e5b7a-1d2f-4e8a-b6c4-7a9d0e1f2b3c',
+  external_id: 'UNIT-204',
+  property: { name: 'Maple Court 204', api_external_id: 'UNIT-204' },
+  booking_status: 'confirmed',
+  check_in: '2026-12-01',
+  check_out: '2027-03-01',
+};
+
+const samplePayment = {
+  payment_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+  booking_id: sampleBooking.booking_id,
+  property_id: sampleBooking.property_id,
+  external_id: 'UNIT-204',
+  charge_type: 'initial',
+  gross: 4950,
+  currency: 'usd',
+};
+
+export const providerEvents: EventDefinition[] = [
+  {
+    event: 'booking.confirmed',
+    audience: 'provider',
+    summary: "A family is booked into one of the provider's homes.",
+    simulatable: true,
+    payload: BookingConfirmedPayload,
+    sample: sampleBooking,
+  },
+  {
+    event: 'booking.updated',
+    audience: 'provider',
+    summary: 'A booking changed state, including cancellation.',
+    simulatable: true,
+    payload: BookingUpdatedPayload,
+    sample: {
+      ...sampleBooking,
+      booking_status: 'cancelled',
+      previous_status: 'confirmed',
+      change: 'cancelled',
+      move_in_confirmed_at: null,
+      cancelled_at: '2026-11-28T15:04:05.000Z',
+    },
+  },
+  {
+    event: 'payment.succeeded',
+    audience: 'provider',
+    summary: "Money reached the provider's account, with gross, fee and net.",
+    simulatable: true,
+    payload: ProviderPaymentSucceededPayload,
+    // Rent 3,000 + deposit 1,500 + cleaning 450: platform fee 8% of rent, processing 2.9% + 0.30 of gross.
+    sample: { ...samplePayment, platform_fee: 240, processing_fee: 143.85, net_to_you: 4566.15, paid_at: '2026-11-25T10:00:00.000Z' },
+  },
+  {
+    event: 'payment.failed',
+    audience: 'provider',
+    summary: "A charge against one of the provider's homes failed.",
+    simulatable: true,
+    payload: ProviderPaymentFailedPayload,
+    sample: { ...samplePayment, failure_reason: 'card_declined' },
+  },
+];
