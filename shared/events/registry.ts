@@ -53,29 +53,53 @@ export function eventsFor(side: Side): EventDefinition[] {
   return eventDefinitions.filter((d) => d.audience === side);
 }
 
-/** The OpenAPI `webhooks` section: one entry per event and audience, with the envelope and payload. */
+/** Whether `name` is an event the service sends to `side` (the unknown_event check). */
+export function sendsTo(side: Side, name: string): name is EventName {
+  return eventDefinitions.some((d) => d.event === name && d.audience === side);
+}
+
+/**
+ * Checks a payload against its definition: tests call it on every payload they see emitted, so an
+ * emitter drifting from the documented shape fails there. Simulated payloads carry `simulated: true`.
+ */
+export function payloadIssues(event: string, audience: Side, payload: unknown): string[] {
+  const definition = isEventName(event) ? definitionOf(event, audience) : undefined;
+  if (!definition) return [`${event} is not an event for ${audience}s`];
+  const result = definition.payload.safeParse(payload);
+  return result.success ? [] : result.error.issues.map((i) => `${i.path.join('.') || 'data'}: ${i.message}`);
+}
+
+/** The `ping` sent by POST /webhooks/{id}/test; not an event of the log, not subscribable. */
+export const pingEvent = 'ping';
+export const pingPayload = z.object({ message: z.string(), test: z.literal(true) });
+
+/** The OpenAPI `webhooks` section: one entry per event and audience, with the envelope and payload, and the ping. */
 export function openApiWebhooks() {
-  return Object.fromEntries(
-    eventDefinitions.map((definition) => {
-      const envelope = z.object({
-        id: z.string().uuid(),
-        event: z.literal(definition.event),
-        created_at: z.string(),
-        data: definition.payload,
-        simulated: z.boolean().optional(),
-        replay: z.boolean().optional(),
-      });
-      return [
-        `${definition.event} (${definition.audience})`,
-        {
-          post: {
-            summary: definition.summary,
-            description: `Sent to ${definition.audience} endpoints, signed with X-Service-Signature.`,
-            requestBody: { content: { 'application/json': { schema: z.toJSONSchema(envelope, { io: 'input', unrepresentable: 'any' }) } } },
-            responses: { '2xx': { description: 'Any 2xx acknowledges the delivery.' } },
-          },
-        },
-      ];
-    }),
-  );
+  const entry = (event: string, payload: z.ZodType, summary: string, description: string) => {
+    const envelope = z.object({
+      id: z.string().uuid(),
+      event: z.literal(event),
+      created_at: z.string(),
+      data: payload,
+      simulated: z.boolean().optional(),
+      replay: z.boolean().optional(),
+    });
+    return {
+      post: {
+        summary,
+        description: `${description} Signed with X-Service-Signature; see the webhooks guide.`,
+        requestBody: { content: { 'application/json': { schema: z.toJSONSchema(envelope, { io: 'input', unrepresentable: 'any' }) } } },
+        responses: { '2xx': { description: 'Any 2xx acknowledges the delivery.' } },
+      },
+    };
+  };
+  return {
+    ...Object.fromEntries(
+      eventDefinitions.map((d) => [
+        `${d.event} (${d.audience})`,
+        entry(d.event, d.payload, d.summary, `Sent to ${d.audience} endpoints subscribed to ${d.event}.`),
+      ]),
+    ),
+    [pingEvent]: entry(pingEvent, pingPayload, 'Test delivery', 'Sent to one endpoint by POST /webhooks/{id}/test, whatever it subscribes to.'),
+  };
 }

@@ -1,6 +1,163 @@
+import { z } from '@hono/zod-openapi';
 import type { EventDefinition } from '../registry.ts';
 
-// Events of the placement lifecycle as the carrier sees them (options, dates, lease, payment,
-// booking). Their payloads are defined with the events and webhooks work.
+// Events of the placement lifecycle as the carrier sees them: the household's answers, the lease,
+// the money and the booking. Every payload names the request (`request_id`, `reference`, the
+// caller's `external_id`) and the home (`property_id`), so a receiver can file it without a read.
+// Amounts are in major currency units, as everywhere in the API.
 
-export const placementEvents: EventDefinition[] = [];
+const samples = {
+  request_id: '0b9f6a4e-5f55-4a43-9d1c-3c2f1d9a7e10',
+  reference: 'REQ-7KQ2MX',
+  external_id: 'CLM-1001',
+  property_id: '5d1c7a2e-8f0b-4c61-9a3e-2b7d4e6f8a90',
+};
+
+/** The fields that place an event on a request and a home. */
+const onHome = {
+  request_id: z.string().uuid(),
+  reference: z.string(),
+  external_id: z.string().nullable(),
+  property_id: z.string().uuid(),
+};
+
+const timestamp = z.string().describe('ISO 8601 UTC timestamp');
+const date = z.string().describe('YYYY-MM-DD');
+
+export const placementEvents: EventDefinition[] = [
+  {
+    event: 'option.declined',
+    audience: 'carrier',
+    summary: 'The household turned a home down; carries the reason in their words.',
+    simulatable: true,
+    payload: z.object({ ...onHome, reason: z.string() }),
+    sample: { ...samples, reason: 'Too far from the children’s school.' },
+  },
+  {
+    event: 'option.saved',
+    audience: 'carrier',
+    summary: 'The household saved a home.',
+    simulatable: true,
+    payload: z.object(onHome),
+    sample: { ...samples },
+  },
+  {
+    event: 'dates.proposed',
+    audience: 'carrier',
+    summary: 'The household asked for different dates; the placement waits for an answer.',
+    simulatable: true,
+    payload: z.object({ ...onHome, move_in: date, move_out: date }),
+    sample: { ...samples, move_in: '2026-12-05', move_out: '2027-03-05' },
+  },
+  {
+    event: 'lease.sent',
+    audience: 'carrier',
+    summary: 'The contract went out for signature.',
+    simulatable: true,
+    payload: z.object({ ...onHome, lease_id: z.string().uuid(), move_in_date: date, move_out_date: date, sent_at: timestamp }),
+    sample: {
+      ...samples,
+      lease_id: '7e2a9c14-3b6d-4f8e-a1c5-9d0b2e4f6a83',
+      move_in_date: '2026-12-01',
+      move_out_date: '2027-03-01',
+      sent_at: '2026-11-21T10:15:00.000Z',
+    },
+  },
+  {
+    event: 'lease.first_signed',
+    audience: 'carrier',
+    summary: 'The tenant or named signer signed; the landlord countersigns next.',
+    simulatable: true,
+    payload: z.object({ ...onHome, lease_id: z.string().uuid(), signed_at: timestamp }),
+    sample: { ...samples, lease_id: '7e2a9c14-3b6d-4f8e-a1c5-9d0b2e4f6a83', signed_at: '2026-11-21T14:02:00.000Z' },
+  },
+  {
+    event: 'lease.signed',
+    audience: 'carrier',
+    summary: 'Both parties signed; payment is unlocked.',
+    simulatable: true,
+    payload: z.object({ ...onHome, lease_id: z.string().uuid(), signed_at: timestamp }),
+    sample: { ...samples, lease_id: '7e2a9c14-3b6d-4f8e-a1c5-9d0b2e4f6a83', signed_at: '2026-11-22T09:30:00.000Z' },
+  },
+  {
+    event: 'payment.succeeded',
+    audience: 'carrier',
+    summary: 'A charge cleared, with the fee breakdown.',
+    simulatable: true,
+    payload: z.object({
+      ...onHome,
+      charge_type: z.string().describe('initial for the first payment'),
+      amount: z.number().describe('what the payer was charged'),
+      platform_fee: z.number().describe('service fee, from rent only'),
+      currency: z.string(),
+      covers_rent: z.boolean(),
+      covers_deposit: z.boolean(),
+      paid_at: timestamp,
+    }),
+    sample: {
+      ...samples,
+      charge_type: 'initial',
+      amount: 4350,
+      platform_fee: 240,
+      currency: 'USD',
+      covers_rent: true,
+      covers_deposit: true,
+      paid_at: '2026-11-23T16:45:00.000Z',
+    },
+  },
+  {
+    event: 'payment.failed',
+    audience: 'carrier',
+    summary: 'A charge did not go through.',
+    simulatable: true,
+    payload: z.object({
+      ...onHome,
+      charge_type: z.string(),
+      amount: z.number(),
+      currency: z.string(),
+      failure_reason: z.string().describe('as given by the payment processor'),
+    }),
+    sample: { ...samples, charge_type: 'initial', amount: 4350, currency: 'USD', failure_reason: 'card_declined' },
+  },
+  {
+    // Named by the specification as the outcome of a refund request; subscribable, not simulatable.
+    event: 'payment.refunded',
+    audience: 'carrier',
+    summary: 'The landlord answered a refund request: approved (money returned) or declined.',
+    simulatable: false,
+    payload: z.object({
+      ...onHome,
+      refund_request_id: z.string().uuid(),
+      outcome: z.enum(['approved', 'declined']),
+      amount: z.number().describe('refunded amount; 0 when declined'),
+      currency: z.string(),
+    }),
+    sample: {
+      ...samples,
+      refund_request_id: '3c8e1f5a-6d2b-4a9c-8e7f-1b0d3c5e7a92',
+      outcome: 'approved',
+      amount: 1500,
+      currency: 'USD',
+    },
+  },
+  {
+    event: 'booking.confirmed',
+    audience: 'carrier',
+    summary: 'Paid and booked; the stay is live.',
+    simulatable: true,
+    payload: z.object({
+      ...onHome,
+      property: z.object({ id: z.string().uuid(), name: z.string() }),
+      move_in_date: date,
+      move_out_date: date,
+      confirmed_at: timestamp,
+    }),
+    sample: {
+      ...samples,
+      property: { id: samples.property_id, name: 'Maple Court 2B' },
+      move_in_date: '2026-12-01',
+      move_out_date: '2027-03-01',
+      confirmed_at: '2026-11-23T16:45:02.000Z',
+    },
+  },
+];
