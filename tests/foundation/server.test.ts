@@ -1,0 +1,85 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runConsole } from './run-console.ts';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealth(base: string, limitMs: number): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < limitMs) {
+    try {
+      const res = await fetch(`${base}/health`);
+      if (res.ok) return Date.now() - started;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no health answer within ${limitMs} ms`);
+}
+
+function exited(child: ChildProcess) {
+  return new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+}
+
+describe('npm start (embedded PostgreSQL)', () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers health within 15 s, serves the console alongside, drains on SIGTERM and keeps its data', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'hps-server-'));
+    dirs.push(dataDir);
+    const [port, dbPort] = [await freePort(), await freePort()];
+    const env = { ...process.env, PORT: String(port), DB_PORT: String(dbPort), DATA_DIR: dataDir, DATABASE_URL: undefined, LOG_LEVEL: 'silent' };
+    const base = `http://127.0.0.1:${port}/functions/v1`;
+    const start = () => spawn('npm', ['start'], { env, stdio: 'ignore', detached: false });
+
+    let server = start();
+    expect(await waitForHealth(base, 15_000)).toBeLessThan(15_000);
+    expect(await (await fetch(`${base}/health`)).json()).toEqual({ data: { status: 'ok' } });
+
+    // The console finds the running embedded database through DATA_DIR.
+    const org = await runConsole(['org', 'create', '--name', 'Kept Mutual', '--side', 'carrier'], { DATA_DIR: dataDir, DATABASE_URL: undefined });
+    expect(org.code).toBe(0);
+    const orgId = JSON.parse(org.stdout).data.id;
+    const key = JSON.parse((await runConsole(['key', 'create', '--org', orgId, '--env', 'sandbox'], { DATA_DIR: dataDir, DATABASE_URL: undefined })).stdout).data.key;
+
+    // A request held up inside the database (the limiter waits on a lock) is in flight at SIGTERM.
+    const db = postgres(`postgres://postgres:postgres@127.0.0.1:${dbPort}/postgres`, { max: 1, onnotice: () => {} });
+    let inFlight: Promise<Response> | undefined;
+    await db.begin(async (tx) => {
+      await tx`lock table app.rate_windows in access exclusive mode`;
+      inFlight = fetch(`${base}/usage`, { headers: { authorization: `Bearer ${key}` } });
+      await new Promise((r) => setTimeout(r, 100));
+      server.kill('SIGTERM');
+    });
+    await db.end();
+    expect((await inFlight!).status).toBe(200);
+    expect(await exited(server)).toBe(0);
+    expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+
+    // Restarted on the same DATA_DIR, everything is still there.
+    server = start();
+    await waitForHealth(base, 15_000);
+    const usage = await fetch(`${base}/usage`, { headers: { 'x-api-key': key } });
+    expect(usage.status).toBe(200);
+    server.kill('SIGINT');
+    expect(await exited(server)).toBe(0);
+  }, 60_000);
+});
