@@ -25,7 +25,8 @@ export function boolSetting(name: string, fallback: boolean): boolean {
 }
 
 export const config = {
-  databaseUrl: () => readEnv('DATABASE_URL'),
+  /** DATABASE_URL, else the URL Supabase gives every edge function. */
+  databaseUrl: () => readEnv('DATABASE_URL') || readEnv('SUPABASE_DB_URL'),
   dbPoolSize: () => intSetting('DB_POOL_SIZE', 10),
   logLevel: () => setting('LOG_LEVEL', 'info'),
   /** Public address of the pay-in-app web application (used in placement links). */
