@@ -114,17 +114,18 @@ create table app.events (
 create index events_feed on app.events (org_id, environment, created_at desc, id desc);
 create index events_created on app.events (created_at);
 
--- Row-level security: each tenant table is visible and writable only within the context.
-do $$
-declare t text;
+-- Row-level security: a tenant table is visible and writable only within the transaction's
+-- context. Every migration that adds a tenant table calls this once for it.
+create or replace function app.enable_tenant_isolation(p_table regclass) returns void
+language plpgsql as $$
 begin
-  foreach t in array array['idempotency_keys', 'usage_daily', 'events'] loop
-    execute format('alter table app.%I enable row level security', t);
-    execute format($p$create policy tenant_isolation on app.%I to svc_api
-      using (org_id = app.current_org() and environment = app.current_env())
-      with check (org_id = app.current_org() and environment = app.current_env())$p$, t);
-  end loop;
+  execute format('alter table %s enable row level security', p_table);
+  execute format($p$create policy tenant_isolation on %s to svc_api
+    using (org_id = app.current_org() and environment = app.current_env())
+    with check (org_id = app.current_org() and environment = app.current_env())$p$, p_table);
 end $$;
+
+select app.enable_tenant_isolation(t) from unnest(array['app.idempotency_keys', 'app.usage_daily', 'app.events']::regclass[]) t;
 alter table app.api_keys enable row level security;
 create policy tenant_isolation on app.api_keys to svc_api
   using (org_id = app.current_org() and environment = app.current_env());
