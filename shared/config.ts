@@ -31,4 +31,20 @@ export const config = {
   logLevel: () => setting('LOG_LEVEL', 'info'),
   /** Public address of the pay-in-app web application (used in placement links). */
   payInAppBaseUrl: () => setting('PAY_IN_APP_BASE_URL', 'https://pay.housing-placement.example'),
+  /** Deliver webhooks to loopback and private addresses (local development and tests only). */
+  webhookAllowPrivateNetworks: () => boolSetting('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+  /** Seconds to wait after each failed webhook attempt; after the last step a delivery is abandoned. */
+  webhookRetrySchedule: () => secondsList('WEBHOOK_RETRY_SCHEDULE', '60,300,1800,7200,21600'),
+  /** How long a webhook receiver has to answer. */
+  webhookTimeoutMs: () => intSetting('WEBHOOK_TIMEOUT_MS', 10_000),
+  /** How often the local server's dispatcher looks for due deliveries. */
+  webhookDispatchIntervalMs: () => intSetting('WEBHOOK_DISPATCH_INTERVAL_MS', 1000),
+  /** Shared secret of the internal webhook-dispatcher function; unset, the function refuses every call. */
+  webhookDispatcherSecret: () => setting('WEBHOOK_DISPATCHER_SECRET', ''),
 };
+
+function secondsList(name: string, fallback: string): number[] {
+  const steps = setting(name, fallback).split(',').map((step) => Number(step.trim()));
+  if (steps.some((step) => !Number.isFinite(step) || step < 0)) throw new Error(`Setting ${name} must be a comma-separated list of seconds`);
+  return steps;
+}

@@ -1,0 +1,226 @@
+import { config } from '../config.ts';
+import { db, type Sql } from '../db/client.ts';
+import { envelopeOf } from './envelope.ts';
+import { refusedDestination, systemResolver, type HostResolver } from './destination.ts';
+import { claimDue, recordAttempts, type AttemptResult, type ClaimedDelivery } from './queue.ts';
+import { Signer } from './signature.ts';
+
+// The webhook dispatcher: claims due deliveries, signs and POSTs them, records every attempt.
+// The same code runs in the internal webhook-dispatcher function (called by pg_cron on Supabase)
+// and on the local server's timer. Any number may run at once: the queue's claim hands each
+// due row to one of them (see queue.ts).
+//
+// A run keeps up to `concurrency` deliveries in flight, claiming more whenever half of that room is
+// free and recording finished attempts in batches, so a slow receiver holds one slot rather than a
+// whole batch, and memory stays bounded by the room and the response excerpt size.
+
+export interface DispatchOptions {
+  sql?: Sql;
+  /** Deliveries in flight at once. */
+  concurrency?: number;
+  /** Stop claiming after this long (deliveries in flight still finish). Default: until nothing is due. */
+  budgetMs?: number;
+  /** Only deliveries of these organisations (draining one tenant; isolated test runs). */
+  organisations?: string[];
+  resolve?: HostResolver;
+}
+
+export interface DispatchReport {
+  claimed: number;
+  succeeded: number;
+  failed: number;
+  /** Claim statements run, their total and slowest time: the queue's health at a glance. */
+  claims: number;
+  claim_ms_total: number;
+  claim_ms_max: number;
+  duration_ms: number;
+}
+
+/** How much of a receiver's answer is kept with the attempt. */
+export const responseExcerptBytes = 1024;
+/** A claim's lease: the time-out plus room for resolving, signing and recording. */
+const leaseMarginMs = 30_000;
+/** Finished attempts wait at most this long to be recorded together. */
+const recordEveryMs = 50;
+const userAgent = 'HousingPlacementService-Webhooks/1';
+
+interface AttemptContext {
+  signer: Signer;
+  timeoutMs: number;
+  allowPrivate: boolean;
+  resolve: HostResolver;
+  resolved: Map<string, Promise<string[]>>;
+}
+
+export async function dispatchDue(options: DispatchOptions = {}): Promise<DispatchReport> {
+  const sql = options.sql ?? db();
+  const concurrency = options.concurrency ?? 100;
+  const claimAtLeast = Math.max(1, Math.floor(concurrency / 2));
+  const schedule = config.webhookRetrySchedule();
+  const timeoutMs = config.webhookTimeoutMs();
+  const context: AttemptContext = {
+    signer: new Signer(),
+    timeoutMs,
+    allowPrivate: config.webhookAllowPrivateNetworks(),
+    resolve: options.resolve ?? systemResolver,
+    resolved: new Map(),
+  };
+  const started = Date.now();
+  const deadline = options.budgetMs === undefined ? Infinity : started + options.budgetMs;
+  const report: DispatchReport = { claimed: 0, succeeded: 0, failed: 0, claims: 0, claim_ms_total: 0, claim_ms_max: 0, duration_ms: 0 };
+
+  const inFlight = new Set<Promise<void>>();
+  const finished: AttemptResult[] = [];
+  let lastRecorded = Date.now();
+  // The last claim found less than it asked for: nothing more is due for now.
+  let drained = false;
+  // Attempts were recorded after the last claim; failures with a zero wait may be due again.
+  let recordedSinceClaim = false;
+
+  const record = async () => {
+    lastRecorded = Date.now();
+    if (finished.length === 0) return;
+    const results = finished.splice(0);
+    await recordAttempts(sql, results, schedule);
+    recordedSinceClaim = true;
+    for (const result of results) {
+      if (result.ok) report.succeeded++;
+      else report.failed++;
+    }
+  };
+
+  const claim = async (limit: number) => {
+    const claimStarted = performance.now();
+    const rows = await claimDue(sql, limit, timeoutMs + leaseMarginMs, options.organisations);
+    const elapsed = performance.now() - claimStarted;
+    report.claims++;
+    report.claim_ms_total += elapsed;
+    report.claim_ms_max = Math.max(report.claim_ms_max, elapsed);
+    report.claimed += rows.length;
+    drained = rows.length < limit;
+    recordedSinceClaim = false;
+    for (const row of rows) {
+      const sending: Promise<void> = attempt(row, context)
+        .then((result) => {
+          finished.push(result);
+        })
+        .finally(() => inFlight.delete(sending));
+      inFlight.add(sending);
+    }
+  };
+
+  try {
+    for (;;) {
+      const room = concurrency - inFlight.size;
+      if (!drained && Date.now() < deadline && room >= claimAtLeast) await claim(room);
+      if (inFlight.size === 0) {
+        await record();
+        if (drained && recordedSinceClaim && Date.now() < deadline) drained = false;
+        else if (drained || Date.now() >= deadline) break;
+        continue;
+      }
+      await settledOrElapsed(inFlight, recordEveryMs);
+      if (finished.length >= claimAtLeast || Date.now() - lastRecorded >= recordEveryMs) await record();
+    }
+  } finally {
+    // Whatever failed, deliveries already sent finish and are recorded when possible.
+    await Promise.allSettled(inFlight);
+    await record().catch(() => {});
+  }
+  report.duration_ms = Date.now() - started;
+  return report;
+}
+
+/** Waits until one of `pending` settles or `ms` pass, whichever is first. */
+async function settledOrElapsed(pending: Set<Promise<void>>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([...pending, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/** One attempt: destination check, signature, POST without following redirects, bounded answer. */
+async function attempt(delivery: ClaimedDelivery, context: AttemptContext): Promise<AttemptResult> {
+  const at = new Date().toISOString();
+  const started = performance.now();
+  const result = (outcome: Pick<AttemptResult, 'ok'> & Partial<AttemptResult>): AttemptResult => ({
+    id: delivery.id,
+    lease_token: delivery.lease_token,
+    at,
+    duration_ms: Math.round(performance.now() - started),
+    http_status: null,
+    response_body: null,
+    error: null,
+    ...outcome,
+  });
+  try {
+    const url = new URL(delivery.url);
+    if (!context.allowPrivate) {
+      const refused = await refusedDestination(url, context.resolve, context.resolved);
+      if (refused) return result({ ok: false, error: refused });
+    }
+    const body = JSON.stringify(envelopeOf(delivery));
+    const signature = await context.signer.header(delivery.signing_secret, body, Math.floor(Date.now() / 1000));
+    const response = await fetch(url, {
+      method: 'POST',
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(context.timeoutMs),
+      headers: {
+        'Content-Type': 'application/json',
+        'User-Agent': userAgent,
+        'X-Service-Signature': signature,
+        'X-Service-Event': delivery.event,
+        'X-Service-Delivery': delivery.id,
+      },
+    });
+    const excerpt = await readExcerpt(response);
+    const ok = response.status >= 200 && response.status < 300;
+    const redirected = response.status >= 300 && response.status < 400;
+    return result({
+      ok,
+      http_status: response.status,
+      response_body: excerpt,
+      error: redirected ? `redirect to ${response.headers.get('location') ?? '(no location)'} not followed` : null,
+    });
+  } catch (error) {
+    return result({ ok: false, error: describeFailure(error, context.timeoutMs) });
+  }
+}
+
+/** The first bytes of the answer, as text; the rest is not read. Never fails the attempt. */
+async function readExcerpt(response: Response): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < responseExcerptBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch {
+    // the answer stopped or timed out part-way: keep what arrived
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(Math.min(size, responseExcerptBytes));
+  let offset = 0;
+  for (const chunk of chunks) {
+    const part = chunk.subarray(0, bytes.length - offset);
+    bytes.set(part, offset);
+    offset += part.length;
+  }
+  // Postgres text cannot hold NUL characters.
+  return new TextDecoder().decode(bytes).replaceAll('\u0000', '\uFFFD');
+}
+
+function describeFailure(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+    return `no answer within ${timeoutMs} ms`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `network error: ${message}${cause}`.slice(0, 500);
+}
