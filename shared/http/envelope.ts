@@ -5,8 +5,11 @@ import { ApiError } from './errors.ts';
 
 export const single = <T>(data: T) => ({ data });
 
-export const list = <T>(data: T[], nextCursor?: string | null) =>
-  nextCursor === undefined ? { data, count: data.length } : { data, count: data.length, next_cursor: nextCursor };
+export function list<T>(data: T[]): { data: T[]; count: number };
+export function list<T>(data: T[], nextCursor: string | null): { data: T[]; count: number; next_cursor: string | null };
+export function list<T>(data: T[], nextCursor?: string | null) {
+  return nextCursor === undefined ? { data, count: data.length } : { data, count: data.length, next_cursor: nextCursor };
+}
 
 // Keyset cursors are opaque base64url strings; clients pass them back unchanged.
 // Inside they hold the sort key of the last row of the page.
