@@ -1,6 +1,11 @@
 import { createFunctionApp } from '../../shared/http/app.ts';
 import { createRoutes } from '../../shared/http/routes.ts';
+import { accountRoutes } from './routes/account.ts';
+import { availabilityRoutes } from './routes/availability.ts';
+import { homeRoutes } from './routes/homes.ts';
 
-export const routes = createRoutes();
+// The provider side. Fixed paths (/bookings, /payouts, /availability, /batch, /readiness) are
+// mounted before the routes on /{ref} so that they win.
+export const routes = createRoutes().route('/', accountRoutes).route('/', availabilityRoutes).route('/', homeRoutes);
 
 export const app = createFunctionApp('properties', routes);

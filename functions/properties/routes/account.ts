@@ -1,0 +1,50 @@
+import { withTenant } from '../../../shared/db/tenant.ts';
+import { list, page, single } from '../../../shared/http/envelope.ts';
+import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { PayoutStatus, readPayoutStatus } from '../../../shared/properties/payouts.ts';
+import { listBookings, renderBooking } from '../bookings.ts';
+import { afterId, PageQuery } from '../paging.ts';
+import { Booking } from '../schemas.ts';
+
+// The provider's account: bookings with earnings, and the payout account status.
+
+export const accountRoutes = createRoutes()
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/bookings',
+      tags: ['Bookings and payouts'],
+      summary: "Bookings in the provider's homes, with earnings",
+      description:
+        'Newest first, keyset-paged. Each settled charge shows `gross` (what the payer was charged), `platform_fee` (the service\'s fee, ' +
+        'from rent only), `processing_fee` (the card processor\'s fee on the whole charge) and `net_to_you`. Failed charges are not listed.',
+      scope: 'bookings:read',
+      request: { query: PageQuery },
+      responses: { 200: jsonResponse(pageOf(Booking), 'One page of bookings.') },
+      errors: { 422: 'invalid_field: a bad limit or cursor.' },
+    }),
+    async (c) => {
+      const { limit, cursor } = c.req.valid('query');
+      const rows = await withTenant(c.get('caller'), (tx) => listBookings(tx, { limit, after: afterId(cursor) }));
+      const { items, nextCursor } = page(rows, limit, (row) => [row.id]);
+      return c.json(list(items.map(renderBooking), nextCursor), 200);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/payouts',
+      tags: ['Bookings and payouts'],
+      summary: 'Payout account status',
+      description:
+        'Setup happens in a browser at the payment processor (`finish_setup_url`), not through this interface. Live accounts start not ' +
+        'connected; sandbox accounts start connected with charges and payouts enabled. While `charges_enabled` is false no family can ' +
+        "be placed in the provider's homes.",
+      scope: 'payouts:read',
+      responses: { 200: jsonResponse(dataOf(PayoutStatus), "The account of the key's environment.") },
+    }),
+    async (c) => {
+      const caller = c.get('caller');
+      return c.json(single(await withTenant(caller, (tx) => readPayoutStatus(tx, caller))), 200);
+    },
+  );

@@ -1,0 +1,170 @@
+import { z } from '@hono/zod-openapi';
+import { withTenant } from '../../../shared/db/tenant.ts';
+import { list, single } from '../../../shared/http/envelope.ts';
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { clearProviderBlocks, insertProviderBlocks, listBlocks, markCalendarSynced, releaseBlock, renderBlock } from '../availability.ts';
+import { batchStatus, parseItem, type ItemError } from '../batch.ts';
+import { findHomes, isUuid, resolveHome } from '../homes.ts';
+import { Block, BlockInput, BulkBlockInput, BulkBlocksResult, HomeRefParams, IsoDate } from '../schemas.ts';
+
+// Availability calendars: blocks per home, the bulk calendar sync, and releasing a provider block.
+// Dates are inclusive on both ends.
+
+export const maxBulkBlocks = 500;
+
+const notFoundError = { 404: 'not_found: no such home for this organisation in this environment.' };
+
+export const availabilityRoutes = createRoutes()
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/availability',
+      tags: ['Availability'],
+      summary: 'Sync calendars: up to 500 blocks across homes in one call',
+      description:
+        'Each block names its home by `property_id` or `external_id`. With `replace: true` the blocks the provider set earlier on the ' +
+        'homes named in the payload (by any item, also a refused one, whose home exists) are cleared first, then the sent blocks are added; ' +
+        'homes not named are untouched, and holds the service took for a lease or booking always survive. Without `replace` the ' +
+        'blocks are added, so a retry duplicates them: send an Idempotency-Key. Everything happens in one transaction. ' +
+        'Status 200 when every block was added, 207 when any was refused.',
+      scope: 'properties:write',
+      request: {
+        body: jsonBody(
+          z.strictObject({
+            replace: z.boolean().default(false).describe('Clear the provider blocks of the named homes first.'),
+            blocks: z
+              .array(z.unknown())
+              .min(1)
+              .max(maxBulkBlocks)
+              .openapi({ items: { $ref: '#/components/schemas/AvailabilityBulkItem' }, description: 'At most 500 blocks.' }),
+          }),
+        ),
+      },
+      responses: {
+        200: jsonResponse(dataOf(BulkBlocksResult), 'Every block was added.'),
+        207: jsonResponse(dataOf(BulkBlocksResult), 'Some blocks were refused; see results[].error.'),
+      },
+      errors: { 422: 'invalid_field: `blocks` is missing, empty or longer than 500 items.' },
+    }),
+    async (c) => {
+      const { replace, blocks } = c.req.valid('json');
+      const items = blocks.map((raw) => {
+        const sent = (raw ?? {}) as { property_id?: unknown; external_id?: unknown };
+        const byId = typeof sent.property_id === 'string';
+        const ref = byId ? (sent.property_id as string) : typeof sent.external_id === 'string' ? sent.external_id : null;
+        return { ref, byId, parsed: parseItem(BulkBlockInput, raw) };
+      });
+
+      const outcome = await withTenant(c.get('caller'), async (tx) => {
+        // Every item's home, also a refused item's: with replace, naming a home is what clears it.
+        const homes = await findHomes(
+          tx,
+          items.flatMap((i) => (i.byId && isUuid(i.ref!) ? [i.ref!] : [])),
+          items.flatMap((i) => (!i.byId && i.ref !== null ? [i.ref] : [])),
+        );
+        const ids = new Set(homes.map((h) => h.id));
+        const byExternalId = new Map(homes.flatMap((h) => (h.external_id ? [[h.external_id, h.id] as const] : [])));
+        const homeOf = (item: (typeof items)[number]) =>
+          item.ref === null ? undefined : item.byId ? (ids.has(item.ref) ? item.ref : undefined) : byExternalId.get(item.ref);
+
+        const resolved = items.map((item) => {
+          const homeId = homeOf(item);
+          if (!item.parsed.ok) return { homeId, error: item.parsed.error };
+          if (!homeId) {
+            const error: ItemError = { code: 'not_found', message: `No home ${item.ref} for this organisation in this environment.`, field: item.parsed.value.property_id ? 'property_id' : 'external_id' };
+            return { homeId, error };
+          }
+          const { start_date, end_date, reason } = item.parsed.value;
+          return { homeId, block: { id: crypto.randomUUID(), property_id: homeId, start_date, end_date, reason: reason ?? null } };
+        });
+        const named = [...new Set(resolved.flatMap((r) => (r.homeId ? [r.homeId] : [])))];
+        const added = resolved.flatMap((r) => (r.block ? [r.block] : []));
+        const touched = replace ? named : [...new Set(added.map((b) => b.property_id))];
+        // Sent together, run in this order on the transaction's connection: clear, add, mark synced.
+        const [replaced] = await Promise.all([
+          replace ? clearProviderBlocks(tx, named) : 0,
+          added.length > 0 ? insertProviderBlocks(tx, added) : [],
+          touched.length > 0 ? markCalendarSynced(tx, touched) : undefined,
+        ]);
+        return { resolved, replaced, added: added.length, touched: touched.length };
+      });
+
+      const results = outcome.resolved.map((r, index) => ({
+        index,
+        ref: items[index].ref,
+        ok: r.block !== undefined,
+        property_id: r.homeId ?? null,
+        ...(r.block ? { block_id: r.block.id } : { error: r.error }),
+      }));
+      const failed = results.length - outcome.added;
+      return c.json(
+        single({ blocked: outcome.added, failed, replaced_existing: outcome.replaced, homes_touched: outcome.touched, results }),
+        batchStatus(failed),
+      );
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/{ref}/availability',
+      tags: ['Availability'],
+      summary: "A home's availability blocks",
+      description:
+        'Blocks of the key\'s environment in date order, the provider\'s own and the holds the service took for a lease or booking ' +
+        '(source `service`, with `lease_agreement_id`; not removable through the interface). `from`/`to` keep the blocks touching that window.',
+      scope: 'properties:read',
+      request: {
+        params: HomeRefParams,
+        query: z.object({ from: IsoDate.optional(), to: IsoDate.optional() }),
+      },
+      responses: { 200: jsonResponse(z.object({ data: z.array(Block), count: z.number().int() }), 'The blocks.') },
+      errors: notFoundError,
+    }),
+    async (c) => {
+      const blocks = await withTenant(c.get('caller'), async (tx) =>
+        listBlocks(tx, await resolveHome(tx, c.req.valid('param').ref), c.req.valid('query')));
+      return c.json(list(blocks), 200);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/{ref}/availability',
+      tags: ['Availability'],
+      summary: 'Block dates on a home',
+      description: 'Adds a provider block (inclusive dates). A retry adds a second block unless the call carries an Idempotency-Key.',
+      scope: 'properties:write',
+      request: { params: HomeRefParams, body: jsonBody(BlockInput) },
+      responses: { 201: jsonResponse(dataOf(Block), 'The block was added.') },
+      errors: { ...notFoundError, 422: 'invalid_field: a bad date, or end_date before start_date.' },
+    }),
+    async (c) => {
+      const { start_date, end_date, reason } = c.req.valid('json');
+      const [row] = await withTenant(c.get('caller'), async (tx) => {
+        const homeId = await resolveHome(tx, c.req.valid('param').ref);
+        return insertProviderBlocks(tx, [{ id: crypto.randomUUID(), property_id: homeId, start_date, end_date, reason: reason ?? null }]);
+      });
+      return c.json(single(renderBlock(row)), 201);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/{ref}/availability/{block_id}/release',
+      tags: ['Availability'],
+      summary: 'Release a provider block',
+      description: 'Removes a block the provider set. A hold the service took for a lease or booking cannot be released here: cancel the placement instead.',
+      scope: 'properties:write',
+      request: { params: HomeRefParams.extend({ block_id: z.string().openapi({ param: { name: 'block_id', in: 'path' } }) }) },
+      responses: { 200: jsonResponse(dataOf(Block), 'The block as it was before release.') },
+      errors: {
+        404: 'not_found: no such home, or no such block on it, in this environment.',
+        409: 'not_yours_to_release: the block is a service hold for a lease or booking.',
+      },
+    }),
+    async (c) => {
+      const { ref, block_id } = c.req.valid('param');
+      const block = await withTenant(c.get('caller'), async (tx) => releaseBlock(tx, await resolveHome(tx, ref), block_id));
+      return c.json(single(block), 200);
+    },
+  );

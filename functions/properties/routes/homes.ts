@@ -1,0 +1,175 @@
+import { z } from '@hono/zod-openapi';
+import { withTenant } from '../../../shared/db/tenant.ts';
+import { list, page, single } from '../../../shared/http/envelope.ts';
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { batchStatus, parseItem, type ItemError } from '../batch.ts';
+import { afterId, PageQuery } from '../paging.ts';
+import { listHomes, patchHome, readHome, readReadiness, renderHome, resolveHome, summarizeHome, upsertHomes } from '../homes.ts';
+import { BatchResult, Home, HomeInput, HomePatch, HomeRefParams, Readiness, homeStatuses } from '../schemas.ts';
+
+// Publishing and reading homes. Routes with a fixed path come before /{ref} so that they win.
+
+export const maxBatchHomes = 100;
+
+const notOffered = 'Deleting a home is not offered: set status to unavailable instead (deletion would lose its history and placements).';
+
+export const homeRoutes = createRoutes()
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/batch',
+      tags: ['Homes'],
+      summary: 'Publish up to 100 homes in one call',
+      description:
+        'Each item is a home as for POST /properties and is handled on its own: a bad item is reported in `results` and does ' +
+        'not affect the others. Items with an `external_id` update that home in place (`updated: true`); items without one ' +
+        'create a new home, so a retry duplicates them unless the call carries an Idempotency-Key. ' +
+        'Status 200 when every item went through, 207 when any was refused. ' +
+        'Within one call an external_id may appear once; a repeat is refused.',
+      scope: 'properties:write',
+      request: {
+        body: jsonBody(
+          z.strictObject({
+            properties: z
+              .array(z.unknown())
+              .min(1)
+              .max(maxBatchHomes)
+              .openapi({ items: { $ref: '#/components/schemas/HomeInput' }, description: 'At most 100 homes (HomeInput each).' }),
+          }),
+        ),
+      },
+      responses: {
+        200: jsonResponse(dataOf(BatchResult), 'Every item went through.'),
+        207: jsonResponse(dataOf(BatchResult), 'Some items were refused; see results[].error.'),
+      },
+      errors: { 422: 'invalid_field: `properties` is missing, empty or longer than 100 items.' },
+    }),
+    async (c) => {
+      const { properties } = c.req.valid('json');
+      const seen = new Set<string>();
+      const accepted: { index: number; input: HomeInput }[] = [];
+      const refused = new Map<number, ItemError>();
+      properties.forEach((item, index) => {
+        const parsed = parseItem(HomeInput, item);
+        if (!parsed.ok) return refused.set(index, parsed.error);
+        const externalId = parsed.value.external_id;
+        if (externalId != null) {
+          if (seen.has(externalId)) {
+            return refused.set(index, { code: 'invalid_field', message: `external_id ${externalId} appears earlier in this batch.`, field: 'external_id' });
+          }
+          seen.add(externalId);
+        }
+        accepted.push({ index, input: parsed.value });
+      });
+
+      const saved = await withTenant(c.get('caller'), (tx) => upsertHomes(tx, accepted.map((a) => a.input)));
+      const savedByIndex = new Map(accepted.map((a, i) => [a.index, saved[i]]));
+      const results = properties.map((item, index) => {
+        const externalId = (item as { external_id?: unknown } | null)?.external_id;
+        const error = refused.get(index);
+        if (error) return { index, external_id: typeof externalId === 'string' ? externalId : null, ok: false, updated: false, error };
+        const { row, created } = savedByIndex.get(index)!;
+        return { index, external_id: row.external_id, ok: true, updated: !created, data: summarizeHome(row) };
+      });
+      const created = saved.filter((s) => s.created).length;
+      const body = { created, updated: saved.length - created, failed: refused.size, results };
+      return c.json(single(body), batchStatus(refused.size));
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/readiness',
+      tags: ['Homes'],
+      summary: 'Why homes are or are not offered, across the portfolio',
+      description: 'Counts of listed and not listed homes, the missing fields ranked by how many homes they hold back, and up to twenty homes that are not listed.',
+      scope: 'properties:read',
+      responses: { 200: jsonResponse(dataOf(Readiness), 'Readiness of the portfolio in the key\'s environment.') },
+    }),
+    async (c) => c.json(single(await withTenant(c.get('caller'), readReadiness)), 200),
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/',
+      tags: ['Homes'],
+      summary: 'Publish a home, or update it in place by external_id',
+      description:
+        'Required: address, city, state, zip_code, monthly_rate (above zero), bedrooms, bathrooms. Every other field improves matching ' +
+        'and decides whether the home is listed (see `missing_fields`). With an `external_id` already used in this environment the home is ' +
+        'updated in place (200): every field takes the sent value or becomes absent, except `status`, which is kept when not sent. ' +
+        'Without `external_id` a new home is created (201) and a retry creates a second copy unless the call carries an Idempotency-Key. ' +
+        notOffered,
+      scope: 'properties:write',
+      request: { body: jsonBody(HomeInput) },
+      responses: {
+        200: jsonResponse(dataOf(Home), 'The home under that external_id was updated in place.'),
+        201: jsonResponse(dataOf(Home), 'A new home was created.'),
+      },
+    }),
+    async (c) => {
+      const [{ row, created }] = await withTenant(c.get('caller'), (tx) => upsertHomes(tx, [c.req.valid('json')]));
+      return created ? c.json(single(renderHome(row)), 201) : c.json(single(renderHome(row)), 200);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/',
+      tags: ['Homes'],
+      summary: "List the portfolio with each home's readiness",
+      description: 'Newest first, keyset-paged: pass `next_cursor` back as `cursor` until it is null.',
+      scope: 'properties:read',
+      request: {
+        query: PageQuery.extend({ status: z.enum(homeStatuses).optional() }),
+      },
+      responses: { 200: jsonResponse(pageOf(Home), 'One page of homes.') },
+      errors: { 422: 'invalid_field: a bad limit, status or cursor.' },
+    }),
+    async (c) => {
+      const { limit, status, cursor } = c.req.valid('query');
+      const rows = await withTenant(c.get('caller'), (tx) => listHomes(tx, { limit, status, after: afterId(cursor) }));
+      const { items, nextCursor } = page(rows, limit, (row) => [row.id]);
+      return c.json(list(items.map(renderHome), nextCursor), 200);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/{ref}',
+      tags: ['Homes'],
+      summary: 'Read one home by id or external_id',
+      scope: 'properties:read',
+      request: { params: HomeRefParams },
+      responses: { 200: jsonResponse(dataOf(Home), 'The home.') },
+      errors: { 404: 'not_found: no such home for this organisation in this environment.' },
+    }),
+    async (c) => {
+      const row = await withTenant(c.get('caller'), async (tx) => readHome(tx, await resolveHome(tx, c.req.valid('param').ref)));
+      return c.json(single(renderHome(row)), 200);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'patch',
+      path: '/{ref}',
+      tags: ['Homes'],
+      summary: 'Change any fields of a home, including status',
+      description:
+        'Only the fields sent change; `null` clears an optional field. `status` is available, pending or unavailable. ' +
+        'Readiness (`listed`, `missing_fields`, `verified`) is recomputed. ' +
+        notOffered,
+      scope: 'properties:write',
+      request: { params: HomeRefParams, body: jsonBody(HomePatch) },
+      responses: { 200: jsonResponse(dataOf(Home), 'The home as changed.') },
+      errors: {
+        404: 'not_found: no such home for this organisation in this environment.',
+        422: 'invalid_field: a field is wrong, or external_id is already used by another home.',
+      },
+    }),
+    async (c) => {
+      const row = await withTenant(c.get('caller'), async (tx) =>
+        patchHome(tx, await resolveHome(tx, c.req.valid('param').ref), c.req.valid('json')));
+      return c.json(single(renderHome(row)), 200);
+    },
+  );

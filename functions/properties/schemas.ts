@@ -1,0 +1,284 @@
+import { z } from '@hono/zod-openapi';
+import { isWholeCents } from '../../shared/properties/money.ts';
+
+// The provider side's request and response schemas. Amounts are major units (dollars, at most two
+// decimals); the database keeps cents.
+
+const maxAmount = 10_000_000;
+
+const Amount = z
+  .number()
+  .min(0)
+  .max(maxAmount)
+  .refine(isWholeCents, { message: 'must be in whole cents (at most two decimals)' });
+
+const PositiveAmount = z
+  .number()
+  .positive({ message: 'must be above zero' })
+  .max(maxAmount)
+  .refine(isWholeCents, { message: 'must be in whole cents (at most two decimals)' });
+
+export const IsoDate = z.iso.date().openapi({ example: '2026-12-01' });
+
+const ImageUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) address' }).max(2000);
+
+export const homeStatuses = ['available', 'pending', 'unavailable'] as const;
+export const furnishedStatuses = ['furnished', 'partial', 'unfurnished'] as const;
+export const contractTemplates = ['standard', 'own'] as const;
+
+/**
+ * Every home field a provider can send, each optional here; `null` clears an optional field
+ * (the field becomes absent, which may make the home unlisted).
+ */
+const homeFieldSchemas = {
+  external_id: z.string().trim().min(1).max(255).describe("The provider's own reference, unique per organisation and environment. Returned as api_external_id."),
+  name: z.string().trim().max(200).nullable(),
+  address: z.string().trim().min(1).max(300),
+  city: z.string().trim().min(1).max(100),
+  state: z.string().trim().toUpperCase().regex(/^[A-Z]{2}$/, { message: 'must be a two-letter state code' }).openapi({ example: 'TX' }),
+  zip_code: z.string().trim().regex(/^\d{5}(-\d{4})?$/, { message: 'must be a US ZIP code (12345 or 12345-6789)' }).openapi({ example: '78701' }),
+  latitude: z.number().min(-90).max(90).nullable(),
+  longitude: z.number().min(-180).max(180).nullable(),
+  currency: z.enum(['usd']).describe('Currency of every amount of the home. Only usd is accepted.'),
+  monthly_rate: PositiveAmount.describe('The headline monthly rent, and the rate of stays under two months.'),
+  rent_1_3_months: PositiveAmount.nullable().describe('Monthly rent for stays of 2 to 3 months.'),
+  rent_4_6_months: PositiveAmount.nullable().describe('Monthly rent for stays of 4 to 6 months.'),
+  rent_7_9_months: PositiveAmount.nullable().describe('Monthly rent for stays of 7 to 9 months.'),
+  rent_10_12_months: PositiveAmount.nullable().describe('Monthly rent for stays of 10 months and over.'),
+  bedrooms: z.number().int().min(0).max(50),
+  bathrooms: z.number().min(0).max(50).multipleOf(0.5, { message: 'must be a multiple of 0.5' }),
+  sqft: z.number().int().positive().max(1_000_000).nullable(),
+  furnished_status: z.enum(furnishedStatuses).nullable(),
+  available_from: IsoDate.nullable().describe('First date the home can be moved into.'),
+  security_deposit: Amount.nullable().describe('0 means not applicable; absent means missing.'),
+  cleaning_fee: Amount.nullable().describe('0 means not applicable; absent means missing.'),
+  application_fee: Amount.nullable().describe('0 means not applicable; absent means missing.'),
+  pet_fee: Amount.nullable().describe('One-off pet fee. 0 means not applicable; absent means missing.'),
+  pet_rent: Amount.nullable().describe('Monthly pet rent on top of the rent. 0 or absent: none.'),
+  pet_deposit: Amount.nullable().describe('Refundable pet deposit. 0 or absent: none.'),
+  utilities_included: z.boolean().nullable().describe('Whether the rent includes utilities.'),
+  utilities_monthly: Amount.nullable().describe('Estimated monthly utilities when they are not included.'),
+  contract_template: z.enum(contractTemplates).describe("standard (default): the service's standard lease, sent for signature automatically. own: the provider's own lease."),
+  image_url: z.union([ImageUrl, z.array(ImageUrl).max(50)]).nullable().describe('One photograph address, or a list of them (the first is the cover).'),
+  description: z.string().max(10_000).nullable(),
+  amenities: z.array(z.string().trim().min(1).max(100)).max(100).nullable().describe('Non-empty for a listed home.'),
+  pet_policy: z.string().max(1000).nullable().describe('An explicit statement, also when no pets are allowed ("No pets").'),
+  status: z.enum(homeStatuses).describe('Kept as it is when omitted on an update; new homes start available.'),
+};
+
+export type HomeField = keyof typeof homeFieldSchemas;
+
+const { external_id, address, city, state, zip_code, monthly_rate, bedrooms, bathrooms, ...optionalFields } = homeFieldSchemas;
+
+/** POST /properties and each item of POST /properties/batch. */
+export const HomeInput = z
+  .strictObject({
+    external_id: external_id.nullable().optional(),
+    address,
+    city,
+    state,
+    zip_code,
+    monthly_rate,
+    bedrooms,
+    bathrooms,
+    ...Object.fromEntries(Object.entries(optionalFields).map(([k, s]) => [k, s.optional()])) as {
+      [K in keyof typeof optionalFields]: z.ZodOptional<(typeof optionalFields)[K]>;
+    },
+  })
+  .openapi('HomeInput');
+export type HomeInput = z.infer<typeof HomeInput>;
+
+/** PATCH /properties/{ref}: any home field. */
+export const HomePatch = z
+  .strictObject({
+    ...(Object.fromEntries(Object.entries(homeFieldSchemas).map(([k, s]) => [k, s.optional()])) as {
+      [K in HomeField]: z.ZodOptional<(typeof homeFieldSchemas)[K]>;
+    }),
+    external_id: external_id.nullable().optional(),
+  })
+  .openapi('HomePatch');
+export type HomePatch = z.infer<typeof HomePatch>;
+
+export const availabilityVia = ['complete_profile', 'calendar_synced', 'manual_blocks', 'available_dates'] as const;
+
+const readiness = {
+  listed: z.boolean().describe('Offered to adjusters: the listing is complete.'),
+  missing_fields: z.array(z.string()).describe('What keeps the home from being listed, in the order of the listing rule.'),
+  availability_via: z.array(z.enum(availabilityVia)),
+};
+
+export const HomeSummary = z
+  .object({ id: z.string().uuid(), api_external_id: z.string().nullable(), ...readiness })
+  .openapi('HomeSummary');
+
+const nullableAmount = z.number().nullable();
+
+export const Home = z
+  .object({
+    id: z.string().uuid(),
+    api_external_id: z.string().nullable(),
+    name: z.string().nullable(),
+    address: z.string(),
+    city: z.string(),
+    state: z.string(),
+    zip_code: z.string(),
+    latitude: z.number().nullable(),
+    longitude: z.number().nullable(),
+    currency: z.string(),
+    monthly_rate: z.number(),
+    rent_1_3_months: nullableAmount,
+    rent_4_6_months: nullableAmount,
+    rent_7_9_months: nullableAmount,
+    rent_10_12_months: nullableAmount,
+    bedrooms: z.number().int(),
+    bathrooms: z.number(),
+    sqft: z.number().int().nullable(),
+    furnished_status: z.enum(furnishedStatuses).nullable(),
+    available_from: z.string().nullable(),
+    security_deposit: nullableAmount,
+    cleaning_fee: nullableAmount,
+    application_fee: nullableAmount,
+    pet_fee: nullableAmount,
+    pet_rent: nullableAmount,
+    pet_deposit: nullableAmount,
+    utilities_included: z.boolean().nullable(),
+    utilities_monthly: nullableAmount,
+    contract_template: z.enum(contractTemplates),
+    image_url: z.string().nullable().describe('The cover photograph (the first of image_urls).'),
+    image_urls: z.array(z.string()),
+    description: z.string().nullable(),
+    amenities: z.array(z.string()).nullable(),
+    pet_policy: z.string().nullable(),
+    status: z.enum(homeStatuses),
+    test_data: z.boolean().describe('Published with a sandbox key: matchable by sandbox requests only.'),
+    ...readiness,
+    verified: z.boolean().describe('Listing complete and availability readable. Only verified homes are matched.'),
+    verified_via: z.enum(['calendar_synced', 'manual_blocks', 'available_dates']).nullable().describe('How availability is read; null while not verified.'),
+    calendar_synced_at: z.string().nullable().describe('Last write of the home by the bulk calendar sync.'),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Home');
+export type Home = z.infer<typeof Home>;
+
+/** `{id|external_id}`: the service id or the provider's external_id. */
+export const HomeRefParams = z.object({
+  ref: z.string().min(1).max(255).openapi({ param: { name: 'ref', in: 'path' }, description: 'The home id or its external_id.' }),
+});
+
+export const Readiness = z
+  .object({
+    total: z.number().int(),
+    listed: z.number().int(),
+    not_listed: z.number().int(),
+    blockers: z.array(z.object({ field: z.string(), homes: z.number().int() })).describe('Missing fields, most frequent first.'),
+    examples: z
+      .array(z.object({ property_id: z.string().uuid(), external_id: z.string().nullable(), name: z.string().nullable(), missing_fields: z.array(z.string()) }))
+      .describe('Up to twenty homes that are not listed, most recently changed first.'),
+  })
+  .openapi('Readiness');
+
+export const BatchItemError = z.object({ code: z.string(), message: z.string(), field: z.string().optional() }).openapi('BatchItemError');
+
+export const BatchResult = z
+  .object({
+    created: z.number().int().describe('New homes.'),
+    updated: z.number().int().describe('Existing homes refreshed under their external_id.'),
+    failed: z.number().int(),
+    results: z.array(
+      z.object({
+        index: z.number().int(),
+        external_id: z.string().nullable(),
+        ok: z.boolean(),
+        updated: z.boolean(),
+        data: HomeSummary.optional(),
+        error: BatchItemError.optional(),
+      }),
+    ),
+  })
+  .openapi('HomeBatchResult');
+
+export const Block = z
+  .object({
+    id: z.string().uuid(),
+    property_id: z.string().uuid(),
+    start_date: z.string(),
+    end_date: z.string().describe('Inclusive: the home is unavailable on this date too.'),
+    reason: z.string().nullable(),
+    source: z.enum(['provider', 'service']).describe('service: a hold for a lease or booking; not removable through the interface.'),
+    lease_agreement_id: z.string().uuid().nullable().describe('Present on service holds.'),
+    created_at: z.string(),
+  })
+  .openapi('AvailabilityBlock');
+
+const blockDates = {
+  start_date: IsoDate,
+  end_date: IsoDate.describe('Inclusive; on or after start_date.'),
+  reason: z.string().trim().max(500).nullable().optional(),
+};
+
+const endNotBeforeStart = (b: { start_date: string; end_date: string }, ctx: z.RefinementCtx) => {
+  if (b.end_date < b.start_date) ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'must be on or after start_date' });
+};
+
+export const BlockInput = z.strictObject(blockDates).superRefine(endNotBeforeStart).openapi('AvailabilityBlockInput');
+
+/** One item of POST /properties/availability: the home by property_id or external_id. */
+export const BulkBlockInput = z
+  .strictObject({ property_id: z.string().uuid().optional(), external_id: z.string().min(1).max(255).optional(), ...blockDates })
+  .superRefine((b, ctx) => {
+    if ((b.property_id === undefined) === (b.external_id === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['property_id'], message: 'send exactly one of property_id or external_id' });
+    }
+    endNotBeforeStart(b, ctx);
+  })
+  .openapi('AvailabilityBulkItem');
+export type BulkBlockInput = z.infer<typeof BulkBlockInput>;
+
+export const BulkBlocksResult = z
+  .object({
+    blocked: z.number().int().describe('Blocks added.'),
+    failed: z.number().int(),
+    replaced_existing: z.number().int().describe('Provider blocks cleared by replace.'),
+    homes_touched: z.number().int().describe('Homes whose calendar changed.'),
+    results: z.array(
+      z.object({
+        index: z.number().int(),
+        ref: z.string().nullable().describe('The property_id or external_id sent.'),
+        ok: z.boolean(),
+        property_id: z.string().uuid().nullable(),
+        block_id: z.string().uuid().optional(),
+        error: BatchItemError.optional().describe('Why the item was refused.'),
+      }),
+    ),
+  })
+  .openapi('AvailabilityBulkResult');
+
+export const Payment = z
+  .object({
+    id: z.string().uuid(),
+    charge_type: z.string().describe('initial (the first charge: first rent, deposits and one-off fees), rent, deposit or fee.'),
+    status: z.enum(['succeeded', 'refunded']),
+    gross: z.number().describe('What the payer was charged.'),
+    platform_fee: z.number().describe("The service's fee, taken from the rent in the charge only."),
+    processing_fee: z.number().describe("The card processor's fee on the whole charge."),
+    net_to_you: z.number().describe('gross - platform_fee - processing_fee: what reaches your account.'),
+    currency: z.string(),
+    paid_at: z.string(),
+  })
+  .openapi('ProviderPayment');
+
+export const Booking = z
+  .object({
+    id: z.string().uuid(),
+    property_id: z.string().uuid(),
+    property: z.object({ name: z.string().nullable(), api_external_id: z.string().nullable() }),
+    booking_status: z.enum(['confirmed', 'cancelled']),
+    check_in: z.string(),
+    check_out: z.string(),
+    move_in_confirmed_at: z.string().nullable(),
+    cancelled_at: z.string().nullable(),
+    created_at: z.string(),
+    payments: z.array(Payment),
+  })
+  .openapi('ProviderBooking');

@@ -1,0 +1,42 @@
+import { z } from '@hono/zod-openapi';
+import { withTenant } from '../../shared/db/tenant.ts';
+import { single } from '../../shared/http/envelope.ts';
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../shared/http/routes.ts';
+import { PayoutStatus, updatePayoutStatus } from '../../shared/properties/payouts.ts';
+import { assertSandbox } from './guard.ts';
+
+// Provider side: the payment processor finishing or undoing the payout-account setup.
+
+export const payoutRoutes = createRoutes().openapi(
+  defineRoute({
+    method: 'post',
+    path: '/payouts',
+    tags: ['Sandbox'],
+    summary: 'Act as the payment processor on the sandbox payout account',
+    description:
+      'Sets any of `connected`, `charges_enabled`, `payouts_enabled`, as the processor would report after the provider finishes or ' +
+      'undoes setup in a browser. Enabling charges or payouts implies a connected account; disconnecting turns both off. ' +
+      "With `charges_enabled: false` the provider's homes cannot be placed in sandbox. Sandbox keys only.",
+    scope: 'properties:write',
+    request: {
+      body: jsonBody(
+        z.strictObject({
+          connected: z.boolean().optional(),
+          charges_enabled: z.boolean().optional(),
+          payouts_enabled: z.boolean().optional(),
+        }),
+      ),
+    },
+    responses: { 200: jsonResponse(dataOf(PayoutStatus), 'The payout account status after the change.') },
+    errors: {
+      403: 'sandbox_only: a live key; forbidden: the key lacks properties:write (carrier keys never have it).',
+      422: 'invalid_field: a value is not a boolean, or charges/payouts are enabled while disconnecting.',
+    },
+  }),
+  async (c) => {
+    const caller = c.get('caller');
+    assertSandbox(caller);
+    const status = await withTenant(caller, (tx) => updatePayoutStatus(tx, caller, c.req.valid('json')));
+    return c.json(single(status), 200);
+  },
+);

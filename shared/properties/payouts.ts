@@ -1,0 +1,110 @@
+import { z } from '@hono/zod-openapi';
+import type { Tx } from '../db/client.ts';
+import type { Tenant } from '../db/tenant.ts';
+import { config } from '../config.ts';
+import { ApiError } from '../http/errors.ts';
+
+// A provider's payout account on its payment processor, per environment. Setup happens in a browser
+// at the processor; the service only reads the outcome. The starting state of each environment
+// lives in app.payout_status (live: not connected; sandbox: connected with charges and payouts on).
+
+export const onboardingStatuses = ['not_started', 'pending', 'complete'] as const;
+
+export interface PayoutState {
+  connected: boolean;
+  charges_enabled: boolean;
+  payouts_enabled: boolean;
+  onboarding_status: (typeof onboardingStatuses)[number];
+  bank_account_last4: string | null;
+}
+
+export const PayoutStatus = z
+  .object({
+    environment: z.enum(['live', 'sandbox']),
+    connected: z.boolean(),
+    onboarding_status: z.enum(onboardingStatuses).describe('not_started, pending (connected, not everything enabled yet) or complete.'),
+    charges_enabled: z.boolean().describe("Until true, no family can be placed in the provider's homes."),
+    payouts_enabled: z.boolean(),
+    bank_account_last4: z.string().nullable(),
+    finish_setup_url: z.string().nullable().describe('Where someone at the provider finishes setup in a browser; null once setup is complete.'),
+    updated_at: z.string(),
+  })
+  .openapi('PayoutStatus');
+export type PayoutStatus = z.infer<typeof PayoutStatus>;
+
+/** The bank account a sandbox account reports (the processor's test account number ends 6789). */
+const sandboxBankLast4 = '6789';
+
+/** What the processor reports changing: finishing or undoing (part of) the setup. */
+export interface ProcessorUpdate {
+  connected?: boolean;
+  charges_enabled?: boolean;
+  payouts_enabled?: boolean;
+}
+
+/**
+ * The account after the processor's update. Enabling charges or payouts implies a connected
+ * account; disconnecting disables both. Onboarding is complete when connected with both enabled.
+ * An update that contradicts itself (disconnecting while enabling) is refused.
+ */
+export function applyProcessorUpdate(current: PayoutState, update: ProcessorUpdate): PayoutState {
+  const enabling = update.charges_enabled === true || update.payouts_enabled === true;
+  if (update.connected === false && enabling) {
+    const field = update.charges_enabled === true ? 'charges_enabled' : 'payouts_enabled';
+    throw new ApiError('invalid_field', `${field} cannot be true on an account that is not connected.`, field);
+  }
+  const connected = update.connected ?? (current.connected || enabling);
+  const charges = connected && (update.charges_enabled ?? current.charges_enabled);
+  const payouts = connected && (update.payouts_enabled ?? current.payouts_enabled);
+  return {
+    connected,
+    charges_enabled: charges,
+    payouts_enabled: payouts,
+    onboarding_status: !connected ? 'not_started' : charges && payouts ? 'complete' : 'pending',
+    bank_account_last4: !connected ? null : payouts ? (current.bank_account_last4 ?? sandboxBankLast4) : current.bank_account_last4,
+  };
+}
+
+interface PayoutRow extends PayoutState {
+  environment: 'live' | 'sandbox';
+  updated_at: Date;
+}
+
+function render(row: PayoutRow): PayoutStatus {
+  const setupUrl = new URL('/provider/payouts/setup', config.payInAppBaseUrl());
+  if (row.environment === 'sandbox') setupUrl.searchParams.set('environment', 'sandbox');
+  return {
+    environment: row.environment,
+    connected: row.connected,
+    onboarding_status: row.onboarding_status,
+    charges_enabled: row.charges_enabled,
+    payouts_enabled: row.payouts_enabled,
+    bank_account_last4: row.bank_account_last4,
+    finish_setup_url: row.onboarding_status === 'complete' ? null : setupUrl.toString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+async function readRow(tx: Tx, tenant: Tenant): Promise<PayoutRow> {
+  const [row] = await tx<PayoutRow[]>`select * from app.payout_status(${tenant.orgId}, ${tenant.environment})`;
+  return row;
+}
+
+export async function readPayoutStatus(tx: Tx, tenant: Tenant): Promise<PayoutStatus> {
+  return render(await readRow(tx, tenant));
+}
+
+/** Applies a processor update to the tenant's account (row locked, so concurrent updates queue). */
+export async function updatePayoutStatus(tx: Tx, tenant: Tenant, update: ProcessorUpdate): Promise<PayoutStatus> {
+  await tx`select 1 from app.payout_accounts where org_id = ${tenant.orgId} and environment = ${tenant.environment} for update`;
+  const next = applyProcessorUpdate(await readRow(tx, tenant), update);
+  const [row] = await tx<PayoutRow[]>`
+    insert into app.payout_accounts (org_id, environment, connected, charges_enabled, payouts_enabled, onboarding_status, bank_account_last4)
+    values (${tenant.orgId}, ${tenant.environment}, ${next.connected}, ${next.charges_enabled}, ${next.payouts_enabled},
+            ${next.onboarding_status}, ${next.bank_account_last4})
+    on conflict (org_id, environment) do update set
+      connected = excluded.connected, charges_enabled = excluded.charges_enabled, payouts_enabled = excluded.payouts_enabled,
+      onboarding_status = excluded.onboarding_status, bank_account_last4 = excluded.bank_account_last4, updated_at = clock_timestamp()
+    returning *`;
+  return render(row);
+}
