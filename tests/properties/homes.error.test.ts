@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { client, createTenant } from '../helpers.ts';
+import { completeHome, minimalHome } from './fixtures.ts';
+
+describe('POST /properties refusals', () => {
+  it.each(['address', 'city', 'state', 'zip_code', 'monthly_rate', 'bedrooms', 'bathrooms'])('requires %s (422 invalid_field)', async (field) => {
+    const api = client((await createTenant('provider')).live);
+    const res = await api.post('/properties', minimalHome({ [field]: undefined }));
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'invalid_field', field });
+  });
+
+  it.each([
+    ['monthly_rate', 0],
+    ['monthly_rate', -5],
+    ['monthly_rate', 10.005],
+    ['security_deposit', -1],
+    ['rent_1_3_months', 0],
+    ['bedrooms', 1.5],
+    ['bathrooms', 1.3],
+    ['sqft', 0],
+    ['furnished_status', 'half'],
+    ['status', 'sold'],
+    ['available_from', '2026-02-30'],
+    ['zip_code', '7870'],
+    ['state', 'Texas'],
+    ['latitude', 91],
+    ['image_url', 'ftp://img.example.com/a.jpg'],
+    ['amenities', 'wifi'],
+    ['currency', 'eur'],
+    ['contract_template', 'custom'],
+    ['external_id', ''],
+  ])('refuses %s = %j with 422 naming the field', async (field, value) => {
+    const api = client((await createTenant('provider')).live);
+    const res = await api.post('/properties', completeHome({ [field]: value }));
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'invalid_field', field });
+  });
+
+  it('refuses an unknown field', async () => {
+    const api = client((await createTenant('provider')).live);
+    const res = await api.post('/properties', completeHome({ listed: true }));
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'invalid_field', field: 'listed' });
+  });
+
+  it('refuses a body that is not JSON', async () => {
+    const api = client((await createTenant('provider')).live);
+    const res = await api.post('/properties', '{not json', { 'content-type': 'application/json' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_json');
+  });
+
+  it('offers no DELETE: 405 with the methods allowed', async () => {
+    const tenant = await createTenant('provider');
+    const api = client(tenant.live);
+    const { body } = await api.post('/properties', completeHome());
+    const res = await api.delete(`/properties/${body.data.id}`);
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toContain('PATCH');
+  });
+});
+
+describe('PATCH /properties/{ref} refusals', () => {
+  it('404 for an unknown id or external_id', async () => {
+    const api = client((await createTenant('provider')).live);
+    for (const ref of [crypto.randomUUID(), 'NOPE']) {
+      const res = await api.patch(`/properties/${ref}`, { status: 'pending' });
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+  });
+
+  it('refuses an external_id already used by another home', async () => {
+    const api = client((await createTenant('provider')).live);
+    await api.post('/properties', completeHome({ external_id: 'TAKEN' }));
+    const { body } = await api.post('/properties', completeHome({ external_id: 'MINE' }));
+    const res = await api.patch(`/properties/${body.data.id}`, { external_id: 'TAKEN' });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'invalid_field', field: 'external_id' });
+  });
+
+  it.each([
+    ['address', null],
+    ['monthly_rate', 0],
+    ['status', 'gone'],
+    ['verified', true],
+  ])('refuses %s = %j', async (field, value) => {
+    const api = client((await createTenant('provider')).live);
+    const { body } = await api.post('/properties', completeHome());
+    const res = await api.patch(`/properties/${body.data.id}`, { [field]: value });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'invalid_field', field });
+  });
+});
+
+describe('GET /properties refusals', () => {
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['limit=abc', 'limit'],
+    ['status=sold', 'status'],
+    ['cursor=not-a-cursor', 'cursor'],
+    [`cursor=${Buffer.from(JSON.stringify(['x'])).toString('base64url')}`, 'cursor'],
+  ])('%s → 422 on %s', async (query, field) => {
+    const api = client((await createTenant('provider')).live);
+    const res = await api.get(`/properties?${query}`);
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'invalid_field', field });
+  });
+
+  it('404 for an unknown home', async () => {
+    const api = client((await createTenant('provider')).live);
+    expect((await api.get(`/properties/${crypto.randomUUID()}`)).status).toBe(404);
+  });
+});
+
+describe('POST /properties/batch', () => {
+  it('handles items independently: 207 with per-item results, created and updated counted apart', async () => {
+    const api = client((await createTenant('provider')).live);
+    const existing = await api.post('/properties', completeHome({ external_id: 'E-1' }));
+    const res = await api.post('/properties/batch', {
+      properties: [
+        completeHome({ external_id: 'E-1', monthly_rate: 3000 }),
+        completeHome({ external_id: 'N-1' }),
+        completeHome({ external_id: 'BAD', monthly_rate: 0 }),
+        minimalHome(),
+        completeHome({ external_id: 'N-1' }),
+        'not a home',
+        completeHome({ surprise: 1 }),
+      ],
+    });
+    expect(res.status).toBe(207);
+    expect(res.body.data).toMatchObject({ created: 2, updated: 1, failed: 4 });
+    const [e1, n1, bad, minimal, dup, text, unknown] = res.body.data.results;
+    expect(e1).toMatchObject({ index: 0, external_id: 'E-1', ok: true, updated: true, data: { id: existing.body.data.id, listed: true } });
+    expect(n1).toMatchObject({ index: 1, external_id: 'N-1', ok: true, updated: false, data: { api_external_id: 'N-1', listed: true, missing_fields: [], availability_via: ['complete_profile', 'available_dates'] } });
+    expect(bad).toMatchObject({ index: 2, external_id: 'BAD', ok: false, error: { code: 'invalid_field', field: 'monthly_rate' } });
+    expect(minimal).toMatchObject({ index: 3, external_id: null, ok: true, data: { listed: false } });
+    expect(dup).toMatchObject({ index: 4, ok: false, error: { code: 'invalid_field', field: 'external_id' } });
+    expect(text).toMatchObject({ index: 5, ok: false, error: { code: 'invalid_field' } });
+    expect(unknown).toMatchObject({ index: 6, ok: false, error: { code: 'invalid_field', field: 'surprise' } });
+    expect((await api.get('/properties/E-1')).body.data.monthly_rate).toBe(3000);
+    expect((await api.get('/properties/BAD')).status).toBe(404);
+  });
+
+  it('answers 200 when every item goes through, and 207 when every item fails', async () => {
+    const api = client((await createTenant('provider')).live);
+    const ok = await api.post('/properties/batch', { properties: [completeHome(), completeHome()] });
+    expect(ok.status).toBe(200);
+    expect(ok.body.data).toMatchObject({ created: 2, updated: 0, failed: 0 });
+    const bad = await api.post('/properties/batch', { properties: [{}, { address: 'x' }] });
+    expect(bad.status).toBe(207);
+    expect(bad.body.data).toMatchObject({ created: 0, failed: 2 });
+  });
+
+  it('accepts 100 items and refuses 101 or none', async () => {
+    const api = client((await createTenant('provider')).live);
+    const hundred = await api.post('/properties/batch', { properties: Array.from({ length: 100 }, (_, i) => minimalHome({ external_id: `H-${i}` })) });
+    expect(hundred.status).toBe(200);
+    expect(hundred.body.data.created).toBe(100);
+    const tooMany = await api.post('/properties/batch', { properties: Array.from({ length: 101 }, () => minimalHome()) });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.error).toMatchObject({ code: 'invalid_field', field: 'properties' });
+    const none = await api.post('/properties/batch', { properties: [] });
+    expect(none.status).toBe(422);
+    const missing = await api.post('/properties/batch', {});
+    expect(missing.body.error).toMatchObject({ code: 'invalid_field', field: 'properties' });
+  });
+
+  it('a retry of the same items with external_id refreshes the same homes (no duplicates)', async () => {
+    const api = client((await createTenant('provider')).live);
+    const body = { properties: [completeHome({ external_id: 'R-1' }), completeHome({ external_id: 'R-2' })] };
+    const first = await api.post('/properties/batch', body);
+    const second = await api.post('/properties/batch', body);
+    expect(second.body.data).toMatchObject({ created: 0, updated: 2 });
+    expect(second.body.data.results.map((r: any) => r.data.id)).toEqual(first.body.data.results.map((r: any) => r.data.id));
+  });
+
+  it('with an Idempotency-Key a retry of items without external_id replays instead of duplicating', async () => {
+    const api = client((await createTenant('provider')).live);
+    const body = { properties: [minimalHome()] };
+    const first = await api.post('/properties/batch', body, { 'Idempotency-Key': 'batch-1' });
+    const second = await api.post('/properties/batch', body, { 'Idempotency-Key': 'batch-1' });
+    expect(second.text).toBe(first.text);
+    expect((await api.get('/properties')).body.count).toBe(1);
+  });
+});
