@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { client, createKey, createTenant, ownerSql } from '../helpers.ts';
+
+const canTakeCharges = async (orgId: string, env: string) =>
+  (await ownerSql()`select app.can_take_charges(${orgId}, ${env}) as ok`)[0].ok;
+
+describe('POST /sandbox/payouts', () => {
+  it('turning charges off makes the provider unplaceable in sandbox; turning them on again restores it', async () => {
+    const tenant = await createTenant('provider');
+    const api = client(tenant.sandbox);
+    expect(await canTakeCharges(tenant.orgId, 'sandbox')).toBe(true);
+
+    const off = await api.post('/sandbox/payouts', { charges_enabled: false });
+    expect(off.status).toBe(200);
+    expect(off.body.data).toMatchObject({ environment: 'sandbox', connected: true, charges_enabled: false, payouts_enabled: true, onboarding_status: 'pending', finish_setup_url: expect.any(String) });
+    expect(await canTakeCharges(tenant.orgId, 'sandbox')).toBe(false);
+    expect((await api.get('/properties/payouts')).body.data).toEqual(off.body.data);
+
+    const on = await api.post('/sandbox/payouts', { charges_enabled: true });
+    expect(on.body.data).toMatchObject({ charges_enabled: true, onboarding_status: 'complete', finish_setup_url: null });
+    expect(await canTakeCharges(tenant.orgId, 'sandbox')).toBe(true);
+  });
+
+  it('disconnecting turns charges and payouts off; reconnecting with both completes setup', async () => {
+    const tenant = await createTenant('provider');
+    const api = client(tenant.sandbox);
+    const off = await api.post('/sandbox/payouts', { connected: false });
+    expect(off.body.data).toMatchObject({ connected: false, charges_enabled: false, payouts_enabled: false, onboarding_status: 'not_started', bank_account_last4: null });
+    const on = await api.post('/sandbox/payouts', { connected: true, charges_enabled: true, payouts_enabled: true });
+    expect(on.body.data).toMatchObject({ connected: true, charges_enabled: true, payouts_enabled: true, onboarding_status: 'complete', bank_account_last4: '6789' });
+  });
+
+  it('changes only the sandbox account: the live account stays not connected', async () => {
+    const tenant = await createTenant('provider');
+    await client(tenant.sandbox).post('/sandbox/payouts', { charges_enabled: false });
+    expect((await client(tenant.live).get('/properties/payouts')).body.data.connected).toBe(false);
+    expect(await canTakeCharges(tenant.orgId, 'live')).toBe(false);
+  });
+
+  it('an empty body answers the current status', async () => {
+    const tenant = await createTenant('provider');
+    const res = await client(tenant.sandbox).post('/sandbox/payouts', {});
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ connected: true, charges_enabled: true });
+  });
+
+  it.each([
+    [{ connected: 'yes' }, 'connected'],
+    [{ connected: false, charges_enabled: true }, 'charges_enabled'],
+    [{ bank_account_last4: '1234' }, 'bank_account_last4'],
+  ])('refuses %j (422 on %s)', async (body, field) => {
+    const tenant = await createTenant('provider');
+    const res = await client(tenant.sandbox).post('/sandbox/payouts', body);
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'invalid_field', field });
+  });
+
+  it('a live key gets 403 sandbox_only', async () => {
+    const tenant = await createTenant('provider');
+    const res = await client(tenant.live).post('/sandbox/payouts', { charges_enabled: true });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('sandbox_only');
+    expect(await canTakeCharges(tenant.orgId, 'live')).toBe(false);
+  });
+
+  it('needs properties:write (403 forbidden naming it), which carrier keys never have', async () => {
+    const tenant = await createTenant('provider');
+    const readOnly = await createKey(tenant.orgId, 'sandbox', { scopes: ['payouts:read', 'properties:read'] });
+    const res = await client(readOnly.key).post('/sandbox/payouts', { charges_enabled: false });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('forbidden');
+    expect(res.body.error.message).toContain('properties:write');
+    const carrier = await createTenant('carrier');
+    const wrongSide = await client(carrier.sandbox).post('/sandbox/payouts', { charges_enabled: false });
+    expect(wrongSide.status).toBe(403);
+    expect(wrongSide.body.error.code).toBe('forbidden');
+  });
+
+  it("one provider's change never touches another's account", async () => {
+    const a = await createTenant('provider');
+    const b = await createTenant('provider');
+    await client(a.sandbox).post('/sandbox/payouts', { charges_enabled: false });
+    expect((await client(b.sandbox).get('/properties/payouts')).body.data.charges_enabled).toBe(true);
+    expect(await canTakeCharges(b.orgId, 'sandbox')).toBe(true);
+  });
+});
