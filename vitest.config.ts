@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
-    globalSetup: ['tests/setup/database.ts'],
+    globalSetup: ['tests/setup/database.ts', 'tests/fixtures/tls/trust.ts'],
     setupFiles: ['tests/setup/env.ts'],
     pool: 'forks',
     maxWorkers: 2,

@@ -1,6 +1,7 @@
 import { apiGroups } from '../../functions/groups.ts';
 import { app as docs } from '../../functions/docs/app.ts';
 import { app as health } from '../../functions/health/app.ts';
+import { app as webhookDispatcher } from '../../functions/webhook-dispatcher/app.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 
 // The local stand-in for Supabase's functions gateway: `/functions/v1/<name>/...` is handed to the
@@ -11,6 +12,8 @@ type FetchApp = { fetch: (request: Request) => Response | Promise<Response> };
 const functions: Record<string, FetchApp> = {
   health,
   docs,
+  // Internal: pg_cron's target on Supabase; locally the server's timer dispatches directly.
+  'webhook-dispatcher': webhookDispatcher,
   ...Object.fromEntries(apiGroups.map((group) => [group.name, group.app])),
 };
 

@@ -1,0 +1,42 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../../shared/http/context.ts';
+import { renderError } from '../../shared/http/app.ts';
+import { single } from '../../shared/http/envelope.ts';
+import { ApiError } from '../../shared/http/errors.ts';
+import { requestId } from '../../shared/http/middleware/request-id.ts';
+import { config } from '../../shared/config.ts';
+import { sha256Hex } from '../../shared/keys.ts';
+import { log } from '../../shared/log.ts';
+import { dispatchDue } from '../../shared/webhooks/dispatcher.ts';
+
+// Internal function, not part of the public API: pg_cron calls it through pg_net every few seconds
+// on Supabase (see the webhooks migration) with `Authorization: Bearer <WEBHOOK_DISPATCHER_SECRET>`.
+// Each call delivers what is due for up to `budgetMs`; overlapping calls share the queue safely.
+
+/** Claiming stops after this long, leaving room for deliveries in flight before the next tick. */
+const budgetMs = 8_000;
+
+/** Compares digests so that the time taken says nothing about the secret. */
+async function sameSecret(given: string, expected: string): Promise<boolean> {
+  const [a, b] = await Promise.all([sha256Hex(given), sha256Hex(expected)]);
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
+}
+
+export const app = new Hono<AppEnv>();
+app.use('*', requestId());
+app.post('/webhook-dispatcher', async (c) => {
+  const expected = config.webhookDispatcherSecret();
+  const given = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1] ?? '';
+  if (!expected || !(await sameSecret(given, expected))) {
+    throw new ApiError('invalid_key', 'This internal function needs the dispatcher secret (WEBHOOK_DISPATCHER_SECRET).');
+  }
+  const report = await dispatchDue({ budgetMs });
+  log.info('webhook dispatch', { request_id: c.get('requestId'), ...report });
+  return c.json(single(report), 200);
+});
+app.all('*', () => {
+  throw new ApiError('not_found', 'The webhook dispatcher answers POST /functions/v1/webhook-dispatcher only.');
+});
+app.onError(renderError);
