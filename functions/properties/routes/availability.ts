@@ -14,7 +14,12 @@ export const maxBulkBlocks = 500;
 
 const notFoundError = { 404: 'not_found: no such home for this organisation in this environment.' };
 
-export const availabilityRoutes = createRoutes()
+export const availabilityRoutes = createRoutes();
+// Bulk items are validated one by one in the handler (a bad item must not fail the call), so the
+// body schema only references the item schema: register it for the reference to resolve.
+availabilityRoutes.openAPIRegistry.register('AvailabilityBulkItem', BulkBlockInput);
+
+availabilityRoutes
   .openapi(
     defineRoute({
       method: 'post',
