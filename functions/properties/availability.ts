@@ -1,8 +1,9 @@
 import type { z } from '@hono/zod-openapi';
 import type { Tx } from '../../shared/db/client.ts';
 import { ApiError, notFound } from '../../shared/http/errors.ts';
-import { isUuid } from './homes.ts';
-import type { Block } from './schemas.ts';
+import { parseItem, type ItemError } from './batch.ts';
+import { findHomes, isUuid } from './homes.ts';
+import { BulkBlockInput, type Block, type BulkBlocksResult } from './schemas.ts';
 
 // Availability blocks in the database. Every statement runs under the caller's tenant, so only
 // blocks of the caller's environment are seen or touched: a sandbox hold on a real home never
@@ -51,7 +52,7 @@ export function insertProviderBlocks(tx: Tx, blocks: NewBlock[]) {
 }
 
 /** Clears the caller's own blocks on the given homes (service holds survive); returns how many. */
-export async function clearProviderBlocks(tx: Tx, homeIds: string[]): Promise<number> {
+async function clearProviderBlocks(tx: Tx, homeIds: string[]): Promise<number> {
   const [row] = await tx<{ cleared: number }[]>`
     with gone as (
       delete from app.availability_blocks b
@@ -62,8 +63,63 @@ export async function clearProviderBlocks(tx: Tx, homeIds: string[]): Promise<nu
 }
 
 /** Records that the bulk calendar sync wrote these homes' calendars (availability_via calendar_synced). */
-export async function markCalendarSynced(tx: Tx, homeIds: string[]): Promise<void> {
+async function markCalendarSynced(tx: Tx, homeIds: string[]): Promise<void> {
   await tx`update app.properties set calendar_synced_at = clock_timestamp() where id = any(${homeIds}::uuid[])`;
+}
+
+/**
+ * POST /properties/availability: items are checked one by one, their homes found in one statement,
+ * then (with replace) the provider blocks of every named home are cleared, the accepted blocks
+ * added and the touched homes marked as calendar-synced, in the caller's transaction.
+ */
+export async function syncCalendars(tx: Tx, blocks: unknown[], replace: boolean): Promise<z.infer<typeof BulkBlocksResult>> {
+  const items = blocks.map((raw) => {
+    const sent = (raw ?? {}) as { property_id?: unknown; external_id?: unknown };
+    const byId = typeof sent.property_id === 'string';
+    const ref = byId ? (sent.property_id as string) : typeof sent.external_id === 'string' ? sent.external_id : null;
+    return { ref, byId, parsed: parseItem(BulkBlockInput, raw) };
+  });
+
+  // Every item's home, also a refused item's: with replace, naming a home is what clears it.
+  const homes = await findHomes(
+    tx,
+    items.flatMap((i) => (i.byId && isUuid(i.ref!) ? [i.ref!] : [])),
+    items.flatMap((i) => (!i.byId && i.ref !== null ? [i.ref] : [])),
+  );
+  const ids = new Set(homes.map((h) => h.id));
+  const byExternalId = new Map(homes.flatMap((h) => (h.external_id ? [[h.external_id, h.id] as const] : [])));
+  const homeOf = (item: (typeof items)[number]) =>
+    item.ref === null ? undefined : item.byId ? (ids.has(item.ref) ? item.ref : undefined) : byExternalId.get(item.ref);
+
+  const resolved = items.map((item) => {
+    const homeId = homeOf(item);
+    if (!item.parsed.ok) return { homeId, error: item.parsed.error };
+    if (!homeId) {
+      const field = item.byId ? 'property_id' : 'external_id';
+      const error: ItemError = { code: 'not_found', message: `No home ${item.ref} for this organisation in this environment.`, field };
+      return { homeId, error };
+    }
+    const { start_date, end_date, reason } = item.parsed.value;
+    return { homeId, block: { id: crypto.randomUUID(), property_id: homeId, start_date, end_date, reason: reason ?? null } };
+  });
+  const named = [...new Set(resolved.flatMap((r) => (r.homeId ? [r.homeId] : [])))];
+  const added = resolved.flatMap((r) => (r.block ? [r.block] : []));
+  const touched = replace ? named : [...new Set(added.map((b) => b.property_id))];
+  // Sent together, run in this order on the transaction's connection: clear, add, mark synced.
+  const [replaced] = await Promise.all([
+    replace ? clearProviderBlocks(tx, named) : 0,
+    added.length > 0 ? insertProviderBlocks(tx, added) : [],
+    touched.length > 0 ? markCalendarSynced(tx, touched) : undefined,
+  ]);
+
+  const results = resolved.map((r, index) => ({
+    index,
+    ref: items[index].ref,
+    ok: r.block !== undefined,
+    property_id: r.homeId ?? null,
+    ...(r.block ? { block_id: r.block.id } : { error: r.error }),
+  }));
+  return { blocked: added.length, failed: results.length - added.length, replaced_existing: replaced, homes_touched: touched.length, results };
 }
 
 export interface BlockWindow {

@@ -2,7 +2,8 @@ import type { Tx } from '../../shared/db/client.ts';
 import { ApiError, notFound } from '../../shared/http/errors.ts';
 import { fromCents, toCents } from '../../shared/properties/money.ts';
 import type { z } from '@hono/zod-openapi';
-import type { Home, HomeField, HomeInput, HomePatch, Readiness } from './schemas.ts';
+import { parseItem, type ItemError } from './batch.ts';
+import { HomeInput, type BatchResult, type Home, type HomeField, type HomePatch, type Readiness } from './schemas.ts';
 
 // Homes in the database: the one mapping between API fields and columns, the set-based upsert
 // behind POST /properties and /properties/batch, PATCH, and the rendering of a row.
@@ -132,6 +133,42 @@ export async function upsertHomes(tx: Tx, inputs: HomeInput[]): Promise<Upserted
     const row = byKey.get((item as { external_id?: string | null }).external_id ?? item.id)!;
     return { row, created: row.inserted };
   });
+}
+
+/**
+ * POST /properties/batch: items are checked one by one (a bad item never affects the others, and an
+ * external_id may appear once), then every accepted item is written by one upsert statement.
+ */
+export async function publishBatch(tx: Tx, items: unknown[]): Promise<z.infer<typeof BatchResult>> {
+  const seen = new Set<string>();
+  const accepted: { index: number; input: HomeInput }[] = [];
+  const refused = new Map<number, ItemError>();
+  items.forEach((item, index) => {
+    const parsed = parseItem(HomeInput, item);
+    const externalId = parsed.ok ? parsed.value.external_id : null;
+    if (!parsed.ok) {
+      refused.set(index, parsed.error);
+    } else if (externalId != null && seen.has(externalId)) {
+      refused.set(index, { code: 'invalid_field', message: `external_id ${externalId} appears earlier in this batch.`, field: 'external_id' });
+    } else {
+      if (externalId != null) seen.add(externalId);
+      accepted.push({ index, input: parsed.value });
+    }
+  });
+
+  const saved = await upsertHomes(tx, accepted.map((a) => a.input));
+  const savedByIndex = new Map(accepted.map((a, i) => [a.index, saved[i]]));
+  const results = items.map((item, index) => {
+    const error = refused.get(index);
+    if (error) {
+      const sent = (item as { external_id?: unknown } | null)?.external_id;
+      return { index, external_id: typeof sent === 'string' ? sent : null, ok: false, updated: false, error };
+    }
+    const { row, created } = savedByIndex.get(index)!;
+    return { index, external_id: row.external_id, ok: true, updated: !created, data: summarizeHome(row) };
+  });
+  const created = saved.filter((s) => s.created).length;
+  return { created, updated: saved.length - created, failed: refused.size, results };
 }
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -2,9 +2,9 @@ import { z } from '@hono/zod-openapi';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
-import { clearProviderBlocks, insertProviderBlocks, listBlocks, markCalendarSynced, releaseBlock, renderBlock } from '../availability.ts';
-import { batchStatus, parseItem, type ItemError } from '../batch.ts';
-import { findHomes, isUuid, resolveHome } from '../homes.ts';
+import { insertProviderBlocks, listBlocks, releaseBlock, renderBlock, syncCalendars } from '../availability.ts';
+import { batchStatus } from '../batch.ts';
+import { resolveHome } from '../homes.ts';
 import { Block, BlockInput, BulkBlockInput, BulkBlocksResult, HomeRefParams, IsoDate } from '../schemas.ts';
 
 // Availability calendars: blocks per home, the bulk calendar sync, and releasing a provider block.
@@ -53,59 +53,8 @@ availabilityRoutes
     }),
     async (c) => {
       const { replace, blocks } = c.req.valid('json');
-      const items = blocks.map((raw) => {
-        const sent = (raw ?? {}) as { property_id?: unknown; external_id?: unknown };
-        const byId = typeof sent.property_id === 'string';
-        const ref = byId ? (sent.property_id as string) : typeof sent.external_id === 'string' ? sent.external_id : null;
-        return { ref, byId, parsed: parseItem(BulkBlockInput, raw) };
-      });
-
-      const outcome = await withTenant(c.get('caller'), async (tx) => {
-        // Every item's home, also a refused item's: with replace, naming a home is what clears it.
-        const homes = await findHomes(
-          tx,
-          items.flatMap((i) => (i.byId && isUuid(i.ref!) ? [i.ref!] : [])),
-          items.flatMap((i) => (!i.byId && i.ref !== null ? [i.ref] : [])),
-        );
-        const ids = new Set(homes.map((h) => h.id));
-        const byExternalId = new Map(homes.flatMap((h) => (h.external_id ? [[h.external_id, h.id] as const] : [])));
-        const homeOf = (item: (typeof items)[number]) =>
-          item.ref === null ? undefined : item.byId ? (ids.has(item.ref) ? item.ref : undefined) : byExternalId.get(item.ref);
-
-        const resolved = items.map((item) => {
-          const homeId = homeOf(item);
-          if (!item.parsed.ok) return { homeId, error: item.parsed.error };
-          if (!homeId) {
-            const error: ItemError = { code: 'not_found', message: `No home ${item.ref} for this organisation in this environment.`, field: item.parsed.value.property_id ? 'property_id' : 'external_id' };
-            return { homeId, error };
-          }
-          const { start_date, end_date, reason } = item.parsed.value;
-          return { homeId, block: { id: crypto.randomUUID(), property_id: homeId, start_date, end_date, reason: reason ?? null } };
-        });
-        const named = [...new Set(resolved.flatMap((r) => (r.homeId ? [r.homeId] : [])))];
-        const added = resolved.flatMap((r) => (r.block ? [r.block] : []));
-        const touched = replace ? named : [...new Set(added.map((b) => b.property_id))];
-        // Sent together, run in this order on the transaction's connection: clear, add, mark synced.
-        const [replaced] = await Promise.all([
-          replace ? clearProviderBlocks(tx, named) : 0,
-          added.length > 0 ? insertProviderBlocks(tx, added) : [],
-          touched.length > 0 ? markCalendarSynced(tx, touched) : undefined,
-        ]);
-        return { resolved, replaced, added: added.length, touched: touched.length };
-      });
-
-      const results = outcome.resolved.map((r, index) => ({
-        index,
-        ref: items[index].ref,
-        ok: r.block !== undefined,
-        property_id: r.homeId ?? null,
-        ...(r.block ? { block_id: r.block.id } : { error: r.error }),
-      }));
-      const failed = results.length - outcome.added;
-      return c.json(
-        single({ blocked: outcome.added, failed, replaced_existing: outcome.replaced, homes_touched: outcome.touched, results }),
-        batchStatus(failed),
-      );
+      const result = await withTenant(c.get('caller'), (tx) => syncCalendars(tx, blocks, replace));
+      return c.json(single(result), batchStatus(result.failed));
     },
   )
   .openapi(

@@ -2,9 +2,9 @@ import { z } from '@hono/zod-openapi';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { list, page, single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
-import { batchStatus, parseItem, type ItemError } from '../batch.ts';
+import { batchStatus } from '../batch.ts';
 import { afterId, PageQuery } from '../paging.ts';
-import { listHomes, patchHome, readHome, readReadiness, renderHome, resolveHome, summarizeHome, upsertHomes } from '../homes.ts';
+import { listHomes, patchHome, publishBatch, readHome, readReadiness, renderHome, resolveHome, upsertHomes } from '../homes.ts';
 import { BatchResult, Home, HomeInput, HomePatch, HomeRefParams, Readiness, homeStatuses } from '../schemas.ts';
 
 // Publishing and reading homes. Routes with a fixed path come before /{ref} so that they win.
@@ -45,35 +45,8 @@ export const homeRoutes = createRoutes()
       errors: { 422: 'invalid_field: `properties` is missing, empty or longer than 100 items.' },
     }),
     async (c) => {
-      const { properties } = c.req.valid('json');
-      const seen = new Set<string>();
-      const accepted: { index: number; input: HomeInput }[] = [];
-      const refused = new Map<number, ItemError>();
-      properties.forEach((item, index) => {
-        const parsed = parseItem(HomeInput, item);
-        if (!parsed.ok) return refused.set(index, parsed.error);
-        const externalId = parsed.value.external_id;
-        if (externalId != null) {
-          if (seen.has(externalId)) {
-            return refused.set(index, { code: 'invalid_field', message: `external_id ${externalId} appears earlier in this batch.`, field: 'external_id' });
-          }
-          seen.add(externalId);
-        }
-        accepted.push({ index, input: parsed.value });
-      });
-
-      const saved = await withTenant(c.get('caller'), (tx) => upsertHomes(tx, accepted.map((a) => a.input)));
-      const savedByIndex = new Map(accepted.map((a, i) => [a.index, saved[i]]));
-      const results = properties.map((item, index) => {
-        const externalId = (item as { external_id?: unknown } | null)?.external_id;
-        const error = refused.get(index);
-        if (error) return { index, external_id: typeof externalId === 'string' ? externalId : null, ok: false, updated: false, error };
-        const { row, created } = savedByIndex.get(index)!;
-        return { index, external_id: row.external_id, ok: true, updated: !created, data: summarizeHome(row) };
-      });
-      const created = saved.filter((s) => s.created).length;
-      const body = { created, updated: saved.length - created, failed: refused.size, results };
-      return c.json(single(body), batchStatus(refused.size));
+      const result = await withTenant(c.get('caller'), (tx) => publishBatch(tx, c.req.valid('json').properties));
+      return c.json(single(result), batchStatus(result.failed));
     },
   )
   .openapi(
