@@ -139,7 +139,7 @@ export const routes = createRoutes()
          where org_id = ${caller.orgId} and environment = ${caller.environment}
            ${names.length ? tx`and event = any (${names})` : tx``}
            ${query.since ? tx`and created_at > ${query.since}::timestamptz` : tx``}
-           ${after ? tx`and (created_at, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : tx``}
+           ${after ? tx`and (created_at, id) < (${after[0]}::text::timestamptz, ${after[1]}::uuid)` : tx``}
          order by created_at desc, id desc
          limit ${query.limit + 1}`);
       const { items, nextCursor } = page(rows, query.limit, (row) => [row.position, row.id]);

@@ -245,7 +245,7 @@ export const routes = createRoutes()
       const rows = await withTenant(caller, (tx) => tx<EndpointRow[]>`
         select ${endpointColumns(tx)} from app.webhook_endpoints
          where org_id = ${caller.orgId} and environment = ${caller.environment}
-           ${after ? tx`and (created_at, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : tx``}
+           ${after ? tx`and (created_at, id) < (${after[0]}::text::timestamptz, ${after[1]}::uuid)` : tx``}
          order by created_at desc, id desc
          limit ${query.limit + 1}`);
       const { items, nextCursor } = page(rows, query.limit, (row) => [row.position, row.id]);
@@ -279,7 +279,7 @@ export const routes = createRoutes()
            ${query.endpoint_id ? tx`and endpoint_id = ${query.endpoint_id}` : tx``}
            ${query.event_id ? tx`and event_id = ${query.event_id}` : tx``}
            ${query.status ? tx`and status = ${query.status}` : tx``}
-           ${after ? tx`and (created_at, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : tx``}
+           ${after ? tx`and (created_at, id) < (${after[0]}::text::timestamptz, ${after[1]}::uuid)` : tx``}
          order by created_at desc, id desc
          limit ${query.limit + 1}`);
       const { items, nextCursor } = page(rows, query.limit, (row) => [row.position, row.id]);

@@ -32,7 +32,9 @@ export function knownEvents(names: readonly string[], side: Side, field: string)
 
 /**
  * The keyset of the newest-first lists (events, endpoints, deliveries): the exact recording time,
- * as Postgres prints it (microseconds), and the id of the last row shown.
+ * as Postgres prints it (microseconds), and the id of the last row shown. Queries compare it as
+ * `::text::timestamptz`: a parameter typed timestamptz would pass through a JS Date and lose the
+ * microseconds.
  */
 export function keysetAfter(cursor: string): [string, string] {
   const [position, id] = decodeCursor(cursor, 2);

@@ -1,0 +1,83 @@
+// Endpoints may not reach the service's own network: checked when saved and again before every attempt.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { client, createTenant } from '../helpers.ts';
+import { isBlockedAddress, refusedEndpointUrl } from '../../shared/webhooks/destination.ts';
+import { dispatchFor, recordEvent, useReceiver } from './support.ts';
+import { definitionOf } from '../../shared/events/registry.ts';
+
+describe('blocked addresses', () => {
+  it.each([
+    '127.0.0.1', '127.255.0.9', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
+    '100.100.100.200', '0.0.0.0', '224.0.0.1', '255.255.255.255', '168.63.129.16',
+    '::1', '::', 'fe80::1', 'fd00:ec2::254', 'fc00::1', '::ffff:127.0.0.1', '::ffff:a9fe:a9fe', '64:ff9b::a00:1', '2002:a00:1::', 'ff02::1',
+  ])('refuses %s', (address) => {
+    expect(isBlockedAddress(address)).toBe(true);
+  });
+
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('allows %s', (address) => {
+    expect(isBlockedAddress(address)).toBe(false);
+  });
+
+  it('judges endpoint URLs by their literal host when saved', () => {
+    expect(refusedEndpointUrl('https://hooks.example.com/x', false)).toBeUndefined();
+    expect(refusedEndpointUrl('http://hooks.example.com/x', false)).toMatch(/https/);
+    expect(refusedEndpointUrl('https://user:pw@hooks.example.com/x', false)).toMatch(/credentials/);
+    expect(refusedEndpointUrl('https://127.0.0.1/x', false)).toMatch(/public internet/);
+    expect(refusedEndpointUrl('https://[::1]:8443/x', false)).toMatch(/public internet/);
+    expect(refusedEndpointUrl('https://localhost/x', false)).toMatch(/public internet/);
+    expect(refusedEndpointUrl('https://metadata.google.internal/x', false)).toMatch(/public internet/);
+    expect(refusedEndpointUrl('https://127.0.0.1/x', true)).toBeUndefined();
+    expect(refusedEndpointUrl('not a url', true)).toMatch(/valid URL/);
+  });
+});
+
+describe('at delivery time', () => {
+  const receiver = useReceiver();
+  let tenant: Awaited<ReturnType<typeof createTenant>>;
+  const sample = definitionOf('lease.sent', 'carrier')!.sample;
+
+  beforeEach(async () => {
+    tenant = await createTenant('carrier');
+  });
+  afterEach(() => {
+    process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'true';
+  });
+
+  async function deliveryAfter(url: string, resolve?: (host: string) => Promise<string[]>) {
+    const api = client(tenant.sandbox);
+    expect((await api.post('/webhooks', { url, events: ['lease.sent'] })).status).toBe(201);
+    // Accepted while private networks were allowed (or while the name still looked public)...
+    process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'false';
+    const eventId = await recordEvent(tenant.orgId, 'sandbox', 'lease.sent', sample);
+    await dispatchFor([tenant.orgId], resolve ? { resolve } : {});
+    const res = await api.get(`/webhooks/deliveries?event_id=${eventId}`);
+    return res.body.data[0];
+  }
+
+  it('refuses an endpoint that is a loopback address, without calling it', async () => {
+    const delivery = await deliveryAfter(receiver.url('/ssrf-literal'));
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 1, http_status: null });
+    expect(delivery.error).toMatch(/^refused: 127\.0\.0\.1 resolves to 127\.0\.0\.1/);
+    expect(receiver.at('/ssrf-literal')).toEqual([]);
+  });
+
+  it('refuses a name that resolves to a private or metadata address at the time of sending', async () => {
+    const resolved: string[] = [];
+    const delivery = await deliveryAfter('https://hooks.customer.example/rebound', async (host) => {
+      resolved.push(host);
+      return ['203.0.114.10', '169.254.169.254'];
+    });
+    expect(resolved).toEqual(['hooks.customer.example']);
+    expect(delivery.error).toBe(
+      'refused: hooks.customer.example resolves to 169.254.169.254, a loopback, private, link-local or metadata address',
+    );
+  });
+
+  it('records a name that does not resolve as a failed attempt', async () => {
+    const delivery = await deliveryAfter('https://gone.customer.example/x', async () => {
+      throw new Error('getaddrinfo ENOTFOUND gone.customer.example');
+    });
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(delivery.error).toBe('could not resolve gone.customer.example: getaddrinfo ENOTFOUND gone.customer.example');
+  });
+});
