@@ -78,6 +78,15 @@ describe('per-home availability', () => {
     expect(res.body.error).toMatchObject({ code: 'invalid_field', field });
   });
 
+  it('refuses a window bound that is not a date (422 on from/to)', async () => {
+    const { api, home } = await providerWithHome();
+    for (const field of ['from', 'to']) {
+      const res = await api.get(`/properties/${home.id}/availability?${field}=2027-13-01`);
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'invalid_field', field });
+    }
+  });
+
   it('404 on an unknown home for GET and POST', async () => {
     const { api } = await providerWithHome();
     expect((await api.get('/properties/NOPE/availability')).status).toBe(404);
