@@ -269,16 +269,8 @@ create table app.payments (
 create index payments_booking on app.payments (booking_id, created_at);
 create index payments_provider on app.payments (org_id, environment, created_at desc);
 
-do $$
-declare t text;
-begin
-  foreach t in array array['properties', 'availability_blocks', 'payout_accounts', 'bookings', 'payments'] loop
-    execute format('alter table app.%I enable row level security', t);
-    execute format($p$create policy tenant_isolation on app.%I to svc_api
-      using (org_id = app.current_org() and environment = app.current_env())
-      with check (org_id = app.current_org() and environment = app.current_env())$p$, t);
-  end loop;
-end $$;
+select app.enable_tenant_isolation(t)
+  from unnest(array['app.properties', 'app.availability_blocks', 'app.payout_accounts', 'app.bookings', 'app.payments']::regclass[]) t;
 -- The carrier that placed a family reads the booking and its payments in its own environment.
 create policy counterpart_read on app.bookings for select to svc_api
   using (carrier_org_id = app.current_org() and environment = app.current_env());
