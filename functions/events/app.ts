@@ -138,7 +138,7 @@ export const routes = createRoutes()
           from app.events
          where org_id = ${caller.orgId} and environment = ${caller.environment}
            ${names.length ? tx`and event = any (${names})` : tx``}
-           ${query.since ? tx`and created_at > ${query.since}::timestamptz` : tx``}
+           ${query.since ? tx`and created_at > ${query.since}::text::timestamptz` : tx``}
            ${after ? tx`and (created_at, id) < (${after[0]}::text::timestamptz, ${after[1]}::uuid)` : tx``}
          order by created_at desc, id desc
          limit ${query.limit + 1}`);

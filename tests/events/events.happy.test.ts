@@ -1,0 +1,208 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { client, createTenant, ownerSql } from '../helpers.ts';
+import { definitionOf, eventsFor } from '../../shared/events/registry.ts';
+import { purgeExpiredEvents } from '../../shared/webhooks/retention.ts';
+import { recordEvent } from '../webhooks/support.ts';
+
+let tenant: Awaited<ReturnType<typeof createTenant>>;
+let sandbox: ReturnType<typeof client>;
+let live: ReturnType<typeof client>;
+
+beforeEach(async () => {
+  process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'false';
+  tenant = await createTenant('carrier');
+  sandbox = client(tenant.sandbox);
+  live = client(tenant.live);
+});
+
+const sampleOf = (event: Parameters<typeof definitionOf>[0]) => definitionOf(event, 'carrier')!.sample;
+
+describe('GET /events', () => {
+  it('lists every event of the organisation and environment, newest first, and reading consumes nothing', async () => {
+    const first = await recordEvent(tenant.orgId, 'live', 'lease.sent', sampleOf('lease.sent'));
+    const second = await recordEvent(tenant.orgId, 'live', 'lease.signed', sampleOf('lease.signed'));
+    const res = await live.get('/events');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      data: [
+        { id: second, event: 'lease.signed', created_at: expect.any(String), data: sampleOf('lease.signed') },
+        { id: first, event: 'lease.sent', created_at: expect.any(String), data: sampleOf('lease.sent') },
+      ],
+      count: 2,
+      next_cursor: null,
+    });
+    expect((await live.get('/events')).body).toEqual(res.body);
+  });
+
+  it('filters by a comma list of event types and by since', async () => {
+    await recordEvent(tenant.orgId, 'live', 'lease.sent', sampleOf('lease.sent'));
+    const signed = await recordEvent(tenant.orgId, 'live', 'lease.signed', sampleOf('lease.signed'));
+    const saved = await recordEvent(tenant.orgId, 'live', 'option.saved', sampleOf('option.saved'));
+    const filtered = await live.get('/events?event=option.saved,%20lease.signed');
+    expect(filtered.body.data.map((e: any) => e.id)).toEqual([saved, signed]);
+
+    // Exactly the moment `signed` was recorded, to the microsecond: only later events follow.
+    const [{ at }] = await ownerSql()<{ at: string }[]>`select to_json(created_at) #>> '{}' as at from app.events where id = ${signed}`;
+    const since = await live.get(`/events?since=${encodeURIComponent(at)}`);
+    expect(since.body.data.map((e: any) => e.id)).toEqual([saved]);
+  });
+
+  it('pages with an opaque base64url cursor through events recorded in one instant', async () => {
+    const payload = sampleOf('option.saved');
+    await ownerSql()`
+      insert into app.events (org_id, environment, event, payload)
+      select ${tenant.orgId}, 'live', 'option.saved', ${ownerSql().json(payload as never)} from generate_series(1, 7)`;
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res: any = await live.get(`/events?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.status).toBe(200);
+      seen.push(...res.body.data.map((e: any) => e.id));
+      cursor = res.body.next_cursor;
+      if (cursor) expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toHaveLength(7);
+    expect(new Set(seen).size).toBe(7);
+  });
+
+  it('defaults to 100 per page and allows 250', async () => {
+    const payload = sampleOf('option.saved');
+    await ownerSql()`
+      insert into app.events (org_id, environment, event, payload)
+      select ${tenant.orgId}, 'live', 'option.saved', ${ownerSql().json(payload as never)} from generate_series(1, 251)`;
+    expect((await live.get('/events')).body.count).toBe(100);
+    const most = await live.get('/events?limit=250');
+    expect(most.body.count).toBe(250);
+    expect(most.body.next_cursor).not.toBeNull();
+  });
+
+  it('shows a sandbox key sandbox and simulated events, and a live key live events only', async () => {
+    const liveEvent = await recordEvent(tenant.orgId, 'live', 'lease.sent', sampleOf('lease.sent'));
+    const sandboxEvent = await recordEvent(tenant.orgId, 'sandbox', 'lease.sent', sampleOf('lease.sent'));
+    const simulated = (await sandbox.post('/events/simulate', { event: 'option.saved' })).body.data.event_id;
+    expect((await live.get('/events')).body.data.map((e: any) => e.id)).toEqual([liveEvent]);
+    expect((await sandbox.get('/events')).body.data.map((e: any) => e.id)).toEqual([simulated, sandboxEvent]);
+  });
+});
+
+describe('GET /events/{id}', () => {
+  it('reads one event with its simulated flag and delivery counts', async () => {
+    await sandbox.post('/webhooks', { url: 'https://hooks.customer.example/a' });
+    await sandbox.post('/webhooks', { url: 'https://hooks.customer.example/b', events: ['lease.signed'] });
+    const id = await recordEvent(tenant.orgId, 'sandbox', 'lease.sent', sampleOf('lease.sent'));
+    const res = await sandbox.get(`/events/${id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      data: {
+        id,
+        event: 'lease.sent',
+        created_at: expect.any(String),
+        data: sampleOf('lease.sent'),
+        simulated: false,
+        deliveries: { total: 1, succeeded: 0, pending: 1, abandoned: 0, cancelled: 0 },
+      },
+    });
+  });
+});
+
+describe('GET /events/types', () => {
+  it("lists the carrier side's events with samples that satisfy their payloads", async () => {
+    const res = await live.get('/events/types');
+    expect(res.status).toBe(200);
+    expect(res.body.count).toBe(eventsFor('carrier').length);
+    const byName = Object.fromEntries(res.body.data.map((t: any) => [t.event, t]));
+    expect(Object.keys(byName).sort()).toEqual(
+      [
+        'request.status_changed', 'option.declined', 'option.saved', 'dates.proposed', 'lease.sent', 'lease.first_signed',
+        'lease.signed', 'payment.succeeded', 'payment.failed', 'payment.refunded', 'booking.confirmed',
+      ].sort(),
+    );
+    expect(byName['payment.refunded']).toMatchObject({ audience: 'carrier', simulatable: false });
+    expect(byName['lease.signed']).toEqual({
+      event: 'lease.signed',
+      summary: expect.any(String),
+      audience: 'carrier',
+      simulatable: true,
+      sample: { id: expect.any(String), event: 'lease.signed', created_at: expect.any(String), data: sampleOf('lease.signed') },
+    });
+  });
+
+  it("shows a provider only the provider side's events", async () => {
+    const provider = await createTenant('provider');
+    const res = await client(provider.live).get('/events/types');
+    expect(res.body.data.map((t: any) => t.event).sort()).toEqual(['booking.confirmed', 'booking.updated', 'payment.failed', 'payment.succeeded']);
+    expect(res.body.data.every((t: any) => t.audience === 'provider' && t.simulatable)).toBe(true);
+  });
+});
+
+describe('POST /events/simulate', () => {
+  it('records the event with simulated: true and queues it to the subscribed sandbox endpoints', async () => {
+    await sandbox.post('/webhooks', { url: 'https://hooks.customer.example/all' });
+    await sandbox.post('/webhooks', { url: 'https://hooks.customer.example/other', events: ['lease.sent'] });
+    await live.post('/webhooks', { url: 'https://hooks.customer.example/live' });
+    const data = { ...sampleOf('option.declined'), reason: 'No lift to the third floor.' };
+    const res = await sandbox.post('/events/simulate', { event: 'option.declined', data });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({
+      data: { event_id: expect.any(String), event: 'option.declined', queued_to: 1, simulated: true, note: expect.any(String) },
+    });
+    const event = await sandbox.get(`/events/${res.body.data.event_id}`);
+    expect(event.body.data).toMatchObject({ event: 'option.declined', simulated: true, data: { ...data, simulated: true } });
+    expect(event.body.data.deliveries.total).toBe(1);
+  });
+
+  it('uses the sample when data is omitted, and changes nothing else', async () => {
+    const before = await ownerSql()<{ n: number }[]>`select count(*)::int as n from app.events where org_id = ${tenant.orgId}`;
+    const res = await sandbox.post('/events/simulate', { event: 'request.status_changed' });
+    expect(res.status).toBe(202);
+    expect(res.body.data.queued_to).toBe(0);
+    const [event] = (await sandbox.get('/events')).body.data;
+    expect(event.data).toEqual({ ...definitionOf('request.status_changed', 'carrier')!.sample, simulated: true });
+    const after = await ownerSql()<{ n: number }[]>`select count(*)::int as n from app.events where org_id = ${tenant.orgId}`;
+    expect(after[0].n).toBe(before[0].n + 1);
+  });
+
+  it("simulates the provider side's events for providers", async () => {
+    const provider = await createTenant('provider');
+    const res = await client(provider.sandbox).post('/events/simulate', { event: 'booking.updated' });
+    expect(res.status).toBe(202);
+    expect(res.body.data).toMatchObject({ event: 'booking.updated', simulated: true });
+  });
+});
+
+describe('POST /events/{id}/replay', () => {
+  it('queues the event again to the active endpoints subscribed now', async () => {
+    const id = await recordEvent(tenant.orgId, 'live', 'lease.sent', sampleOf('lease.sent'));
+    await live.post('/webhooks', { url: 'https://hooks.customer.example/a', events: ['lease.sent'] });
+    await live.post('/webhooks', { url: 'https://hooks.customer.example/b' });
+    const inactive = (await live.post('/webhooks', { url: 'https://hooks.customer.example/c' })).body.data.id;
+    await live.patch(`/webhooks/${inactive}`, { is_active: false });
+    await live.post('/webhooks', { url: 'https://hooks.customer.example/d', events: ['lease.signed'] });
+
+    const res = await live.post(`/events/${id}/replay`);
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ data: { event_id: id, queued_to: 2, replay: true } });
+    const deliveries = (await live.get(`/webhooks/deliveries?event_id=${id}`)).body.data;
+    expect(deliveries).toHaveLength(2);
+    expect(deliveries.every((d: any) => d.replay && d.status === 'pending')).toBe(true);
+  });
+});
+
+describe('retention', () => {
+  it('purges events older than 90 days with their deliveries, and keeps younger ones', async () => {
+    await live.post('/webhooks', { url: 'https://hooks.customer.example/a' });
+    const old = await recordEvent(tenant.orgId, 'live', 'lease.sent', sampleOf('lease.sent'));
+    const young = await recordEvent(tenant.orgId, 'live', 'lease.signed', sampleOf('lease.signed'));
+    await ownerSql()`update app.events set created_at = now() - interval '91 days' where id = ${old}`;
+    await ownerSql()`update app.events set created_at = now() - interval '89 days' where id = ${young}`;
+
+    expect(await purgeExpiredEvents()).toBeGreaterThanOrEqual(1);
+    expect((await live.get(`/events/${old}`)).status).toBe(404);
+    expect((await live.get(`/events/${young}`)).status).toBe(200);
+    const deliveries = (await live.get('/webhooks/deliveries')).body.data.map((d: any) => d.event_id);
+    expect(deliveries).toEqual([young]);
+  });
+});
