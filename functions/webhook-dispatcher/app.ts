@@ -24,19 +24,25 @@ async function sameSecret(given: string, expected: string): Promise<boolean> {
   return difference === 0;
 }
 
-export const app = new Hono<AppEnv>();
-app.use('*', requestId());
-app.post('/webhook-dispatcher', async (c) => {
-  const expected = config.webhookDispatcherSecret();
-  const given = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1] ?? '';
-  if (!expected || !(await sameSecret(given, expected))) {
-    throw new ApiError('invalid_key', 'This internal function needs the dispatcher secret (WEBHOOK_DISPATCHER_SECRET).');
-  }
-  const report = await dispatchDue({ budgetMs });
-  log.info('webhook dispatch', { request_id: c.get('requestId'), ...report });
-  return c.json(single(report), 200);
-});
-app.all('*', () => {
-  throw new ApiError('not_found', 'The webhook dispatcher answers POST /functions/v1/webhook-dispatcher only.');
-});
-app.onError(renderError);
+/** The function's app; `dispatch` is the dispatcher it runs (replaceable in tests). */
+export function createDispatcherApp(dispatch: typeof dispatchDue = dispatchDue) {
+  const app = new Hono<AppEnv>();
+  app.use('*', requestId());
+  app.post('/webhook-dispatcher', async (c) => {
+    const expected = config.webhookDispatcherSecret();
+    const given = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1] ?? '';
+    if (!expected || !(await sameSecret(given, expected))) {
+      throw new ApiError('invalid_key', 'This internal function needs the dispatcher secret (WEBHOOK_DISPATCHER_SECRET).');
+    }
+    const report = await dispatch({ budgetMs });
+    log.info('webhook dispatch', { request_id: c.get('requestId'), ...report });
+    return c.json(single(report), 200);
+  });
+  app.all('*', () => {
+    throw new ApiError('not_found', 'The webhook dispatcher answers POST /functions/v1/webhook-dispatcher only.');
+  });
+  app.onError(renderError);
+  return app;
+}
+
+export const app = createDispatcherApp();
