@@ -162,7 +162,16 @@ const endpointOf = (row: EndpointRow) => ({
 });
 
 function deliveryOf(row: DeliveryRow) {
-  const history = row.history.map((entry) => ({ ...entry, at: new Date(entry.at).toISOString() }));
+  // Stored as jsonb (keys re-ordered); given back in the documented order.
+  const history = row.history.map((entry) => ({
+    attempt: entry.attempt,
+    at: new Date(entry.at).toISOString(),
+    outcome: entry.outcome,
+    http_status: entry.http_status,
+    response_body: entry.response_body,
+    error: entry.error,
+    duration_ms: entry.duration_ms,
+  }));
   const last = history.at(-1);
   return {
     id: row.id,

@@ -128,6 +128,8 @@ export async function dispatchDue(options: DispatchOptions = {}): Promise<Dispat
     await record().catch(() => {});
   }
   report.duration_ms = Date.now() - started;
+  report.claim_ms_total = Math.round(report.claim_ms_total * 100) / 100;
+  report.claim_ms_max = Math.round(report.claim_ms_max * 100) / 100;
   return report;
 }
 

@@ -3,6 +3,7 @@ import { client, createTenant, ownerSql } from '../helpers.ts';
 import { definitionOf, eventsFor } from '../../shared/events/registry.ts';
 import { purgeExpiredEvents } from '../../shared/webhooks/retention.ts';
 import { recordEvent } from '../webhooks/support.ts';
+import { emittedPayloadIssues } from './payloads.ts';
 
 let tenant: Awaited<ReturnType<typeof createTenant>>;
 let sandbox: ReturnType<typeof client>;
@@ -163,6 +164,15 @@ describe('POST /events/simulate', () => {
     expect(event.data).toEqual({ ...definitionOf('request.status_changed', 'carrier')!.sample, simulated: true });
     const after = await ownerSql()<{ n: number }[]>`select count(*)::int as n from app.events where org_id = ${tenant.orgId}`;
     expect(after[0].n).toBe(before[0].n + 1);
+  });
+
+  it('records simulated payloads that match their definitions, and the check catches one that does not', async () => {
+    for (const event of ['lease.sent', 'payment.failed', 'booking.confirmed', 'dates.proposed']) {
+      expect((await sandbox.post('/events/simulate', { event })).status).toBe(202);
+    }
+    expect(await emittedPayloadIssues(tenant.orgId)).toEqual([]);
+    const drifted = await recordEvent(tenant.orgId, 'sandbox', 'lease.sent', { reference: 'REQ-1' });
+    expect((await emittedPayloadIssues(tenant.orgId)).some((issue) => issue.startsWith(`lease.sent ${drifted}: `))).toBe(true);
   });
 
   it("simulates the provider side's events for providers", async () => {
