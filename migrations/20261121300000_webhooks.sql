@@ -213,8 +213,9 @@ revoke all on function app.invoke_webhook_dispatcher() from public;
 do $$
 begin
   begin
-    create extension if not exists pg_cron;
-    create extension if not exists pg_net;
+    -- The schemas Supabase installs them in.
+    create extension if not exists pg_cron with schema pg_catalog;
+    create extension if not exists pg_net with schema extensions;
   exception when others then
     raise notice 'pg_cron/pg_net not available (%); webhook dispatch and event retention are left to the local server', sqlerrm;
     return;

@@ -140,10 +140,24 @@ async function settledOrElapsed(pending: Set<Promise<void>>, ms: number): Promis
   clearTimeout(timer);
 }
 
-/** One attempt: destination check, signature, POST without following redirects, bounded answer. */
+/** Settles like `work`, or rejects with the signal's reason once it aborts. */
+function before<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    work.then(resolve, reject);
+  });
+}
+
+/**
+ * One attempt: destination check, signature, POST without following redirects, bounded answer.
+ * The time-out covers the whole attempt, name resolution included, so an attempt always ends
+ * well within its claim's lease.
+ */
 async function attempt(delivery: ClaimedDelivery, context: AttemptContext): Promise<AttemptResult> {
   const at = new Date().toISOString();
   const started = performance.now();
+  const deadline = AbortSignal.timeout(context.timeoutMs);
   const result = (outcome: Pick<AttemptResult, 'ok'> & Partial<AttemptResult>): AttemptResult => ({
     id: delivery.id,
     lease_token: delivery.lease_token,
@@ -157,7 +171,7 @@ async function attempt(delivery: ClaimedDelivery, context: AttemptContext): Prom
   try {
     const url = new URL(delivery.url);
     if (!context.allowPrivate) {
-      const refused = await refusedDestination(url, context.resolve, context.resolved);
+      const refused = await before(refusedDestination(url, context.resolve, context.resolved), deadline);
       if (refused) return result({ ok: false, error: refused });
     }
     const body = JSON.stringify(envelopeOf(delivery));
@@ -166,7 +180,7 @@ async function attempt(delivery: ClaimedDelivery, context: AttemptContext): Prom
       method: 'POST',
       body,
       redirect: 'manual',
-      signal: AbortSignal.timeout(context.timeoutMs),
+      signal: deadline,
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': userAgent,

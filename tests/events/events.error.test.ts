@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant } from '../helpers.ts';
+import { client, createTenant, ownerSql } from '../helpers.ts';
 import { definitionOf } from '../../shared/events/registry.ts';
 import { recordEvent } from '../webhooks/support.ts';
 
@@ -98,5 +98,13 @@ describe('POST /events/{id}/replay', () => {
   it('answers 404 for an unknown or malformed id', async () => {
     expectError(await live.post(`/events/${unknownId}/replay`), 404, 'not_found');
     expectError(await live.post('/events/xyz/replay'), 404, 'not_found');
+  });
+});
+
+describe('the database', () => {
+  it('refuses a simulated event outside sandbox, whoever records it', async () => {
+    await expect(ownerSql()`select app.record_event('lease.sent', '{}'::jsonb, ${tenant.orgId}, 'live', true)`).rejects.toThrow(
+      /events_simulated_in_sandbox/,
+    );
   });
 });

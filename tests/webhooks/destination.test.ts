@@ -81,3 +81,24 @@ describe('at delivery time', () => {
     expect(delivery.error).toBe('could not resolve gone.customer.example: getaddrinfo ENOTFOUND gone.customer.example');
   });
 });
+
+describe('a resolver that does not answer', () => {
+  it('fails the attempt within WEBHOOK_TIMEOUT_MS', async () => {
+    const tenant = await createTenant('carrier');
+    const api = client(tenant.sandbox);
+    process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'false';
+    process.env.WEBHOOK_TIMEOUT_MS = '200';
+    try {
+      expect((await api.post('/webhooks', { url: 'https://slow-dns.customer.example/x', events: ['lease.sent'] })).status).toBe(201);
+      const eventId = await recordEvent(tenant.orgId, 'sandbox', 'lease.sent', definitionOf('lease.sent', 'carrier')!.sample);
+      const started = Date.now();
+      await dispatchFor([tenant.orgId], { resolve: () => new Promise(() => {}) });
+      expect(Date.now() - started).toBeLessThan(2000);
+      const [delivery] = (await api.get(`/webhooks/deliveries?event_id=${eventId}`)).body.data;
+      expect(delivery).toMatchObject({ status: 'pending', attempts: 1, error: 'no answer within 200 ms' });
+    } finally {
+      delete process.env.WEBHOOK_TIMEOUT_MS;
+      process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'true';
+    }
+  });
+});
