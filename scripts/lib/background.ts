@@ -9,26 +9,26 @@ export type StopJob = () => Promise<void>;
 
 /**
  * Runs `work` now and then `intervalMs` after each run ends, so runs never overlap.
- * Stopping waits for the run in progress.
+ * Stopping aborts the signal given to the run in progress, and waits for it to wind down.
  */
-function every(name: string, intervalMs: number, work: () => Promise<Record<string, unknown> | void>): () => StopJob {
+function every(name: string, intervalMs: number, work: (stop: AbortSignal) => Promise<Record<string, unknown> | void>): () => StopJob {
   return () => {
-    let stopped = false;
+    const stopping = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     let running: Promise<void> = Promise.resolve();
     const run = () => {
-      running = work()
+      running = work(stopping.signal)
         .then((outcome) => {
           if (outcome) log.info(name, outcome);
         })
         .catch((error) => log.error(`${name} failed`, errorFields(error)))
         .finally(() => {
-          if (!stopped) timer = setTimeout(run, intervalMs);
+          if (!stopping.signal.aborted) timer = setTimeout(run, intervalMs);
         });
     };
     run();
     return async () => {
-      stopped = true;
+      stopping.abort();
       clearTimeout(timer);
       await running;
     };
@@ -38,9 +38,9 @@ function every(name: string, intervalMs: number, work: () => Promise<Record<stri
 const hour = 60 * 60 * 1000;
 
 const jobs: Array<() => StopJob> = [
-  // Each run drains what is due; a run is cut after a minute so that shutdown stays prompt.
-  every('webhook dispatch', config.webhookDispatchIntervalMs(), async () => {
-    const report = await dispatchDue({ budgetMs: 60_000 });
+  // Each run drains what is due; on shutdown it stops claiming and lets what is in flight finish.
+  every('webhook dispatch', config.webhookDispatchIntervalMs(), async (stop) => {
+    const report = await dispatchDue({ signal: stop });
     return report.claimed > 0 ? { ...report } : undefined;
   }),
   every('event retention', hour, async () => ({ deleted: await purgeExpiredEvents() })),

@@ -20,6 +20,8 @@ export interface DispatchOptions {
   concurrency?: number;
   /** Stop claiming after this long (deliveries in flight still finish). Default: until nothing is due. */
   budgetMs?: number;
+  /** Stop claiming once this aborts (shutdown); deliveries in flight still finish and are recorded. */
+  signal?: AbortSignal;
   /** Only deliveries of these organisations (draining one tenant; isolated test runs). */
   organisations?: string[];
   resolve?: HostResolver;
@@ -67,6 +69,7 @@ export async function dispatchDue(options: DispatchOptions = {}): Promise<Dispat
   };
   const started = Date.now();
   const deadline = options.budgetMs === undefined ? Infinity : started + options.budgetMs;
+  const mayClaim = () => Date.now() < deadline && !options.signal?.aborted;
   const report: DispatchReport = { claimed: 0, succeeded: 0, failed: 0, claims: 0, claim_ms_total: 0, claim_ms_max: 0, duration_ms: 0 };
 
   const inFlight = new Set<Promise<void>>();
@@ -112,11 +115,11 @@ export async function dispatchDue(options: DispatchOptions = {}): Promise<Dispat
   try {
     for (;;) {
       const room = concurrency - inFlight.size;
-      if (!drained && Date.now() < deadline && room >= claimAtLeast) await claim(room);
+      if (!drained && mayClaim() && room >= claimAtLeast) await claim(room);
       if (inFlight.size === 0) {
         await record();
-        if (drained && recordedSinceClaim && Date.now() < deadline) drained = false;
-        else if (drained || Date.now() >= deadline) break;
+        if (drained && recordedSinceClaim && mayClaim()) drained = false;
+        else if (drained || !mayClaim()) break;
         continue;
       }
       await settledOrElapsed(inFlight, recordEveryMs);

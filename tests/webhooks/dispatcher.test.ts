@@ -112,3 +112,20 @@ describe('the delivery queue', () => {
     expect(state).toMatchObject({ status: 'succeeded', attempts: 2, outcomes: ['interrupted', 'succeeded'] });
   });
 });
+
+describe('stopping', () => {
+  it('stops claiming once its signal aborts and records what was in flight', async () => {
+    receiver.answer(path, { delayMs: 100 });
+    await recordMany(60);
+    const stop = new AbortController();
+    const run = dispatchFor([orgId], { concurrency: 20, signal: stop.signal });
+    await until(() => receiver.at(path).length > 0, 5_000);
+    stop.abort();
+    const report = await run;
+    expect(report.claimed).toBeLessThan(60);
+    expect(report.succeeded).toBe(report.claimed);
+    const states = await deliveryStates();
+    expect(states.filter((d) => d.status === 'succeeded')).toHaveLength(report.claimed);
+    expect(states.filter((d) => d.status === 'pending' && d.attempts === 0)).toHaveLength(60 - report.claimed);
+  });
+});
