@@ -71,7 +71,7 @@ export function payloadIssues(event: string, audience: Side, payload: unknown): 
 
 /** The `ping` sent by POST /webhooks/{id}/test; not an event of the log, not subscribable. */
 export const pingEvent = 'ping';
-export const pingPayload = z.object({ message: z.string(), test: z.literal(true) });
+const pingPayload = z.object({ message: z.string(), test: z.literal(true) });
 
 /** The OpenAPI `webhooks` section: one entry per event and audience, with the envelope and payload, and the ping. */
 export function openApiWebhooks() {

@@ -39,7 +39,7 @@ export interface DispatchReport {
 }
 
 /** How much of a receiver's answer is kept with the attempt. */
-export const responseExcerptBytes = 1024;
+const responseExcerptBytes = 1024;
 /** A claim's lease: the time-out plus room for resolving, signing and recording. */
 const leaseMarginMs = 30_000;
 /** Finished attempts wait at most this long to be recorded together. */

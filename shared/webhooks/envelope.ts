@@ -16,7 +16,7 @@ export interface DeliverySource {
   simulated: boolean | null;
 }
 
-export const pingMessage = 'Test delivery from the Housing Placement Service. Answer with any 2xx status to acknowledge it.';
+const pingMessage = 'Test delivery from the Housing Placement Service. Answer with any 2xx status to acknowledge it.';
 
 export function envelopeOf(delivery: DeliverySource): Record<string, unknown> {
   if (delivery.event === pingEvent) {

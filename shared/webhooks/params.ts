@@ -12,7 +12,7 @@ export const IdParams = z.object({
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const isUuid = (value: string) => uuidPattern.test(value);
+const isUuid = (value: string) => uuidPattern.test(value);
 
 /** A path id that cannot name anything is simply not found, like another tenant's. */
 export function existingId(id: string, what: string): string {
