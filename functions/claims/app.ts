@@ -1,6 +1,16 @@
 import { createFunctionApp } from '../../shared/http/app.ts';
 import { createRoutes } from '../../shared/http/routes.ts';
+import { documentRoutes } from './routes/documents.ts';
+import { requestRoutes } from './routes/requests.ts';
+import { sourcingRoutes } from './routes/sourcing.ts';
+import { timelineRoutes } from './routes/timeline.ts';
 
-export const routes = createRoutes();
+// The carrier side's housing requests. Each module declares its routes; /batch is mounted with the
+// requests before any /{reference} path can claim it.
+export const routes = createRoutes()
+  .route('/', requestRoutes)
+  .route('/', sourcingRoutes)
+  .route('/', documentRoutes)
+  .route('/', timelineRoutes);
 
 export const app = createFunctionApp('claims', routes);

@@ -2,6 +2,7 @@ import type postgres from 'postgres';
 import { generateApiKey, keyPrefix, sha256Hex } from '../../shared/keys.ts';
 import { defaultScopes, validScopesFor } from '../../shared/http/scopes.ts';
 import type { Environment, Side } from '../../shared/db/tenant.ts';
+import { coordinatorCommands } from './coordinators.ts';
 
 // Operator console commands (CONTRACT §2). Each takes parsed `--name value` options and returns
 // the one JSON object the command prints. Staff code: it runs as the database owner, not the API role.
@@ -105,6 +106,7 @@ export const commands: Record<string, Command> = {
       return { data: row };
     },
   },
+  ...coordinatorCommands,
 };
 
 /** Splits argv into the command words and `--name value` options. */

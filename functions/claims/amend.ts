@@ -1,0 +1,80 @@
+import type { Tx } from '../../shared/db/client.ts';
+import { withTenant } from '../../shared/db/tenant.ts';
+import type { Caller } from '../../shared/http/context.ts';
+import { ApiError } from '../../shared/http/errors.ts';
+import { initialStatus } from '../../shared/claims/status.ts';
+import { claimColumns, findClaim, type ClaimRow } from './repository.ts';
+import type { AmendClaimInput } from './schemas.ts';
+import { homesFound } from './sourcing.ts';
+
+// Amending a housing request: the pet rules against the stored request, the change itself, and the
+// note about placements already in flight (which an amendment never touches).
+
+const petDetails = ['number_of_pets', 'pet_details', 'pet_breeds'] as const;
+
+/** The pet rules of the specification, given the request as stored. Returns the pet columns to write. */
+function petChanges(body: AmendClaimInput, claim: ClaimRow): Record<string, unknown> {
+  const sent = petDetails.filter((f) => body[f] !== undefined);
+  if (body.has_pets === true) {
+    const missing = petDetails.find((f) => body[f] === undefined);
+    if (missing) throw new ApiError('invalid_field', `${missing}: is required with has_pets: true (send number_of_pets, pet_details and pet_breeds in the same change).`, missing);
+    return { has_pets: true, ...Object.fromEntries(sent.map((f) => [f, body[f]])) };
+  }
+  if (body.has_pets === false) {
+    if (sent.length) throw new ApiError('invalid_field', `${sent[0]}: cannot be sent with has_pets: false, which clears the pet detail.`, sent[0]);
+    return { has_pets: false, number_of_pets: null, pet_details: null, pet_breeds: null };
+  }
+  if (sent.length && !claim.has_pets) {
+    throw new ApiError('invalid_field', 'has_pets: send has_pets: true with number_of_pets, pet_details and pet_breeds; this request has no pets.', 'has_pets');
+  }
+  return Object.fromEntries(sent.map((f) => [f, body[f]]));
+}
+
+/** The columns an amendment writes: money to cents, pets by their rules, the rest as sent. */
+function changesOf(body: AmendClaimInput, claim: ClaimRow): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(body)) {
+    if (value === undefined || field === 'has_pets' || (petDetails as readonly string[]).includes(field)) continue;
+    if (field === 'max_budget' || field === 'ale_limit') changes[`${field}_cents`] = value === null ? null : Math.round((value as number) * 100);
+    else changes[field] = value;
+  }
+  return { ...changes, ...petChanges(body, claim) };
+}
+
+export interface PlacementInProgress {
+  note: string;
+  homes: { property_id: string; status: string; move_in_date: string | null }[];
+}
+
+/** Homes on the request with dates or a lease under way, not cancelled: the placements in flight. */
+async function placementInProgress(tx: Tx, claim: ClaimRow): Promise<PlacementInProgress | undefined> {
+  const homes = await tx<PlacementInProgress['homes']>`
+    select property_id, coalesce(lease_status, option_status, 'dates_set') as status, move_in_date
+      from app.claim_homes
+     where claim_id = ${claim.id} and cancelled_at is null and (lease_status is not null or move_in_date is not null)
+     order by added_at, id`;
+  if (homes.length === 0) return undefined;
+  return {
+    note:
+      'A placement is in flight. These homes keep their lease and calendar holds: changed needs apply to matching only. ' +
+      `To replace one, cancel it (POST /claims/${claim.claim_ref}/cancel-booking) and place again.`,
+    homes,
+  };
+}
+
+export async function amendClaim(caller: Caller, reference: string, body: AmendClaimInput) {
+  return withTenant(caller, async (tx) => {
+    const claim = await findClaim(tx, reference, { lock: true });
+    const [amended] = await tx<ClaimRow[]>`
+      update app.claims c set ${tx(changesOf(body, claim) as Record<string, never>)} where c.id = ${claim.id}
+      returning ${claimColumns(tx)}`;
+    let row = amended;
+    // Needs apply to matching at once: a fresh request that now has homes moves on.
+    if (row.status_primary === initialStatus) {
+      const [{ found }] = await tx<{ found: boolean }[]>`
+        select exists (select 1 from app.match_candidates(${claim.id}, 1)) as found`;
+      if (found && (await homesFound(tx, [claim.id])).length) row = await findClaim(tx, claim.id);
+    }
+    return { row, placementInProgress: await placementInProgress(tx, row) };
+  });
+}

@@ -1,0 +1,193 @@
+import type postgres from 'postgres';
+import type { Tx } from '../../shared/db/client.ts';
+import { withTenant } from '../../shared/db/tenant.ts';
+import type { Caller } from '../../shared/http/context.ts';
+import { ApiError } from '../../shared/http/errors.ts';
+import { announceStatus } from '../../shared/claims/lifecycle.ts';
+import { initialStatus } from '../../shared/claims/status.ts';
+import { limits, newClaimRef } from '../../shared/claims/values.ts';
+import { claimColumns, type ClaimRow } from './repository.ts';
+import type { CreateClaimInput } from './schemas.ts';
+import { recordSourcingRounds, sendCrawls } from './sourcing.ts';
+
+// Creating housing requests, one or a batch, the same way: set-based inserts, external_id
+// idempotency arbitrated by the database's unique index (race-safe), creation announced through the
+// outbox, and sourcing started at once.
+
+export type CreateOutcome = { ok: true; row: ClaimRow; idempotent: boolean } | { ok: false; error: ApiError };
+
+const toCents = (amount: number | undefined) => (amount === undefined ? null : Math.round(amount * 100));
+
+/** The stored row of a creation body (every column named: absent optional fields take their default). */
+function rowOf(caller: Caller, input: CreateClaimInput, origin: { lat: number; lng: number }) {
+  const country = input.loss_country ?? 'US';
+  return {
+    org_id: caller.orgId,
+    environment: caller.environment,
+    claim_ref: newClaimRef(),
+    external_id: input.external_id ?? null,
+    external_reference: input.external_reference ?? null,
+    loss_address: input.loss_address,
+    loss_city: input.loss_city,
+    loss_state: country === 'US' ? input.loss_state.toUpperCase() : input.loss_state,
+    loss_zip: input.loss_zip,
+    loss_country: country,
+    loss_lat: input.loss_lat ?? null,
+    loss_lng: input.loss_lng ?? null,
+    origin_lat: origin.lat,
+    origin_lng: origin.lng,
+    policyholder_name: input.policyholder_name ?? null,
+    target_move_in: input.target_move_in,
+    est_length_months: input.est_length_months,
+    max_budget_cents: toCents(input.max_budget),
+    ale_limit_cents: toCents(input.ale_limit),
+    rent_payer: input.rent_payer,
+    deposit_payer: input.deposit_payer,
+    fees_payer: input.fees_payer ?? null,
+    search_radius_miles: input.search_radius_miles ?? limits.searchRadiusMiles.default,
+    priority: input.priority ?? 'standard',
+    household_email: input.household_email ?? null,
+    household_phone: input.household_phone ?? null,
+    adjuster_name: input.adjuster_name ?? null,
+    adjuster_email: input.adjuster_email ?? null,
+    adjuster_phone: input.adjuster_phone ?? null,
+    bedrooms: input.bedrooms,
+    bathrooms: input.bathrooms,
+    sqft: input.sqft,
+    adults: input.adults,
+    children: input.children ?? 0,
+    property_type: input.property_type,
+    furnishing: input.furnishing,
+    accessibility_needs: input.accessibility_needs ?? [],
+    amenities: input.amenities ?? [],
+    laundry_preference: input.laundry_preference ?? null,
+    parking_preference: input.parking_preference ?? null,
+    has_pets: input.has_pets ?? false,
+    number_of_pets: input.number_of_pets ?? null,
+    pet_details: input.pet_details ?? null,
+    pet_breeds: input.pet_breeds ?? null,
+  };
+}
+
+type NewRow = ReturnType<typeof rowOf>;
+
+const isError = (error: unknown, code: string, constraint?: string) => {
+  const e = error as postgres.PostgresError;
+  return typeof e?.code === 'string' && e.code.startsWith(code) && (constraint === undefined || e.constraint_name === constraint);
+};
+const refTaken = (error: unknown) => isError(error, '23505', 'claims_claim_ref_key');
+
+/**
+ * Inserts the rows; an external_id already used in this organisation and environment inserts nothing
+ * (ON CONFLICT). A claim_ref drawn twice is drawn again. Returns the inserted rows.
+ */
+async function insertRows(tx: Tx, rows: NewRow[]): Promise<ClaimRow[]> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await tx.savepoint((sp) => sp<ClaimRow[]>`
+        insert into app.claims ${sp(rows)}
+        on conflict (org_id, environment, external_id) do nothing
+        returning *, app.coordinator_of(claims) as coordinator`);
+    } catch (error) {
+      if (!refTaken(error) || attempt === 4) throw error;
+      for (const row of rows) row.claim_ref = newClaimRef();
+    }
+  }
+}
+
+const couldNotCreate = () =>
+  new ApiError('could_not_create', 'The request could not be written. Nothing was created; check the values and retry, or contact support with the X-Request-Id.');
+
+/**
+ * Inserts set-based; when the database refuses the set (an integrity rule), each row is tried alone,
+ * so one refused item never fails the others. Returns the inserted row or the error, per row.
+ */
+async function insertIsolated(tx: Tx, rows: NewRow[]): Promise<Map<NewRow, ClaimRow | ApiError>> {
+  const byRef = (inserted: ClaimRow[]) => new Map(inserted.map((r) => [r.claim_ref, r]));
+  const outcome = new Map<NewRow, ClaimRow | ApiError>();
+  try {
+    const inserted = byRef(await insertRows(tx, rows));
+    for (const row of rows) if (inserted.has(row.claim_ref)) outcome.set(row, inserted.get(row.claim_ref)!);
+  } catch (error) {
+    if (!isError(error, '23')) throw error;
+    for (const row of rows) {
+      try {
+        const [inserted] = await insertRows(tx, [row]);
+        if (inserted) outcome.set(row, inserted);
+      } catch (itemError) {
+        if (!isError(itemError, '23')) throw itemError;
+        outcome.set(row, couldNotCreate());
+      }
+    }
+  }
+  return outcome;
+}
+
+/**
+ * Where matching measures from for each valid input: its coordinates, else its ZIP's centroid (one
+ * query for all). An input in the US whose ZIP is unknown and that sends no coordinates is refused.
+ */
+async function origins(tx: Tx, inputs: (CreateClaimInput | ApiError)[]) {
+  const zips = inputs.flatMap((input) => (input instanceof ApiError || input.loss_lat !== undefined ? [] : [input.loss_zip.slice(0, 5)]));
+  const centroids = new Map<string, { lat: number; lng: number }>();
+  if (zips.length) {
+    const rows = await tx<{ zip: string; latitude: number; longitude: number }[]>`
+      select zip, latitude, longitude from app.zip_centroids where zip = any(${zips}::text[])`;
+    for (const row of rows) centroids.set(row.zip, { lat: row.latitude, lng: row.longitude });
+  }
+  return inputs.map((input) => {
+    if (input instanceof ApiError) return input;
+    if (input.loss_lat !== undefined && input.loss_lng !== undefined) return { lat: input.loss_lat, lng: input.loss_lng };
+    return (
+      centroids.get(input.loss_zip.slice(0, 5)) ??
+      new ApiError('invalid_field', 'loss_zip: is not a known US ZIP code; check it, or send loss_lat and loss_lng.', 'loss_zip')
+    );
+  });
+}
+
+/**
+ * Creates a request per valid input (an ApiError input is a validation failure passed through, so
+ * batch results keep their positions). A repeated external_id gives the existing request with
+ * idempotent: true. New requests are announced (request.status_changed from null) and sourcing
+ * starts: a round each, whose crawl requests go out after commit.
+ */
+export async function createClaims(caller: Caller, inputs: (CreateClaimInput | ApiError)[]): Promise<CreateOutcome[]> {
+  const { outcomes, rounds } = await withTenant(caller, async (tx) => {
+    const located = await origins(tx, inputs);
+    const rows = inputs.map((input, i) => {
+      const origin = located[i];
+      return input instanceof ApiError || origin instanceof ApiError ? undefined : rowOf(caller, input, origin);
+    });
+    const fresh = rows.filter((r): r is NewRow => r !== undefined);
+    const inserted = fresh.length ? await insertIsolated(tx, fresh) : new Map<NewRow, ClaimRow | ApiError>();
+
+    const created = [...inserted.values()].filter((r): r is ClaimRow => !(r instanceof ApiError));
+    for (const row of created) {
+      await announceStatus(tx, { request_id: row.id, reference: row.claim_ref, external_id: row.external_id, status: initialStatus, previous_status: null });
+    }
+    const rounds = await recordSourcingRounds(tx, created, 'opened');
+
+    // Read back after sourcing, which may have moved the status already. A row not inserted met an
+    // external_id that exists (possibly made by an earlier item of the same batch).
+    const repeated = fresh.filter((r) => !inserted.has(r)).map((r) => r.external_id!);
+    const current = await tx<ClaimRow[]>`
+      select ${claimColumns(tx)} from app.claims c
+       where c.id = any(${created.map((r) => r.id)}::uuid[]) or c.external_id = any(${repeated}::text[])`;
+    const byId = new Map(current.map((r) => [r.id, r]));
+    const byExternalId = new Map(current.map((r) => [r.external_id, r]));
+
+    const outcomes = inputs.map((input, i): CreateOutcome => {
+      if (input instanceof ApiError) return { ok: false, error: input };
+      const origin = located[i];
+      if (origin instanceof ApiError) return { ok: false, error: origin };
+      const result = inserted.get(rows[i]!);
+      if (result instanceof ApiError) return { ok: false, error: result };
+      if (result) return { ok: true, row: byId.get(result.id)!, idempotent: false };
+      const earlier = byExternalId.get(input.external_id!);
+      return earlier ? { ok: true, row: earlier, idempotent: true } : { ok: false, error: couldNotCreate() };
+    });
+    return { outcomes, rounds };
+  });
+  await sendCrawls(caller, rounds);
+  return outcomes;
+}

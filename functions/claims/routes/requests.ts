@@ -1,0 +1,152 @@
+import { z } from '@hono/zod-openapi';
+import { createRoutes, dataOf, defineRoute, ErrorSchema, jsonBody, jsonResponse, pageOf, validationError } from '../../../shared/http/routes.ts';
+import { decodeCursor, page, single } from '../../../shared/http/envelope.ts';
+import { ApiError } from '../../../shared/http/errors.ts';
+import { withTenant } from '../../../shared/db/tenant.ts';
+import { claimColumns, findClaim, toClaim, toCreated, toListItem, type ClaimRow } from '../repository.ts';
+import { amendClaim } from '../amend.ts';
+import { createClaims } from '../create.ts';
+import {
+  AmendClaim, BatchBody, BatchResult, Claim, ClaimCreated, ClaimListItem, CreateClaim, ListQuery, PlacementInProgress, ReferenceParam,
+} from '../schemas.ts';
+
+// Housing requests: create (one or a batch), list, read, amend.
+
+const tags = ['Housing requests'];
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const requestRoutes = createRoutes()
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/',
+      tags,
+      summary: 'Open a housing request',
+      description:
+        'Creates the request at housing_needs_collected and starts sourcing at once: matching against verified homes ' +
+        '(a request with matches moves to housing_options_found before this call returns) and a crawl in the loss postcode. ' +
+        'A repeated external_id answers 200 with the existing request and idempotent: true; nothing is created or changed.',
+      scope: 'claims:write',
+      request: { body: jsonBody(CreateClaim) },
+      responses: {
+        201: jsonResponse(dataOf(ClaimCreated), 'The request was created.'),
+        200: jsonResponse(dataOf(ClaimCreated), 'The external_id had already created this request (idempotent: true).'),
+      },
+      errors: {
+        400: 'invalid_json: the body is not JSON; could_not_create: the request could not be written.',
+        422: 'invalid_field: a field is missing or wrong (field names it), including a US ZIP code the service does not know without loss_lat/loss_lng.',
+      },
+    }),
+    async (c) => {
+      const [outcome] = await createClaims(c.get('caller'), [c.req.valid('json')]);
+      if (!outcome.ok) throw outcome.error;
+      return c.json(single(toCreated(outcome.row, outcome.idempotent)), outcome.idempotent ? 200 : 201);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/batch',
+      tags,
+      summary: 'Open up to 50 housing requests in one call',
+      description:
+        'Each item is validated and created on its own, exactly as POST /claims would (external_id idempotency per item): ' +
+        'one bad item never affects the others. Status 201 when every item succeeded, 207 when some failed, 422 when all failed; ' +
+        'the body is the batch result in each case. An item whose external_id already created a request is ok, with idempotent: true.',
+      scope: 'claims:write',
+      request: { body: jsonBody(BatchBody) },
+      responses: {
+        201: jsonResponse(BatchResult, 'Every item succeeded.'),
+        207: jsonResponse(BatchResult, 'Some items succeeded, some failed.'),
+        422: jsonResponse(z.union([BatchResult, ErrorSchema]), 'Every item failed (the batch result), or the body itself is invalid (invalid_field on requests).'),
+      },
+    }),
+    async (c) => {
+      const { requests } = c.req.valid('json');
+      const inputs = requests.map((item) => {
+        const parsed = CreateClaim.safeParse(item);
+        return parsed.success ? parsed.data : validationError(parsed.error);
+      });
+      const outcomes = await createClaims(c.get('caller'), inputs);
+      const results = outcomes.map((outcome, index) => ({
+        index,
+        external_id: typeof requests[index].external_id === 'string' ? (requests[index].external_id as string) : null,
+        ok: outcome.ok,
+        ...(outcome.ok ? { data: toCreated(outcome.row, outcome.idempotent) } : { error: outcome.error.toBody().error }),
+      }));
+      const created = outcomes.filter((o) => o.ok).length;
+      const failed = outcomes.length - created;
+      const body = { created, failed, results };
+      if (failed === 0) return c.json(body, 201);
+      return created === 0 ? c.json(body, 422) : c.json(body, 207);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/',
+      tags,
+      summary: "List the organisation's housing requests, newest first",
+      scope: 'claims:read',
+      request: { query: ListQuery },
+      responses: { 200: jsonResponse(pageOf(ClaimListItem), 'A page of requests; next_cursor is null on the last page.') },
+    }),
+    async (c) => {
+      const { limit, status, updated_since: updatedSince, cursor } = c.req.valid('query');
+      const after = cursor === undefined ? undefined : decodeCursor(cursor, 1)[0];
+      if (after !== undefined && (typeof after !== 'string' || !uuidPattern.test(after))) {
+        throw new ApiError('invalid_field', 'cursor is not a cursor returned by this endpoint.', 'cursor');
+      }
+      const statusList = status?.split(',').map((s) => s.trim());
+      const rows = await withTenant(c.get('caller'), (tx) => tx<ClaimRow[]>`
+        select ${claimColumns(tx)} from app.claims c
+         where true
+           ${statusList ? tx`and c.status_primary = any(${statusList}::text[])` : tx``}
+           ${updatedSince ? tx`and c.updated_at > ${updatedSince}::timestamptz` : tx``}
+           ${after ? tx`and (c.created_at, c.id) < (select created_at, id from app.claims where id = ${after}::uuid)` : tx``}
+         order by c.created_at desc, c.id desc
+         limit ${limit + 1}`);
+      const { items, nextCursor } = page(rows, limit, (row) => [row.id]);
+      return c.json({ data: items.map(toListItem), count: items.length, next_cursor: nextCursor }, 200);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/{reference}',
+      tags,
+      summary: 'Read a housing request in full',
+      description: '{reference} is the claim_ref (REQ-XXXXXX) or the id.',
+      scope: 'claims:read',
+      request: { params: ReferenceParam },
+      responses: { 200: jsonResponse(dataOf(Claim), 'The request: address, dates, household, budget and payers.') },
+      errors: { 404: 'not_found: no such request for this organisation in this environment.' },
+    }),
+    async (c) => {
+      const row = await withTenant(c.get('caller'), (tx) => findClaim(tx, c.req.valid('param').reference));
+      return c.json(single(toClaim(row)), 200);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'patch',
+      path: '/{reference}',
+      tags,
+      summary: 'Amend a housing request (commercials and household needs)',
+      description:
+        'Send any changeable field; null clears an optional one. occupants follows adults + children. has_pets: true needs ' +
+        'number_of_pets, pet_details and pet_breeds in the same change; has_pets: false clears them. The loss address, ' +
+        "policyholder_name and external_id are refused. Needs apply to the next matching at once. While a placement is in flight " +
+        'the response also carries placement_in_progress: its homes keep their lease and calendar holds.',
+      scope: 'claims:write',
+      request: { params: ReferenceParam, body: jsonBody(AmendClaim) },
+      responses: {
+        200: jsonResponse(dataOf(Claim).extend({ placement_in_progress: PlacementInProgress.optional() }), 'The amended request.'),
+      },
+      errors: { 404: 'not_found: no such request for this organisation in this environment.' },
+    }),
+    async (c) => {
+      const { row, placementInProgress } = await amendClaim(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'));
+      return c.json({ data: toClaim(row), ...(placementInProgress ? { placement_in_progress: placementInProgress } : {}) }, 200);
+    },
+  );

@@ -1,0 +1,84 @@
+import { z } from '@hono/zod-openapi';
+import { createRoutes, dataOf, defineRoute, jsonResponse } from '../../../shared/http/routes.ts';
+import { list, single } from '../../../shared/http/envelope.ts';
+import { ApiError } from '../../../shared/http/errors.ts';
+import { withTenant } from '../../../shared/db/tenant.ts';
+import { findClaim } from '../repository.ts';
+import { findMatches, homesFound, recordSourcingRounds, sendCrawls } from '../sourcing.ts';
+import { Match, MatchQuery, ReferenceParam, SourcingRound } from '../schemas.ts';
+
+// Matching read and sourcing rounds.
+
+const tags = ['Housing requests'];
+const notFound = { 404: 'not_found: no such request for this organisation in this environment.' };
+
+export const sourcingRoutes = createRoutes()
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/{reference}/matches',
+      tags,
+      summary: 'Homes matching the request now, best first',
+      description:
+        "Verified, listed homes not marked unavailable, within the request's search radius of the loss (its loss_lat/loss_lng, " +
+        "else its ZIP's centroid), available and free on the target move-in, whose provider can take charges; live requests see " +
+        'real homes only, sandbox requests real and test homes. The nearest 200 such homes are ranked by score (see score_parts). ' +
+        'Reflects the current household needs and radius. When a request at housing_needs_collected first has matches it moves to housing_options_found. ' +
+        'Homes listed here can be put on the request with POST /claims/{reference}/options.',
+      scope: 'options:read',
+      request: { params: ReferenceParam, query: MatchQuery },
+      responses: { 200: jsonResponse(z.object({ data: z.array(Match), count: z.number().int() }), 'Matches, best first.') },
+      errors: notFound,
+    }),
+    async (c) => {
+      const matches = await withTenant(c.get('caller'), async (tx) => {
+        const claim = await findClaim(tx, c.req.valid('param').reference);
+        const found = await findMatches(tx, claim, c.req.valid('query').limit);
+        if (found.length) await homesFound(tx, [claim.id]);
+        return found;
+      });
+      return c.json(list(matches), 200);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/{reference}/source-more',
+      tags,
+      summary: 'Ask for more homes: a new sourcing round',
+      description:
+        "Records a sourcing round: matching runs again and a crawl for homes in the loss postcode is requested from the service's " +
+        'crawler (sandbox: recorded, nobody contacted). Needs a coordinator assigned to the request (sandbox requests always have one). ' +
+        'Each call records a new round: send an Idempotency-Key to make retries safe. No body.',
+      scope: 'claims:write',
+      request: { params: ReferenceParam },
+      responses: { 202: jsonResponse(dataOf(SourcingRound), 'The round is recorded and the crawl requested.') },
+      errors: { ...notFound, 409: 'no_coordinator: nobody at the service is assigned to source for this request yet.' },
+    }),
+    async (c) => {
+      const caller = c.get('caller');
+      const { claim, rounds } = await withTenant(caller, async (tx) => {
+        const claim = await findClaim(tx, c.req.valid('param').reference, { lock: true });
+        if (!claim.coordinator) {
+          throw new ApiError(
+            'no_coordinator',
+            'Nobody at the service is assigned to source for this request yet. Ask your account manager to assign a coordinator, then retry.',
+          );
+        }
+        return { claim, rounds: await recordSourcingRounds(tx, [claim], 'source_more') };
+      });
+      const [round] = await sendCrawls(caller, rounds);
+      return c.json(
+        single({
+          id: round.id,
+          request_id: claim.id,
+          reference: claim.claim_ref,
+          coordinator: round.coordinator_email ?? claim.coordinator!,
+          matches_found: round.matches_found,
+          crawl: { postcode: round.crawl_postcode, status: round.crawl_status as 'sent' | 'recorded' | 'not_configured' | 'failed' },
+          created_at: round.created_at.toISOString(),
+        }),
+        202,
+      );
+    },
+  );

@@ -1,0 +1,139 @@
+import type { Tx } from '../../shared/db/client.ts';
+import { withTenant, type Tenant } from '../../shared/db/tenant.ts';
+import { moveStatus } from '../../shared/claims/lifecycle.ts';
+import { crawlerFor, type CrawlRequest, type CrawlStatus } from '../../shared/claims/crawl.ts';
+import { rank, type Candidate, type Needs } from '../../shared/claims/scoring.ts';
+import type { ClaimRow } from './repository.ts';
+
+// Sourcing: matching homes to a request (app.match_candidates finds the eligible homes nearest
+// first; shared/claims/scoring.ts ranks them) and sourcing rounds (matching again plus a crawl
+// request in the loss postcode).
+
+/** How many eligible homes, nearest first, matching ranks and counts. */
+export const candidatePool = 200;
+
+interface CandidateRow {
+  property_id: string;
+  name: string | null;
+  city: string;
+  state: string;
+  zip_code: string;
+  currency: string;
+  monthly_rate_cents: number;
+  bedrooms: number;
+  bathrooms: string;
+  sqft: number | null;
+  furnished_status: string | null;
+  amenities: string[] | null;
+  pet_policy: string | null;
+  distance_miles: number;
+}
+
+export function needsOf(claim: ClaimRow): Needs {
+  return {
+    bedrooms: claim.bedrooms,
+    bathrooms: Number(claim.bathrooms),
+    sqft: claim.sqft,
+    furnishing: claim.furnishing,
+    hasPets: claim.has_pets,
+    accessibilityNeeds: claim.accessibility_needs,
+    amenities: claim.amenities,
+    maxBudgetCents: claim.max_budget_cents,
+    searchRadiusMiles: claim.search_radius_miles,
+  };
+}
+
+/** The request's matches now, best first: its current needs and radius, read in this transaction. */
+export async function findMatches(tx: Tx, claim: ClaimRow, limit: number) {
+  const rows = await tx<CandidateRow[]>`select * from app.match_candidates(${claim.id}, ${candidatePool})`;
+  const candidates = rows.map((row) => ({
+    ...row,
+    id: row.property_id,
+    distanceMiles: row.distance_miles,
+    bathrooms: Number(row.bathrooms),
+    furnishedStatus: row.furnished_status,
+    petPolicy: row.pet_policy,
+    monthlyRateCents: row.monthly_rate_cents,
+  })) satisfies (Candidate & { id: string })[];
+  return rank(needsOf(claim), candidates).slice(0, limit).map(({ home, score, parts }) => ({
+    property_id: home.property_id,
+    name: home.name,
+    city: home.city,
+    state: home.state,
+    zip_code: home.zip_code,
+    monthly_rate: home.monthly_rate_cents / 100,
+    currency: home.currency,
+    distance_miles: Math.round(home.distance_miles * 10) / 10,
+    score,
+    score_parts: parts,
+  }));
+}
+
+/** Matching found homes: requests still at housing_needs_collected move to housing_options_found. */
+export const homesFound = (tx: Tx, requestIds: string[]) =>
+  moveStatus(tx, requestIds, 'housing_options_found', ['housing_needs_collected']);
+
+export function crawlRequestOf(claim: ClaimRow): CrawlRequest {
+  return {
+    request_id: claim.id,
+    reference: claim.claim_ref,
+    postcode: claim.loss_zip,
+    city: claim.loss_city,
+    state: claim.loss_state,
+    country: claim.loss_country,
+    latitude: claim.origin_lat,
+    longitude: claim.origin_lng,
+    radius_miles: claim.search_radius_miles,
+    bedrooms: claim.bedrooms,
+    target_move_in: claim.target_move_in,
+  };
+}
+
+export interface RoundRow {
+  id: string;
+  claim_id: string;
+  coordinator_email: string | null;
+  matches_found: number;
+  crawl_postcode: string;
+  crawl_request: CrawlRequest;
+  crawl_status: CrawlStatus | 'pending';
+  created_at: Date;
+}
+
+/**
+ * Records one sourcing round per request, in one statement: matching runs again (requests with homes
+ * move on) and the crawl request is kept with the round, to be sent by sendCrawls after commit.
+ */
+export async function recordSourcingRounds(tx: Tx, claims: ClaimRow[], trigger: 'opened' | 'source_more'): Promise<RoundRow[]> {
+  if (claims.length === 0) return [];
+  const input = claims.map((claim) => ({ claim_id: claim.id, crawl: crawlRequestOf(claim) }));
+  const rounds = await tx<RoundRow[]>`
+    with input as (
+      select (e ->> 'claim_id')::uuid as claim_id, e -> 'crawl' as crawl
+        from jsonb_array_elements(${tx.json(input as never)}) e)
+    insert into app.sourcing_rounds
+      (org_id, environment, claim_id, trigger, coordinator_email, matches_found, crawl_postcode, crawl_request)
+    select c.org_id, c.environment, c.id, ${trigger}, app.coordinator_of(c),
+           (select count(*)::integer from app.match_candidates(c.id, ${candidatePool})), c.loss_zip, i.crawl
+      from input i join app.claims c on c.id = i.claim_id
+    returning id, claim_id, coordinator_email, matches_found, crawl_postcode, crawl_request, crawl_status, created_at`;
+  await homesFound(tx, rounds.filter((r) => r.matches_found > 0).map((r) => r.claim_id));
+  return rounds;
+}
+
+/**
+ * After the rounds are committed: sends each crawl request through the port of the caller's
+ * environment and records the outcomes (one statement). A crawler failure never fails sourcing;
+ * the round keeps `failed` and its detail for the coordinator.
+ */
+export async function sendCrawls(caller: Tenant, rounds: RoundRow[]): Promise<RoundRow[]> {
+  if (rounds.length === 0) return rounds;
+  const crawler = crawlerFor(caller.environment);
+  const outcomes = await Promise.all(rounds.map((round) => crawler.request(round.crawl_request)));
+  await withTenant(caller, (tx) => tx`
+    update app.sourcing_rounds s set crawl_status = u.status, crawl_detail = u.detail
+      from unnest(${rounds.map((r) => r.id)}::uuid[], ${outcomes.map((o) => o.status)}::text[],
+                  ${outcomes.map((o) => o.detail ?? null) as string[]}::text[]) as u(id, status, detail)
+     where s.id = u.id`);
+  return rounds.map((round, i) => ({ ...round, crawl_status: outcomes[i].status }));
+}

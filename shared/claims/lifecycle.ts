@@ -1,0 +1,48 @@
+import type { Tx } from '../db/client.ts';
+import { emit } from '../events/outbox.ts';
+import { statusesBefore, type RequestStatus } from './status.ts';
+
+// The one way a request's status_primary changes. The move is guarded in SQL (the row must be in a
+// status the rule allows, read under a row lock) and each move records request.status_changed in
+// the same transaction.
+
+export interface StatusChange {
+  request_id: string;
+  reference: string;
+  external_id: string | null;
+  status: RequestStatus;
+  previous_status: RequestStatus | null;
+}
+
+/** Announces a status the request entered: its creation (previous null) or a move. */
+export async function announceStatus(tx: Tx, change: StatusChange): Promise<void> {
+  await emit(tx, 'request.status_changed', { ...change });
+}
+
+/**
+ * Moves the given requests (of the transaction's tenant) to `to` where the lifecycle allows it;
+ * `onlyFrom` narrows the statuses moved from (matching moves only fresh requests). Returns the moves
+ * made; a request in any other status is left as it is.
+ */
+export async function moveStatus(
+  tx: Tx,
+  requestIds: readonly string[],
+  to: RequestStatus,
+  onlyFrom?: readonly RequestStatus[],
+): Promise<StatusChange[]> {
+  const allowed = statusesBefore(to).filter((s) => !onlyFrom || onlyFrom.includes(s));
+  if (requestIds.length === 0 || allowed.length === 0) return [];
+  const moved = await tx<{ request_id: string; reference: string; external_id: string | null; previous_status: RequestStatus }[]>`
+    with current as (
+      select id, status_primary from app.claims
+       where id = any(${requestIds as string[]}::uuid[]) and status_primary = any(${allowed}::text[])
+       order by id
+       for update)
+    update app.claims c set status_primary = ${to}
+      from current
+     where c.id = current.id and c.status_primary = current.status_primary
+    returning c.id as request_id, c.claim_ref as reference, c.external_id, current.status_primary as previous_status`;
+  const changes = moved.map((row) => ({ ...row, status: to }));
+  for (const change of changes) await announceStatus(tx, change);
+  return changes;
+}

@@ -1,0 +1,115 @@
+// Shared set-up of the housing-request tests.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { client, createOrg, createTenant, ownerSql } from '../helpers.ts';
+
+/** Documents go to a fresh folder per test file, never into the working tree. */
+export async function useTemporaryDataDir() {
+  process.env.DATA_DIR = await mkdtemp(join(tmpdir(), 'hps-claims-'));
+  delete process.env.DOCUMENT_STORAGE;
+  return process.env.DATA_DIR;
+}
+
+/** The UTC date `days` from today, YYYY-MM-DD. */
+export const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+
+/** A valid creation body (Austin, TX 78701) with every required field. */
+export function claimBody(overrides: Record<string, unknown> = {}) {
+  return {
+    loss_address: '12 Harbor Lane',
+    loss_city: 'Austin',
+    loss_state: 'TX',
+    loss_zip: '78701',
+    target_move_in: inDays(30),
+    est_length_months: 4,
+    bedrooms: 2,
+    bathrooms: 1.5,
+    sqft: 900,
+    adults: 2,
+    property_type: 'apartment',
+    furnishing: 'furnished',
+    rent_payer: 'carrier',
+    deposit_payer: 'tpa',
+    ...overrides,
+  };
+}
+
+/** A carrier organisation with its live and sandbox clients. */
+export async function carrier() {
+  const tenant = await createTenant('carrier');
+  return { ...tenant, liveApi: client(tenant.live), sandboxApi: client(tenant.sandbox) };
+}
+
+/** Opens a request and returns its creation data. */
+export async function openClaim(api: ReturnType<typeof client>, overrides: Record<string, unknown> = {}) {
+  const res = await api.post('/claims', claimBody(overrides));
+  if (res.status !== 201) throw new Error(`claim not created: ${res.status} ${res.text}`);
+  return res.body.data as { id: string; claim_ref: string; status_primary: string };
+}
+
+export interface HomeSeed {
+  environment?: 'live' | 'sandbox';
+  latitude?: number | null;
+  longitude?: number | null;
+  zip_code?: string;
+  monthly_rate_cents?: number;
+  bedrooms?: number;
+  bathrooms?: number;
+  sqft?: number;
+  furnished_status?: string;
+  amenities?: string[];
+  pet_policy?: string;
+  available_from?: string;
+  status?: string;
+  name?: string;
+}
+
+/** A provider organisation whose payout accounts take charges in both environments. */
+export async function provider() {
+  const orgId = await createOrg('provider');
+  await ownerSql()`
+    insert into app.payout_accounts (org_id, environment, connected, charges_enabled, payouts_enabled, onboarding_status)
+    values (${orgId}, 'live', true, true, true, 'complete'), (${orgId}, 'sandbox', true, true, true, 'complete')`;
+  return orgId;
+}
+
+let homeCounter = 0;
+
+/** A complete (listed and verified) home of the provider, inserted directly. Near Austin 78701 by default. */
+export async function insertHome(providerOrg: string, seed: HomeSeed = {}): Promise<string> {
+  homeCounter += 1;
+  const [row] = await ownerSql()<{ id: string; verified: boolean }[]>`
+    insert into app.properties (
+      org_id, environment, name, address, city, state, zip_code, latitude, longitude, monthly_rate_cents,
+      bedrooms, bathrooms, sqft, furnished_status, available_from, security_deposit_cents, cleaning_fee_cents,
+      application_fee_cents, pet_fee_cents, image_urls, description, amenities, pet_policy, status)
+    values (
+      ${providerOrg}, ${seed.environment ?? 'live'}, ${seed.name ?? `Home ${homeCounter}`}, ${`${homeCounter} Test St`}, 'Austin', 'TX',
+      ${seed.zip_code ?? '78701'}, ${seed.latitude === undefined ? 30.2711 : seed.latitude}, ${seed.longitude === undefined ? -97.7437 : seed.longitude},
+      ${seed.monthly_rate_cents ?? 250000}, ${seed.bedrooms ?? 2}, ${seed.bathrooms ?? 1.5}, ${seed.sqft ?? 900},
+      ${seed.furnished_status ?? 'furnished'}, ${seed.available_from ?? inDays(0)}, 150000, 0, 0, 25000,
+      ${['https://img.example.com/a.jpg']}, 'A home.', ${seed.amenities ?? ['wifi']}, ${seed.pet_policy ?? 'Cats and dogs welcome'},
+      ${seed.status ?? 'available'})
+    returning id, verified`;
+  if (!row.verified) throw new Error('fixture home is not verified');
+  return row.id;
+}
+
+/** A provider block on a home's calendar. */
+export async function blockHome(propertyId: string, environment: 'live' | 'sandbox', start: string, end: string) {
+  await ownerSql()`
+    insert into app.availability_blocks (property_id, org_id, environment, start_date, end_date, source)
+    select id, org_id, ${environment}, ${start}, ${end}, 'provider' from app.properties where id = ${propertyId}`;
+}
+
+/** A multipart body with one file part. */
+export function upload(bytes: Uint8Array | string, name: string, fields: Record<string, string> = {}) {
+  const form = new FormData();
+  form.set('file', new Blob([typeof bytes === 'string' ? bytes : bytes.slice()]), name);
+  for (const [key, value] of Object.entries(fields)) form.set(key, value);
+  return form;
+}
+
+export const pdfBytes = new TextEncoder().encode('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << >>\n%%EOF\n');
+export const pngBytes = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
