@@ -1,7 +1,20 @@
 import type { Tx } from '../db/client.ts';
 import type { Tenant } from '../db/tenant.ts';
-import type { EventName } from './registry.ts';
+import { boolSetting } from '../config.ts';
+import { eventDefinitions, type EventName } from './registry.ts';
 import { log, errorFields } from '../log.ts';
+
+/**
+ * Checks a payload against the registry's schemas for the event (any audience: the side of a
+ * target organisation is not known here). Returns the problems, none when it fits.
+ */
+function payloadProblems(event: EventName, payload: Record<string, unknown>): string[] {
+  const definitions = eventDefinitions.filter((d) => d.event === event);
+  if (definitions.length === 0) return [`${event} has no definition in the event registry`];
+  const results = definitions.map((d) => d.payload.safeParse(payload));
+  if (results.some((r) => r.success)) return [];
+  return results.flatMap((r) => (r.success ? [] : r.error.issues.map((i) => `${i.path.join('.') || 'data'}: ${i.message}`)));
+}
 
 /**
  * Records an event in the caller's transaction, under a savepoint: a failure to record never fails
@@ -9,6 +22,9 @@ import { log, errorFields } from '../log.ts';
  * Without `target` the event is filed under the transaction's tenant; with it, under another
  * organisation (a provider's booking raised by a carrier's action), always in the same environment.
  * Returns the event id, or null when it could not be recorded.
+ *
+ * With STRICT_EVENT_PAYLOADS=true (the test suite), a payload that does not fit the registry fails
+ * the operation instead, so every test that raises an event also checks its payload.
  */
 export async function emit(
   tx: Tx,
@@ -16,6 +32,10 @@ export async function emit(
   payload: Record<string, unknown>,
   target?: Tenant,
 ): Promise<string | null> {
+  if (boolSetting('STRICT_EVENT_PAYLOADS', false)) {
+    const problems = payloadProblems(event, payload);
+    if (problems.length) throw new Error(`payload of ${event} does not match the event registry: ${problems.join('; ')}`);
+  }
   try {
     const [row] = await tx.savepoint((sp) => sp<{ id: string }[]>`
       select app.record_event(${event}, ${sp.json(payload as never)}, ${target?.orgId ?? null}, ${target?.environment ?? null}) as id`);

@@ -98,12 +98,20 @@ describe('events outbox', () => {
 
   it('a failure to record never fails the operation', async () => {
     const t = await createTenant('carrier');
+    // The outbox refuses the row (the provider organisation does not exist); the operation goes on.
     const result = await withTenant({ orgId: t.orgId, environment: 'sandbox' }, async (tx) => {
-      const id = await emit(tx, 'Not An Event' as never, payload);
+      const id = await emit(tx, 'request.status_changed', payload, { orgId: crypto.randomUUID(), environment: 'sandbox' });
       const [row] = await tx`select count(*)::int as n from app.usage_daily`;
       return { id, n: row.n };
     });
     expect(result).toEqual({ id: null, n: 0 });
+  });
+
+  it('in the test suite, a payload that does not fit the registry fails loudly', async () => {
+    const t = await createTenant('carrier');
+    await expect(
+      withTenant({ orgId: t.orgId, environment: 'sandbox' }, (tx) => emit(tx, 'request.status_changed', { reference: 'REQ-CCCCCC' })),
+    ).rejects.toThrow(/does not match the event registry: request_id/);
   });
 
   it('an operation that rolls back takes its event with it', async () => {

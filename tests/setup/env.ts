@@ -2,3 +2,5 @@ import { inject } from 'vitest';
 
 process.env.DATABASE_URL = inject('databaseUrl');
 process.env.LOG_LEVEL ??= 'silent';
+// Every event a test raises is checked against the registry's payload schema (see shared/events/outbox.ts).
+process.env.STRICT_EVENT_PAYLOADS = 'true';
