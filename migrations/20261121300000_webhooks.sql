@@ -74,16 +74,7 @@ create index webhook_deliveries_event on app.webhook_deliveries (event_id);
 create unique index webhook_deliveries_one_waiting_replay on app.webhook_deliveries (event_id, endpoint_id)
   where replay and status = 'pending';
 
-do $$
-declare t text;
-begin
-  foreach t in array array['webhook_endpoints', 'webhook_deliveries'] loop
-    execute format('alter table app.%I enable row level security', t);
-    execute format($p$create policy tenant_isolation on app.%I to svc_api
-      using (org_id = app.current_org() and environment = app.current_env())
-      with check (org_id = app.current_org() and environment = app.current_env())$p$, t);
-  end loop;
-end $$;
+select app.enable_tenant_isolation(t) from unnest(array['app.webhook_endpoints', 'app.webhook_deliveries']::regclass[]) t;
 
 grant select (id, org_id, environment, url, events, description, is_active, secret_rotated_at, created_at, updated_at),
       insert, delete
