@@ -113,3 +113,25 @@ export function upload(bytes: Uint8Array | string, name: string, fields: Record<
 
 export const pdfBytes = new TextEncoder().encode('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << >>\n%%EOF\n');
 export const pngBytes = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+
+/**
+ * A point in a grid far from every other suite's homes (Alaska and beyond), so a matching test sees
+ * only the homes it made: rows are ~140 miles apart, columns ~85 miles or more.
+ */
+export function spot(row: number, column: number) {
+  return { lat: 58 + row * 2, lng: -160 + column * 2.5 };
+}
+
+/** The point `miles` north of a spot (a degree of latitude is 69.05 miles). */
+export function milesNorth(origin: { lat: number; lng: number }, miles: number) {
+  return { lat: origin.lat + miles / 69.05, lng: origin.lng };
+}
+
+/** Creation fields that put the loss at a point. */
+export const at = (point: { lat: number; lng: number }) => ({ loss_lat: point.lat, loss_lng: point.lng });
+
+/** The events recorded for an organisation, oldest first. */
+export async function eventsOf(orgId: string, event = 'request.status_changed') {
+  return ownerSql()<{ environment: string; payload: Record<string, any> }[]>`
+    select environment, payload from app.events where org_id = ${orgId} and event = ${event} order by created_at, id`;
+}

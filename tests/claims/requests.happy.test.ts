@@ -1,0 +1,256 @@
+import { describe, expect, it } from 'vitest';
+import { ownerSql } from '../helpers.ts';
+import { definitionOf } from '../../shared/events/registry.ts';
+import { at, carrier, claimBody, eventsOf, inDays, insertHome, milesNorth, openClaim, provider, spot } from './fixtures.ts';
+
+const refPattern = /^REQ-[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}$/;
+// No home is ever put near `here`: requests opened there stay at housing_needs_collected.
+const here = spot(2, 0);
+
+describe('POST /claims', () => {
+  it('creates a request at housing_needs_collected (201) and announces it', async () => {
+    const c = await carrier();
+    const res = await c.liveApi.post('/claims', claimBody({ ...at(here), external_id: 'CLM-1' }));
+    expect(res.status).toBe(201);
+    expect(res.body.data).toEqual({
+      id: expect.any(String),
+      claim_ref: expect.stringMatching(refPattern),
+      status_primary: 'housing_needs_collected',
+      created_at: expect.any(String),
+      idempotent: false,
+    });
+    const events = await eventsOf(c.orgId);
+    expect(events).toHaveLength(1);
+    expect(events[0].environment).toBe('live');
+    expect(events[0].payload).toEqual({
+      request_id: res.body.data.id, reference: res.body.data.claim_ref, external_id: 'CLM-1',
+      status: 'housing_needs_collected', previous_status: null,
+    });
+    expect(definitionOf('request.status_changed', 'carrier')!.payload.safeParse(events[0].payload).success).toBe(true);
+  });
+
+  it('stores every optional field and reads it back in full', async () => {
+    const c = await carrier();
+    const body = claimBody({
+      ...at(here), loss_state: 'tx', loss_zip: '78701-1234', external_id: 'CLM-FULL', external_reference: 'CLAIM 77-1',
+      policyholder_name: 'Dana Reyes', max_budget: 3200.5, ale_limit: 30000, fees_payer: 'policyholder', search_radius_miles: 40,
+      priority: 'urgent', household_email: 'dana@example.com', household_phone: '+1 512 555 0100', adjuster_name: 'Sam Lee',
+      adjuster_email: 'sam@carrier.example', adjuster_phone: '(512) 555-0199', children: 2, accessibility_needs: ['wheelchair_accessible'],
+      amenities: ['parking'], laundry_preference: 'in_unit', parking_preference: 'garage', has_pets: true, number_of_pets: 2,
+      pet_details: 'two cats', pet_breeds: ['siamese', 'tabby'],
+    });
+    const created = await c.liveApi.post('/claims', body);
+    expect(created.status).toBe(201);
+    const res = await c.liveApi.get(`/claims/${created.body.data.claim_ref}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({
+      id: created.body.data.id, claim_ref: created.body.data.claim_ref, status_primary: 'housing_needs_collected',
+      loss_address: '12 Harbor Lane', loss_city: 'Austin', loss_state: 'TX', loss_zip: '78701-1234', loss_country: 'US',
+      loss_lat: here.lat, loss_lng: here.lng, policyholder_name: 'Dana Reyes', target_move_in: body.target_move_in,
+      est_length_months: 4, max_budget: 3200.5, ale_limit: 30000, currency: 'usd', rent_payer: 'carrier', deposit_payer: 'tpa',
+      fees_payer: 'policyholder', search_radius_miles: 40, priority: 'urgent', household_email: 'dana@example.com',
+      household_phone: '+1 512 555 0100', adjuster_name: 'Sam Lee', adjuster_email: 'sam@carrier.example', adjuster_phone: '(512) 555-0199',
+      bedrooms: 2, bathrooms: 1.5, sqft: 900, adults: 2, children: 2, occupants: 4, property_type: 'apartment', furnishing: 'furnished',
+      accessibility_needs: ['wheelchair_accessible'], amenities: ['parking'], laundry_preference: 'in_unit', parking_preference: 'garage',
+      has_pets: true, number_of_pets: 2, pet_details: 'two cats', pet_breeds: ['siamese', 'tabby'], external_reference: 'CLAIM 77-1',
+      api_external_id: 'CLM-FULL', coordinator_assigned: false,
+    });
+    const [row] = await ownerSql()`select max_budget_cents, ale_limit_cents from app.claims where id = ${created.body.data.id}`;
+    expect(row).toEqual({ max_budget_cents: 320050, ale_limit_cents: 3000000 });
+  });
+
+  it('returns the existing request with idempotent: true for a repeated external_id (200), per environment', async () => {
+    const c = await carrier();
+    const first = await c.liveApi.post('/claims', claimBody({ ...at(here), external_id: 'CLM-REPEAT' }));
+    const again = await c.liveApi.post('/claims', claimBody({ ...at(here), external_id: 'CLM-REPEAT', bedrooms: 5 }));
+    expect(again.status).toBe(200);
+    expect(again.body.data).toEqual({ ...first.body.data, idempotent: true });
+    expect((await c.liveApi.get(`/claims/${first.body.data.id}`)).body.data.bedrooms).toBe(2);
+    const sandbox = await c.sandboxApi.post('/claims', claimBody({ ...at(here), external_id: 'CLM-REPEAT' }));
+    expect(sandbox.status).toBe(201);
+    expect(sandbox.body.data.id).not.toBe(first.body.data.id);
+    expect(await eventsOf(c.orgId)).toHaveLength(2);
+  });
+
+  it('creates one request when the same external_id arrives concurrently', async () => {
+    const c = await carrier();
+    const results = await Promise.all(Array.from({ length: 6 }, () => c.liveApi.post('/claims', claimBody({ ...at(here), external_id: 'CLM-RACE' }))));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+    expect(new Set(results.map((r) => r.body.data.id)).size).toBe(1);
+    const [{ count }] = await ownerSql()`select count(*)::int as count from app.claims where org_id = ${c.orgId}`;
+    expect(count).toBe(1);
+  });
+
+  it('starts sourcing at once: a round with its crawl request, and housing_options_found when homes match', async () => {
+    const c = await carrier();
+    const origin = spot(2, 1);
+    await insertHome(await provider(), { latitude: milesNorth(origin, 3).lat, longitude: origin.lng, environment: 'sandbox' });
+    const res = await c.sandboxApi.post('/claims', claimBody({ ...at(origin), loss_zip: '99701' }));
+    expect(res.status).toBe(201);
+    expect(res.body.data.status_primary).toBe('housing_options_found');
+    const rounds = await ownerSql()`
+      select trigger, matches_found, crawl_postcode, crawl_status, crawl_request, coordinator_email from app.sourcing_rounds where claim_id = ${res.body.data.id}`;
+    expect(rounds).toEqual([{
+      trigger: 'opened', matches_found: 1, crawl_postcode: '99701', crawl_status: 'recorded',
+      coordinator_email: 'sandbox-coordinator@sandbox.invalid',
+      crawl_request: expect.objectContaining({ reference: res.body.data.claim_ref, postcode: '99701', latitude: origin.lat, radius_miles: 25 }),
+    }]);
+    expect((await eventsOf(c.orgId)).map((e) => [e.payload.previous_status, e.payload.status])).toEqual([
+      [null, 'housing_needs_collected'],
+      ['housing_needs_collected', 'housing_options_found'],
+    ]);
+  });
+});
+
+describe('GET /claims', () => {
+  it('lists newest first with the list-item fields, pages by cursor, filters by status and updated_since', async () => {
+    const c = await carrier();
+    const made = [];
+    for (let i = 0; i < 5; i++) made.push(await openClaim(c.liveApi, { ...at(here), external_id: `L-${i}`, max_budget: 1000 + i }));
+    const first = await c.liveApi.get('/claims?limit=2');
+    expect(first.status).toBe(200);
+    expect(first.body.count).toBe(2);
+    expect(first.body.data.map((r: any) => r.id)).toEqual([made[4].id, made[3].id]);
+    expect(first.body.data[0]).toEqual({
+      id: made[4].id, claim_ref: made[4].claim_ref, status_primary: 'housing_needs_collected', created_at: expect.any(String),
+      updated_at: expect.any(String), loss_city: 'Austin', loss_state: 'TX', target_move_in: inDays(30), max_budget: 1004,
+      bedrooms: 2, external_reference: null, api_external_id: 'L-4',
+    });
+    const second = await c.liveApi.get(`/claims?limit=2&cursor=${first.body.next_cursor}`);
+    expect(second.body.data.map((r: any) => r.id)).toEqual([made[2].id, made[1].id]);
+    const last = await c.liveApi.get(`/claims?limit=2&cursor=${second.body.next_cursor}`);
+    expect(last.body.data.map((r: any) => r.id)).toEqual([made[0].id]);
+    expect(last.body.next_cursor).toBeNull();
+    expect((await c.liveApi.get('/claims')).body.count).toBe(5);
+
+    await ownerSql()`update app.claims set status_primary = 'options_sent' where id = ${made[1].id}`;
+    const filtered = await c.liveApi.get('/claims?status=options_sent,lease_signed');
+    expect(filtered.body.data.map((r: any) => r.id)).toEqual([made[1].id]);
+
+    const [{ since }] = await ownerSql()`select clock_timestamp() as since`;
+    await c.liveApi.patch(`/claims/${made[3].id}`, { external_reference: 'touched' });
+    const changed = await c.liveApi.get(`/claims?updated_since=${encodeURIComponent(since.toISOString())}`);
+    expect(changed.body.data.map((r: any) => r.id)).toEqual([made[3].id]);
+  });
+});
+
+describe('GET /claims/{reference}', () => {
+  it('reads by claim_ref in any case and by id', async () => {
+    const c = await carrier();
+    const made = await openClaim(c.liveApi, at(here));
+    for (const reference of [made.claim_ref, made.claim_ref.toLowerCase(), made.id]) {
+      const res = await c.liveApi.get(`/claims/${reference}`);
+      expect(res.status).toBe(200);
+      expect(res.body.data.id).toBe(made.id);
+    }
+  });
+});
+
+describe('PATCH /claims/{reference}', () => {
+  it('changes commercials and needs, derives occupants, and clears optional fields with null', async () => {
+    const c = await carrier();
+    const made = await openClaim(c.liveApi, { ...at(here), max_budget: 2000, adjuster_name: 'Old Name' });
+    const res = await c.liveApi.patch(`/claims/${made.claim_ref}`, {
+      max_budget: 2500, ale_limit: 20000, rent_payer: 'tpa', deposit_payer: 'carrier', fees_payer: 'carrier', target_move_in: inDays(40),
+      est_length_months: 6, external_reference: 'EXT-9', search_radius_miles: 60, priority: 'high', household_email: 'h@example.com',
+      household_phone: '5125550101', adjuster_name: null, adjuster_email: 'a@example.com', adjuster_phone: '5125550102',
+      bedrooms: 3, bathrooms: 2, sqft: 1200, adults: 3, children: 2, property_type: 'house', furnishing: 'any',
+      accessibility_needs: ['elevator'], amenities: ['washer'], laundry_preference: 'on_site', parking_preference: 'street',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.placement_in_progress).toBeUndefined();
+    expect(res.body.data).toMatchObject({
+      id: made.id, max_budget: 2500, ale_limit: 20000, rent_payer: 'tpa', deposit_payer: 'carrier', fees_payer: 'carrier',
+      target_move_in: inDays(40), est_length_months: 6, external_reference: 'EXT-9', search_radius_miles: 60, priority: 'high',
+      household_email: 'h@example.com', household_phone: '5125550101', adjuster_name: null, adjuster_email: 'a@example.com',
+      adjuster_phone: '5125550102', bedrooms: 3, bathrooms: 2, sqft: 1200, adults: 3, children: 2, occupants: 5, property_type: 'house',
+      furnishing: 'any', accessibility_needs: ['elevator'], amenities: ['washer'], laundry_preference: 'on_site', parking_preference: 'street',
+    });
+    const cleared = await c.liveApi.patch(`/claims/${made.id}`, { max_budget: null, children: 0 });
+    expect(cleared.body.data).toMatchObject({ max_budget: null, occupants: 3 });
+    expect((await c.liveApi.get(`/claims/${made.id}`)).body.data).toMatchObject({ max_budget: null, occupants: 3, bedrooms: 3 });
+  });
+
+  it('adds pets with their detail, changes the detail, and withdrawing pets clears it', async () => {
+    const c = await carrier();
+    const made = await openClaim(c.liveApi, at(here));
+    const added = await c.liveApi.patch(`/claims/${made.id}`, { has_pets: true, number_of_pets: 1, pet_details: 'calm dog', pet_breeds: ['beagle'] });
+    expect(added.body.data).toMatchObject({ has_pets: true, number_of_pets: 1, pet_details: 'calm dog', pet_breeds: ['beagle'] });
+    const changed = await c.liveApi.patch(`/claims/${made.id}`, { number_of_pets: 2, pet_breeds: ['beagle', 'pug'] });
+    expect(changed.body.data).toMatchObject({ has_pets: true, number_of_pets: 2, pet_details: 'calm dog', pet_breeds: ['beagle', 'pug'] });
+    const withdrawn = await c.liveApi.patch(`/claims/${made.id}`, { has_pets: false });
+    expect(withdrawn.status).toBe(200);
+    expect(withdrawn.body.data).toMatchObject({ has_pets: false, number_of_pets: null, pet_details: null, pet_breeds: null });
+  });
+
+  it('carries placement_in_progress while a home has dates or a lease, and leaves those homes untouched', async () => {
+    const c = await carrier();
+    const elsewhere = spot(2, 2);
+    const made = await openClaim(c.liveApi, at(elsewhere));
+    const providerOrg = await provider();
+    const placing = await insertHome(providerOrg, { latitude: elsewhere.lat, longitude: elsewhere.lng });
+    const offered = await insertHome(providerOrg, { latitude: elsewhere.lat, longitude: elsewhere.lng });
+    const cancelled = await insertHome(providerOrg, { latitude: elsewhere.lat, longitude: elsewhere.lng });
+    await ownerSql()`
+      insert into app.claim_homes (org_id, environment, claim_id, property_id, option_status, lease_status, move_in_date, move_out_date, cancelled_at)
+      values (${c.orgId}, 'live', ${made.id}, ${placing}, 'approved', 'sent_for_signature', ${inDays(30)}, ${inDays(120)}, null),
+             (${c.orgId}, 'live', ${made.id}, ${offered}, 'sent', null, null, null, null),
+             (${c.orgId}, 'live', ${made.id}, ${cancelled}, 'approved', 'awaiting_lease', ${inDays(30)}, ${inDays(90)}, now())`;
+    const res = await c.liveApi.patch(`/claims/${made.id}`, { bedrooms: 4 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.bedrooms).toBe(4);
+    expect(res.body.placement_in_progress).toEqual({
+      note: expect.stringContaining('cancel'),
+      homes: [{ property_id: placing, status: 'sent_for_signature', move_in_date: inDays(30) }],
+    });
+    const [home] = await ownerSql()`select lease_status, move_in_date from app.claim_homes where property_id = ${placing}`;
+    expect(home).toEqual({ lease_status: 'sent_for_signature', move_in_date: inDays(30) });
+  });
+});
+
+describe('POST /claims/batch', () => {
+  it('creates every item (201) with per-item external_id idempotency, also within the batch', async () => {
+    const c = await carrier();
+    const existing = await openClaim(c.liveApi, { ...at(here), external_id: 'B-OLD' });
+    const res = await c.liveApi.post('/claims/batch', {
+      requests: [
+        claimBody({ ...at(here), external_id: 'B-1' }),
+        claimBody({ ...at(here), external_id: 'B-OLD' }),
+        claimBody({ ...at(here) }),
+        claimBody({ ...at(here), external_id: 'B-1' }),
+      ],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.created).toBe(4);
+    expect(res.body.failed).toBe(0);
+    const [one, old, anonymous, oneAgain] = res.body.results;
+    expect(one).toEqual({ index: 0, external_id: 'B-1', ok: true, data: expect.objectContaining({ claim_ref: expect.stringMatching(refPattern), idempotent: false }) });
+    expect(old).toEqual({ index: 1, external_id: 'B-OLD', ok: true, data: expect.objectContaining({ id: existing.id, idempotent: true }) });
+    expect(anonymous).toMatchObject({ index: 2, external_id: null, ok: true, data: { idempotent: false } });
+    expect(oneAgain).toMatchObject({ index: 3, external_id: 'B-1', ok: true, data: { id: one.data.id, idempotent: true } });
+    const [{ count }] = await ownerSql()`select count(*)::int as count from app.claims where org_id = ${c.orgId}`;
+    expect(count).toBe(3);
+    expect(await eventsOf(c.orgId)).toHaveLength(3);
+  });
+
+  it('answers 207 when some items fail; the others are created', async () => {
+    const c = await carrier();
+    const res = await c.liveApi.post('/claims/batch', {
+      requests: [claimBody({ ...at(here), external_id: 'M-1' }), claimBody({ external_id: 'M-2', bedrooms: 'two' }), claimBody({ ...at(here), loss_zip: '1234' })],
+    });
+    expect(res.status).toBe(207);
+    expect(res.body).toMatchObject({ created: 1, failed: 2 });
+    expect(res.body.results[0]).toMatchObject({ index: 0, external_id: 'M-1', ok: true });
+    expect(res.body.results[1]).toEqual({ index: 1, external_id: 'M-2', ok: false, error: { code: 'invalid_field', message: expect.any(String), field: 'bedrooms' } });
+    expect(res.body.results[2]).toMatchObject({ index: 2, ok: false, error: { code: 'invalid_field', field: 'loss_zip' } });
+    expect((await c.liveApi.get('/claims')).body.count).toBe(1);
+  });
+
+  it('answers 422 with the batch result when every item fails', async () => {
+    const c = await carrier();
+    const res = await c.liveApi.post('/claims/batch', { requests: [{ external_id: 'F-1' }, claimBody({ furnishing: 'gilded' })] });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ created: 0, failed: 2 });
+    expect(res.body.results.map((r: any) => r.error.field)).toEqual(['loss_address', 'furnishing']);
+  });
+});
