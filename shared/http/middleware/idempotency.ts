@@ -25,9 +25,15 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** What makes two requests "the same": method, path and body (JSON compared by value). */
-async function fingerprint(method: string, path: string, body: Uint8Array): Promise<string> {
-  let canonical: string | Uint8Array = body;
+/** A multipart body without its boundary, which clients draw afresh for every attempt (latin1 keeps every byte). */
+function withoutBoundary(body: Uint8Array, contentType: string | undefined): Uint8Array | string {
+  const boundary = /^multipart\/form-data;.*boundary="?([^";]+)"?/i.exec(contentType ?? '')?.[1];
+  return boundary ? new TextDecoder('latin1').decode(body).split(boundary).join('') : body;
+}
+
+/** What makes two requests "the same": method, path and body (JSON compared by value, multipart by its parts). */
+async function fingerprint(method: string, path: string, body: Uint8Array, contentType: string | undefined): Promise<string> {
+  let canonical: string | Uint8Array = withoutBoundary(body, contentType);
   const text = new TextDecoder().decode(body);
   try {
     canonical = canonicalJson(JSON.parse(text));
@@ -51,7 +57,7 @@ export const idempotency = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   }
   if (key.length === 0) throw new ApiError('invalid_field', 'Idempotency-Key must not be empty.', 'Idempotency-Key');
   const caller = c.get('caller');
-  const print = await fingerprint(c.req.method, new URL(c.req.url).pathname, c.get('rawBody'));
+  const print = await fingerprint(c.req.method, new URL(c.req.url).pathname, c.get('rawBody'), c.req.header('content-type'));
 
   const existing = await withTenant(caller, async (tx) => {
     const claimed = await tx`
