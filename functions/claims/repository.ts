@@ -62,7 +62,7 @@ export interface ClaimRow {
 /** The columns every read selects (with the coordinator resolved as the service would). */
 export const claimColumns = (tx: Tx) => tx`c.*, app.coordinator_of(c) as coordinator`;
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 
 /**
  * The request a `{reference}` names: its claim_ref (any case) or its id. Anything else, and any
@@ -72,7 +72,7 @@ export async function findClaim(tx: Tx, reference: string, options: { lock?: boo
   const ref = reference.trim().toUpperCase();
   const where = claimRefPattern.test(ref)
     ? tx`c.claim_ref = ${ref}`
-    : uuidPattern.test(reference)
+    : isUuid(reference)
       ? tx`c.id = ${reference}`
       : undefined;
   if (!where) throw notFound('housing request');

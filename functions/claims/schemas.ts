@@ -310,7 +310,7 @@ export const BatchBody = z
   .strictObject({
     // Items are validated one by one in the handler, so that one bad item never fails the others.
     requests: z
-      .array(z.record(z.string(), z.unknown()).openapi({ $ref: '#/components/schemas/CreateHousingRequest' } as never))
+      .array(z.unknown().openapi({ $ref: '#/components/schemas/CreateHousingRequest' } as never))
       .min(1)
       .max(limits.batchItems)
       .describe(`Up to ${limits.batchItems} creation bodies.`),

@@ -43,11 +43,22 @@ export interface SupabaseStorageOptions {
   fetch?: typeof fetch;
 }
 
+/**
+ * Document storage never opens a realtime channel. supabase-js looks for a WebSocket when the client
+ * is made, which Node 20 lacks; this stand-in satisfies it and refuses any use.
+ */
+class NoRealtime {
+  constructor() {
+    throw new Error('document storage does not use realtime');
+  }
+}
+
 /** A private Supabase Storage bucket, created on first upload when it does not exist yet. */
 export function supabaseStorage(options: SupabaseStorageOptions): DocumentStorage {
   // Loaded on first use: local runs never load the SDK.
   const connect = import('@supabase/supabase-js').then(({ createClient }) => createClient(options.url, options.serviceRoleKey, {
     auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    realtime: { transport: NoRealtime as never },
     global: options.fetch ? { fetch: options.fetch } : {},
   }));
   const bucket = async () => (await connect).storage.from(options.bucket);

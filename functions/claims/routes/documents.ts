@@ -9,7 +9,7 @@ import { sha256Hex } from '../../../shared/keys.ts';
 import { acceptedFormats, detectDocumentType } from '../../../shared/claims/documents.ts';
 import { documentStorage } from '../../../shared/claims/storage.ts';
 import { documentKinds } from '../../../shared/claims/values.ts';
-import { findClaim } from '../repository.ts';
+import { findClaim, isUuid } from '../repository.ts';
 import { Document, DocumentParams, ReferenceParam } from '../schemas.ts';
 
 // Documents filed on a request: uploaded as multipart/form-data, typed by their content, stored
@@ -176,7 +176,7 @@ export const documentRoutes = createRoutes()
       const { reference, documentId } = c.req.valid('param');
       const row = await withTenant(c.get('caller'), async (tx) => {
         const claim = await findClaim(tx, reference);
-        if (!/^[0-9a-f-]{36}$/i.test(documentId)) return undefined;
+        if (!isUuid(documentId)) return undefined;
         const [found] = await tx<DocumentRow[]>`
           select ${tx.unsafe(documentColumns)} from app.claim_documents where claim_id = ${claim.id} and id = ${documentId}::uuid`;
         return found;

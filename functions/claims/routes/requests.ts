@@ -3,7 +3,7 @@ import { createRoutes, dataOf, defineRoute, ErrorSchema, jsonBody, jsonResponse,
 import { decodeCursor, page, single } from '../../../shared/http/envelope.ts';
 import { ApiError } from '../../../shared/http/errors.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
-import { claimColumns, findClaim, toClaim, toCreated, toListItem, type ClaimRow } from '../repository.ts';
+import { claimColumns, findClaim, isUuid, toClaim, toCreated, toListItem, type ClaimRow } from '../repository.ts';
 import { amendClaim } from '../amend.ts';
 import { createClaims } from '../create.ts';
 import {
@@ -13,7 +13,12 @@ import {
 // Housing requests: create (one or a batch), list, read, amend.
 
 const tags = ['Housing requests'];
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A batch item's external_id as sent, for its result (whatever the item's shape). */
+function externalIdOf(item: unknown): string | null {
+  const value = (item as { external_id?: unknown } | null)?.external_id;
+  return typeof value === 'string' ? value : null;
+}
 
 export const requestRoutes = createRoutes()
   .openapi(
@@ -70,7 +75,7 @@ export const requestRoutes = createRoutes()
       const outcomes = await createClaims(c.get('caller'), inputs);
       const results = outcomes.map((outcome, index) => ({
         index,
-        external_id: typeof requests[index].external_id === 'string' ? (requests[index].external_id as string) : null,
+        external_id: externalIdOf(requests[index]),
         ok: outcome.ok,
         ...(outcome.ok ? { data: toCreated(outcome.row, outcome.idempotent) } : { error: outcome.error.toBody().error }),
       }));
@@ -94,7 +99,7 @@ export const requestRoutes = createRoutes()
     async (c) => {
       const { limit, status, updated_since: updatedSince, cursor } = c.req.valid('query');
       const after = cursor === undefined ? undefined : decodeCursor(cursor, 1)[0];
-      if (after !== undefined && (typeof after !== 'string' || !uuidPattern.test(after))) {
+      if (after !== undefined && (typeof after !== 'string' || !isUuid(after))) {
         throw new ApiError('invalid_field', 'cursor is not a cursor returned by this endpoint.', 'cursor');
       }
       const statusList = status?.split(',').map((s) => s.trim());

@@ -1,0 +1,163 @@
+import { createServer, type Server } from 'node:http';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { consoleCommand, createOrg, ownerSql } from '../helpers.ts';
+import { ConsoleError } from '../../scripts/console/commands.ts';
+import { at, carrier, insertHome, openClaim, provider, spot } from './fixtures.ts';
+
+// Row 1 of the grid: only this file's homes.
+
+/** A stand-in crawler: records what it is sent and answers with `status`. */
+let crawler: Server;
+let crawlerUrl: string;
+let received: { body: any; authorization?: string }[] = [];
+let answer = 202;
+beforeAll(async () => {
+  crawler = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      received.push({ body: JSON.parse(body), authorization: req.headers.authorization });
+      res.writeHead(answer).end();
+    });
+  });
+  await new Promise<void>((resolve) => crawler.listen(0, '127.0.0.1', resolve));
+  crawlerUrl = `http://127.0.0.1:${(crawler.address() as { port: number }).port}/crawl`;
+});
+afterAll(() => new Promise<void>((resolve) => crawler.close(() => resolve())));
+afterEach(() => {
+  delete process.env.SOURCING_CRAWL_URL;
+  delete process.env.SOURCING_CRAWL_TOKEN;
+  received = [];
+  answer = 202;
+});
+
+const rounds = (claimId: string) =>
+  ownerSql()`select trigger, coordinator_email, matches_found, crawl_status, crawl_detail from app.sourcing_rounds where claim_id = ${claimId} order by created_at`;
+
+describe('POST /claims/{reference}/source-more', () => {
+  it('answers 409 no_coordinator for a live request nobody sources, and records nothing', async () => {
+    const c = await carrier();
+    const made = await openClaim(c.liveApi, at(spot(1, 0)));
+    const res = await c.liveApi.post(`/claims/${made.id}/source-more`);
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('no_coordinator');
+    expect(await rounds(made.id)).toHaveLength(1); // the round of creation only
+    expect((await c.liveApi.get(`/claims/${made.id}`)).body.data.coordinator_assigned).toBe(false);
+  });
+
+  it("records a round with the organisation's coordinator; the live crawler is not configured by default", async () => {
+    const origin = spot(1, 1);
+    const c = await carrier();
+    await insertHome(await provider(), { latitude: origin.lat, longitude: origin.lng });
+    const made = await openClaim(c.liveApi, { ...at(origin), loss_zip: '99701' });
+    const assigned = await consoleCommand('coordinator', 'assign', '--org', c.orgId, '--email', 'Pat.Coordinator@service.example');
+    expect(assigned.data).toMatchObject({ scope: 'organisation', org_id: c.orgId, email: 'pat.coordinator@service.example' });
+    expect((await c.liveApi.get(`/claims/${made.id}`)).body.data.coordinator_assigned).toBe(true);
+
+    const res = await c.liveApi.post(`/claims/${made.claim_ref}/source-more`);
+    expect(res.status).toBe(202);
+    expect(res.body.data).toEqual({
+      id: expect.any(String), request_id: made.id, reference: made.claim_ref, coordinator: 'pat.coordinator@service.example',
+      matches_found: 1, crawl: { postcode: '99701', status: 'not_configured' }, created_at: expect.any(String),
+    });
+    expect(await rounds(made.id)).toEqual([
+      expect.objectContaining({ trigger: 'opened', coordinator_email: null, crawl_status: 'not_configured' }),
+      expect.objectContaining({ trigger: 'source_more', coordinator_email: 'pat.coordinator@service.example', matches_found: 1, crawl_status: 'not_configured' }),
+    ]);
+  });
+
+  it('sends the crawl request to the configured crawler (with its token) and records failures without failing', async () => {
+    const origin = spot(1, 2);
+    const c = await carrier();
+    await consoleCommand('coordinator', 'assign', '--org', c.orgId, '--email', 'pat@service.example');
+    process.env.SOURCING_CRAWL_URL = crawlerUrl;
+    process.env.SOURCING_CRAWL_TOKEN = 'crawl-secret';
+    const made = await openClaim(c.liveApi, { ...at(origin), loss_zip: '99701', bedrooms: 3 });
+    expect(received).toHaveLength(1); // creation starts sourcing, crawl included
+    const res = await c.liveApi.post(`/claims/${made.id}/source-more`);
+    expect(res.body.data.crawl.status).toBe('sent');
+    expect(received[1]).toEqual({
+      authorization: 'Bearer crawl-secret',
+      body: {
+        request_id: made.id, reference: made.claim_ref, postcode: '99701', city: 'Austin', state: 'TX', country: 'US',
+        latitude: origin.lat, longitude: origin.lng, radius_miles: 25, bedrooms: 3, target_move_in: expect.any(String),
+      },
+    });
+
+    answer = 503;
+    const failed = await c.liveApi.post(`/claims/${made.id}/source-more`);
+    expect(failed.status).toBe(202);
+    expect(failed.body.data.crawl.status).toBe('failed');
+    const recorded = await rounds(made.id);
+    expect(recorded.map((r) => r.crawl_status)).toEqual(['sent', 'sent', 'failed']);
+    expect(recorded[2].crawl_detail).toBe('crawler answered 503');
+  });
+
+  it("prefers the request's own coordinator, assigned with the console by claim_ref", async () => {
+    const c = await carrier();
+    await consoleCommand('coordinator', 'assign', '--org', c.orgId, '--email', 'team@service.example');
+    const made = await openClaim(c.liveApi, at(spot(1, 3)));
+    const assigned = await consoleCommand('coordinator', 'assign', '--request', made.claim_ref.toLowerCase(), '--email', 'solo@service.example');
+    expect(assigned.data).toMatchObject({ scope: 'request', request_id: made.id, claim_ref: made.claim_ref, email: 'solo@service.example' });
+    const res = await c.liveApi.post(`/claims/${made.id}/source-more`);
+    expect(res.body.data.coordinator).toBe('solo@service.example');
+  });
+
+  it('always has the sandbox coordinator for sandbox requests; the crawl is recorded, nobody contacted', async () => {
+    const c = await carrier();
+    process.env.SOURCING_CRAWL_URL = crawlerUrl;
+    const made = await openClaim(c.sandboxApi, at(spot(1, 4)));
+    const res = await c.sandboxApi.post(`/claims/${made.id}/source-more`);
+    expect(res.status).toBe(202);
+    expect(res.body.data).toMatchObject({ coordinator: 'sandbox-coordinator@sandbox.invalid', crawl: { status: 'recorded' } });
+    expect(received).toHaveLength(0);
+    expect((await rounds(made.id)).map((r) => r.crawl_status)).toEqual(['recorded', 'recorded']);
+  });
+
+  it('records a round per call; an Idempotency-Key replays the first answer', async () => {
+    const c = await carrier();
+    const made = await openClaim(c.sandboxApi, at(spot(1, 5)));
+    const first = await c.sandboxApi.post(`/claims/${made.id}/source-more`, undefined, { 'Idempotency-Key': 'more-1' });
+    const replay = await c.sandboxApi.post(`/claims/${made.id}/source-more`, undefined, { 'Idempotency-Key': 'more-1' });
+    expect(replay.body).toEqual(first.body);
+    await c.sandboxApi.post(`/claims/${made.id}/source-more`);
+    expect(await rounds(made.id)).toHaveLength(3);
+  });
+
+  it('answers 404 for an unknown request', async () => {
+    const c = await carrier();
+    const res = await c.sandboxApi.post('/claims/REQ-ZZZZZZ/source-more');
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+  });
+});
+
+describe('coordinator assign (console)', () => {
+  const refusal = async (argv: string[], code: string) => {
+    const error = await consoleCommand(...argv).catch((e) => e);
+    expect(error).toBeInstanceOf(ConsoleError);
+    expect(error.code).toBe(code);
+  };
+
+  it('refuses bad arguments', async () => {
+    const c = await carrier();
+    const sandboxClaim = await openClaim(c.sandboxApi, at(spot(1, 6)));
+    await refusal(['coordinator', 'assign', '--email', 'a@b.example'], 'missing_option');
+    await refusal(['coordinator', 'assign', '--org', c.orgId, '--request', sandboxClaim.id, '--email', 'a@b.example'], 'missing_option');
+    await refusal(['coordinator', 'assign', '--org', c.orgId], 'missing_option');
+    await refusal(['coordinator', 'assign', '--org', c.orgId, '--email', 'not-an-email'], 'invalid_option');
+    await refusal(['coordinator', 'assign', '--org', 'nope', '--email', 'a@b.example'], 'invalid_option');
+    await refusal(['coordinator', 'assign', '--org', crypto.randomUUID(), '--email', 'a@b.example'], 'not_found');
+    await refusal(['coordinator', 'assign', '--org', await createOrg('provider'), '--email', 'a@b.example'], 'invalid_option');
+    await refusal(['coordinator', 'assign', '--request', 'REQ-ZZZZZZ', '--email', 'a@b.example'], 'not_found');
+    await refusal(['coordinator', 'assign', '--request', sandboxClaim.claim_ref, '--email', 'a@b.example'], 'invalid_option');
+  });
+
+  it('replaces the organisation coordinator on a second assignment', async () => {
+    const c = await carrier();
+    await consoleCommand('coordinator', 'assign', '--org', c.orgId, '--email', 'first@service.example');
+    await consoleCommand('coordinator', 'assign', '--org', c.orgId, '--email', 'second@service.example');
+    const rows = await ownerSql()`select email from app.org_coordinators where org_id = ${c.orgId}`;
+    expect(rows).toEqual([{ email: 'second@service.example' }]);
+  });
+});

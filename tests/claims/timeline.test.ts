@@ -1,0 +1,59 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ownerSql } from '../helpers.ts';
+import { at, carrier, insertHome, openClaim, pdfBytes, provider, spot, upload, useTemporaryDataDir } from './fixtures.ts';
+
+const here = spot(5, 0);
+beforeAll(useTemporaryDataDir);
+
+describe('GET /claims/{reference}/timeline', () => {
+  it('starts with request.opened and counts whole days open', async () => {
+    const c = await carrier();
+    const made = await openClaim(c.liveApi, { ...at(here), external_id: 'T-1' });
+    const res = await c.liveApi.get(`/claims/${made.claim_ref}/timeline`);
+    expect(res.status).toBe(200);
+    const [row] = await ownerSql()`select created_at from app.claims where id = ${made.id}`;
+    expect(res.body).toEqual({
+      reference: made.claim_ref,
+      opened_at: row.created_at.toISOString(),
+      days_open: 0,
+      count: 1,
+      data: [{
+        at: row.created_at.toISOString(), type: 'request.opened', summary: `Housing request ${made.claim_ref} opened.`,
+        detail: { reference: made.claim_ref, external_id: 'T-1' },
+      }],
+    });
+  });
+
+  it('is assembled from existing timestamps: an old request shows its documents and homes in order', async () => {
+    const c = await carrier();
+    const made = await openClaim(c.liveApi, at(here));
+    const document = (await c.liveApi.post(`/claims/${made.id}/documents`, upload(pdfBytes, 'policy.pdf', { kind: 'policy' }))).body.data;
+    const home = await insertHome(await provider(), { latitude: spot(5, 1).lat, longitude: spot(5, 1).lng });
+    // The request opened ten days ago; the home went on it three days ago, the document arrived today.
+    await ownerSql()`update app.claims set created_at = now() - interval '10 days 1 hour' where id = ${made.id}`;
+    await ownerSql()`
+      insert into app.claim_homes (org_id, environment, claim_id, property_id, option_status, added_at)
+      values (${c.orgId}, 'live', ${made.id}, ${home}, 'added', now() - interval '3 days')`;
+
+    const res = await c.liveApi.get(`/claims/${made.id}/timeline`);
+    expect(res.body.days_open).toBe(10);
+    expect(res.body.count).toBe(3);
+    expect(res.body.data.map((e: any) => e.type)).toEqual(['request.opened', 'home.added', 'document.added']);
+    expect(res.body.data[1]).toEqual({
+      at: expect.any(String), type: 'home.added', summary: 'Home put on the request.', property_id: home, detail: { option_status: 'added' },
+    });
+    expect(res.body.data[2]).toEqual({
+      at: document.created_at, type: 'document.added', summary: 'Document "policy.pdf" (policy) added through the API.',
+      detail: { document_id: document.id, kind: 'policy', filename: 'policy.pdf', via_api: true },
+    });
+    const times = res.body.data.map((e: any) => e.at);
+    expect([...times].sort()).toEqual(times);
+  });
+
+  it('answers 404 for an unknown request', async () => {
+    const c = await carrier();
+    const res = await c.liveApi.get('/claims/REQ-ZZZZZZ/timeline');
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+  });
+});
