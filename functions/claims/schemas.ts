@@ -321,8 +321,8 @@ const ItemError = z.object({ code: z.string(), message: z.string(), field: z.str
 
 export const BatchResult = z
   .object({
-    created: z.number().int().describe('Items that created a request (an external_id repeat counts as ok, not as created).'),
-    failed: z.number().int(),
+    created: z.number().int().describe('Items that succeeded: new requests, and repeats of an external_id (their data has idempotent: true).'),
+    failed: z.number().int().describe('Items refused; each result carries its error.'),
     results: z.array(
       z.object({
         index: z.number().int(),
@@ -380,7 +380,7 @@ export const SourcingRound = z
     matches_found: z.number().int().describe('Homes matching now (counted up to 200).'),
     crawl: z.object({
       postcode: z.string(),
-      status: z.enum(['sent', 'recorded', 'not_configured', 'failed']).describe('sent to the crawler; recorded (sandbox); not_configured; failed (kept for retry by the coordinator).'),
+      status: z.enum(['sent', 'recorded', 'not_configured', 'failed']).describe('sent: the crawler accepted it; recorded: sandbox, nobody contacted; not_configured: no crawler is set up for this deployment; failed: the crawler did not accept it (the round stands, the coordinator sees it).'),
     }),
     created_at: z.string(),
   })
