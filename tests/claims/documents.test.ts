@@ -34,19 +34,24 @@ describe('POST /claims/{reference}/documents', () => {
     const download = await c.liveApi.get(`/claims/${made.id}/documents/${res.body.data.id}`);
     expect(download.status).toBe(200);
     expect(download.headers.get('content-type')).toBe('application/pdf');
-    expect(download.headers.get('content-disposition')).toBe('attachment; filename="loss-report.pdf"');
+    expect(download.headers.get('content-disposition')).toBe(`attachment; filename="loss-report.pdf"; filename*=UTF-8''loss-report.pdf`);
     expect(download.text).toBe(new TextDecoder().decode(pdfBytes));
   });
 
-  it('types documents by their content: an image named .pdf is a PNG, a Word file is accepted, kind defaults to other', async () => {
+  it('types documents by their content: an image named .pdf is a PNG, a Word file is accepted, kind defaults to other, any file name survives', async () => {
     const c = await carrier();
     const made = await openClaim(c.liveApi, at(here));
     const png = await c.liveApi.post(`/claims/${made.id}/documents`, upload(pngBytes, 'scan.pdf'));
     expect(png.status).toBe(201);
     expect(png.body.data).toMatchObject({ content_type: 'image/png', filename: 'scan.png', kind: 'other', description: null });
-    const docx = await c.liveApi.post(`/claims/${made.id}/documents`, upload(docxBytes, 'lease.docx', { kind: 'lease' }));
+    const docx = await c.liveApi.post(`/claims/${made.id}/documents`, upload(docxBytes, '租约 "final".docx', { kind: 'lease' }));
     expect(docx.status).toBe(201);
-    expect(docx.body.data.content_type).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+    expect(docx.body.data).toMatchObject({
+      content_type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', filename: '租约 final.docx',
+    });
+    const download = await c.liveApi.get(`/claims/${made.id}/documents/${docx.body.data.id}`);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-disposition')).toBe(`attachment; filename="__ final.docx"; filename*=UTF-8''${encodeURIComponent('租约 final.docx')}`);
   });
 
   it('refuses what is not a PDF, image or Word document, whatever its name (415 unsupported_type)', async () => {

@@ -187,9 +187,11 @@ export const documentRoutes = createRoutes()
       }
       const bytes = await documentStorage().get(row.storage_key);
       if (!bytes) throw notFound('document');
+      // Header values are Latin-1: an ASCII stand-in for old clients, the exact name per RFC 6266.
+      const asciiName = row.filename.replace(/[^\x20-\x7e]/g, '_');
       return c.body(bytes, 200, {
         'content-type': row.content_type,
-        'content-disposition': `attachment; filename="${row.filename}"`,
+        'content-disposition': `attachment; filename="${asciiName}"; filename*=UTF-8''${encodeURIComponent(row.filename)}`,
       }) as never;
     },
   );
