@@ -95,9 +95,10 @@ describe('POST /claims', () => {
       coordinator_email: 'sandbox-coordinator@sandbox.invalid',
       crawl_request: expect.objectContaining({ reference: res.body.data.claim_ref, postcode: '99701', latitude: origin.lat, radius_miles: 25 }),
     }]);
-    expect((await eventsOf(c.orgId)).map((e) => [e.payload.previous_status, e.payload.status])).toEqual([
-      [null, 'housing_needs_collected'],
-      ['housing_needs_collected', 'housing_options_found'],
+    const events = await eventsOf(c.orgId);
+    expect(events.map((e) => [e.environment, e.payload.previous_status, e.payload.status])).toEqual([
+      ['sandbox', null, 'housing_needs_collected'],
+      ['sandbox', 'housing_needs_collected', 'housing_options_found'],
     ]);
   });
 });
