@@ -164,16 +164,8 @@ create table app.claim_homes (
   check (move_out_date > move_in_date)
 );
 
-do $$
-declare t text;
-begin
-  foreach t in array array['claim_documents', 'sourcing_rounds', 'claim_homes'] loop
-    execute format('alter table app.%I enable row level security', t);
-    execute format($p$create policy tenant_isolation on app.%I to svc_api
-      using (org_id = app.current_org() and environment = app.current_env())
-      with check (org_id = app.current_org() and environment = app.current_env())$p$, t);
-  end loop;
-end $$;
+select app.enable_tenant_isolation(t)
+  from unnest(array['app.claim_documents', 'app.sourcing_rounds', 'app.claim_homes']::regclass[]) t;
 -- Requests opened inside the service by coordinators are invisible to the API, by policy.
 alter table app.claims enable row level security;
 create policy tenant_isolation on app.claims to svc_api
