@@ -40,8 +40,10 @@ create index properties_near on app.properties using gist (geo_point) where veri
 -- The homes a request can be offered, nearest first, at most p_limit of them:
 -- verified (so listed) and not marked unavailable; within the request's search radius of its origin;
 -- from the request's pool (live requests: real homes only; sandbox requests: real and test homes);
--- available by the target move-in and free that day (no block of the request's environment nor of
--- the home's own calendar covers it); and owned by a provider whose payout account takes charges.
+-- available by the target move-in and free that day in the request's environment (the calendar that
+-- placing the home checks: availability of one environment never shows in the other); and owned by
+-- a provider whose payout account in the request's environment takes charges (a sandbox placement
+-- is paid through the provider's sandbox account, even for a real home).
 -- Reads other organisations' homes, so it runs as its owner; it answers only for a request of the
 -- calling tenant. Needs are read from the request at call time, so a changed need applies at once.
 --
@@ -86,9 +88,9 @@ begin
        and p.available_from <= c.target_move_in
        and not exists (
          select 1 from app.availability_blocks b
-          where b.property_id = p.id and b.environment in (c.environment, p.environment)
+          where b.property_id = p.id and b.environment = c.environment
             and b.start_date <= c.target_move_in and b.end_date >= c.target_move_in)
-       and app.can_take_charges(p.org_id, p.environment)
+       and app.can_take_charges(p.org_id, c.environment)
      order by p.geo_point <-> v_origin
      limit p_limit;
 end $$;
