@@ -8,28 +8,11 @@
 // - spread: the same numbers of homes scattered over a region 600 miles across, a loss in its middle.
 // About a tenth of the homes are blocked on the move-in date and some are marked unavailable, so the
 // filters do real work.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import postgres from 'postgres';
-import { openDatabase } from '../lib/database.ts';
-import { migrate } from '../lib/migrate.ts';
+import { median, startScratchDatabase } from '../lib/scratch.ts';
 
 const rounds = 40;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.95)];
 
 interface Area {
@@ -50,15 +33,12 @@ const areas: Area[] = [
 ];
 
 export default async function () {
-  const dataDir = await mkdtemp(join(tmpdir(), 'hps-bench-'));
-  delete process.env.DATABASE_URL;
-  const database = await openDatabase({ dataDir, port: await freePort() });
+  const database = await startScratchDatabase('hps-bench-');
   process.env.DATABASE_URL = database.url;
   process.env.LOG_LEVEL = 'silent';
-  process.env.DATA_DIR = dataDir;
+  process.env.DATA_DIR = database.dataDir;
   const admin = postgres(database.url, { max: 1, onnotice: () => {} });
   try {
-    await migrate(admin);
     const { route } = await import('../lib/router.ts');
     const { runCommand } = await import('../console/commands.ts');
     const { closeDb } = await import('../../shared/db/client.ts');
@@ -144,6 +124,5 @@ export default async function () {
   } finally {
     await admin.end();
     await database.stop();
-    await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -4,28 +4,11 @@
 // - POST /properties/availability with 500 blocks (replace) under 200 ms.
 // Each is also compared with sending the same items one call at a time, measured in the same run.
 import { serve, type ServerType } from '@hono/node-server';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import postgres from 'postgres';
-import { openDatabase } from '../lib/database.ts';
-import { migrate } from '../lib/migrate.ts';
+import { freePort, median, startScratchDatabase } from '../lib/scratch.ts';
 
 const rounds = 15;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function home(i: number, run: string) {
   return {
@@ -53,15 +36,12 @@ function home(i: number, run: string) {
 }
 
 export default async function () {
-  const dataDir = await mkdtemp(join(tmpdir(), 'hps-bench-'));
-  delete process.env.DATABASE_URL;
-  const database = await openDatabase({ dataDir, port: await freePort() });
+  const database = await startScratchDatabase('hps-bench-');
   process.env.DATABASE_URL = database.url;
   process.env.LOG_LEVEL = 'silent';
   const admin = postgres(database.url, { max: 1, onnotice: () => {} });
   let server: ServerType | undefined;
   try {
-    await migrate(admin);
     const { route } = await import('../lib/router.ts');
     const { runCommand } = await import('../console/commands.ts');
     const { closeDb } = await import('../../shared/db/client.ts');
@@ -123,6 +103,5 @@ export default async function () {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     await admin.end();
     await database.stop();
-    await rm(dataDir, { recursive: true, force: true });
   }
 }

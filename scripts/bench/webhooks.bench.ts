@@ -5,9 +5,6 @@
 // Runs in a child process so that Node trusts the test authority of the receiver's certificate
 // (NODE_EXTRA_CA_CERTS is read at start-up), on its own embedded database in a temporary folder.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 
@@ -23,17 +20,6 @@ export default async function webhooksBench(): Promise<void> {
   });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`webhooks benchmark failed (exit ${code})`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The receiver runs in its own process so that its work does not count against the dispatcher. */
@@ -73,17 +59,13 @@ function memorySampler() {
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 async function run() {
-  const dataDir = await mkdtemp(join(tmpdir(), 'hps-bench-webhooks-'));
-  const { openDatabase } = await import('../lib/database.ts');
-  const { migrate } = await import('../lib/migrate.ts');
-  delete process.env.DATABASE_URL;
-  const database = await openDatabase({ dataDir, port: await freePort() });
+  const { startScratchDatabase } = await import('../lib/scratch.ts');
+  const database = await startScratchDatabase('hps-bench-webhooks-');
   process.env.DATABASE_URL = database.url;
   process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'true';
   const sql = postgres(database.url, { max: 2, onnotice: () => {} });
   const receiver = await startReceiver();
   try {
-    await migrate(sql);
     const { dispatchDue } = await import('../../shared/webhooks/dispatcher.ts');
     const { closeDb } = await import('../../shared/db/client.ts');
     const { definitionOf } = await import('../../shared/events/registry.ts');
@@ -152,7 +134,6 @@ async function run() {
     receiver.stop();
     await sql.end();
     await database.stop();
-    await rm(dataDir, { recursive: true, force: true });
   }
 }
 
