@@ -207,12 +207,26 @@ create table app.payout_accounts (
   check (connected or not (charges_enabled or payouts_enabled))
 );
 
--- Until charges are enabled, no family can be placed in the provider's homes.
-create or replace function app.can_take_charges(p_org uuid, p_env text) returns boolean
+-- The payout account of a provider in an environment, with the environment's starting state when
+-- the processor has reported nothing yet: sandbox accounts start connected with charges and
+-- payouts enabled (test bank account ending 6789); live accounts start not connected.
+create or replace function app.payout_status(p_org uuid, p_env text) returns app.payout_accounts
 language sql stable security definer set search_path = app, pg_temp as $$
   select coalesce(
-    (select a.charges_enabled from app.payout_accounts a where a.org_id = p_org and a.environment = p_env),
-    p_env = 'sandbox')
+    (select a from app.payout_accounts a where a.org_id = p_org and a.environment = p_env),
+    jsonb_populate_record(null::app.payout_accounts, jsonb_build_object(
+      'org_id', p_org, 'environment', p_env,
+      'connected', p_env = 'sandbox', 'charges_enabled', p_env = 'sandbox', 'payouts_enabled', p_env = 'sandbox',
+      'onboarding_status', case when p_env = 'sandbox' then 'complete' else 'not_started' end,
+      'bank_account_last4', case when p_env = 'sandbox' then '6789' end,
+      'updated_at', now())))
+$$;
+
+-- Until charges are enabled, no family can be placed in the provider's homes (matching and
+-- placing ask this, for the environment of the request).
+create or replace function app.can_take_charges(p_org uuid, p_env text) returns boolean
+language sql stable security definer set search_path = app, pg_temp as $$
+  select (app.payout_status(p_org, p_env)).charges_enabled
 $$;
 
 -- A family booked into a provider's home. org_id is the provider (the home's owner); the carrier
@@ -239,6 +253,15 @@ create table app.bookings (
 );
 create index bookings_provider on app.bookings (org_id, environment, created_at desc, id desc);
 create index bookings_carrier on app.bookings (carrier_org_id, environment) where carrier_org_id is not null;
+
+-- Name and reference of the caller's own homes in any environment: a sandbox booking of a real
+-- home is read with a sandbox key, under which the live home itself is not visible.
+create or replace function app.own_home_labels(p_ids uuid[])
+returns table (id uuid, name text, external_id text)
+language sql stable security definer set search_path = app, pg_temp as $$
+  select p.id, p.name, p.external_id from app.properties p
+   where p.id = any(p_ids) and p.org_id = app.current_org()
+$$;
 
 -- Each charge on the landlord's own processor account. The platform fee comes from rent only;
 -- the card processing fee is taken on the whole charge; net is what reaches the provider.
@@ -284,5 +307,6 @@ grant select on app.bookings, app.payments to svc_api;
 grant execute on function
   app.listing_missing_fields(app.properties), app.availability_via(app.properties), app.verified_via(app.properties),
   app.range_is_free(uuid, text, date, date), app.take_hold(uuid, text, date, date, uuid, text),
-  app.release_holds(uuid, text), app.can_take_charges(uuid, text)
+  app.release_holds(uuid, text), app.payout_status(uuid, text), app.can_take_charges(uuid, text),
+  app.own_home_labels(uuid[])
   to svc_api;

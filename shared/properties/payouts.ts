@@ -85,26 +85,28 @@ function render(row: PayoutRow): PayoutStatus {
   };
 }
 
-async function readRow(tx: Tx, tenant: Tenant): Promise<PayoutRow> {
-  const [row] = await tx<PayoutRow[]>`select * from app.payout_status(${tenant.orgId}, ${tenant.environment})`;
-  return row;
-}
-
 export async function readPayoutStatus(tx: Tx, tenant: Tenant): Promise<PayoutStatus> {
-  return render(await readRow(tx, tenant));
+  const [row] = await tx<PayoutRow[]>`select * from app.payout_status(${tenant.orgId}, ${tenant.environment})`;
+  return render(row);
 }
 
-/** Applies a processor update to the tenant's account (row locked, so concurrent updates queue). */
+/**
+ * Applies a processor update to the tenant's account. The account row is written with the
+ * environment's starting state first when it does not exist yet, then locked, so concurrent updates
+ * queue and each applies to the result of the one before.
+ */
 export async function updatePayoutStatus(tx: Tx, tenant: Tenant, update: ProcessorUpdate): Promise<PayoutStatus> {
-  await tx`select 1 from app.payout_accounts where org_id = ${tenant.orgId} and environment = ${tenant.environment} for update`;
-  const next = applyProcessorUpdate(await readRow(tx, tenant), update);
+  await tx`
+    insert into app.payout_accounts select * from app.payout_status(${tenant.orgId}, ${tenant.environment})
+    on conflict (org_id, environment) do nothing`;
+  const [current] = await tx<PayoutRow[]>`
+    select * from app.payout_accounts where org_id = ${tenant.orgId} and environment = ${tenant.environment} for update`;
+  const next = applyProcessorUpdate(current, update);
   const [row] = await tx<PayoutRow[]>`
-    insert into app.payout_accounts (org_id, environment, connected, charges_enabled, payouts_enabled, onboarding_status, bank_account_last4)
-    values (${tenant.orgId}, ${tenant.environment}, ${next.connected}, ${next.charges_enabled}, ${next.payouts_enabled},
-            ${next.onboarding_status}, ${next.bank_account_last4})
-    on conflict (org_id, environment) do update set
-      connected = excluded.connected, charges_enabled = excluded.charges_enabled, payouts_enabled = excluded.payouts_enabled,
-      onboarding_status = excluded.onboarding_status, bank_account_last4 = excluded.bank_account_last4, updated_at = clock_timestamp()
+    update app.payout_accounts set
+      connected = ${next.connected}, charges_enabled = ${next.charges_enabled}, payouts_enabled = ${next.payouts_enabled},
+      onboarding_status = ${next.onboarding_status}, bank_account_last4 = ${next.bank_account_last4}, updated_at = clock_timestamp()
+     where org_id = ${tenant.orgId} and environment = ${tenant.environment}
     returning *`;
   return render(row);
 }

@@ -37,6 +37,15 @@ describe('POST /sandbox/payouts', () => {
     expect(await canTakeCharges(tenant.orgId, 'live')).toBe(false);
   });
 
+  it('concurrent changes to a new account all apply: none is computed from a stale starting state', async () => {
+    for (let round = 0; round < 5; round++) {
+      const tenant = await createTenant('provider');
+      const api = client(tenant.sandbox);
+      await Promise.all([api.post('/sandbox/payouts', { charges_enabled: false }), api.post('/sandbox/payouts', { payouts_enabled: false })]);
+      expect((await api.get('/properties/payouts')).body.data).toMatchObject({ connected: true, charges_enabled: false, payouts_enabled: false });
+    }
+  });
+
   it('an empty body answers the current status', async () => {
     const tenant = await createTenant('provider');
     const res = await client(tenant.sandbox).post('/sandbox/payouts', {});
