@@ -98,24 +98,33 @@ async function insertRows(tx: Tx, rows: NewRow[]): Promise<ClaimRow[]> {
 const couldNotCreate = () =>
   new ApiError('could_not_create', 'The request could not be written. Nothing was created; check the values and retry, or contact support with the X-Request-Id.');
 
+/** A value the database refuses to store: a data exception (class 22) or an integrity rule (class 23). */
+const isRefusal = (error: unknown) => isError(error, '22') || isError(error, '23');
+
+/** One order for every transaction's inserts (see insertIsolated). */
+const byExternalId = (a: NewRow, b: NewRow) => ((a.external_id ?? '') < (b.external_id ?? '') ? -1 : (a.external_id ?? '') > (b.external_id ?? '') ? 1 : 0);
+
 /**
- * Inserts set-based; when the database refuses the set (an integrity rule), each row is tried alone,
- * so one refused item never fails the others. Returns the inserted row or the error, per row.
+ * Inserts set-based; when the database refuses the set, each row is tried alone, so one refused item
+ * never fails the others. Returns the inserted row or the error, per row.
+ * Rows go in external_id order: an insert waits on another transaction's uncommitted row with the
+ * same external_id, so two batches naming the same ids in different orders would otherwise each
+ * hold one the other waits for (a deadlock, failing one of them).
  */
 async function insertIsolated(tx: Tx, rows: NewRow[]): Promise<Map<NewRow, ClaimRow | ApiError>> {
-  const byRef = (inserted: ClaimRow[]) => new Map(inserted.map((r) => [r.claim_ref, r]));
+  const ordered = [...rows].sort(byExternalId);
   const outcome = new Map<NewRow, ClaimRow | ApiError>();
   try {
-    const inserted = byRef(await insertRows(tx, rows));
-    for (const row of rows) if (inserted.has(row.claim_ref)) outcome.set(row, inserted.get(row.claim_ref)!);
+    const inserted = new Map((await insertRows(tx, ordered)).map((r) => [r.claim_ref, r]));
+    for (const row of ordered) if (inserted.has(row.claim_ref)) outcome.set(row, inserted.get(row.claim_ref)!);
   } catch (error) {
-    if (!isError(error, '23')) throw error;
-    for (const row of rows) {
+    if (!isRefusal(error)) throw error;
+    for (const row of ordered) {
       try {
         const [inserted] = await insertRows(tx, [row]);
         if (inserted) outcome.set(row, inserted);
       } catch (itemError) {
-        if (!isError(itemError, '23')) throw itemError;
+        if (!isRefusal(itemError)) throw itemError;
         outcome.set(row, couldNotCreate());
       }
     }

@@ -78,18 +78,28 @@ describe('POST /claims validation (422 invalid_field naming the first bad field)
     const sql = ownerSql();
     // A rule of the database that validation does not know about, for this organisation only.
     await sql.unsafe(`
+      -- An integrity rule (class 23) for one external_id, a value the database cannot store (class 22) for another.
       create or replace function app.test_refuse_claim() returns trigger language plpgsql as $$
-      begin raise exception 'refused for the test' using errcode = 'check_violation'; end $$;
+      begin
+        if new.external_id = 'REFUSED' then raise exception 'refused for the test' using errcode = 'check_violation'; end if;
+        raise exception 'out of range for the test' using errcode = 'numeric_value_out_of_range';
+      end $$;
       create trigger test_refuse_claim before insert on app.claims for each row
-        when (new.org_id = '${c.orgId}' and new.external_id = 'REFUSED') execute function app.test_refuse_claim();`);
+        when (new.org_id = '${c.orgId}' and new.external_id in ('REFUSED', 'OUT-OF-RANGE')) execute function app.test_refuse_claim();`);
     try {
-      const single = await c.liveApi.post('/claims', claimBody({ ...at(here), external_id: 'REFUSED' }));
-      expect(single.status).toBe(400);
-      expect(single.body.error).toEqual({ code: 'could_not_create', message: expect.any(String) });
-      const batch = await c.liveApi.post('/claims/batch', { requests: [claimBody({ ...at(here), external_id: 'FINE' }), claimBody({ ...at(here), external_id: 'REFUSED' })] });
+      for (const externalId of ['REFUSED', 'OUT-OF-RANGE']) {
+        const single = await c.liveApi.post('/claims', claimBody({ ...at(here), external_id: externalId }));
+        expect(single.status).toBe(400);
+        expect(single.body.error).toEqual({ code: 'could_not_create', message: expect.any(String) });
+      }
+      const batch = await c.liveApi.post('/claims/batch', {
+        requests: ['FINE', 'REFUSED', 'OUT-OF-RANGE'].map((externalId) => claimBody({ ...at(here), external_id: externalId })),
+      });
       expect(batch.status).toBe(207);
-      expect(batch.body.results.map((r: any) => r.ok)).toEqual([true, false]);
-      expect(batch.body.results[1].error.code).toBe('could_not_create');
+      expect(batch.body.results.map((r: any) => [r.external_id, r.ok, r.error?.code])).toEqual([
+        ['FINE', true, undefined], ['REFUSED', false, 'could_not_create'], ['OUT-OF-RANGE', false, 'could_not_create'],
+      ]);
+      expect((await c.liveApi.get('/claims')).body.data.map((r: any) => r.api_external_id)).toEqual(['FINE']);
     } finally {
       await sql.unsafe('drop trigger test_refuse_claim on app.claims; drop function app.test_refuse_claim();');
     }

@@ -234,6 +234,22 @@ describe('POST /claims/batch', () => {
     expect(await eventsOf(c.orgId)).toHaveLength(3);
   });
 
+  it('lets concurrent batches naming the same external_ids in opposite orders both succeed, one request per id', async () => {
+    const c = await carrier();
+    for (let round = 0; round < 4; round++) {
+      const items = Array.from({ length: 50 }, (_, i) => claimBody({ ...at(here), external_id: `R${round}-${i}` }));
+      const [forward, backward] = await Promise.all([
+        c.liveApi.post('/claims/batch', { requests: items }),
+        c.liveApi.post('/claims/batch', { requests: [...items].reverse() }),
+      ]);
+      expect([forward.status, backward.status]).toEqual([201, 201]);
+      const ids = (res: typeof forward) => new Map(res.body.results.map((r: any) => [r.external_id, r.data.id]));
+      expect(ids(backward)).toEqual(ids(forward));
+    }
+    const [{ count }] = await ownerSql()`select count(*)::int as count from app.claims where org_id = ${c.orgId}`;
+    expect(count).toBe(200);
+  });
+
   it('answers 207 when some items fail; the others are created', async () => {
     const c = await carrier();
     const res = await c.liveApi.post('/claims/batch', {
