@@ -107,14 +107,15 @@ function creationRules(body: Record<string, unknown>, ctx: z.RefinementCtx) {
   }
 }
 
+// Fields in the order of the integrator guide's tables (required, then optional): zod reports them in
+// this order, so `field` names the first bad one. The rules across fields (creationRules) run once
+// every field is valid on its own.
 export const CreateClaim = z
   .strictObject({
-    ...loss,
-    loss_country: loss.loss_country.optional(),
-    loss_lat: loss.loss_lat.optional(),
-    loss_lng: loss.loss_lng.optional(),
-    policyholder_name: loss.policyholder_name.optional(),
-    external_id: text().optional().describe("The caller's own reference for the request; unique per organisation and environment. A repeat returns the existing request with idempotent: true."),
+    loss_address: loss.loss_address,
+    loss_city: loss.loss_city,
+    loss_state: loss.loss_state,
+    loss_zip: loss.loss_zip,
     target_move_in: commercials.target_move_in,
     est_length_months: commercials.est_length_months,
     bedrooms: needs.bedrooms,
@@ -125,6 +126,11 @@ export const CreateClaim = z
     furnishing: needs.furnishing,
     rent_payer: commercials.rent_payer,
     deposit_payer: commercials.deposit_payer,
+    external_id: text().optional().describe("The caller's own reference for the request; unique per organisation and environment. A repeat returns the existing request with idempotent: true."),
+    loss_country: loss.loss_country.optional(),
+    loss_lat: loss.loss_lat.optional(),
+    loss_lng: loss.loss_lng.optional(),
+    policyholder_name: loss.policyholder_name.optional(),
     max_budget: commercials.max_budget.optional(),
     ale_limit: commercials.ale_limit.optional(),
     fees_payer: commercials.fees_payer.optional(),

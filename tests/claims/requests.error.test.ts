@@ -14,6 +14,8 @@ describe('POST /claims validation (422 invalid_field naming the first bad field)
   const cases: [string, Record<string, unknown>, string][] = [
     ['a missing required field', { loss_address: undefined }, 'loss_address'],
     ['the first of several missing fields', { loss_city: undefined, adults: undefined }, 'loss_city'],
+    ['a required field before an optional one (the order of the guide)', { target_move_in: undefined, loss_lat: 'north', loss_lng: 1 }, 'target_move_in'],
+    ['a field wrong on its own before a rule across fields', { loss_state: 'Texas', bedrooms: '3' }, 'bedrooms'],
     ['a wrong type', { bedrooms: '3' }, 'bedrooms'],
     ['a fraction where an integer is needed', { sqft: 900.5 }, 'sqft'],
     ['a value out of range', { est_length_months: 0 }, 'est_length_months'],
