@@ -2,8 +2,8 @@ import type { z } from '@hono/zod-openapi';
 import type { Tx } from '../../shared/db/client.ts';
 import { ApiError, notFound } from '../../shared/http/errors.ts';
 import { parseItem, type ItemError } from './batch.ts';
-import { findHomes, isUuid } from './homes.ts';
-import { BulkBlockInput, type Block, type BulkBlocksResult } from './schemas.ts';
+import { isUuid } from './homes.ts';
+import { BulkBlockInput, type Block, type BlockInput, type BulkBlocksResult } from './schemas.ts';
 
 // Availability blocks in the database. Every statement runs under the caller's tenant, so only
 // blocks of the caller's environment are seen or touched: a sandbox hold on a real home never
@@ -21,7 +21,7 @@ interface BlockRow {
   created_at: Date;
 }
 
-export function renderBlock(row: BlockRow): z.infer<typeof Block> {
+function renderBlock(row: BlockRow): z.infer<typeof Block> {
   return {
     id: row.id,
     property_id: row.property_id,
@@ -34,7 +34,16 @@ export function renderBlock(row: BlockRow): z.infer<typeof Block> {
   };
 }
 
-export interface NewBlock {
+/** Adds one provider block to the home. */
+export async function addBlock(tx: Tx, homeId: string, input: z.infer<typeof BlockInput>) {
+  const [row] = await tx<BlockRow[]>`
+    insert into app.availability_blocks (property_id, org_id, environment, start_date, end_date, reason, source)
+    values (${homeId}, app.current_org(), app.current_env(), ${input.start_date}, ${input.end_date}, ${input.reason ?? null}, 'provider')
+    returning *`;
+  return renderBlock(row);
+}
+
+interface SentBlock {
   id: string;
   property_id: string;
   start_date: string;
@@ -42,46 +51,64 @@ export interface NewBlock {
   reason: string | null;
 }
 
-/** Adds provider blocks, any number in one statement. */
-export function insertProviderBlocks(tx: Tx, blocks: NewBlock[]) {
-  return tx<BlockRow[]>`
-    insert into app.availability_blocks (id, property_id, org_id, environment, start_date, end_date, reason, source)
-    select b.id, b.property_id, app.current_org(), app.current_env(), b.start_date, b.end_date, b.reason, 'provider'
-      from jsonb_to_recordset(${tx.json(blocks as never)}) as b (id uuid, property_id uuid, start_date date, end_date date, reason text)
-    returning *`;
-}
-
-/** Clears the caller's own blocks on the given homes (service holds survive); returns how many. */
-async function clearProviderBlocks(tx: Tx, homeIds: string[]): Promise<number> {
-  const [row] = await tx<{ cleared: number }[]>`
-    with gone as (
-      delete from app.availability_blocks b
-       where b.property_id = any(${homeIds}::uuid[]) and b.source = 'provider'
-      returning 1)
-    select count(*)::int as cleared from gone`;
-  return row.cleared;
-}
-
-/** Records that the bulk calendar sync wrote these homes' calendars (availability_via calendar_synced). */
-async function markCalendarSynced(tx: Tx, homeIds: string[]): Promise<void> {
-  await tx`update app.properties set calendar_synced_at = clock_timestamp() where id = any(${homeIds}::uuid[])`;
+/**
+ * The caller's homes named by id or external_id, locked until the end of the transaction, so that
+ * two syncs of one home run one after the other (otherwise two concurrent replaces each clear only
+ * the blocks they saw and both sets of new blocks stay). Locked in the order of the publish upsert
+ * (external_id, then id), so that a sync and a batch publish of the same homes never deadlock.
+ */
+function lockHomes(tx: Tx, ids: string[], externalIds: string[]) {
+  return tx<{ id: string; external_id: string | null }[]>`
+    select p.id, p.external_id from app.properties p
+     where p.id = any(${ids}::uuid[]) or p.external_id = any(${externalIds}::text[])
+     order by p.external_id nulls last, p.id
+       for no key update`;
 }
 
 /**
- * POST /properties/availability: items are checked one by one, their homes found in one statement,
- * then (with replace) the provider blocks of every named home are cleared, the accepted blocks
- * added and the touched homes marked as calendar-synced, in the caller's transaction.
+ * Writes the accepted blocks in one statement: with replace, the provider blocks of their homes are
+ * cleared (the delete does not see the rows inserted beside it, so only earlier blocks go; service
+ * holds never); the blocks are added; their homes are marked calendar-synced.
+ */
+async function writeBlocks(tx: Tx, blocks: SentBlock[], replace: boolean) {
+  const [counts] = await tx<{ replaced_existing: number; homes_touched: number }[]>`
+    with sent as (
+      select * from jsonb_to_recordset(${tx.json(blocks as never)}) as b (id uuid, property_id uuid, start_date date, end_date date, reason text)
+    ), cleared as (
+      delete from app.availability_blocks b
+       where ${replace} and b.source = 'provider' and b.property_id in (select property_id from sent)
+      returning 1
+    ), added as (
+      insert into app.availability_blocks (id, property_id, org_id, environment, start_date, end_date, reason, source)
+      select id, property_id, app.current_org(), app.current_env(), start_date, end_date, reason, 'provider' from sent
+      returning 1
+    ), synced as (
+      update app.properties p set calendar_synced_at = clock_timestamp()
+       where p.id in (select property_id from sent)
+      returning 1
+    )
+    select (select count(*) from cleared)::int as replaced_existing, (select count(*) from synced)::int as homes_touched`;
+  return counts;
+}
+
+const trimmedString = (value: unknown) => (typeof value === 'string' ? value.trim() : undefined);
+
+/**
+ * POST /properties/availability: items are checked one by one and their homes found (and locked)
+ * in one statement; the accepted blocks are then written in one more. A refused item changes
+ * nothing: with replace, a home is cleared only for an accepted block of it, so a block refused for
+ * its dates never leaves its home without the blocks it had.
  */
 export async function syncCalendars(tx: Tx, blocks: unknown[], replace: boolean): Promise<z.infer<typeof BulkBlocksResult>> {
   const items = blocks.map((raw) => {
     const sent = (raw ?? {}) as { property_id?: unknown; external_id?: unknown };
-    const byId = typeof sent.property_id === 'string';
-    const ref = byId ? (sent.property_id as string) : typeof sent.external_id === 'string' ? sent.external_id : null;
-    return { ref, byId, parsed: parseItem(BulkBlockInput, raw) };
+    const propertyId = trimmedString(sent.property_id);
+    const ref = propertyId ?? trimmedString(sent.external_id) ?? null;
+    return { ref, byId: propertyId !== undefined, parsed: parseItem(BulkBlockInput, raw) };
   });
 
-  // Every item's home, also a refused item's: with replace, naming a home is what clears it.
-  const homes = await findHomes(
+  // Every item's home, also a refused item's, so that its result names the home it meant.
+  const homes = await lockHomes(
     tx,
     items.flatMap((i) => (i.byId && isUuid(i.ref!) ? [i.ref!] : [])),
     items.flatMap((i) => (!i.byId && i.ref !== null ? [i.ref] : [])),
@@ -91,26 +118,19 @@ export async function syncCalendars(tx: Tx, blocks: unknown[], replace: boolean)
   const homeOf = (item: (typeof items)[number]) =>
     item.ref === null ? undefined : item.byId ? (ids.has(item.ref) ? item.ref : undefined) : byExternalId.get(item.ref);
 
-  const resolved = items.map((item) => {
+  const resolved = items.map((item): { homeId?: string; block?: SentBlock; error?: ItemError } => {
     const homeId = homeOf(item);
     if (!item.parsed.ok) return { homeId, error: item.parsed.error };
     if (!homeId) {
       const field = item.byId ? 'property_id' : 'external_id';
-      const error: ItemError = { code: 'not_found', message: `No home ${item.ref} for this organisation in this environment.`, field };
-      return { homeId, error };
+      return { error: { code: 'not_found', message: `No home ${item.ref} for this organisation in this environment.`, field } };
     }
     const { start_date, end_date, reason } = item.parsed.value;
     return { homeId, block: { id: crypto.randomUUID(), property_id: homeId, start_date, end_date, reason: reason ?? null } };
   });
-  const named = [...new Set(resolved.flatMap((r) => (r.homeId ? [r.homeId] : [])))];
-  const added = resolved.flatMap((r) => (r.block ? [r.block] : []));
-  const touched = replace ? named : [...new Set(added.map((b) => b.property_id))];
-  // Sent together, run in this order on the transaction's connection: clear, add, mark synced.
-  const [replaced] = await Promise.all([
-    replace ? clearProviderBlocks(tx, named) : 0,
-    added.length > 0 ? insertProviderBlocks(tx, added) : [],
-    touched.length > 0 ? markCalendarSynced(tx, touched) : undefined,
-  ]);
+  const accepted = resolved.flatMap((r) => (r.block ? [r.block] : []));
+  const { replaced_existing, homes_touched } =
+    accepted.length > 0 ? await writeBlocks(tx, accepted, replace) : { replaced_existing: 0, homes_touched: 0 };
 
   const results = resolved.map((r, index) => ({
     index,
@@ -119,7 +139,7 @@ export async function syncCalendars(tx: Tx, blocks: unknown[], replace: boolean)
     property_id: r.homeId ?? null,
     ...(r.block ? { block_id: r.block.id } : { error: r.error }),
   }));
-  return { blocked: added.length, failed: results.length - added.length, replaced_existing: replaced, homes_touched: touched.length, results };
+  return { blocked: accepted.length, failed: results.length - accepted.length, replaced_existing, homes_touched, results };
 }
 
 export interface BlockWindow {

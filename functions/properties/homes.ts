@@ -188,13 +188,6 @@ export async function resolveHome(tx: Tx, ref: string): Promise<string> {
   return row.id;
 }
 
-/** The caller's homes named by id or external_id, for the bulk calendar sync (one statement). */
-export function findHomes(tx: Tx, ids: string[], externalIds: string[]) {
-  return tx<{ id: string; external_id: string | null }[]>`
-    select p.id, p.external_id from app.properties p
-     where p.id = any(${ids}::uuid[]) or p.external_id = any(${externalIds}::text[])`;
-}
-
 export async function readHome(tx: Tx, id: string): Promise<HomeRow> {
   const [row] = await tx<HomeRow[]>`select ${tx.unsafe(homeSelection)} from app.properties p where p.id = ${id}`;
   if (!row) throw notFound('home');

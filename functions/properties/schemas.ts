@@ -225,7 +225,7 @@ export const BlockInput = z.strictObject(blockDates).superRefine(endNotBeforeSta
 
 /** One item of POST /properties/availability: the home by property_id or external_id. */
 export const BulkBlockInput = z
-  .strictObject({ property_id: z.string().uuid().optional(), external_id: z.string().min(1).max(255).optional(), ...blockDates })
+  .strictObject({ property_id: z.string().uuid().optional(), external_id: z.string().trim().min(1).max(255).optional(), ...blockDates })
   .superRefine((b, ctx) => {
     if ((b.property_id === undefined) === (b.external_id === undefined)) {
       ctx.addIssue({ code: 'custom', path: ['property_id'], message: 'send exactly one of property_id or external_id' });
@@ -240,7 +240,7 @@ export const BulkBlocksResult = z
     blocked: z.number().int().describe('Blocks added.'),
     failed: z.number().int(),
     replaced_existing: z.number().int().describe('Provider blocks cleared by replace.'),
-    homes_touched: z.number().int().describe('Homes whose calendar changed.'),
+    homes_touched: z.number().int().describe('Homes that received blocks (with replace, cleared first).'),
     results: z.array(
       z.object({
         index: z.number().int(),

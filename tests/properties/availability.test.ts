@@ -162,14 +162,15 @@ describe('POST /properties/availability (bulk calendar sync)', () => {
     expect((await api.get(`/properties/${home.id}/availability`)).body.count).toBe(1);
   });
 
-  it('refuses bad items with reasons (207) and applies the rest; a home named by a refused item is still replaced', async () => {
+  it('refuses bad items with reasons (207) and applies the rest; a refused item clears nothing', async () => {
     const { api, home } = await providerWithHome({ external_id: 'MIX' });
     const other = (await api.post('/properties', completeHome({ external_id: 'OTHER' }))).body.data;
-    await api.post(`/properties/${other.id}/availability`, { start_date: '2026-12-24', end_date: '2026-12-26' });
+    await api.post(`/properties/${home.id}/availability`, { start_date: '2026-12-20', end_date: '2026-12-22' });
+    const kept = (await api.post(`/properties/${other.id}/availability`, { start_date: '2026-12-24', end_date: '2026-12-26' })).body.data;
     const res = await api.post('/properties/availability', {
       replace: true,
       blocks: [
-        { external_id: 'MIX', start_date: '2027-01-01', end_date: '2027-01-05' },
+        { external_id: ' MIX ', start_date: '2027-01-01', end_date: '2027-01-05' },
         { external_id: 'GHOST', start_date: '2027-01-01', end_date: '2027-01-05' },
         { property_id: crypto.randomUUID(), start_date: '2027-01-01', end_date: '2027-01-05' },
         { external_id: 'OTHER', start_date: '2027-01-09', end_date: '2027-01-05' },
@@ -177,12 +178,13 @@ describe('POST /properties/availability (bulk calendar sync)', () => {
         { external_id: 'MIX', property_id: home.id, start_date: '2027-01-01', end_date: '2027-01-05' },
         { property_id: 'not-a-uuid', start_date: '2027-01-01', end_date: '2027-01-05' },
         42,
+        { external_id: 'MIX', start_date: 'soon', end_date: '2027-01-05' },
       ],
     });
     expect(res.status).toBe(207);
-    expect(res.body.data).toMatchObject({ blocked: 1, failed: 7, replaced_existing: 1, homes_touched: 2 });
+    expect(res.body.data).toMatchObject({ blocked: 1, failed: 8, replaced_existing: 1, homes_touched: 1 });
     const r = res.body.data.results;
-    expect(r[0]).toMatchObject({ ok: true, property_id: home.id });
+    expect(r[0]).toMatchObject({ ok: true, ref: 'MIX', property_id: home.id });
     expect(r[1]).toMatchObject({ ok: false, ref: 'GHOST', property_id: null, error: { code: 'not_found', field: 'external_id' } });
     expect(r[2]).toMatchObject({ ok: false, property_id: null, error: { code: 'not_found', field: 'property_id' } });
     expect(r[3]).toMatchObject({ ok: false, ref: 'OTHER', property_id: other.id, error: { code: 'invalid_field', field: 'end_date' } });
@@ -190,7 +192,31 @@ describe('POST /properties/availability (bulk calendar sync)', () => {
     expect(r[5]).toMatchObject({ ok: false, error: { code: 'invalid_field', field: 'property_id' } });
     expect(r[6]).toMatchObject({ ok: false, error: { code: 'invalid_field', field: 'property_id' } });
     expect(r[7]).toMatchObject({ ok: false, ref: null, error: { code: 'invalid_field' } });
-    expect((await api.get(`/properties/${other.id}/availability`)).body.count).toBe(0);
+    expect(r[8]).toMatchObject({ ok: false, ref: 'MIX', property_id: home.id, error: { code: 'invalid_field', field: 'start_date' } });
+    // The home with an accepted block was replaced; the home whose only block was refused kept its calendar.
+    expect((await api.get(`/properties/${home.id}/availability`)).body.data.map((b: any) => b.start_date)).toEqual(['2027-01-01']);
+    expect((await api.get(`/properties/${other.id}/availability`)).body.data.map((b: any) => b.id)).toEqual([kept.id]);
+    expect((await api.get(`/properties/${other.id}`)).body.data.calendar_synced_at).toBeNull();
+  });
+
+  it('a call whose every block is refused changes nothing', async () => {
+    const { api, home } = await providerWithHome();
+    const kept = (await api.post(`/properties/${home.id}/availability`, { start_date: '2027-01-01', end_date: '2027-01-02' })).body.data;
+    const res = await api.post('/properties/availability', { replace: true, blocks: [{ property_id: home.id, start_date: '2027-02-02', end_date: '2027-02-01' }] });
+    expect(res.status).toBe(207);
+    expect(res.body.data).toMatchObject({ blocked: 0, failed: 1, replaced_existing: 0, homes_touched: 0 });
+    expect((await api.get(`/properties/${home.id}/availability`)).body.data.map((b: any) => b.id)).toEqual([kept.id]);
+  });
+
+  it('concurrent replaces of one home run one after the other: the calendar ends as one of them sent it', async () => {
+    const { api, home } = await providerWithHome();
+    const sync = (month: string) =>
+      api.post('/properties/availability', { replace: true, blocks: [{ property_id: home.id, start_date: `2027-${month}-01`, end_date: `2027-${month}-02` }] });
+    for (let round = 0; round < 5; round++) {
+      const responses = await Promise.all(['01', '02', '03', '04'].map(sync));
+      expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      expect((await api.get(`/properties/${home.id}/availability`)).body.count).toBe(1);
+    }
   });
 
   it('accepts 500 blocks in one call and refuses 501 or none', async () => {

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
-import { insertProviderBlocks, listBlocks, releaseBlock, renderBlock, syncCalendars } from '../availability.ts';
+import { addBlock, listBlocks, releaseBlock, syncCalendars } from '../availability.ts';
 import { batchStatus } from '../batch.ts';
 import { resolveHome } from '../homes.ts';
 import { Block, BlockInput, BulkBlockInput, BulkBlocksResult, HomeRefParams, IsoDate } from '../schemas.ts';
@@ -28,15 +28,16 @@ availabilityRoutes
       summary: 'Sync calendars: up to 500 blocks across homes in one call',
       description:
         'Each block names its home by `property_id` or `external_id`. With `replace: true` the blocks the provider set earlier on the ' +
-        'homes named in the payload (by any item, also a refused one, whose home exists) are cleared first, then the sent blocks are added; ' +
-        'homes not named are untouched, and holds the service took for a lease or booking always survive. Without `replace` the ' +
-        'blocks are added, so a retry duplicates them: send an Idempotency-Key. Everything happens in one transaction. ' +
+        'homes named in the payload are cleared first, then the sent blocks are added; homes not named are untouched, and holds the ' +
+        'service took for a lease or booking always survive. A refused block changes nothing: a home whose every block was refused ' +
+        'keeps its calendar. Without `replace` the blocks are added, so a retry duplicates them: send an Idempotency-Key. ' +
+        'Everything happens in one transaction; concurrent syncs of the same home run one after the other. ' +
         'Status 200 when every block was added, 207 when any was refused.',
       scope: 'properties:write',
       request: {
         body: jsonBody(
           z.strictObject({
-            replace: z.boolean().default(false).describe('Clear the provider blocks of the named homes first.'),
+            replace: z.boolean().default(false).describe('Clear the provider blocks of the homes named by the accepted blocks first.'),
             blocks: z
               .array(z.unknown())
               .min(1)
@@ -93,12 +94,9 @@ availabilityRoutes
       errors: { ...notFoundError, 422: 'invalid_field: a bad date, or end_date before start_date.' },
     }),
     async (c) => {
-      const { start_date, end_date, reason } = c.req.valid('json');
-      const [row] = await withTenant(c.get('caller'), async (tx) => {
-        const homeId = await resolveHome(tx, c.req.valid('param').ref);
-        return insertProviderBlocks(tx, [{ id: crypto.randomUUID(), property_id: homeId, start_date, end_date, reason: reason ?? null }]);
-      });
-      return c.json(single(renderBlock(row)), 201);
+      const block = await withTenant(c.get('caller'), async (tx) =>
+        addBlock(tx, await resolveHome(tx, c.req.valid('param').ref), c.req.valid('json')));
+      return c.json(single(block), 201);
     },
   )
   .openapi(
