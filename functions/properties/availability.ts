@@ -3,7 +3,7 @@ import type { Tx } from '../../shared/db/client.ts';
 import { ApiError, notFound } from '../../shared/http/errors.ts';
 import { parseItem, type ItemError } from './batch.ts';
 import { isUuid } from './homes.ts';
-import { BulkBlockInput, type Block, type BlockInput, type BulkBlocksResult } from './schemas.ts';
+import { BulkBlockInput, hasNoNul, type Block, type BlockInput, type BulkBlocksResult } from './schemas.ts';
 
 // Availability blocks in the database. Every statement runs under the caller's tenant, so only
 // blocks of the caller's environment are seen or touched: a sandbox hold on a real home never
@@ -111,7 +111,7 @@ export async function syncCalendars(tx: Tx, blocks: unknown[], replace: boolean)
   const homes = await lockHomes(
     tx,
     items.flatMap((i) => (i.byId && isUuid(i.ref!) ? [i.ref!] : [])),
-    items.flatMap((i) => (!i.byId && i.ref !== null ? [i.ref] : [])),
+    items.flatMap((i) => (!i.byId && i.ref !== null && hasNoNul(i.ref) ? [i.ref] : [])),
   );
   const ids = new Set(homes.map((h) => h.id));
   const byExternalId = new Map(homes.flatMap((h) => (h.external_id ? [[h.external_id, h.id] as const] : [])));

@@ -3,7 +3,7 @@ import { ApiError, notFound } from '../../shared/http/errors.ts';
 import { fromCents, toCents } from '../../shared/properties/money.ts';
 import type { z } from '@hono/zod-openapi';
 import { parseItem, type ItemError } from './batch.ts';
-import { HomeInput, type BatchResult, type Home, type HomeField, type HomePatch, type Readiness } from './schemas.ts';
+import { hasNoNul, HomeInput, type BatchResult, type Home, type HomeField, type HomePatch, type Readiness } from './schemas.ts';
 
 // Homes in the database: the one mapping between API fields and columns, the set-based upsert
 // behind POST /properties and /properties/batch, PATCH, and the rendering of a row.
@@ -178,6 +178,7 @@ export const isUuid = (value: string) => uuidPattern.test(value);
 
 /** The id of the caller's home named by `ref` (its id, else its external_id); 404 otherwise. */
 export async function resolveHome(tx: Tx, ref: string): Promise<string> {
+  if (!hasNoNul(ref)) throw notFound('home');
   const id = isUuid(ref) ? ref : null;
   const [row] = await tx<{ id: string }[]>`
     select p.id from app.properties p

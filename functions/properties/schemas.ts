@@ -20,7 +20,15 @@ const PositiveAmount = z
 
 export const IsoDate = z.iso.date().openapi({ example: '2026-12-01' });
 
-const ImageUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) address' }).max(2000);
+/** PostgreSQL text cannot hold the NUL character: input with one is refused, naming the field, never a 500. */
+export const hasNoNul = (value: string) => !value.includes('\u0000');
+
+const storable = { message: 'must not contain the NUL character (\\u0000)' };
+
+/** Text input: any string PostgreSQL can store. */
+const Text = () => z.string().refine(hasNoNul, storable);
+
+const ImageUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) address' }).max(2000).refine(hasNoNul, storable);
 
 export const homeStatuses = ['available', 'pending', 'unavailable'] as const;
 export const furnishedStatuses = ['furnished', 'partial', 'unfurnished'] as const;
@@ -31,10 +39,10 @@ export const contractTemplates = ['standard', 'own'] as const;
  * (the field becomes absent, which may make the home unlisted).
  */
 const homeFieldSchemas = {
-  external_id: z.string().trim().min(1).max(255).describe("The provider's own reference, unique per organisation and environment. Returned as api_external_id."),
-  name: z.string().trim().max(200).nullable(),
-  address: z.string().trim().min(1).max(300),
-  city: z.string().trim().min(1).max(100),
+  external_id: Text().trim().min(1).max(255).describe("The provider's own reference, unique per organisation and environment. Returned as api_external_id."),
+  name: Text().trim().max(200).nullable(),
+  address: Text().trim().min(1).max(300),
+  city: Text().trim().min(1).max(100),
   state: z.string().trim().toUpperCase().regex(/^[A-Z]{2}$/, { message: 'must be a two-letter state code' }).openapi({ example: 'TX' }),
   zip_code: z.string().trim().regex(/^\d{5}(-\d{4})?$/, { message: 'must be a US ZIP code (12345 or 12345-6789)' }).openapi({ example: '78701' }),
   latitude: z.number().min(-90).max(90).nullable(),
@@ -60,9 +68,9 @@ const homeFieldSchemas = {
   utilities_monthly: Amount.nullable().describe('Estimated monthly utilities when they are not included.'),
   contract_template: z.enum(contractTemplates).describe("standard (default): the service's standard lease, sent for signature automatically. own: the provider's own lease."),
   image_url: z.union([ImageUrl, z.array(ImageUrl).max(50)]).nullable().describe('One photograph address, or a list of them (the first is the cover).'),
-  description: z.string().max(10_000).nullable(),
-  amenities: z.array(z.string().trim().min(1).max(100)).max(100).nullable().describe('Non-empty for a listed home.'),
-  pet_policy: z.string().max(1000).nullable().describe('An explicit statement, also when no pets are allowed ("No pets").'),
+  description: Text().max(10_000).nullable(),
+  amenities: z.array(Text().trim().min(1).max(100)).max(100).nullable().describe('Non-empty for a listed home.'),
+  pet_policy: Text().max(1000).nullable().describe('An explicit statement, also when no pets are allowed ("No pets").'),
   status: z.enum(homeStatuses).describe('Kept as it is when omitted on an update; new homes start available.'),
 };
 
@@ -214,7 +222,7 @@ export const Block = z
 const blockDates = {
   start_date: IsoDate,
   end_date: IsoDate.describe('Inclusive; on or after start_date.'),
-  reason: z.string().trim().max(500).nullable().optional(),
+  reason: Text().trim().max(500).nullable().optional(),
 };
 
 const endNotBeforeStart = (b: { start_date: string; end_date: string }, ctx: z.RefinementCtx) => {
@@ -225,7 +233,7 @@ export const BlockInput = z.strictObject(blockDates).superRefine(endNotBeforeSta
 
 /** One item of POST /properties/availability: the home by property_id or external_id. */
 export const BulkBlockInput = z
-  .strictObject({ property_id: z.string().uuid().optional(), external_id: z.string().trim().min(1).max(255).optional(), ...blockDates })
+  .strictObject({ property_id: z.string().uuid().optional(), external_id: Text().trim().min(1).max(255).optional(), ...blockDates })
   .superRefine((b, ctx) => {
     if ((b.property_id === undefined) === (b.external_id === undefined)) {
       ctx.addIssue({ code: 'custom', path: ['property_id'], message: 'send exactly one of property_id or external_id' });

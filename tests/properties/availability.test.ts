@@ -199,6 +199,24 @@ describe('POST /properties/availability (bulk calendar sync)', () => {
     expect((await api.get(`/properties/${other.id}`)).body.data.calendar_synced_at).toBeNull();
   });
 
+  it('a NUL character in a reference or reason refuses that block only', async () => {
+    const { api, home } = await providerWithHome();
+    const res = await api.post('/properties/availability', {
+      blocks: [
+        { property_id: home.id, start_date: '2027-01-01', end_date: '2027-01-02' },
+        { external_id: 'UNIT\u0000', start_date: '2027-01-01', end_date: '2027-01-02' },
+        { property_id: home.id, start_date: '2027-01-01', end_date: '2027-01-02', reason: 'a\u0000' },
+      ],
+    });
+    expect(res.status).toBe(207);
+    expect(res.body.data).toMatchObject({ blocked: 1, failed: 2 });
+    expect(res.body.data.results[1]).toMatchObject({ ok: false, property_id: null, error: { code: 'invalid_field', field: 'external_id' } });
+    expect(res.body.data.results[2]).toMatchObject({ ok: false, error: { code: 'invalid_field', field: 'reason' } });
+    const single = await api.post(`/properties/${home.id}/availability`, { start_date: '2027-01-01', end_date: '2027-01-02', reason: '\u0000' });
+    expect(single.status).toBe(422);
+    expect(single.body.error).toMatchObject({ code: 'invalid_field', field: 'reason' });
+  });
+
   it('a call whose every block is refused changes nothing', async () => {
     const { api, home } = await providerWithHome();
     const kept = (await api.post(`/properties/${home.id}/availability`, { start_date: '2027-01-01', end_date: '2027-01-02' })).body.data;

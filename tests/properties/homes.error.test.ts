@@ -37,6 +37,26 @@ describe('POST /properties refusals', () => {
     expect(res.body.error).toMatchObject({ code: 'invalid_field', field });
   });
 
+  it.each([
+    ['name', 'Maple\u0000Court'],
+    ['description', 'Quiet\u0000'],
+    ['pet_policy', '\u0000'],
+    ['external_id', 'U\u00001'],
+    ['image_url', 'https://img.example.com/a\u0000.jpg'],
+  ])('refuses a NUL character in %s with 422 naming the field, not a server error', async (field, value) => {
+    const api = client((await createTenant('provider')).live);
+    const res = await api.post('/properties', completeHome({ [field]: value }));
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'invalid_field', field });
+  });
+
+  it('refuses a NUL character inside amenities, naming the entry', async () => {
+    const api = client((await createTenant('provider')).live);
+    const res = await api.post('/properties', completeHome({ amenities: ['wifi', 'pool\u0000'] }));
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'invalid_field', field: 'amenities.1' });
+  });
+
   it('refuses an unknown field', async () => {
     const api = client((await createTenant('provider')).live);
     const res = await api.post('/properties', completeHome({ listed: true }));
@@ -109,9 +129,12 @@ describe('GET /properties refusals', () => {
     expect(res.body.error).toMatchObject({ code: 'invalid_field', field });
   });
 
-  it('404 for an unknown home', async () => {
+  it('404 for an unknown home, also for a reference no home can have', async () => {
     const api = client((await createTenant('provider')).live);
     expect((await api.get(`/properties/${crypto.randomUUID()}`)).status).toBe(404);
+    const nul = await api.get('/properties/UNIT%00204');
+    expect(nul.status).toBe(404);
+    expect(nul.body.error.code).toBe('not_found');
   });
 });
 
@@ -142,6 +165,15 @@ describe('POST /properties/batch', () => {
     expect(unknown).toMatchObject({ index: 6, ok: false, error: { code: 'invalid_field', field: 'surprise' } });
     expect((await api.get('/properties/E-1')).body.data.monthly_rate).toBe(3000);
     expect((await api.get('/properties/BAD')).status).toBe(404);
+  });
+
+  it('an item the database could not store (a NUL character) is refused alone', async () => {
+    const api = client((await createTenant('provider')).live);
+    const res = await api.post('/properties/batch', { properties: [completeHome({ external_id: 'GOOD' }), completeHome({ description: 'x\u0000' })] });
+    expect(res.status).toBe(207);
+    expect(res.body.data).toMatchObject({ created: 1, failed: 1 });
+    expect(res.body.data.results[1]).toMatchObject({ ok: false, error: { code: 'invalid_field', field: 'description' } });
+    expect((await api.get('/properties/GOOD')).status).toBe(200);
   });
 
   it('answers 200 when every item goes through, and 207 when every item fails', async () => {
