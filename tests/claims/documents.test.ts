@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, ownerSql } from '../helpers.ts';
+import { route } from '../../scripts/lib/router.ts';
 import { at, carrier, openClaim, pdfBytes, pngBytes, spot, upload, useTemporaryDataDir } from './fixtures.ts';
 
 const here = spot(4, 0);
@@ -65,14 +66,55 @@ describe('POST /claims/{reference}/documents', () => {
     expect((await c.liveApi.get(`/claims/${made.id}/documents`)).body.count).toBe(0);
   });
 
-  it('refuses an upload over 10 MB (413 file_too_large) and files nothing', async () => {
+  it('files a document of exactly 10 MB; one byte more is 413 file_too_large and files nothing', async () => {
     const c = await carrier();
     const made = await openClaim(c.liveApi, at(here));
-    const big = new Uint8Array(10 * 1024 * 1024 + 1);
-    big.set(pdfBytes);
-    const res = await c.liveApi.post(`/claims/${made.id}/documents`, upload(big, 'big.pdf'));
+    const limit = 10 * 1024 * 1024;
+    const full = new Uint8Array(limit);
+    full.set(pdfBytes);
+    const accepted = await c.liveApi.post(`/claims/${made.id}/documents`, upload(full, 'full.pdf', { description: 'exactly at the limit' }));
+    expect(accepted.status).toBe(201);
+    expect(accepted.body.data.size_bytes).toBe(limit);
+    const over = new Uint8Array(limit + 1);
+    over.set(pdfBytes);
+    const res = await c.liveApi.post(`/claims/${made.id}/documents`, upload(over, 'big.pdf'));
     expect(res.status).toBe(413);
-    expect(res.body.error.code).toBe('file_too_large');
+    expect(res.body.error).toMatchObject({ code: 'file_too_large', field: 'file' });
+    expect((await c.liveApi.get(`/claims/${made.id}/documents`)).body.count).toBe(1);
+  });
+
+  it('refuses a larger upload while reading it, never reading far past the limit (413 file_too_large)', async () => {
+    const c = await carrier();
+    const made = await openClaim(c.liveApi, at(here));
+    const chunk = new Uint8Array(64 * 1024);
+    /** A 40 MB multipart body made on demand, counting the bytes the server pulls. */
+    const stream = () => {
+      const counter = { pulled: 0 };
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (counter.pulled >= 40 * 1024 * 1024) return controller.close();
+          counter.pulled += chunk.length;
+          controller.enqueue(counter.pulled === chunk.length ? new TextEncoder().encode('--b\r\ncontent-disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-') : chunk);
+        },
+      });
+      return { counter, body };
+    };
+    const send = (body: ReadableStream<Uint8Array>, headers: Record<string, string> = {}) =>
+      route(new Request(`http://localhost/functions/v1/claims/${made.id}/documents`, {
+        method: 'POST', body, duplex: 'half',
+        headers: { authorization: `Bearer ${c.live}`, 'content-type': 'multipart/form-data; boundary=b', ...headers },
+      } as RequestInit));
+
+    const undeclared = stream();
+    const res = await send(undeclared.body);
+    expect(res.status).toBe(413);
+    expect((await res.json()).error.code).toBe('file_too_large');
+    expect(undeclared.counter.pulled).toBeLessThan(11 * 1024 * 1024);
+
+    const declared = stream();
+    const early = await send(declared.body, { 'content-length': String(40 * 1024 * 1024) });
+    expect(early.status).toBe(413);
+    expect(declared.counter.pulled).toBeLessThanOrEqual(chunk.length);
     expect((await c.liveApi.get(`/claims/${made.id}/documents`)).body.count).toBe(0);
   });
 

@@ -4,6 +4,7 @@ import { createRoutes, dataOf, defineRoute, jsonResponse } from '../../../shared
 import { list, single } from '../../../shared/http/envelope.ts';
 import { ApiError, notFound } from '../../../shared/http/errors.ts';
 import type { AppEnv } from '../../../shared/http/context.ts';
+import { maxBodyBytes as maxDocumentBytes } from '../../../shared/http/middleware/body.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { sha256Hex } from '../../../shared/keys.ts';
 import { acceptedFormats, detectDocumentType } from '../../../shared/claims/documents.ts';
@@ -61,6 +62,10 @@ async function readUpload(c: Context<AppEnv>) {
   if (!(file instanceof File)) throw invalid('file', 'is required: a file part named "file".');
   const bytes = new Uint8Array(await file.arrayBuffer());
   if (bytes.length === 0) throw invalid('file', 'is empty.');
+  // The body was read no further than this limit plus the multipart framing; the document itself may be 10 MB exactly.
+  if (bytes.length > maxDocumentBytes) {
+    throw new ApiError('file_too_large', `The document is ${bytes.length} bytes; at most ${maxDocumentBytes} (10 MB) are accepted.`, 'file');
+  }
   const kind = form.get('kind') ?? 'other';
   if (typeof kind !== 'string' || !(documentKinds as readonly string[]).includes(kind)) {
     throw invalid('kind', `must be one of ${documentKinds.join(', ')}.`);
@@ -87,8 +92,8 @@ export const documentRoutes = createRoutes()
       summary: 'File a document on the request',
       description:
         `multipart/form-data with the part \`file\` (required) and optional \`kind\` (${documentKinds.join(', ')}; default other) and ` +
-        `\`description\` (up to 500 characters). Accepted: ${acceptedFormats}, recognised by their content. The whole upload may be ` +
-        'at most 10 MB. Each call files a new document: send an Idempotency-Key to make retries safe.',
+        `\`description\` (up to 500 characters). Accepted: ${acceptedFormats}, recognised by their content. The document may be ` +
+        'at most 10 MB (10,485,760 bytes). Each call files a new document: send an Idempotency-Key to make retries safe.',
       scope: 'claims:write',
       request: {
         params: ReferenceParam,
@@ -113,7 +118,7 @@ export const documentRoutes = createRoutes()
       responses: { 201: jsonResponse(dataOf(Document), 'The document is filed.') },
       errors: {
         ...notFoundError,
-        413: 'file_too_large: the upload is over 10 MB.',
+        413: 'file_too_large: the document is over 10 MB (10,485,760 bytes); the upload is read no further than that.',
         415: `unsupported_type: the content is not ${acceptedFormats}.`,
       },
     }),

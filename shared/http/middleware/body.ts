@@ -5,6 +5,9 @@ import { ApiError } from '../errors.ts';
 /** The largest body the API reads: the document limit of the specification. */
 export const maxBodyBytes = 10 * 1024 * 1024;
 
+/** A multipart upload may add its framing (boundaries, part headers, small fields) to a document of the full limit. */
+const multipartFramingBytes = 64 * 1024;
+
 const tooLarge = () => new ApiError('file_too_large', 'The request body is larger than the 10 MB limit.');
 
 /**
@@ -13,8 +16,9 @@ const tooLarge = () => new ApiError('file_too_large', 'The request body is large
  */
 export const readBody = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.method === 'OPTIONS') return next();
+  const limit = maxBodyBytes + (/^multipart\/form-data/i.test(c.req.header('content-type') ?? '') ? multipartFramingBytes : 0);
   const declared = Number(c.req.header('content-length') ?? '0');
-  if (declared > maxBodyBytes) throw tooLarge();
+  if (declared > limit) throw tooLarge();
   const body = c.req.raw.body;
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -24,7 +28,7 @@ export const readBody = (): MiddlewareHandler<AppEnv> => async (c, next) => {
       const { done, value } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > maxBodyBytes) {
+      if (size > limit) {
         await reader.cancel();
         throw tooLarge();
       }
