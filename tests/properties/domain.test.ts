@@ -67,6 +67,14 @@ describe('provider events', () => {
     expect(events.every((e) => e.simulatable && e.audience === 'provider')).toBe(true);
   });
 
+  it('booking events carry reference and property, as the specification names booking.confirmed', () => {
+    for (const definition of events.filter((e) => e.event.startsWith('booking.'))) {
+      expect(definition.sample, definition.event).toMatchObject({ reference: expect.any(String), property: expect.any(Object) });
+      const { reference: _, ...withoutReference } = definition.sample;
+      expect(definition.payload.safeParse(withoutReference).success, definition.event).toBe(false);
+    }
+  });
+
   it('each sample satisfies its payload schema and carries external_id', () => {
     for (const definition of events) {
       expect(definition.payload.safeParse(definition.sample).success, definition.event).toBe(true);

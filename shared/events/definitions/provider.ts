@@ -5,6 +5,8 @@ import type { EventDefinition } from '../registry.ts';
 // placement work, in the operation's transaction, filed under the provider's organisation and the
 // placement's environment. For a provider "the caller's external_id" is the home's own reference
 // (its api_external_id), null when the home has none. Amounts are in major units, like the API.
+// Booking events carry `reference` and `property`, the booking.confirmed payload the specification
+// names for both sides; `reference` is the housing request's, as the lease and the carrier name it.
 
 const HomeRef = z.object({
   name: z.string().nullable(),
@@ -12,6 +14,7 @@ const HomeRef = z.object({
 });
 
 const bookingFields = {
+  reference: z.string().describe('The housing request the family was placed from (REQ-XXXXXX), as the lease names it.'),
   booking_id: z.string().uuid(),
   property_id: z.string().uuid(),
   external_id: z.string().nullable().describe("The home's api_external_id."),
@@ -55,6 +58,7 @@ export const ProviderPaymentFailedPayload = z.object({
 });
 
 const sampleBooking = {
+  reference: 'REQ-7KQ2MX',
   booking_id: '6f1d2a0c-8b7e-4c55-9a11-2f4e7d9c3b21',
   property_id: '3c9e5b7a-1d2f-4e8a-b6c4-7a9d0e1f2b3c',
   external_id: 'UNIT-204',
