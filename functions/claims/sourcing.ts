@@ -4,6 +4,7 @@ import { moveStatus } from '../../shared/claims/lifecycle.ts';
 import { crawlerFor, type CrawlRequest, type CrawlStatus } from '../../shared/claims/crawl.ts';
 import { rank, type Candidate, type Needs } from '../../shared/claims/scoring.ts';
 import type { ClaimRow } from './repository.ts';
+import { errorFields, log } from '../../shared/log.ts';
 
 // Sourcing: matching homes to a request (app.match_candidates finds the eligible homes nearest
 // first; shared/claims/scoring.ts ranks them) and sourcing rounds (matching again plus a crawl
@@ -123,17 +124,23 @@ export async function recordSourcingRounds(tx: Tx, claims: ClaimRow[], trigger: 
 
 /**
  * After the rounds are committed: sends each crawl request through the port of the caller's
- * environment and records the outcomes (one statement). A crawler failure never fails sourcing;
- * the round keeps `failed` and its detail for the coordinator.
+ * environment and records the outcomes (one statement). Neither a crawler failure nor a failure to
+ * record its outcome fails the call: the requests and rounds are committed already, and a 500 would
+ * invite a retry that opens a second request. The round keeps `failed` and its detail, or stays
+ * `pending`, for the coordinator.
  */
 export async function sendCrawls(caller: Tenant, rounds: RoundRow[]): Promise<RoundRow[]> {
   if (rounds.length === 0) return rounds;
   const crawler = crawlerFor(caller.environment);
   const outcomes = await Promise.all(rounds.map((round) => crawler.request(round.crawl_request)));
-  await withTenant(caller, (tx) => tx`
-    update app.sourcing_rounds s set crawl_status = u.status, crawl_detail = u.detail
-      from unnest(${rounds.map((r) => r.id)}::uuid[], ${outcomes.map((o) => o.status)}::text[],
-                  ${outcomes.map((o) => o.detail ?? null) as string[]}::text[]) as u(id, status, detail)
-     where s.id = u.id`);
+  try {
+    await withTenant(caller, (tx) => tx`
+      update app.sourcing_rounds s set crawl_status = u.status, crawl_detail = u.detail
+        from unnest(${rounds.map((r) => r.id)}::uuid[], ${outcomes.map((o) => o.status)}::text[],
+                    ${outcomes.map((o) => o.detail ?? null) as string[]}::text[]) as u(id, status, detail)
+       where s.id = u.id`);
+  } catch (error) {
+    log.error('crawl outcome not recorded', { rounds: rounds.map((r) => r.id), ...errorFields(error) });
+  }
   return rounds.map((round, i) => ({ ...round, crawl_status: outcomes[i].status }));
 }

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { consoleCommand, createOrg, ownerSql } from '../helpers.ts';
 import { ConsoleError } from '../../scripts/console/commands.ts';
-import { at, carrier, insertHome, openClaim, provider, spot } from './fixtures.ts';
+import { at, carrier, claimBody, insertHome, openClaim, provider, spot } from './fixtures.ts';
 
 // Row 1 of the grid: only this file's homes.
 
@@ -91,6 +91,26 @@ describe('POST /claims/{reference}/source-more', () => {
     const recorded = await rounds(made.id);
     expect(recorded.map((r) => r.crawl_status)).toEqual(['sent', 'sent', 'failed']);
     expect(recorded[2].crawl_detail).toBe('crawler answered 503');
+  });
+
+  it('answers as usual when the crawl outcome cannot be recorded: the request and the round stand, the round stays pending', async () => {
+    const c = await carrier();
+    const sql = ownerSql();
+    await sql.unsafe(`
+      create or replace function app.test_refuse_round_update() returns trigger language plpgsql as $$
+      begin raise exception 'outcome refused for the test'; end $$;
+      create trigger test_refuse_round_update before update on app.sourcing_rounds for each row
+        when (new.org_id = '${c.orgId}') execute function app.test_refuse_round_update();`);
+    try {
+      const created = await c.sandboxApi.post('/claims', claimBody({ ...at(spot(1, 7)), external_id: 'CRAWL-UNRECORDED' }));
+      expect(created.status).toBe(201);
+      const more = await c.sandboxApi.post(`/claims/${created.body.data.id}/source-more`);
+      expect(more.status).toBe(202);
+      expect(more.body.data.crawl.status).toBe('recorded');
+      expect((await rounds(created.body.data.id)).map((r) => r.crawl_status)).toEqual(['pending', 'pending']);
+    } finally {
+      await sql.unsafe('drop trigger test_refuse_round_update on app.sourcing_rounds; drop function app.test_refuse_round_update();');
+    }
   });
 
   it("prefers the request's own coordinator, assigned with the console by claim_ref", async () => {
