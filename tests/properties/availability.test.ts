@@ -46,6 +46,16 @@ describe('per-home availability', () => {
     expect((await api.get(`/properties/${home.id}/availability`)).body.count).toBe(1);
   });
 
+  it("a sandbox request's hold on a real home is invisible to the live key: not listed, and 404 on release", async () => {
+    const { api, home } = await providerWithHome();
+    const sandboxHold = await takeHold(home.id, 'sandbox', '2027-01-01', '2027-03-31');
+    expect((await api.get(`/properties/${home.id}/availability`)).body.data).toEqual([]);
+    const res = await api.post(`/properties/${home.id}/availability/${sandboxHold}/release`);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+    expect((await api.get(`/properties/${home.id}`)).body.data.availability_via).toEqual(['complete_profile', 'available_dates']);
+  });
+
   it('releases a provider block, then 404 for it', async () => {
     const { api, home } = await providerWithHome({ external_id: 'REL' });
     const block = (await api.post('/properties/REL/availability', { start_date: '2027-01-01', end_date: '2027-01-02' })).body.data;

@@ -13,6 +13,8 @@ interface Owner {
 }
 
 let owner: Owner;
+/** The same organisation's test home, published with its sandbox key. */
+let sandboxOwner: Owner;
 let stranger: Awaited<ReturnType<typeof createTenant>>;
 let carrier: Awaited<ReturnType<typeof createTenant>>;
 
@@ -23,6 +25,10 @@ beforeAll(async () => {
   const block = (await api.post(`/properties/${home.id}/availability`, { start_date: '2027-01-01', end_date: '2027-01-05' })).body.data;
   await insertBooking({ orgId: tenant.orgId, environment: 'live', propertyId: home.id });
   owner = { tenant, homeId: home.id, blockId: block.id };
+  const sandboxApi = client(tenant.sandbox);
+  const testHome = (await sandboxApi.post('/properties', completeHome({ external_id: 'SEC-TEST' }))).body.data;
+  const testBlock = (await sandboxApi.post(`/properties/${testHome.id}/availability`, { start_date: '2027-01-01', end_date: '2027-01-05' })).body.data;
+  sandboxOwner = { tenant, homeId: testHome.id, blockId: testBlock.id };
   stranger = await createTenant('provider');
   carrier = await createTenant('carrier');
 });
@@ -56,11 +62,11 @@ const routes: RouteCase[] = [
   { name: 'GET /properties/payouts', method: 'get', path: () => '/properties/payouts', scope: 'payouts:read' },
 ];
 
-const send = (key: string, route: RouteCase) => {
+const send = (key: string, route: RouteCase, target: Owner = owner) => {
   const api = client(key);
-  const path = route.path(owner);
+  const path = route.path(target);
   if (route.method === 'get') return api.get(path);
-  return api[route.method](path, route.body?.(owner));
+  return api[route.method](path, route.body?.(target));
 };
 
 describe.each(routes)('$name', (route) => {
@@ -89,10 +95,13 @@ describe.each(homeRoutes)('$name on a home that is not the caller\'s', (route) =
     expect(res.body.error.code).toBe('not_found');
   });
 
-  it('404 not_found for the other environment of the same organisation', async () => {
-    const res = await send(owner.tenant.sandbox, route);
-    expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe('not_found');
+  it('404 not_found for the other environment of the same organisation, in both directions', async () => {
+    const fromSandbox = await send(owner.tenant.sandbox, route);
+    expect(fromSandbox.status).toBe(404);
+    expect(fromSandbox.body.error.code).toBe('not_found');
+    const fromLive = await send(owner.tenant.live, route, sandboxOwner);
+    expect(fromLive.status).toBe(404);
+    expect(fromLive.body.error.code).toBe('not_found');
   });
 });
 

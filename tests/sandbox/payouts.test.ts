@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { carrier, inDays, openClaim } from '../claims/fixtures.ts';
 import { client, createKey, createTenant, ownerSql } from '../helpers.ts';
+import { completeHome } from '../properties/fixtures.ts';
 
 const canTakeCharges = async (orgId: string, env: string) =>
   (await ownerSql()`select app.can_take_charges(${orgId}, ${env}) as ok`)[0].ok;
@@ -19,6 +21,24 @@ describe('POST /sandbox/payouts', () => {
     const on = await api.post('/sandbox/payouts', { charges_enabled: true });
     expect(on.body.data).toMatchObject({ charges_enabled: true, onboarding_status: 'complete', finish_setup_url: null });
     expect(await canTakeCharges(tenant.orgId, 'sandbox')).toBe(true);
+  });
+
+  it("with charges off a sandbox request no longer matches the provider's homes; with charges on again it does", async () => {
+    // Queenstown, New Zealand: no other suite puts homes or requests there.
+    const point = { latitude: -45.0312, longitude: 168.6626 };
+    const tenant = await createTenant('provider');
+    const api = client(tenant.sandbox);
+    const home = (await api.post('/properties', completeHome({ ...point, available_from: inDays(0) }))).body.data;
+    expect(home).toMatchObject({ test_data: true, verified: true });
+    const c = await carrier();
+    const claim = await openClaim(c.sandboxApi, { loss_lat: point.latitude, loss_lng: point.longitude });
+    const matched = async () => (await c.sandboxApi.get(`/claims/${claim.id}/matches`)).body.data.map((m: any) => m.property_id);
+
+    expect(await matched()).toContain(home.id);
+    await api.post('/sandbox/payouts', { charges_enabled: false });
+    expect(await matched()).not.toContain(home.id);
+    await api.post('/sandbox/payouts', { charges_enabled: true });
+    expect(await matched()).toContain(home.id);
   });
 
   it('disconnecting turns charges and payouts off; reconnecting with both completes setup', async () => {
