@@ -1,0 +1,98 @@
+import type { Tx } from '../../shared/db/client.ts';
+import type { Tenant } from '../../shared/db/tenant.ts';
+import type { EventName } from '../../shared/events/registry.ts';
+import { olderThan, positionColumn, type Keyset } from '../../shared/webhooks/params.ts';
+
+// The event log's statements. They run inside withTenant: row-level security limits each one to the
+// caller's organisation and environment, so a live key sees live events and a sandbox key sandbox
+// events, simulated ones included (simulated events exist in sandbox only: a database constraint).
+// Reading changes nothing.
+
+export interface EventRow {
+  id: string;
+  event: string;
+  created_at: Date;
+  data: Record<string, unknown>;
+}
+
+export interface LoggedEvent extends EventRow {
+  /** The keyset position of the row (see newestFirstPage). */
+  position: string;
+}
+
+export interface DeliveryCounts {
+  total: number;
+  succeeded: number;
+  pending: number;
+  abandoned: number;
+  cancelled: number;
+}
+
+export interface EventDetail extends EventRow {
+  simulated: boolean;
+  deliveries: DeliveryCounts;
+}
+
+export interface EventFilter {
+  /** Only these events; empty: all. */
+  names: readonly EventName[];
+  /** Only events recorded after this ISO timestamp. */
+  since?: string;
+  after?: Keyset;
+  limit: number;
+}
+
+/**
+ * A newest-first page of the log, `limit + 1` rows (the extra one says whether a page follows).
+ * Read along events_feed (org_id, environment, created_at desc, id desc) with the keyset as an index
+ * condition. Returned unawaited, so that a test can look at its plan.
+ */
+export function listEvents(tx: Tx, tenant: Tenant, filter: EventFilter) {
+  return tx<LoggedEvent[]>`
+    select id, event, created_at, payload as data, ${positionColumn(tx)}
+      from app.events
+     where org_id = ${tenant.orgId} and environment = ${tenant.environment}
+       ${filter.names.length ? tx`and event = any (${filter.names})` : tx``}
+       ${filter.since ? tx`and created_at > ${filter.since}::text::timestamptz` : tx``}
+       ${olderThan(tx, filter.after)}
+     order by created_at desc, id desc
+     limit ${filter.limit + 1}`;
+}
+
+/** One event with its simulated flag and its deliveries counted by status; undefined when not the tenant's. */
+export async function readEvent(tx: Tx, id: string): Promise<EventDetail | undefined> {
+  const [row] = await tx<EventDetail[]>`
+    select e.id, e.event, e.created_at, e.payload as data, e.simulated,
+           (select json_build_object(
+                     'total', count(*),
+                     'succeeded', count(*) filter (where d.status = 'succeeded'),
+                     'pending', count(*) filter (where d.status = 'pending'),
+                     'abandoned', count(*) filter (where d.status = 'abandoned'),
+                     'cancelled', count(*) filter (where d.status = 'cancelled'))
+              from app.webhook_deliveries d where d.event_id = e.id) as deliveries
+      from app.events e
+     where e.id = ${id}`;
+  return row;
+}
+
+/**
+ * Records a simulated event in the tenant's (sandbox) log; the fan-out trigger queues it to the
+ * subscribed endpoints in the same statement. Returns its id and how many deliveries were queued.
+ */
+export async function recordSimulatedEvent(tx: Tx, event: EventName, data: Record<string, unknown>) {
+  const [recorded] = await tx<{ id: string }[]>`
+    select app.record_event(${event}, ${tx.json({ ...data, simulated: true } as never)}, null, null, true) as id`;
+  // A second statement: the first one's snapshot does not see the rows its trigger queued.
+  const [{ queued }] = await tx<{ queued: number }[]>`
+    select count(*)::int as queued from app.webhook_deliveries where event_id = ${recorded.id}`;
+  return { id: recorded.id, queued };
+}
+
+/**
+ * Queues an event of the tenant again to its active endpoints subscribed now (app.queue_replay):
+ * how many subscribe and how many deliveries were queued; undefined when the event is not the tenant's.
+ */
+export async function queueReplay(tx: Tx, id: string): Promise<{ subscribed: number; queued: number } | undefined> {
+  const [row] = await tx<{ subscribed: number; queued: number }[]>`select subscribed, queued from app.queue_replay(${id})`;
+  return row;
+}

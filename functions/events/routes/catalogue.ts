@@ -1,0 +1,120 @@
+import { z } from '@hono/zod-openapi';
+import { withTenant } from '../../../shared/db/tenant.ts';
+import { list, single } from '../../../shared/http/envelope.ts';
+import { ApiError } from '../../../shared/http/errors.ts';
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, validationError } from '../../../shared/http/routes.ts';
+import { definitionOf, eventsFor, type EventDefinition } from '../../../shared/events/registry.ts';
+import { knownEvents } from '../../../shared/webhooks/params.ts';
+import { recordSimulatedEvent } from '../repository.ts';
+import { Event } from '../schemas.ts';
+
+// What the event registry offers the caller's side: the catalogue, and simulated events in sandbox.
+
+const EventType = z
+  .object({
+    event: z.string(),
+    summary: z.string(),
+    audience: z.enum(['carrier', 'provider']),
+    simulatable: z.boolean(),
+    sample: Event.describe('A representative envelope, as delivered.'),
+  })
+  .openapi('EventType');
+
+const SimulateBody = z
+  .strictObject({
+    event: z.string().min(1).openapi({ example: 'lease.signed' }),
+    data: z.record(z.string(), z.unknown()).optional().describe("The payload; omitted, the event type's sample."),
+  })
+  .openapi('SimulateEvent');
+
+const Simulated = z
+  .object({
+    event_id: z.string().uuid(),
+    event: z.string(),
+    queued_to: z.number().int().describe('Sandbox endpoints the event was queued to.'),
+    simulated: z.literal(true),
+    note: z.string(),
+  })
+  .openapi('SimulatedEvent');
+
+const sampleEnvelope = (definition: EventDefinition) => ({
+  id: '00000000-0000-4000-8000-000000000000',
+  event: definition.event,
+  created_at: '2026-11-21T10:15:00.000Z',
+  data: definition.sample,
+});
+
+/** The payload to simulate: `data` checked against the event's schema (422 naming `data.<field>`), or the sample. */
+function payloadToSimulate(definition: EventDefinition, data: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (data === undefined) return definition.sample;
+  const checked = z.object({ data: definition.payload }).safeParse({ data });
+  if (!checked.success) throw validationError(checked.error);
+  return data;
+}
+
+export const catalogueRoutes = createRoutes()
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/types',
+      tags: ['Events'],
+      summary: "The events of the caller's side, with a sample envelope of each",
+      description: 'Every event a webhook endpoint of this side can subscribe to. `simulatable` ones can be raised in sandbox with POST /events/simulate.',
+      scope: 'read-webhooks',
+      responses: { 200: jsonResponse(z.object({ data: z.array(EventType), count: z.number().int() }), 'The catalogue.') },
+    }),
+    (c) => {
+      const types = eventsFor(c.get('caller').side).map((definition) => ({
+        event: definition.event,
+        summary: definition.summary,
+        audience: definition.audience,
+        simulatable: definition.simulatable,
+        sample: sampleEnvelope(definition),
+      }));
+      return c.json(list(types), 200);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/simulate',
+      tags: ['Events'],
+      summary: 'Raise a simulated event in sandbox',
+      description: [
+        "Records the event in the sandbox log with `simulated: true` (in the envelope and in `data`) and queues it to the caller's sandbox endpoints subscribed to it, signed and retried like a real event. Nothing else changes: no request, lease, booking or money moves.",
+        '`data` is checked against the event type\'s payload; omitted, the sample of GET /events/types is used.',
+      ].join('\n\n'),
+      scope: 'any-write',
+      request: { body: jsonBody(SimulateBody) },
+      responses: { 202: jsonResponse(dataOf(Simulated), 'Recorded and queued.') },
+      errors: {
+        403: 'sandbox_only: a live key.',
+        422: 'unknown_event: not an event of the caller\'s side; invalid_field: an event outside the simulatable list (field `event`) or `data` not matching its payload (field `data.<name>`).',
+      },
+    }),
+    async (c) => {
+      const caller = c.get('caller');
+      if (caller.environment !== 'sandbox') {
+        throw new ApiError('sandbox_only', 'Events can be simulated with a sandbox key only (svc_sk_...).');
+      }
+      const body = c.req.valid('json');
+      const [name] = knownEvents([body.event], caller.side, 'event');
+      const definition = definitionOf(name, caller.side)!;
+      if (!definition.simulatable) {
+        const simulatable = eventsFor(caller.side).filter((d) => d.simulatable).map((d) => d.event).join(', ');
+        throw new ApiError('invalid_field', `${name} cannot be simulated; simulatable: ${simulatable}.`, 'event');
+      }
+      const data = payloadToSimulate(definition, body.data);
+      const recorded = await withTenant(caller, (tx) => recordSimulatedEvent(tx, name, data));
+      return c.json(
+        single({
+          event_id: recorded.id,
+          event: name,
+          queued_to: recorded.queued,
+          simulated: true as const,
+          note: `Recorded in the sandbox event log and queued to ${recorded.queued} sandbox endpoint(s) subscribed to ${name}; nothing else changed.`,
+        }),
+        202,
+      );
+    },
+  );

@@ -1,0 +1,117 @@
+import { z } from '@hono/zod-openapi';
+import { withTenant } from '../../../shared/db/tenant.ts';
+import { list, single } from '../../../shared/http/envelope.ts';
+import { ApiError, notFound } from '../../../shared/http/errors.ts';
+import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { existingId, IdParams, keysetOf, knownEvents, newestFirstPage } from '../../../shared/webhooks/params.ts';
+import { listEvents, queueReplay, readEvent } from '../repository.ts';
+import { Event, renderEvent } from '../schemas.ts';
+
+// The event log, the system of record of everything announced, and replay of what it holds.
+
+const maxPageSize = 250;
+
+const ListQuery = z.object({
+  event: z.string().optional().openapi({ description: 'Comma-separated event types.', example: 'lease.sent,lease.signed' }),
+  since: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Only events recorded after this ISO timestamp.' }),
+  limit: z.coerce.number().int().min(1).max(maxPageSize).default(100).openapi({ description: `1 to ${maxPageSize}, default 100.` }),
+  cursor: z.string().optional().openapi({ description: '`next_cursor` of the previous page, unchanged.' }),
+});
+
+const DeliveryCounts = z
+  .object({
+    total: z.number().int(),
+    succeeded: z.number().int(),
+    pending: z.number().int(),
+    abandoned: z.number().int(),
+    cancelled: z.number().int(),
+  })
+  .describe("The event's webhook deliveries by status (see GET /webhooks/deliveries?event_id=).");
+
+const EventDetail = Event.extend({ simulated: z.boolean(), deliveries: DeliveryCounts }).openapi('EventDetail');
+
+const Replayed = z
+  .object({ event_id: z.string().uuid(), queued_to: z.number().int(), replay: z.literal(true) })
+  .openapi('ReplayedEvent');
+
+const notFoundError = { 404: 'not_found: no such event in this organisation and environment (or past its 90 days).' };
+
+export const logRoutes = createRoutes()
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/',
+      tags: ['Events'],
+      summary: 'The event log, newest first',
+      description: [
+        "Every event raised for the caller's organisation in the key's environment, whether or not an endpoint existed or a delivery succeeded. Reading consumes nothing. Events are kept 90 days.",
+        'Paged with an opaque `cursor`; the cost of a page does not grow with its depth.',
+      ].join('\n\n'),
+      scope: 'any-read',
+      request: { query: ListQuery },
+      responses: { 200: jsonResponse(pageOf(Event), 'A page of events.') },
+      errors: { 422: 'invalid_field (limit, since, cursor) or unknown_event (an `event` name the side is not sent).' },
+    }),
+    async (c) => {
+      const caller = c.get('caller');
+      const query = c.req.valid('query');
+      const requested = query.event?.split(',').map((name) => name.trim()).filter(Boolean) ?? [];
+      const filter = {
+        names: knownEvents(requested, caller.side, 'event'),
+        since: query.since,
+        after: keysetOf(query.cursor),
+        limit: query.limit,
+      };
+      const rows = await withTenant(caller, (tx) => listEvents(tx, caller, filter));
+      const { items, nextCursor } = newestFirstPage(rows, query.limit);
+      return c.json(list(items.map(renderEvent), nextCursor), 200);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/{id}',
+      tags: ['Events'],
+      summary: 'One event of the log',
+      description: 'The event as listed, with `simulated` and a count of its webhook deliveries by status.',
+      scope: 'any-read',
+      request: { params: IdParams },
+      responses: { 200: jsonResponse(dataOf(EventDetail), 'The event.') },
+      errors: notFoundError,
+    }),
+    async (c) => {
+      const id = existingId(c.req.valid('param').id, 'event');
+      const row = await withTenant(c.get('caller'), (tx) => readEvent(tx, id));
+      if (!row) throw notFound('event');
+      return c.json(single({ ...renderEvent(row), simulated: row.simulated, deliveries: row.deliveries }), 200);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/{id}/replay',
+      tags: ['Events'],
+      summary: "Queue an event again to the caller's endpoints subscribed now",
+      description:
+        'The delivered envelope keeps the event id and carries `replay: true`. Only active endpoints that subscribe to the event now receive it. An endpoint that already has a replay of this event waiting is not queued again.',
+      scope: 'any-write',
+      request: { params: IdParams },
+      responses: { 202: jsonResponse(dataOf(Replayed), 'Queued.') },
+      errors: {
+        ...notFoundError,
+        409: 'no_endpoint: no active endpoint subscribes to the event; could_not_replay: a replay of it is already waiting for every subscribed endpoint.',
+      },
+    }),
+    async (c) => {
+      const id = existingId(c.req.valid('param').id, 'event');
+      const outcome = await withTenant(c.get('caller'), (tx) => queueReplay(tx, id));
+      if (!outcome) throw notFound('event');
+      if (outcome.subscribed === 0) {
+        throw new ApiError('no_endpoint', 'No active webhook endpoint in this environment subscribes to this event.');
+      }
+      if (outcome.queued === 0) {
+        throw new ApiError('could_not_replay', 'A replay of this event is already waiting to be delivered to every subscribed endpoint.');
+      }
+      return c.json(single({ event_id: id, queued_to: outcome.queued, replay: true as const }), 202);
+    },
+  );
