@@ -167,6 +167,16 @@ describe('PATCH /claims/{reference} refusals', () => {
     expect(res.body.error.message).toMatch(/different request/);
   });
 
+  it('answers 400 invalid_json for a body that is not JSON, and changes nothing', async () => {
+    const c = await carrier();
+    const made = await openClaim(c.liveApi, at(here));
+    const before = (await c.liveApi.get(`/claims/${made.id}`)).body.data;
+    const res = await call('PATCH', `/claims/${made.id}`, { key: c.live, body: '{"bedrooms": 4', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_json');
+    expect((await c.liveApi.get(`/claims/${made.id}`)).body.data).toEqual(before);
+  });
+
   it('answers 404 for an unknown reference', async () => {
     const c = await carrier();
     const res = await c.liveApi.patch('/claims/REQ-ZZZZZZ', { bedrooms: 2 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ownerSql } from '../helpers.ts';
+import { call, ownerSql } from '../helpers.ts';
 import { definitionOf } from '../../shared/events/registry.ts';
 import { at, carrier, claimBody, eventsOf, inDays, insertHome, milesNorth, openClaim, provider, spot } from './fixtures.ts';
 
@@ -197,7 +197,13 @@ describe('PATCH /claims/{reference}', () => {
       values (${c.orgId}, 'live', ${made.id}, ${placing}, 'approved', 'sent_for_signature', ${inDays(30)}, ${inDays(120)}, null),
              (${c.orgId}, 'live', ${made.id}, ${offered}, 'sent', null, null, null, null),
              (${c.orgId}, 'live', ${made.id}, ${cancelled}, 'approved', 'awaiting_lease', ${inDays(30)}, ${inDays(90)}, now())`;
-    const res = await c.liveApi.patch(`/claims/${made.id}`, { bedrooms: 4 });
+    // The service's calendar hold for the lease under way.
+    await ownerSql()`
+      insert into app.availability_blocks (property_id, org_id, environment, start_date, end_date, source, lease_agreement_id, reason)
+      values (${placing}, ${providerOrg}, 'live', ${inDays(30)}, ${inDays(120)}, 'service', ${crypto.randomUUID()}, 'lease')`;
+    const holds = () => ownerSql()`select start_date, end_date, source from app.availability_blocks where property_id = ${placing}`;
+    const holdsBefore = await holds();
+    const res = await c.liveApi.patch(`/claims/${made.id}`, { bedrooms: 4, target_move_in: inDays(45), max_budget: 1000 });
     expect(res.status).toBe(200);
     expect(res.body.data.bedrooms).toBe(4);
     expect(res.body.placement_in_progress).toEqual({
@@ -206,6 +212,8 @@ describe('PATCH /claims/{reference}', () => {
     });
     const [home] = await ownerSql()`select lease_status, move_in_date from app.claim_homes where property_id = ${placing}`;
     expect(home).toEqual({ lease_status: 'sent_for_signature', move_in_date: inDays(30) });
+    expect(await holds()).toEqual(holdsBefore);
+    expect(holdsBefore).toHaveLength(1);
   });
 });
 
@@ -262,6 +270,14 @@ describe('POST /claims/batch', () => {
     expect(res.body.results[2]).toMatchObject({ index: 2, ok: false, error: { code: 'invalid_field', field: 'loss_zip' } });
     expect(res.body.results[3]).toMatchObject({ index: 3, external_id: null, ok: false, error: { code: 'invalid_field', field: 'body' } });
     expect((await c.liveApi.get('/claims')).body.count).toBe(1);
+  });
+
+  it('answers 400 invalid_json for a body that is not JSON, and creates nothing', async () => {
+    const c = await carrier();
+    const res = await call('POST', '/claims/batch', { key: c.live, body: '{"requests": [', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_json');
+    expect((await c.liveApi.get('/claims')).body.count).toBe(0);
   });
 
   it('answers 422 with the batch result when every item fails', async () => {

@@ -77,10 +77,11 @@ describe.each(routes)('$name', (route) => {
     expect(res.body.error.message).toContain(route.scope);
   });
 
-  it("answers 403 forbidden to a provider's key", async () => {
+  it("answers 403 forbidden naming the scope to a provider's key", async () => {
     const res = await route.call(providerApi, liveClaim.claim_ref);
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
+    expect(res.body.error.message).toContain(route.scope);
   });
 });
 
@@ -106,6 +107,13 @@ describe('isolation of lists and references', () => {
     const theirDocument = (await otherOrg.liveApi.post(`/claims/${theirs.id}/documents`, upload(pdfBytes, 'b.pdf'))).body.data.id;
     const res = await owner.liveApi.get(`/claims/${liveClaim.id}/documents/${theirDocument}`);
     expect(res.status).toBe(404);
+  });
+
+  it("does not serve the other environment's document through one's own request", async () => {
+    const res = await owner.sandboxApi.get(`/claims/${sandboxClaim.id}/documents/${documentId}`);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+    expect((await owner.sandboxApi.get(`/claims/${sandboxClaim.id}/documents`)).body.count).toBe(0);
   });
 
   it('never shows requests opened inside the service by coordinators', async () => {
