@@ -98,26 +98,34 @@ const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 
 const localNames = /(^|\.)(localhost|localdomain|internal|local)$/i;
 
+/** The longest endpoint URL, as stored (normalized). */
+export const maxEndpointUrlLength = 2048;
+
+export type EndpointUrlCheck = { ok: true; url: string } | { ok: false; reason: string };
+
 /**
- * Why a URL cannot be an endpoint, judged from the URL alone (saving an endpoint); undefined when
- * it can. Names are resolved only at delivery time.
+ * Judges a URL given for an endpoint from the URL alone (names are resolved only at delivery time).
+ * An acceptable one comes back normalized (WHATWG URL: scheme and host lower-cased, default port
+ * dropped, path percent-encoded): the address every delivery is POSTed to, stored and shown as such.
  */
-export function refusedEndpointUrl(raw: string, allowPrivate: boolean): string | undefined {
+export function checkEndpointUrl(raw: string, allowPrivate: boolean): EndpointUrlCheck {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return 'url is not a valid URL.';
+    return { ok: false, reason: 'url is not a valid URL.' };
   }
-  if (url.protocol !== 'https:') return 'url must use https.';
-  if (url.username || url.password) return 'url must not contain credentials.';
-  if (url.hash) return 'url must not contain a fragment.';
-  if (allowPrivate) return undefined;
+  if (url.protocol !== 'https:') return { ok: false, reason: 'url must use https.' };
+  if (url.username || url.password) return { ok: false, reason: 'url must not contain credentials.' };
+  if (url.hash) return { ok: false, reason: 'url must not contain a fragment.' };
+  if (url.href.length > maxEndpointUrlLength) {
+    return { ok: false, reason: `url must be at most ${maxEndpointUrlLength} characters once normalized (${url.href.length}).` };
+  }
   const host = hostOf(url);
-  if (isAddressLiteral(host) ? isBlockedAddress(host) : localNames.test(host.replace(/\.$/, ''))) {
-    return 'url must be reachable on the public internet, not a loopback, private or link-local address.';
+  if (!allowPrivate && (isAddressLiteral(host) ? isBlockedAddress(host) : localNames.test(host.replace(/\.$/, '')))) {
+    return { ok: false, reason: 'url must be reachable on the public internet, not a loopback, private or link-local address.' };
   }
-  return undefined;
+  return { ok: true, url: url.href };
 }
 
 /**

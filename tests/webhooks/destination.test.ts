@@ -1,7 +1,7 @@
 // Endpoints may not reach the service's own network: checked when saved and again before every attempt.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { client, createTenant } from '../helpers.ts';
-import { isBlockedAddress, refusedEndpointUrl } from '../../shared/webhooks/destination.ts';
+import { checkEndpointUrl, isBlockedAddress } from '../../shared/webhooks/destination.ts';
 import { dispatchFor, recordEvent, useReceiver } from './support.ts';
 import { definitionOf } from '../../shared/events/registry.ts';
 
@@ -19,15 +19,28 @@ describe('blocked addresses', () => {
   });
 
   it('judges endpoint URLs by their literal host when saved', () => {
-    expect(refusedEndpointUrl('https://hooks.example.com/x', false)).toBeUndefined();
-    expect(refusedEndpointUrl('http://hooks.example.com/x', false)).toMatch(/https/);
-    expect(refusedEndpointUrl('https://user:pw@hooks.example.com/x', false)).toMatch(/credentials/);
-    expect(refusedEndpointUrl('https://127.0.0.1/x', false)).toMatch(/public internet/);
-    expect(refusedEndpointUrl('https://[::1]:8443/x', false)).toMatch(/public internet/);
-    expect(refusedEndpointUrl('https://localhost/x', false)).toMatch(/public internet/);
-    expect(refusedEndpointUrl('https://metadata.google.internal/x', false)).toMatch(/public internet/);
-    expect(refusedEndpointUrl('https://127.0.0.1/x', true)).toBeUndefined();
-    expect(refusedEndpointUrl('not a url', true)).toMatch(/valid URL/);
+    const reason = (url: string, allowPrivate = false) => {
+      const checked = checkEndpointUrl(url, allowPrivate);
+      return checked.ok ? undefined : checked.reason;
+    };
+    expect(reason('https://hooks.example.com/x')).toBeUndefined();
+    expect(reason('http://hooks.example.com/x')).toMatch(/https/);
+    expect(reason('https://user:pw@hooks.example.com/x')).toMatch(/credentials/);
+    expect(reason('https://hooks.example.com/x#part')).toMatch(/fragment/);
+    expect(reason('https://127.0.0.1/x')).toMatch(/public internet/);
+    expect(reason('https://0x7f.1/x')).toMatch(/public internet/);
+    expect(reason('https://[::1]:8443/x')).toMatch(/public internet/);
+    expect(reason('https://localhost/x')).toMatch(/public internet/);
+    expect(reason('https://metadata.google.internal/x')).toMatch(/public internet/);
+    expect(reason('https://127.0.0.1/x', true)).toBeUndefined();
+    expect(reason('not a url', true)).toMatch(/valid URL/);
+  });
+
+  it('gives an acceptable URL back normalized, as deliveries will use it, within the stored length', () => {
+    expect(checkEndpointUrl('HTTPS://Hooks.Example.COM:443/a b?x=1', false)).toEqual({ ok: true, url: 'https://hooks.example.com/a%20b?x=1' });
+    expect(checkEndpointUrl('  https://hooks.example.com', false)).toEqual({ ok: true, url: 'https://hooks.example.com/' });
+    const long = checkEndpointUrl(`https://hooks.example.com/${'é'.repeat(400)}`, false);
+    expect(long).toEqual({ ok: false, reason: expect.stringMatching(/at most 2048 characters once normalized/) });
   });
 });
 

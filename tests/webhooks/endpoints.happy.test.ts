@@ -41,6 +41,20 @@ describe('POST /webhooks', () => {
     expect(listed.body.data[0]).not.toHaveProperty('secret');
   });
 
+  it('stores the url normalized, as deliveries will use it', async () => {
+    for (const [given, stored] of [
+      ['HTTPS://Hooks.Customer.EXAMPLE:443/housing', url],
+      [`  ${url}`, url],
+      ['https://hooks.customer.example/a b?x=1', 'https://hooks.customer.example/a%20b?x=1'],
+    ]) {
+      const res = await api.post('/webhooks', { url: given });
+      expect(res.status).toBe(201);
+      expect(res.body.data.url).toBe(stored);
+      const changed = await api.patch(`/webhooks/${res.body.data.id}`, { url: given.replace('/housing', '/v2') });
+      expect(changed.body.data.url).toBe(stored.replace('/housing', '/v2'));
+    }
+  });
+
   it('subscribes to every event of the side when events are omitted', async () => {
     const res = await api.post('/webhooks', { url });
     expect(res.status).toBe(201);

@@ -6,7 +6,7 @@ import { list, single } from '../../../shared/http/envelope.ts';
 import { ApiError, notFound } from '../../../shared/http/errors.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { randomString } from '../../../shared/keys.ts';
-import { refusedEndpointUrl } from '../../../shared/webhooks/destination.ts';
+import { checkEndpointUrl, maxEndpointUrlLength } from '../../../shared/webhooks/destination.ts';
 import { existingId, IdParams, keysetOf, knownEvents, newestFirstPage, olderThan, positionColumn } from '../../../shared/webhooks/params.ts';
 
 // Webhook endpoints of the caller's organisation in the key's environment. An endpoint's secret is
@@ -16,7 +16,7 @@ import { existingId, IdParams, keysetOf, knownEvents, newestFirstPage, olderThan
 const Endpoint = z
   .object({
     id: z.string().uuid(),
-    url: z.string().openapi({ example: 'https://hooks.example.com/housing' }),
+    url: z.string().openapi({ example: 'https://hooks.example.com/housing' }).describe('Normalized: the address every delivery is POSTed to.'),
     events: z.array(z.string()).nullable().describe("Subscribed events; null means every event of the caller's side, including future ones."),
     description: z.string().nullable(),
     is_active: z.boolean(),
@@ -47,7 +47,7 @@ const ListQuery = z.object({
   cursor: z.string().optional().openapi({ description: '`next_cursor` of the previous page, unchanged.' }),
 });
 
-const url = z.string().max(2048).openapi({ example: 'https://hooks.example.com/housing' });
+const url = z.string().max(maxEndpointUrlLength).openapi({ example: 'https://hooks.example.com/housing' });
 const eventList = z.array(z.string()).min(1).max(100);
 const description = z.string().max(500);
 
@@ -99,11 +99,11 @@ const newSecret = () => `whsec_${randomString(32)}`;
 const secretNote =
   'Store this secret now: it is shown only this once. Verify the X-Service-Signature of every delivery with it (see the webhooks guide).';
 
-/** The url to store, or 422 invalid_field on `url` saying why it cannot be an endpoint. */
-function endpointUrl(url: string): string {
-  const refused = refusedEndpointUrl(url, config.webhookAllowPrivateNetworks());
-  if (refused) throw new ApiError('invalid_field', refused, 'url');
-  return url;
+/** The url to store (normalized), or 422 invalid_field on `url` saying why it cannot be an endpoint. */
+function endpointUrl(raw: string): string {
+  const checked = checkEndpointUrl(raw, config.webhookAllowPrivateNetworks());
+  if (!checked.ok) throw new ApiError('invalid_field', checked.reason, 'url');
+  return checked.url;
 }
 
 const notFoundError = { 404: 'not_found: no such endpoint in this organisation and environment.' };
@@ -117,12 +117,12 @@ export const endpointRoutes = createRoutes()
       summary: 'Create a webhook endpoint',
       description: [
         "The endpoint belongs to the key's environment and receives the events it subscribes to (all of the caller's side when `events` is omitted), signed with the returned `secret`.",
-        'The `url` must be https and reachable on the public internet; it is checked again before every delivery, and redirects are never followed.',
+        'The `url` must be https and reachable on the public internet; it is stored normalized, checked again before every delivery, and redirects are never followed.',
       ].join('\n\n'),
       scope: 'manage-webhooks',
       request: { body: jsonBody(CreateBody) },
       responses: { 201: jsonResponse(dataOf(CreatedEndpoint), 'Created; `secret` is shown only here.') },
-      errors: { 422: 'invalid_field (url not https, private, or with credentials; events empty) or unknown_event (field `events`).' },
+      errors: { 422: 'invalid_field (url not https, private, with credentials or too long; events empty) or unknown_event (field `events`).' },
     }),
     async (c) => {
       const caller = c.get('caller');
