@@ -47,8 +47,10 @@ describe('GET /events/{id}', () => {
 });
 
 describe('POST /events/simulate', () => {
-  it('refuses a live key with 403 sandbox_only', async () => {
-    expectError(await live.post('/events/simulate', { event: 'lease.signed' }), 403, 'sandbox_only');
+  it('refuses a live key with 403 sandbox_only, whatever the body', async () => {
+    for (const body of [{ event: 'lease.signed' }, {}, { event: 'lease.exploded' }, { event: 'payment.refunded' }, { event: 'lease.signed', extra: 1 }]) {
+      expectError(await live.post('/events/simulate', body), 403, 'sandbox_only');
+    }
     expect((await live.get('/events')).body.count).toBe(0);
   });
 

@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../../../shared/http/context.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { ApiError } from '../../../shared/http/errors.ts';
@@ -44,6 +46,17 @@ const sampleEnvelope = (definition: EventDefinition) => ({
   data: definition.sample,
 });
 
+/**
+ * Simulate is for sandbox keys whatever the body says, so a live key is told that first, before any
+ * complaint about the body (registered ahead of the route's validation).
+ */
+const sandboxOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.get('caller').environment !== 'sandbox') {
+    throw new ApiError('sandbox_only', 'Events can be simulated with a sandbox key only (svc_sk_...).');
+  }
+  await next();
+};
+
 /** The payload to simulate: `data` checked against the event's schema (422 naming `data.<field>`), or the sample. */
 function payloadToSimulate(definition: EventDefinition, data: Record<string, unknown> | undefined): Record<string, unknown> {
   if (data === undefined) return definition.sample;
@@ -52,7 +65,10 @@ function payloadToSimulate(definition: EventDefinition, data: Record<string, unk
   return data;
 }
 
-export const catalogueRoutes = createRoutes()
+const routes = createRoutes();
+routes.post('/simulate', sandboxOnly);
+
+export const catalogueRoutes = routes
   .openapi(
     defineRoute({
       method: 'get',
@@ -88,15 +104,12 @@ export const catalogueRoutes = createRoutes()
       request: { body: jsonBody(SimulateBody) },
       responses: { 202: jsonResponse(dataOf(Simulated), 'Recorded and queued.') },
       errors: {
-        403: 'sandbox_only: a live key.',
+        403: 'sandbox_only: a live key (whatever the body).',
         422: 'unknown_event: not an event of the caller\'s side; invalid_field: an event outside the simulatable list (field `event`) or `data` not matching its payload (field `data.<name>`).',
       },
     }),
     async (c) => {
       const caller = c.get('caller');
-      if (caller.environment !== 'sandbox') {
-        throw new ApiError('sandbox_only', 'Events can be simulated with a sandbox key only (svc_sk_...).');
-      }
       const body = c.req.valid('json');
       const [name] = knownEvents([body.event], caller.side, 'event');
       const definition = definitionOf(name, caller.side)!;
