@@ -68,23 +68,24 @@ function lockHomes(tx: Tx, ids: string[], externalIds: string[]) {
 /**
  * Writes the accepted blocks in one statement: with replace, the provider blocks of their homes are
  * cleared (the delete does not see the rows inserted beside it, so only earlier blocks go; service
- * holds never); the blocks are added; their homes are marked calendar-synced.
+ * holds never); the blocks are added; their homes are marked calendar-synced. The homes are passed
+ * as a list of distinct ids so that clearing and marking are index look-ups.
  */
 async function writeBlocks(tx: Tx, blocks: SentBlock[], replace: boolean) {
+  const homeIds = [...new Set(blocks.map((b) => b.property_id))];
   const [counts] = await tx<{ replaced_existing: number; homes_touched: number }[]>`
-    with sent as (
-      select * from jsonb_to_recordset(${tx.json(blocks as never)}) as b (id uuid, property_id uuid, start_date date, end_date date, reason text)
-    ), cleared as (
+    with cleared as (
       delete from app.availability_blocks b
-       where ${replace} and b.source = 'provider' and b.property_id in (select property_id from sent)
+       where ${replace} and b.property_id = any(${homeIds}::uuid[]) and b.source = 'provider'
       returning 1
     ), added as (
       insert into app.availability_blocks (id, property_id, org_id, environment, start_date, end_date, reason, source)
-      select id, property_id, app.current_org(), app.current_env(), start_date, end_date, reason, 'provider' from sent
+      select b.id, b.property_id, app.current_org(), app.current_env(), b.start_date, b.end_date, b.reason, 'provider'
+        from jsonb_to_recordset(${tx.json(blocks as never)}) as b (id uuid, property_id uuid, start_date date, end_date date, reason text)
       returning 1
     ), synced as (
       update app.properties p set calendar_synced_at = clock_timestamp()
-       where p.id in (select property_id from sent)
+       where p.id = any(${homeIds}::uuid[])
       returning 1
     )
     select (select count(*) from cleared)::int as replaced_existing, (select count(*) from synced)::int as homes_touched`;
