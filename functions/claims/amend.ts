@@ -3,6 +3,7 @@ import { withTenant } from '../../shared/db/tenant.ts';
 import type { Caller } from '../../shared/http/context.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { initialStatus } from '../../shared/claims/status.ts';
+import { toCents } from '../../shared/properties/money.ts';
 import { claimColumns, findClaim, type ClaimRow } from './repository.ts';
 import type { AmendClaimInput } from './schemas.ts';
 import { homesFound } from './sourcing.ts';
@@ -35,7 +36,7 @@ function changesOf(body: AmendClaimInput, claim: ClaimRow): Record<string, unkno
   const changes: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(body)) {
     if (value === undefined || field === 'has_pets' || (petDetails as readonly string[]).includes(field)) continue;
-    if (field === 'max_budget' || field === 'ale_limit') changes[`${field}_cents`] = value === null ? null : Math.round((value as number) * 100);
+    if (field === 'max_budget' || field === 'ale_limit') changes[`${field}_cents`] = value === null ? null : toCents(value as number);
     else changes[field] = value;
   }
   return { ...changes, ...petChanges(body, claim) };

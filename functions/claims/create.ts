@@ -6,6 +6,7 @@ import { ApiError } from '../../shared/http/errors.ts';
 import { announceStatus } from '../../shared/claims/lifecycle.ts';
 import { initialStatus } from '../../shared/claims/status.ts';
 import { limits, newClaimRef } from '../../shared/claims/values.ts';
+import { toCents } from '../../shared/properties/money.ts';
 import { claimColumns, type ClaimRow } from './repository.ts';
 import type { CreateClaimInput } from './schemas.ts';
 import { recordSourcingRounds, sendCrawls } from './sourcing.ts';
@@ -16,7 +17,7 @@ import { recordSourcingRounds, sendCrawls } from './sourcing.ts';
 
 export type CreateOutcome = { ok: true; row: ClaimRow; idempotent: boolean } | { ok: false; error: ApiError };
 
-const toCents = (amount: number | undefined) => (amount === undefined ? null : Math.round(amount * 100));
+const centsOf = (amount: number | undefined) => (amount === undefined ? null : toCents(amount));
 
 /** The stored row of a creation body (every column named: absent optional fields take their default). */
 function rowOf(caller: Caller, input: CreateClaimInput, origin: { lat: number; lng: number }) {
@@ -39,8 +40,8 @@ function rowOf(caller: Caller, input: CreateClaimInput, origin: { lat: number; l
     policyholder_name: input.policyholder_name ?? null,
     target_move_in: input.target_move_in,
     est_length_months: input.est_length_months,
-    max_budget_cents: toCents(input.max_budget),
-    ale_limit_cents: toCents(input.ale_limit),
+    max_budget_cents: centsOf(input.max_budget),
+    ale_limit_cents: centsOf(input.ale_limit),
     rent_payer: input.rent_payer,
     deposit_payer: input.deposit_payer,
     fees_payer: input.fees_payer ?? null,

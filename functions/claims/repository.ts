@@ -1,12 +1,15 @@
 import type { Tx } from '../../shared/db/client.ts';
 import { notFound } from '../../shared/http/errors.ts';
 import type { RequestStatus } from '../../shared/claims/status.ts';
-import { claimRefPattern } from '../../shared/claims/values.ts';
+import { claimRefPattern, type payers, type priorities } from '../../shared/claims/values.ts';
+import { fromCents } from '../../shared/properties/money.ts';
 import type { Claim, ClaimCreated, ClaimListItem } from './schemas.ts';
 import type { z } from '@hono/zod-openapi';
 
 // Reading housing requests and rendering them. Queries run inside withTenant, so row-level security
 // limits them to the caller's organisation and environment (and to requests opened over the API).
+
+type Payer = (typeof payers)[number];
 
 export interface ClaimRow {
   id: string;
@@ -28,11 +31,11 @@ export interface ClaimRow {
   est_length_months: number;
   max_budget_cents: number | null;
   ale_limit_cents: number | null;
-  rent_payer: 'carrier' | 'tpa' | 'policyholder';
-  deposit_payer: 'carrier' | 'tpa' | 'policyholder';
-  fees_payer: 'carrier' | 'tpa' | 'policyholder' | null;
+  rent_payer: Payer;
+  deposit_payer: Payer;
+  fees_payer: Payer | null;
   search_radius_miles: number;
-  priority: 'standard' | 'high' | 'urgent';
+  priority: (typeof priorities)[number];
   household_email: string | null;
   household_phone: string | null;
   adjuster_name: string | null;
@@ -82,7 +85,7 @@ export async function findClaim(tx: Tx, reference: string, options: { lock?: boo
   return row;
 }
 
-export const fromCents = (cents: number | null) => (cents === null ? null : cents / 100);
+const amountOf = (cents: number | null) => (cents === null ? null : fromCents(cents));
 
 export function toCreated(row: Pick<ClaimRow, 'id' | 'claim_ref' | 'status_primary' | 'created_at'>, idempotent: boolean): z.infer<typeof ClaimCreated> {
   return { id: row.id, claim_ref: row.claim_ref, status_primary: row.status_primary, created_at: row.created_at.toISOString(), idempotent };
@@ -98,7 +101,7 @@ export function toListItem(row: ClaimRow): z.infer<typeof ClaimListItem> {
     loss_city: row.loss_city,
     loss_state: row.loss_state,
     target_move_in: row.target_move_in,
-    max_budget: fromCents(row.max_budget_cents),
+    max_budget: amountOf(row.max_budget_cents),
     bedrooms: row.bedrooms,
     external_reference: row.external_reference,
     api_external_id: row.external_id,
@@ -115,7 +118,7 @@ export function toClaim(row: ClaimRow): z.infer<typeof Claim> {
     loss_lng: row.loss_lng,
     policyholder_name: row.policyholder_name,
     est_length_months: row.est_length_months,
-    ale_limit: fromCents(row.ale_limit_cents),
+    ale_limit: amountOf(row.ale_limit_cents),
     currency: 'usd',
     rent_payer: row.rent_payer,
     deposit_payer: row.deposit_payer,

@@ -5,15 +5,15 @@ import {
 } from '../../shared/claims/values.ts';
 import { statuses } from '../../shared/claims/status.ts';
 import { weights } from '../../shared/claims/scoring.ts';
+import { isWholeCents } from '../../shared/properties/money.ts';
 
 // The housing request's schemas: one definition per field, shared by creation, amendment, batch
 // items and the responses, so validation, the 422 field names and the API reference agree.
 
 const text = (max: number = limits.text) => z.string().trim().min(1).max(max);
 const int = (range: { min: number; max: number }) => z.number().int().min(range.min).max(range.max);
-const hasCents = (value: number) => Math.abs(Math.round(value * 100) - value * 100) < 1e-6;
 const money = (description: string) =>
-  z.number().positive().max(limits.money).refine(hasCents, 'must have at most two decimals').describe(description);
+  z.number().positive().max(limits.money).refine(isWholeCents, 'must have at most two decimals').describe(description);
 const list = (description: string) => z.array(text(100)).max(limits.listItems).describe(description);
 const phone = z.string().trim().regex(/^\+?[0-9 ().-]{7,30}$/, 'must be a phone number (digits, spaces, + ( ) . -)');
 const email = z.email().max(255);
@@ -218,8 +218,6 @@ export const AmendClaim = z
   .openapi('AmendHousingRequest', { example: { bedrooms: 4, children: 2, has_pets: true, number_of_pets: 1, pet_details: 'one calm dog, 30 lb', pet_breeds: ['beagle'] } });
 
 export type AmendClaimInput = z.infer<typeof AmendClaim>;
-
-export const amendableNeeds = Object.keys(needs) as (keyof typeof needs)[];
 
 export const ReferenceParam = z.object({
   reference: z.string().openapi({ param: { name: 'reference', in: 'path' }, example: 'REQ-7KQ2MX', description: 'claim_ref or id' }),

@@ -5,6 +5,7 @@ import { crawlerFor, type CrawlRequest, type CrawlStatus } from '../../shared/cl
 import { rank, type Candidate, type Needs } from '../../shared/claims/scoring.ts';
 import type { ClaimRow } from './repository.ts';
 import { errorFields, log } from '../../shared/log.ts';
+import { fromCents } from '../../shared/properties/money.ts';
 
 // Sourcing: matching homes to a request (app.match_candidates finds the eligible homes nearest
 // first; shared/claims/scoring.ts ranks them) and sourcing rounds (matching again plus a crawl
@@ -30,7 +31,7 @@ interface CandidateRow {
   distance_miles: number;
 }
 
-export function needsOf(claim: ClaimRow): Needs {
+function needsOf(claim: ClaimRow): Needs {
   return {
     bedrooms: claim.bedrooms,
     bathrooms: Number(claim.bathrooms),
@@ -47,24 +48,27 @@ export function needsOf(claim: ClaimRow): Needs {
 /** The request's matches now, best first: its current needs and radius, read in this transaction. */
 export async function findMatches(tx: Tx, claim: ClaimRow, limit: number) {
   const rows = await tx<CandidateRow[]>`select * from app.match_candidates(${claim.id}, ${candidatePool})`;
-  const candidates = rows.map((row) => ({
-    ...row,
+  const candidates = rows.map((row): Candidate & { id: string; row: CandidateRow } => ({
     id: row.property_id,
+    row,
     distanceMiles: row.distance_miles,
+    bedrooms: row.bedrooms,
     bathrooms: Number(row.bathrooms),
+    sqft: row.sqft,
     furnishedStatus: row.furnished_status,
     petPolicy: row.pet_policy,
+    amenities: row.amenities,
     monthlyRateCents: row.monthly_rate_cents,
-  })) satisfies (Candidate & { id: string })[];
-  return rank(needsOf(claim), candidates).slice(0, limit).map(({ home, score, parts }) => ({
-    property_id: home.property_id,
-    name: home.name,
-    city: home.city,
-    state: home.state,
-    zip_code: home.zip_code,
-    monthly_rate: home.monthly_rate_cents / 100,
-    currency: home.currency,
-    distance_miles: Math.round(home.distance_miles * 10) / 10,
+  }));
+  return rank(needsOf(claim), candidates).slice(0, limit).map(({ home: { row }, score, parts }) => ({
+    property_id: row.property_id,
+    name: row.name,
+    city: row.city,
+    state: row.state,
+    zip_code: row.zip_code,
+    monthly_rate: fromCents(row.monthly_rate_cents),
+    currency: row.currency,
+    distance_miles: Math.round(row.distance_miles * 10) / 10,
     score,
     score_parts: parts,
   }));
@@ -74,7 +78,7 @@ export async function findMatches(tx: Tx, claim: ClaimRow, limit: number) {
 export const homesFound = (tx: Tx, requestIds: string[]) =>
   moveStatus(tx, requestIds, 'housing_options_found', ['housing_needs_collected']);
 
-export function crawlRequestOf(claim: ClaimRow): CrawlRequest {
+function crawlRequestOf(claim: ClaimRow): CrawlRequest {
   return {
     request_id: claim.id,
     reference: claim.claim_ref,

@@ -23,10 +23,6 @@ export const initialStatus: RequestStatus = 'housing_needs_collected';
 
 const rank = (status: RequestStatus) => statuses.indexOf(status);
 
-export function isStatus(value: string): value is RequestStatus {
-  return (statuses as readonly string[]).includes(value);
-}
-
 /**
  * Whether `from` may move to `to`:
  * - until the booking is confirmed, a request moves forward to any later stage up to
