@@ -1,7 +1,10 @@
 import { z } from '@hono/zod-openapi';
+import { statuses } from '../../claims/status.ts';
 import type { EventDefinition } from '../registry.ts';
 
 // Events about housing requests themselves (carrier side).
+
+const status = z.enum(statuses);
 
 export const requestEvents: EventDefinition[] = [
   {
@@ -11,10 +14,10 @@ export const requestEvents: EventDefinition[] = [
     simulatable: true,
     payload: z.object({
       request_id: z.string().uuid(),
-      reference: z.string(),
-      external_id: z.string().nullable(),
-      status: z.string(),
-      previous_status: z.string().nullable(),
+      reference: z.string().describe('The claim_ref (REQ-XXXXXX).'),
+      external_id: z.string().nullable().describe('The external_id given at creation, or null.'),
+      status: status.describe('The status_primary the request entered.'),
+      previous_status: status.nullable().describe('The status it left; null when the request was just opened.'),
     }),
     sample: {
       request_id: '0b9f6a4e-5f55-4a43-9d1c-3c2f1d9a7e10',
