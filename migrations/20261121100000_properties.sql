@@ -165,12 +165,16 @@ end $$;
 
 -- Takes a service hold for a lease or booking when the range is free; returns the block id, or
 -- null when something already holds part of the range (the caller answers dates_unavailable).
+-- A live placement can never hold a test home (live requests never match sandbox homes).
 create or replace function app.take_hold(
   p_property uuid, p_env text, p_start date, p_end date, p_lease_agreement uuid, p_reason text default null
 ) returns uuid
 language plpgsql security definer set search_path = app, pg_temp as $$
 declare v_id uuid;
 begin
+  if p_env = 'live' and exists (select 1 from app.properties where id = p_property and environment = 'sandbox') then
+    raise exception 'a live hold cannot be taken on a sandbox home %', p_property using errcode = 'check_violation';
+  end if;
   if not app.range_is_free(p_property, p_env, p_start, p_end) then
     return null;
   end if;

@@ -143,7 +143,7 @@ export async function syncCalendars(tx: Tx, blocks: unknown[], replace: boolean)
   return { blocked: accepted.length, failed: results.length - accepted.length, replaced_existing, homes_touched, results };
 }
 
-export interface BlockWindow {
+interface BlockWindow {
   from?: string;
   to?: string;
 }

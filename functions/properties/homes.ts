@@ -287,7 +287,7 @@ export function renderHome(row: HomeRow): Home {
 }
 
 /** The readiness part of a home, as POST /properties/batch reports it per item. */
-export function summarizeHome(row: HomeRow) {
+function summarizeHome(row: HomeRow) {
   return {
     id: row.id,
     api_external_id: row.external_id,

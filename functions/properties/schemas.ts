@@ -31,8 +31,8 @@ const Text = () => z.string().refine(hasNoNul, storable);
 const ImageUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) address' }).max(2000).refine(hasNoNul, storable);
 
 export const homeStatuses = ['available', 'pending', 'unavailable'] as const;
-export const furnishedStatuses = ['furnished', 'partial', 'unfurnished'] as const;
-export const contractTemplates = ['standard', 'own'] as const;
+const furnishedStatuses = ['furnished', 'partial', 'unfurnished'] as const;
+const contractTemplates = ['standard', 'own'] as const;
 
 /**
  * Every home field a provider can send, each optional here; `null` clears an optional field
@@ -107,7 +107,7 @@ export const HomePatch = z
   .openapi('HomePatch');
 export type HomePatch = z.infer<typeof HomePatch>;
 
-export const availabilityVia = ['complete_profile', 'calendar_synced', 'manual_blocks', 'available_dates'] as const;
+const availabilityVia = ['complete_profile', 'calendar_synced', 'manual_blocks', 'available_dates'] as const;
 
 const readiness = {
   listed: z.boolean().describe('Offered to adjusters: the listing is complete.'),
@@ -115,7 +115,7 @@ const readiness = {
   availability_via: z.array(z.enum(availabilityVia)),
 };
 
-export const HomeSummary = z
+const HomeSummary = z
   .object({ id: z.string().uuid(), api_external_id: z.string().nullable(), ...readiness })
   .openapi('HomeSummary');
 
@@ -186,7 +186,7 @@ export const Readiness = z
   })
   .openapi('Readiness');
 
-export const BatchItemError = z.object({ code: z.string(), message: z.string(), field: z.string().optional() }).openapi('BatchItemError');
+const BatchItemError = z.object({ code: z.string(), message: z.string(), field: z.string().optional() }).openapi('BatchItemError');
 
 export const BatchResult = z
   .object({
@@ -262,7 +262,7 @@ export const BulkBlocksResult = z
   })
   .openapi('AvailabilityBulkResult');
 
-export const Payment = z
+const Payment = z
   .object({
     id: z.string().uuid(),
     charge_type: z.string().describe('initial (the first charge: first rent, deposits and one-off fees), rent, deposit or fee.'),

@@ -8,7 +8,7 @@ import { ApiError } from '../http/errors.ts';
 // at the processor; the service only reads the outcome. The starting state of each environment
 // lives in app.payout_status (live: not connected; sandbox: connected with charges and payouts on).
 
-export const onboardingStatuses = ['not_started', 'pending', 'complete'] as const;
+const onboardingStatuses = ['not_started', 'pending', 'complete'] as const;
 
 export interface PayoutState {
   connected: boolean;

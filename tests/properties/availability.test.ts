@@ -247,6 +247,21 @@ describe('POST /properties/availability (bulk calendar sync)', () => {
     }
   });
 
+  it('a calendar sync and a batch publish of the same homes at the same time both succeed (no deadlock)', async () => {
+    const { api } = await providerWithHome();
+    const refs = Array.from({ length: 40 }, (_, i) => `LOCK-${String(i).padStart(2, '0')}`);
+    const homes = refs.map((ref) => completeHome({ external_id: ref }));
+    await api.post('/properties/batch', { properties: homes });
+    const blocks = refs.map((ref) => ({ external_id: ref, start_date: '2027-01-01', end_date: '2027-01-02' }));
+    for (let round = 0; round < 3; round++) {
+      const [sync, publish] = await Promise.all([
+        api.post('/properties/availability', { replace: true, blocks: [...blocks].reverse() }),
+        api.post('/properties/batch', { properties: homes }),
+      ]);
+      expect([sync.status, publish.status]).toEqual([200, 200]);
+    }
+  });
+
   it('accepts 500 blocks in one call and refuses 501 or none', async () => {
     const { api, home } = await providerWithHome();
     const blocks = Array.from({ length: 500 }, (_, i) => ({ property_id: home.id, start_date: '2027-01-01', end_date: '2027-01-02', reason: `r${i}` }));
@@ -280,6 +295,15 @@ describe('calendar rules in the database', () => {
     // The live calendar shows none of the sandbox hold.
     const live = (await api.get(`/properties/${home.id}/availability`)).body.data;
     expect(live.filter((b: any) => b.source === 'service')).toHaveLength(2);
+  });
+
+  it('a live hold on a test home is refused by the database; a sandbox hold on a real home is taken', async () => {
+    const tenant = await createTenant('provider');
+    const testHome = (await client(tenant.sandbox).post('/properties', completeHome())).body.data;
+    await expect(takeHold(testHome.id, 'live', '2027-01-01', '2027-01-31')).rejects.toThrow(/live hold cannot be taken on a sandbox home/);
+    expect(await takeHold(testHome.id, 'sandbox', '2027-01-01', '2027-01-31')).toEqual(expect.any(String));
+    const { home } = await providerWithHome();
+    expect(await takeHold(home.id, 'sandbox', '2027-01-01', '2027-01-31')).toEqual(expect.any(String));
   });
 
   it('range_is_free looks at every block of the environment only', async () => {

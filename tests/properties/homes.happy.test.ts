@@ -114,6 +114,21 @@ describe('POST /properties', () => {
     expect(new Set(responses.map((r) => r.body.data.id)).size).toBe(1);
   });
 
+  it('concurrent batches refreshing the same homes in opposite orders all succeed, one home per external_id', async () => {
+    const api = client((await createTenant('provider')).live);
+    const homes = Array.from({ length: 60 }, (_, i) => completeHome({ external_id: `ORDER-${i}` }));
+    await api.post('/properties/batch', { properties: homes });
+    for (let round = 0; round < 3; round++) {
+      const responses = await Promise.all([
+        api.post('/properties/batch', { properties: homes }),
+        api.post('/properties/batch', { properties: [...homes].reverse() }),
+        api.post('/properties/batch', { properties: [...homes.slice(30), ...homes.slice(0, 30)] }),
+      ]);
+      expect(responses.map((r) => [r.status, r.body.data?.updated])).toEqual([[200, 60], [200, 60], [200, 60]]);
+    }
+    expect((await api.get('/properties?limit=100')).body.count).toBe(60);
+  });
+
   it('the same external_id in live and sandbox gives two separate homes; a sandbox home is test data', async () => {
     const tenant = await createTenant('provider');
     const live = await client(tenant.live).post('/properties', completeHome({ external_id: 'BOTH' }));

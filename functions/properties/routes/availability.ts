@@ -10,7 +10,7 @@ import { Block, BlockInput, BulkBlockInput, BulkBlocksResult, HomeRefParams, Iso
 // Availability calendars: blocks per home, the bulk calendar sync, and releasing a provider block.
 // Dates are inclusive on both ends.
 
-export const maxBulkBlocks = 500;
+const maxBulkBlocks = 500;
 
 const notFoundError = { 404: 'not_found: no such home for this organisation in this environment.' };
 

@@ -9,7 +9,7 @@ import { BatchResult, Home, HomeInput, HomePatch, HomeRefParams, Readiness, home
 
 // Publishing and reading homes. Routes with a fixed path come before /{ref} so that they win.
 
-export const maxBatchHomes = 100;
+const maxBatchHomes = 100;
 
 const notOffered = 'Deleting a home is not offered: set status to unavailable instead (deletion would lose its history and placements).';
 
@@ -70,7 +70,8 @@ export const homeRoutes = createRoutes()
       description:
         'Required: address, city, state, zip_code, monthly_rate (above zero), bedrooms, bathrooms. Every other field improves matching ' +
         'and decides whether the home is listed (see `missing_fields`). With an `external_id` already used in this environment the home is ' +
-        'updated in place (200): every field takes the sent value or becomes absent, except `status`, which is kept when not sent. ' +
+        'updated in place (200): every field takes the sent value or becomes absent (currency and contract_template their defaults), ' +
+        'except `status`, which is kept when not sent. ' +
         'Without `external_id` a new home is created (201) and a retry creates a second copy unless the call carries an Idempotency-Key. ' +
         notOffered,
       scope: 'properties:write',
