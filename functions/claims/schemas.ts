@@ -372,7 +372,7 @@ export const Document = z
   .openapi('HousingRequestDocument');
 
 export const DocumentParams = ReferenceParam.extend({
-  documentId: z.string().openapi({ param: { name: 'documentId', in: 'path' } }),
+  documentId: z.string().openapi({ param: { name: 'documentId', in: 'path' }, description: 'The id of the document, as listed by GET /claims/{reference}/documents.' }),
 });
 
 export const SourcingRound = z

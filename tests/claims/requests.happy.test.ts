@@ -72,6 +72,21 @@ describe('POST /claims', () => {
     expect(await eventsOf(c.orgId)).toHaveLength(2);
   });
 
+  it('replays the first answer to a retry with the same Idempotency-Key, without external_id; another body is 409', async () => {
+    const c = await carrier();
+    const body = claimBody(at(here));
+    const first = await c.liveApi.post('/claims', body, { 'Idempotency-Key': 'open-1' });
+    const retry = await c.liveApi.post('/claims', body, { 'Idempotency-Key': 'open-1' });
+    expect(first.status).toBe(201);
+    expect(retry.status).toBe(201);
+    expect(retry.text).toBe(first.text);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    const other = await c.liveApi.post('/claims', { ...body, bedrooms: 3 }, { 'Idempotency-Key': 'open-1' });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('idempotency_key_reused');
+    expect((await c.liveApi.get('/claims')).body.count).toBe(1);
+  });
+
   it('creates one request when the same external_id arrives concurrently', async () => {
     const c = await carrier();
     const results = await Promise.all(Array.from({ length: 6 }, () => c.liveApi.post('/claims', claimBody({ ...at(here), external_id: 'CLM-RACE' }))));

@@ -118,7 +118,7 @@ export const documentRoutes = createRoutes()
       responses: { 201: jsonResponse(dataOf(Document), 'The document is filed.') },
       errors: {
         ...notFoundError,
-        413: 'file_too_large: the document is over 10 MB (10,485,760 bytes); the upload is read no further than that.',
+        413: 'file_too_large: the document is over 10 MB (10,485,760 bytes); an oversized upload is refused while it is read, never read far past the limit.',
         415: `unsupported_type: the content is not ${acceptedFormats}.`,
       },
     }),

@@ -92,6 +92,9 @@ export const requestRoutes = createRoutes()
       path: '/',
       tags,
       summary: "List the organisation's housing requests, newest first",
+      description:
+        'Keyset-paged: pass next_cursor back unchanged as cursor for the next page. An unknown status, a timestamp without ' +
+        'Z or an offset, or a cursor this endpoint did not make is 422 invalid_field naming the parameter.',
       scope: 'claims:read',
       request: { query: ListQuery },
       responses: { 200: jsonResponse(pageOf(ClaimListItem), 'A page of requests; next_cursor is null on the last page.') },
@@ -139,7 +142,7 @@ export const requestRoutes = createRoutes()
       tags,
       summary: 'Amend a housing request (commercials and household needs)',
       description:
-        'Send any changeable field; null clears an optional one. occupants follows adults + children. has_pets: true needs ' +
+        'Send any changeable field; null clears an optional one. occupants follows adults + children and cannot be sent. has_pets: true needs ' +
         'number_of_pets, pet_details and pet_breeds in the same change; has_pets: false clears them. The loss address, ' +
         "policyholder_name and external_id are refused. Needs apply to the next matching at once. While a placement is in flight " +
         'the response also carries placement_in_progress: its homes keep their lease and calendar holds.',
