@@ -1,5 +1,6 @@
 // Delivery end to end: events recorded as the service records them, dispatched to a real HTTPS
 // receiver on loopback, checked with the integrator's verification helper.
+import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { client, createTenant, ownerSql } from '../helpers.ts';
 import { verifyWebhookSignature } from '../../shared/webhooks/verify-signature.ts';
@@ -73,6 +74,23 @@ describe('signed delivery', () => {
     expect(delivery.history).toEqual([
       { attempt: 1, at: expect.any(String), outcome: 'succeeded', http_status: 200, response_body: 'ok', error: null, duration_ms: expect.any(Number) },
     ]);
+  });
+
+  it('signs the raw body bytes with the secret as issued, whsec_ prefix included, as UTF-8 (operating contract)', async () => {
+    const hook = await endpoint(sandbox, { events: ['option.declined'] });
+    const declined = { ...definitionOf('option.declined', 'carrier')!.sample, reason: 'Trop loin de l’école — 3 km' };
+    await recordEvent(tenant.orgId, 'sandbox', 'option.declined', declined);
+    await dispatch();
+
+    const [request] = receiver.at(hook.path);
+    expect(request.json.data.reason).toBe(declined.reason);
+    const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(signatureOf(request))!;
+    expect(Math.abs(Number(t) - Date.now() / 1000)).toBeLessThan(60);
+    // Computed independently of the service's signer: HMAC-SHA256 keyed with the secret's UTF-8 bytes.
+    const hmac = (key: string) => createHmac('sha256', Buffer.from(key, 'utf8')).update(Buffer.concat([Buffer.from(`${t}.`), request.raw])).digest('hex');
+    expect(hmac(hook.secret)).toBe(v1);
+    expect(hmac(hook.secret.slice('whsec_'.length))).not.toBe(v1);
+    expect(await verifyWebhookSignature(request.raw, signatureOf(request), hook.secret)).toBe(true);
   });
 
   it('queues in the same transaction as the event: a rolled-back event leaves no delivery', async () => {

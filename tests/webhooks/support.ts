@@ -13,7 +13,9 @@ import { ownerSql } from '../helpers.ts';
 export interface Received {
   path: string;
   headers: IncomingHttpHeaders;
-  /** The raw body, exactly as sent. */
+  /** The body's bytes, exactly as sent. */
+  raw: Buffer;
+  /** The body as UTF-8 text. */
   body: string;
   json: any;
 }
@@ -37,7 +39,8 @@ export class Receiver {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
+        const raw = Buffer.concat(chunks);
+        const body = raw.toString('utf8');
         const path = request.url ?? '/';
         let json: unknown;
         try {
@@ -45,7 +48,7 @@ export class Receiver {
         } catch {
           json = undefined;
         }
-        const entry: Received = { path, headers: request.headers, body, json };
+        const entry: Received = { path, headers: request.headers, raw, body, json };
         this.received.push(entry);
         const configured = this.answers.get(path) ?? {};
         const answer = typeof configured === 'function' ? configured(entry) : configured;
