@@ -9,7 +9,6 @@ import { freePort, median, startScratchDatabase } from '../lib/scratch.ts';
 
 const rounds = 15;
 
-
 function home(i: number, run: string) {
   return {
     external_id: `${run}-${i}`,
