@@ -63,18 +63,18 @@ describe('GET /events', () => {
     expect((await client(owner.live).get('/events')).body.data.map((e: any) => e.id)).toEqual([liveEvent]);
   });
 
-  it('answers 403 forbidden without a read scope', async () => {
+  it('answers 403 forbidden without a read scope, naming it', async () => {
     const res = await client(writeOnlyKey).get('/events');
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('forbidden');
+    expect(res.body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('any read scope') });
   });
 });
 
 describe('GET /events/types', () => {
-  it('answers 403 forbidden without a read scope or webhooks:manage', async () => {
+  it('answers 403 forbidden without a read scope or webhooks:manage, naming them', async () => {
     const res = await client(writeOnlyKey).get('/events/types');
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('forbidden');
+    expect(res.body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('any read scope or webhooks:manage') });
   });
 
   it('is readable with webhooks:manage alone, to choose subscriptions', async () => {
@@ -84,11 +84,12 @@ describe('GET /events/types', () => {
 });
 
 describe('POST /events/simulate', () => {
-  it('answers 403 forbidden without a write scope', async () => {
+  it('answers 403 forbidden without a write scope, naming it', async () => {
     const sandboxReader = await createKey(owner.orgId, 'sandbox', { scopes: ['claims:read', 'webhooks:manage'] });
     const res = await client(sandboxReader.key).post('/events/simulate', { event: 'lease.signed' });
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('forbidden');
+    expect(res.body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('any write scope') });
+    expect((await client(owner.sandbox).get('/events')).body.data).toEqual([]);
   });
 
   it("files the simulated event under the caller's organisation and sandbox only", async () => {

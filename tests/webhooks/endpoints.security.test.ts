@@ -9,6 +9,7 @@ let owner: Awaited<ReturnType<typeof createTenant>>;
 let stranger: Awaited<ReturnType<typeof createTenant>>;
 let liveEndpoint: string;
 let sandboxEndpoint: string;
+let liveEvent: string;
 let readOnlyKey: string;
 let writeOnlyKey: string;
 
@@ -18,7 +19,7 @@ beforeAll(async () => {
   stranger = await createTenant('carrier');
   liveEndpoint = (await client(owner.live).post('/webhooks', { url, description: 'live' })).body.data.id;
   sandboxEndpoint = (await client(owner.sandbox).post('/webhooks', { url, description: 'sandbox' })).body.data.id;
-  await recordEvent(owner.orgId, 'live', 'lease.sent', { reference: 'REQ-LIVE' });
+  liveEvent = await recordEvent(owner.orgId, 'live', 'lease.sent', { reference: 'REQ-LIVE' });
   readOnlyKey = (await createKey(owner.orgId, 'live', { scopes: ['claims:read'] })).key;
   writeOnlyKey = (await createKey(owner.orgId, 'live', { scopes: ['claims:write'] })).key;
 });
@@ -61,10 +62,11 @@ describe('after the refused calls', () => {
 });
 
 describe('POST /webhooks', () => {
-  it('answers 403 forbidden without webhooks:manage or a write scope', async () => {
+  it('answers 403 forbidden without webhooks:manage or a write scope, naming them', async () => {
     const res = await client(readOnlyKey).post('/webhooks', { url });
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('forbidden');
+    expect(res.body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('webhooks:manage or any write scope') });
+    expect((await client(owner.live).get('/webhooks')).body.count).toBe(1);
   });
 
   it("files the endpoint under the key's organisation and environment only", async () => {
@@ -96,10 +98,15 @@ describe.each([['/webhooks'], ['/webhooks/deliveries']])('GET %s', (path) => {
   });
 });
 
-describe('GET /webhooks/deliveries filtered by a foreign endpoint', () => {
+describe('GET /webhooks/deliveries filtered by a foreign endpoint or event', () => {
   it('finds nothing', async () => {
-    const res = await client(stranger.live).get(`/webhooks/deliveries?endpoint_id=${liveEndpoint}`);
-    expect(res.status).toBe(200);
-    expect(res.body.count).toBe(0);
+    for (const key of [stranger.live, owner.sandbox]) {
+      for (const filter of [`endpoint_id=${liveEndpoint}`, `event_id=${liveEvent}`]) {
+        const res = await client(key).get(`/webhooks/deliveries?${filter}`);
+        expect(res.status).toBe(200);
+        expect(res.body.count).toBe(0);
+      }
+    }
+    expect((await client(owner.live).get(`/webhooks/deliveries?event_id=${liveEvent}`)).body.count).toBe(1);
   });
 });
