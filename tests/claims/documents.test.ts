@@ -125,12 +125,15 @@ describe('POST /claims/{reference}/documents', () => {
     ['a description over 500 characters', () => upload(pdfBytes, 'a.pdf', { description: 'x'.repeat(501) }), 'description'],
     ['an unknown part', () => upload(pdfBytes, 'a.pdf', { owner: 'me' }), 'owner'],
     ['a file sent as a text field', () => { const f = new FormData(); f.set('file', 'not a file'); return f; }, 'file'],
-  ])('refuses %s with 422 invalid_field', async (_name, body, field) => {
+    ['two files in one call', () => { const f = upload(pdfBytes, 'a.pdf'); f.append('file', new Blob([pngBytes]), 'b.png'); return f; }, 'file'],
+    ['a kind sent twice', () => { const f = upload(pdfBytes, 'a.pdf', { kind: 'policy' }); f.append('kind', 'lease'); return f; }, 'kind'],
+  ])('refuses %s with 422 invalid_field, and files nothing', async (_name, body, field) => {
     const c = await carrier();
     const made = await openClaim(c.liveApi, at(here));
     const res = await c.liveApi.post(`/claims/${made.id}/documents`, body());
     expect(res.status).toBe(422);
     expect(res.body.error).toMatchObject({ code: 'invalid_field', field });
+    expect((await c.liveApi.get(`/claims/${made.id}/documents`)).body.count).toBe(0);
   });
 
   it('refuses a body that is not multipart/form-data (422 on file)', async () => {

@@ -109,6 +109,20 @@ describe('POST /claims validation (422 invalid_field naming the first bad field)
 });
 
 describe('GET /claims query validation', () => {
+  it("refuses a cursor of another organisation's list or of the other environment's, instead of an empty page", async () => {
+    const c = await carrier();
+    const other = await carrier();
+    for (let i = 0; i < 2; i++) {
+      await openClaim(c.liveApi, at(here));
+      await openClaim(other.liveApi, at(here));
+    }
+    const theirCursor = (await other.liveApi.get('/claims?limit=1')).body.next_cursor;
+    const liveCursor = (await c.liveApi.get('/claims?limit=1')).body.next_cursor;
+    expect((await c.liveApi.get(`/claims?limit=1&cursor=${liveCursor}`)).body.count).toBe(1);
+    await refused(await c.liveApi.get(`/claims?cursor=${theirCursor}`), 'cursor');
+    await refused(await c.sandboxApi.get(`/claims?cursor=${liveCursor}`), 'cursor');
+  });
+
   it.each([
     ['limit=0', 'limit'],
     ['limit=101', 'limit'],

@@ -56,8 +56,12 @@ async function readUpload(c: Context<AppEnv>) {
   } catch {
     throw invalid('file', 'the multipart body could not be read.');
   }
-  const unknown = [...form.keys()].find((key) => !formFields.includes(key));
+  const keys = [...form.keys()];
+  const unknown = keys.find((key) => !formFields.includes(key));
   if (unknown) throw invalid(unknown, 'is not a known field (file, kind, description).');
+  // A second part of the same name would otherwise be dropped without a word: one document per call.
+  const repeated = keys.find((key, i) => keys.indexOf(key) !== i);
+  if (repeated) throw invalid(repeated, 'is sent more than once; file one document per call.');
   const file = form.get('file');
   if (!(file instanceof File)) throw invalid('file', 'is required: a file part named "file".');
   const bytes = new Uint8Array(await file.arrayBuffer());

@@ -1,9 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { createRoutes, dataOf, defineRoute, ErrorSchema, jsonBody, jsonResponse, pageOf, validationError } from '../../../shared/http/routes.ts';
-import { decodeCursor, page, single } from '../../../shared/http/envelope.ts';
-import { ApiError } from '../../../shared/http/errors.ts';
+import { page, single } from '../../../shared/http/envelope.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
-import { claimColumns, findClaim, isUuid, toClaim, toCreated, toListItem, type ClaimRow } from '../repository.ts';
+import { findClaim, listClaims, toClaim, toCreated, toListItem } from '../repository.ts';
 import { amendClaim } from '../amend.ts';
 import { createClaims } from '../create.ts';
 import {
@@ -101,19 +100,8 @@ export const requestRoutes = createRoutes()
     }),
     async (c) => {
       const { limit, status, updated_since: updatedSince, cursor } = c.req.valid('query');
-      const after = cursor === undefined ? undefined : decodeCursor(cursor, 1)[0];
-      if (after !== undefined && (typeof after !== 'string' || !isUuid(after))) {
-        throw new ApiError('invalid_field', 'cursor is not a cursor returned by this endpoint.', 'cursor');
-      }
-      const statusList = status?.split(',').map((s) => s.trim());
-      const rows = await withTenant(c.get('caller'), (tx) => tx<ClaimRow[]>`
-        select ${claimColumns(tx)} from app.claims c
-         where true
-           ${statusList ? tx`and c.status_primary = any(${statusList}::text[])` : tx``}
-           ${updatedSince ? tx`and c.updated_at > ${updatedSince}::timestamptz` : tx``}
-           ${after ? tx`and (c.created_at, c.id) < (select created_at, id from app.claims where id = ${after}::uuid)` : tx``}
-         order by c.created_at desc, c.id desc
-         limit ${limit + 1}`);
+      const rows = await withTenant(c.get('caller'), (tx) =>
+        listClaims(tx, { limit: limit + 1, statuses: status?.split(',').map((s) => s.trim()), updatedSince, cursor }));
       const { items, nextCursor } = page(rows, limit, (row) => [row.id]);
       return c.json({ data: items.map(toListItem), count: items.length, next_cursor: nextCursor }, 200);
     },
