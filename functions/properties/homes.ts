@@ -83,8 +83,8 @@ const insertDefaults: Record<string, string> = {
 // A home with an external_id already used in this organisation and environment is updated in place
 // (race-safe through the unique index): every field takes the sent value or becomes absent, except
 // `status`, which keeps its value when not sent. Items are inserted in external_id order so that
-// concurrent batches lock existing homes in the same order. Column names come from the constant
-// table above, never from input.
+// concurrent batches lock existing homes in the same order (the calendar sync locks in it too).
+// Column names come from the constant table above, never from input.
 const upsertStatement = `
   with input as (select * from jsonb_populate_recordset(null::app.properties, $1::jsonb))
   insert into app.properties as p (id, org_id, environment, ${profileColumns.join(', ')})
