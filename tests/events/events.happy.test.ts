@@ -4,6 +4,27 @@ import { definitionOf, eventsFor } from '../../shared/events/registry.ts';
 import { purgeExpiredEvents } from '../../shared/webhooks/retention.ts';
 import { recordEvent } from '../webhooks/support.ts';
 import { emittedPayloadIssues } from './payloads.ts';
+import { claimBody } from '../claims/fixtures.ts';
+
+/**
+ * A digest of every row the organisation has in each table of the service, by table. Usage counters
+ * and key bookkeeping move with every call, so they are left out.
+ */
+async function tenantRows(orgId: string): Promise<Record<string, string>> {
+  const tables = await ownerSql()<{ table: string }[]>`
+    select table_name as table from information_schema.columns
+     where table_schema = 'app' and column_name = 'org_id' and table_name not in ('usage_daily', 'api_keys')
+       and table_name in (select table_name from information_schema.tables where table_schema = 'app' and table_type = 'BASE TABLE')`;
+  const digests: Record<string, string> = {};
+  for (const { table } of tables) {
+    const [row] = await ownerSql().unsafe(
+      `select md5(coalesce(string_agg(to_jsonb(t)::text, ',' order by to_jsonb(t)::text), '')) as digest from app.${table} t where org_id = $1`,
+      [orgId],
+    );
+    digests[table] = row.digest;
+  }
+  return digests;
+}
 
 let tenant: Awaited<ReturnType<typeof createTenant>>;
 let sandbox: ReturnType<typeof client>;
@@ -155,15 +176,37 @@ describe('POST /events/simulate', () => {
     expect(event.body.data.deliveries.total).toBe(1);
   });
 
-  it('uses the sample when data is omitted, and changes nothing else', async () => {
-    const before = await ownerSql()<{ n: number }[]>`select count(*)::int as n from app.events where org_id = ${tenant.orgId}`;
+  it('uses the sample when data is omitted', async () => {
     const res = await sandbox.post('/events/simulate', { event: 'request.status_changed' });
     expect(res.status).toBe(202);
     expect(res.body.data.queued_to).toBe(0);
     const [event] = (await sandbox.get('/events')).body.data;
-    expect(event.data).toEqual({ ...definitionOf('request.status_changed', 'carrier')!.sample, simulated: true });
-    const after = await ownerSql()<{ n: number }[]>`select count(*)::int as n from app.events where org_id = ${tenant.orgId}`;
-    expect(after[0].n).toBe(before[0].n + 1);
+    expect(event).toEqual({
+      id: res.body.data.event_id,
+      event: 'request.status_changed',
+      created_at: expect.any(String),
+      data: { ...definitionOf('request.status_changed', 'carrier')!.sample, simulated: true },
+    });
+  });
+
+  it('changes nothing but the event log and the delivery queue, even when the payload names a real request', async () => {
+    const claim = await sandbox.post('/claims', claimBody());
+    expect(claim.status).toBe(201);
+    await sandbox.post('/webhooks', { url: 'https://hooks.customer.example/all' });
+    const before = await tenantRows(tenant.orgId);
+    const data = {
+      ...sampleOf('request.status_changed'),
+      request_id: claim.body.data.id,
+      reference: claim.body.data.claim_ref,
+      status: 'booking_confirmed',
+      previous_status: claim.body.data.status_primary,
+    };
+    const res = await sandbox.post('/events/simulate', { event: 'request.status_changed', data });
+    expect(res.status).toBe(202);
+    expect((await sandbox.get(`/claims/${claim.body.data.id}`)).body.data.status_primary).toBe(claim.body.data.status_primary);
+    const after = await tenantRows(tenant.orgId);
+    const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
+    expect(changed.sort()).toEqual(['events', 'webhook_deliveries']);
   });
 
   it('records simulated payloads that match their definitions, and the check catches one that does not', async () => {
