@@ -102,8 +102,11 @@ const couldNotCreate = () =>
 /** A value the database refuses to store: a data exception (class 22) or an integrity rule (class 23). */
 const isRefusal = (error: unknown) => isError(error, '22') || isError(error, '23');
 
-/** One order for every transaction's inserts (see insertIsolated). */
-const byExternalId = (a: NewRow, b: NewRow) => ((a.external_id ?? '') < (b.external_id ?? '') ? -1 : (a.external_id ?? '') > (b.external_id ?? '') ? 1 : 0);
+/** One order for every transaction's inserts (see insertIsolated): by code unit, the same on every runtime. */
+function byExternalId(a: NewRow, b: NewRow): number {
+  const [x, y] = [a.external_id ?? '', b.external_id ?? ''];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
 
 /**
  * Inserts set-based; when the database refuses the set, each row is tried alone, so one refused item
@@ -183,8 +186,8 @@ export async function createClaims(caller: Caller, inputs: (CreateClaimInput | A
     const current = await tx<ClaimRow[]>`
       select ${claimColumns(tx)} from app.claims c
        where c.id = any(${created.map((r) => r.id)}::uuid[]) or c.external_id = any(${repeated}::text[])`;
-    const byId = new Map(current.map((r) => [r.id, r]));
-    const byExternalId = new Map(current.map((r) => [r.external_id, r]));
+    const currentById = new Map(current.map((r) => [r.id, r]));
+    const currentByExternalId = new Map(current.map((r) => [r.external_id, r]));
 
     const outcomes = inputs.map((input, i): CreateOutcome => {
       if (input instanceof ApiError) return { ok: false, error: input };
@@ -192,8 +195,8 @@ export async function createClaims(caller: Caller, inputs: (CreateClaimInput | A
       if (origin instanceof ApiError) return { ok: false, error: origin };
       const result = inserted.get(rows[i]!);
       if (result instanceof ApiError) return { ok: false, error: result };
-      if (result) return { ok: true, row: byId.get(result.id)!, idempotent: false };
-      const earlier = byExternalId.get(input.external_id!);
+      if (result) return { ok: true, row: currentById.get(result.id)!, idempotent: false };
+      const earlier = currentByExternalId.get(input.external_id!);
       return earlier ? { ok: true, row: earlier, idempotent: true } : { ok: false, error: couldNotCreate() };
     });
     return { outcomes, rounds };
