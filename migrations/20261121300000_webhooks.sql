@@ -208,9 +208,12 @@ begin
 end $$;
 revoke all on function app.invoke_webhook_dispatcher() from public;
 
--- Scheduling where pg_cron and pg_net exist (Supabase). Elsewhere (the embedded database of the
--- local server and the tests) this is skipped and the local server's timers do the same work.
-do $$
+-- Scheduling where pg_cron and pg_net exist (Supabase): the dispatcher every 10 seconds, retention
+-- hourly. Elsewhere (the embedded database of the local server and the tests) it only says so, and
+-- the local server's timers do the same work; the extensions are tried in a subtransaction, so their
+-- absence never aborts the migration. Returns whether the jobs are scheduled.
+create or replace function app.schedule_webhook_jobs() returns boolean
+language plpgsql set search_path = app, pg_temp as $$
 begin
   begin
     -- The schemas Supabase installs them in.
@@ -218,8 +221,13 @@ begin
     create extension if not exists pg_net with schema extensions;
   exception when others then
     raise notice 'pg_cron/pg_net not available (%); webhook dispatch and event retention are left to the local server', sqlerrm;
-    return;
+    return false;
   end;
+  -- cron.schedule replaces a job of the same name, so running this again changes nothing.
   perform cron.schedule('webhook-dispatch', '10 seconds', 'select app.invoke_webhook_dispatcher()');
   perform cron.schedule('event-retention', '17 * * * *', 'select app.purge_expired_events()');
+  return true;
 end $$;
+revoke all on function app.schedule_webhook_jobs() from public;
+
+select app.schedule_webhook_jobs();
