@@ -133,8 +133,8 @@ export async function recordSourcingRounds(tx: Tx, claims: ClaimRow[], trigger: 
  * invite a retry that opens a second request. The round keeps `failed` and its detail, or stays
  * `pending`, for the coordinator.
  */
-export async function sendCrawls(caller: Tenant, rounds: RoundRow[]): Promise<RoundRow[]> {
-  if (rounds.length === 0) return rounds;
+export async function sendCrawls(caller: Tenant, rounds: RoundRow[]): Promise<(RoundRow & { crawl_status: CrawlStatus })[]> {
+  if (rounds.length === 0) return [];
   const crawler = crawlerFor(caller.environment);
   const outcomes = await Promise.all(rounds.map((round) => crawler.request(round.crawl_request)));
   try {

@@ -276,10 +276,11 @@ describe('POST /claims/batch', () => {
   it('answers 207 when some items fail; the others are created', async () => {
     const c = await carrier();
     const res = await c.liveApi.post('/claims/batch', {
-      requests: [claimBody({ ...at(here), external_id: 'M-1' }), claimBody({ external_id: 'M-2', bedrooms: 'two' }), claimBody({ ...at(here), loss_zip: '1234' }), 'not an object'],
+      requests: [claimBody({ ...at(here), external_id: ' M-1 ' }), claimBody({ external_id: 'M-2', bedrooms: 'two' }), claimBody({ ...at(here), loss_zip: '1234' }), 'not an object'],
     });
     expect(res.status).toBe(207);
     expect(res.body).toMatchObject({ created: 1, failed: 3 });
+    // The external_id as stored (trimmed), the one a later repeat is matched against.
     expect(res.body.results[0]).toMatchObject({ index: 0, external_id: 'M-1', ok: true });
     expect(res.body.results[1]).toEqual({ index: 1, external_id: 'M-2', ok: false, error: { code: 'invalid_field', message: expect.any(String), field: 'bedrooms' } });
     expect(res.body.results[2]).toMatchObject({ index: 2, ok: false, error: { code: 'invalid_field', field: 'loss_zip' } });

@@ -13,7 +13,7 @@ import {
 
 const tags = ['Housing requests'];
 
-/** A batch item's external_id as sent, for its result (whatever the item's shape). */
+/** A refused batch item's external_id as sent, for its result (whatever the item's shape). */
 function externalIdOf(item: unknown): string | null {
   const value = (item as { external_id?: unknown } | null)?.external_id;
   return typeof value === 'string' ? value : null;
@@ -74,7 +74,7 @@ export const requestRoutes = createRoutes()
       const outcomes = await createClaims(c.get('caller'), inputs);
       const results = outcomes.map((outcome, index) => ({
         index,
-        external_id: externalIdOf(requests[index]),
+        external_id: outcome.ok ? outcome.row.external_id : externalIdOf(requests[index]),
         ok: outcome.ok,
         ...(outcome.ok ? { data: toCreated(outcome.row, outcome.idempotent) } : { error: outcome.error.toBody().error }),
       }));

@@ -75,7 +75,7 @@ export const sourcingRoutes = createRoutes()
           reference: claim.claim_ref,
           coordinator: round.coordinator_email ?? claim.coordinator!,
           matches_found: round.matches_found,
-          crawl: { postcode: round.crawl_postcode, status: round.crawl_status as 'sent' | 'recorded' | 'not_configured' | 'failed' },
+          crawl: { postcode: round.crawl_postcode, status: round.crawl_status },
           created_at: round.created_at.toISOString(),
         }),
         202,
