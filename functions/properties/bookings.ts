@@ -1,6 +1,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { Tx } from '../../shared/db/client.ts';
 import { fromCents } from '../../shared/properties/money.ts';
+import { assertCursorRowVisible } from './paging.ts';
 import type { Booking } from './schemas.ts';
 
 // The provider's bookings with the money of each. A booking's environment is its placement's, so
@@ -41,8 +42,8 @@ export interface BookingPageQuery {
 }
 
 /** Newest first, keyset-paged on (created_at, id). Fetches limit + 1 rows. */
-export function listBookings(tx: Tx, query: BookingPageQuery) {
-  return tx<BookingRow[]>`
+export async function listBookings(tx: Tx, query: BookingPageQuery) {
+  const rows = await tx<BookingRow[]>`
     select b.id, b.property_id, l.name as property_name, l.external_id as property_external_id,
            b.booking_status, b.check_in, b.check_out, b.move_in_confirmed_at, b.cancelled_at, b.created_at,
            coalesce((select jsonb_agg(jsonb_build_object(
@@ -59,6 +60,8 @@ export function listBookings(tx: Tx, query: BookingPageQuery) {
             or (b.created_at, b.id) < (select c.created_at, c.id from app.bookings c where c.id = ${query.after ?? null}))
      order by b.created_at desc, b.id desc
      limit ${query.limit + 1}`;
+  await assertCursorRowVisible(tx, 'bookings', query.after, rows);
+  return rows;
 }
 
 export function renderBooking(row: BookingRow): z.infer<typeof Booking> {

@@ -3,7 +3,8 @@ import { ApiError, notFound } from '../../shared/http/errors.ts';
 import { fromCents, toCents } from '../../shared/properties/money.ts';
 import type { z } from '@hono/zod-openapi';
 import { parseItem, type ItemError } from './batch.ts';
-import { hasNoNul, HomeInput, type BatchResult, type Home, type HomeField, type HomePatch, type Readiness } from './schemas.ts';
+import { assertCursorRowVisible } from './paging.ts';
+import { hasNoNul, HomeInput, isUuid, type BatchResult, type Home, type HomeField, type HomePatch, type Readiness } from './schemas.ts';
 
 // Homes in the database: the one mapping between API fields and columns, the set-based upsert
 // behind POST /properties and /properties/batch, PATCH, and the rendering of a row.
@@ -171,11 +172,6 @@ export async function publishBatch(tx: Tx, items: unknown[]): Promise<z.infer<ty
   return { created, updated: saved.length - created, failed: refused.size, results };
 }
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Whether a path segment can be a service id (anything else can only be an external_id). */
-export const isUuid = (value: string) => uuidPattern.test(value);
-
 /** The id of the caller's home named by `ref` (its id, else its external_id); 404 otherwise. */
 export async function resolveHome(tx: Tx, ref: string): Promise<string> {
   if (!hasNoNul(ref)) throw notFound('home');
@@ -223,14 +219,16 @@ export interface HomePageQuery {
 }
 
 /** The portfolio, newest first, keyset-paged on (created_at, id). Fetches limit + 1 rows. */
-export function listHomes(tx: Tx, query: HomePageQuery): Promise<HomeRow[]> {
-  return tx<HomeRow[]>`
+export async function listHomes(tx: Tx, query: HomePageQuery): Promise<HomeRow[]> {
+  const rows = await tx<HomeRow[]>`
     select ${tx.unsafe(homeSelection)} from app.properties p
      where (${query.status ?? null}::text is null or p.status = ${query.status ?? null})
        and (${query.after ?? null}::uuid is null
             or (p.created_at, p.id) < (select c.created_at, c.id from app.properties c where c.id = ${query.after ?? null}))
      order by p.created_at desc, p.id desc
      limit ${query.limit + 1}`;
+  await assertCursorRowVisible(tx, 'homes', query.after, rows);
+  return rows;
 }
 
 const money = (cents: unknown) => (cents == null ? null : fromCents(Number(cents)));

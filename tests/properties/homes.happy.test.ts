@@ -223,6 +223,18 @@ describe('GET /properties and GET /properties/{id|external_id}', () => {
     expect(unavailable.body.data.map((h: any) => h.id)).toEqual([ids[0]]);
   });
 
+  it('a page that empties because homes changed status since the cursor was issued is an empty last page', async () => {
+    const api = client((await createTenant('provider')).live);
+    const older = (await api.post('/properties', completeHome())).body.data.id;
+    await api.post('/properties', completeHome());
+    const first = await api.get('/properties?limit=1&status=available');
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    await api.patch(`/properties/${older}`, { status: 'unavailable' });
+    const second = await api.get(`/properties?limit=1&status=available&cursor=${first.body.next_cursor}`);
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({ data: [], count: 0, next_cursor: null });
+  });
+
   it('defaults to 25 per page', async () => {
     const api = client((await createTenant('provider')).live);
     await api.post('/properties/batch', { properties: Array.from({ length: 26 }, () => minimalHome()) });

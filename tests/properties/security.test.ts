@@ -116,11 +116,18 @@ describe('collection routes stay within the organisation and environment', () =>
     expect((await client(stranger.live).get('/properties/readiness')).body.data.total).toBe(0);
   });
 
-  it("a cursor naming another organisation's home pages nothing of it", async () => {
-    const cursor = Buffer.from(JSON.stringify([owner.homeId])).toString('base64url');
-    const res = await client(stranger.live).get(`/properties?cursor=${cursor}`);
-    expect(res.status).toBe(200);
-    expect(res.body.data).toEqual([]);
+  it("a cursor naming another organisation's or environment's home or booking is refused, not answered with an empty last page", async () => {
+    const [bookingId] = (await client(owner.tenant.live).get('/properties/bookings')).body.data.map((b: any) => b.id);
+    const cursorOf = (id: string) => Buffer.from(JSON.stringify([id])).toString('base64url');
+    for (const key of [stranger.live, owner.tenant.sandbox]) {
+      for (const path of [`/properties?cursor=${cursorOf(owner.homeId)}`, `/properties/bookings?cursor=${cursorOf(bookingId)}`]) {
+        const res = await client(key).get(path);
+        expect(res.status, path).toBe(422);
+        expect(res.body.error).toMatchObject({ code: 'invalid_field', field: 'cursor' });
+      }
+    }
+    // A cursor of one list is not one of the other.
+    expect((await client(owner.tenant.live).get(`/properties?cursor=${cursorOf(bookingId)}`)).body.error.field).toBe('cursor');
   });
 
   it("POST /properties with another tenant's external_id creates a separate home and leaves theirs alone", async () => {
