@@ -132,6 +132,15 @@ describe('POST /properties/availability (bulk calendar sync)', () => {
     expect((await api.get(`/properties/${home.id}/availability`)).body.count).toBe(2);
   });
 
+  it('with an Idempotency-Key a retry without replace replays the first answer instead of duplicating', async () => {
+    const { api, home } = await providerWithHome();
+    const body = { blocks: [{ property_id: home.id, start_date: '2027-01-01', end_date: '2027-01-05' }] };
+    const first = await api.post('/properties/availability', body, { 'Idempotency-Key': 'cal-1' });
+    const second = await api.post('/properties/availability', body, { 'Idempotency-Key': 'cal-1' });
+    expect(second.text).toBe(first.text);
+    expect((await api.get(`/properties/${home.id}/availability`)).body.count).toBe(1);
+  });
+
   it('replace clears only the provider blocks of the named homes; service holds and other homes survive', async () => {
     const { api, home } = await providerWithHome();
     const untouched = (await api.post('/properties', completeHome())).body.data;
