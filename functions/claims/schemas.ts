@@ -10,7 +10,10 @@ import { isWholeCents } from '../../shared/properties/money.ts';
 // The housing request's schemas: one definition per field, shared by creation, amendment, batch
 // items and the responses, so validation, the 422 field names and the API reference agree.
 
-const text = (max: number = limits.text) => z.string().trim().min(1).max(max);
+/** PostgreSQL text cannot hold the NUL character: refused per field (422), never a failed write. */
+export const hasNoNul = (value: string) => !value.includes('\u0000');
+const storable = (schema: z.ZodString) => schema.refine(hasNoNul, 'must not contain the NUL character (\\u0000)');
+const text = (max: number = limits.text) => storable(z.string().trim().min(1).max(max));
 const int = (range: { min: number; max: number }) => z.number().int().min(range.min).max(range.max);
 const money = (description: string) =>
   z.number().positive().max(limits.money).refine(isWholeCents, 'must have at most two decimals').describe(description);
@@ -74,7 +77,7 @@ const loss = {
   loss_address: text().describe('Street address of the damaged home.'),
   loss_city: text(),
   loss_state: text().describe('For a loss in the US, a USPS state code such as TX.'),
-  loss_zip: z.string().trim().min(1).max(20).describe('For a loss in the US, a ZIP code: 12345 or 12345-6789.'),
+  loss_zip: storable(z.string().trim().min(1).max(20)).describe('For a loss in the US, a ZIP code: 12345 or 12345-6789.'),
   loss_country: z.string().trim().toUpperCase().regex(/^[A-Z]{2}$/, 'must be a two-letter country code').describe('ISO country code of the loss (default US).'),
   loss_lat: z.number().min(-90).max(90).describe('Latitude of the loss; with loss_lng. Required outside the US.'),
   loss_lng: z.number().min(-180).max(180).describe('Longitude of the loss; with loss_lat. Required outside the US.'),

@@ -123,6 +123,7 @@ describe('POST /claims/{reference}/documents', () => {
     ['an empty file', () => upload(new Uint8Array(0), 'empty.pdf'), 'file'],
     ['a kind outside its set', () => upload(pdfBytes, 'a.pdf', { kind: 'selfie' }), 'kind'],
     ['a description over 500 characters', () => upload(pdfBytes, 'a.pdf', { description: 'x'.repeat(501) }), 'description'],
+    ['a description with a NUL character', () => upload(pdfBytes, 'a.pdf', { description: 'fire\u0000report' }), 'description'],
     ['an unknown part', () => upload(pdfBytes, 'a.pdf', { owner: 'me' }), 'owner'],
     ['a file sent as a text field', () => { const f = new FormData(); f.set('file', 'not a file'); return f; }, 'file'],
     ['two files in one call', () => { const f = upload(pdfBytes, 'a.pdf'); f.append('file', new Blob([pngBytes]), 'b.png'); return f; }, 'file'],

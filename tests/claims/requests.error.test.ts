@@ -46,6 +46,9 @@ describe('POST /claims validation (422 invalid_field naming the first bad field)
     ['an unknown field', { colour: 'blue' }, 'colour'],
     ['occupants, which is derived', { occupants: 3 }, 'occupants'],
     ['a search radius over the limit', { search_radius_miles: 500 }, 'search_radius_miles'],
+    ['text with a NUL character, which the database cannot store', { adjuster_name: 'Sam\u0000Lee' }, 'adjuster_name'],
+    ['an external_id with a NUL character', { external_id: 'CLM\u0000' }, 'external_id'],
+    ['a list item with a NUL character', { amenities: ['wifi', 'parking\u0000'] }, 'amenities.1'],
   ];
   it.each(cases)('refuses %s', async (_name, change, field) => {
     const c = await carrier();
@@ -164,6 +167,7 @@ describe('PATCH /claims/{reference} refusals', () => {
     ['an unknown field', { status_primary: 'in_stay' }, 'status_primary'],
     ['a move-in in the past', { target_move_in: inDays(-5) }, 'target_move_in'],
     ['a furnishing outside its set', { furnishing: 'bare' }, 'furnishing'],
+    ['text with a NUL character', { external_reference: 'EXT\u00001' }, 'external_reference'],
   ];
   it.each(cases)('refuses %s', async (_name, change, field) => {
     const c = await carrier();

@@ -11,7 +11,7 @@ import { acceptedFormats, detectDocumentType } from '../../../shared/claims/docu
 import { documentStorage } from '../../../shared/claims/storage.ts';
 import { documentKinds } from '../../../shared/claims/values.ts';
 import { findClaim, isUuid } from '../repository.ts';
-import { Document, DocumentParams, ReferenceParam } from '../schemas.ts';
+import { Document, DocumentParams, hasNoNul, ReferenceParam } from '../schemas.ts';
 
 // Documents filed on a request: uploaded as multipart/form-data, typed by their content, stored
 // through the storage port, listed, and downloadable when they came through the caller's integration.
@@ -75,8 +75,8 @@ async function readUpload(c: Context<AppEnv>) {
     throw invalid('kind', `must be one of ${documentKinds.join(', ')}.`);
   }
   const description = form.get('description');
-  if (description !== null && (typeof description !== 'string' || description.length > 500)) {
-    throw invalid('description', 'must be text of at most 500 characters.');
+  if (description !== null && (typeof description !== 'string' || description.length > 500 || !hasNoNul(description))) {
+    throw invalid('description', 'must be text of at most 500 characters, without the NUL character.');
   }
   const type = detectDocumentType(bytes);
   if (!type) throw new ApiError('unsupported_type', `The file is not a document the service accepts (${acceptedFormats}); its content was checked, not only its name.`, 'file');
