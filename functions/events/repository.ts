@@ -15,7 +15,7 @@ export interface EventRow {
   data: Record<string, unknown>;
 }
 
-export interface LoggedEvent extends EventRow {
+interface LoggedEvent extends EventRow {
   /** The keyset position of the row (see newestFirstPage). */
   position: string;
 }

@@ -48,7 +48,7 @@ export function startWebhookDispatch(options: Pick<DispatchOptions, 'organisatio
 }
 
 /** Events past their 90 days are purged hourly. */
-export function startEventRetention(): StopJob {
+function startEventRetention(): StopJob {
   return every('event retention', hour, async () => ({ deleted: await purgeExpiredEvents() }));
 }
 

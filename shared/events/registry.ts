@@ -11,7 +11,7 @@ import { providerEvents } from './definitions/provider.ts';
 // Payloads carry the caller's `external_id` (null when the resource has none).
 
 /** Every event name the service sends, as the specification lists them. */
-export const eventNames = [
+const eventNames = [
   'request.status_changed',
   'option.declined',
   'option.saved',
@@ -40,7 +40,7 @@ export interface EventDefinition {
 
 export const eventDefinitions: readonly EventDefinition[] = [...requestEvents, ...placementEvents, ...providerEvents];
 
-export function isEventName(name: string): name is EventName {
+function isEventName(name: string): name is EventName {
   return (eventNames as readonly string[]).includes(name);
 }
 

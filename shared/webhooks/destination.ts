@@ -101,7 +101,7 @@ const localNames = /(^|\.)(localhost|localdomain|internal|local)$/i;
 /** The longest endpoint URL, as stored (normalized). */
 export const maxEndpointUrlLength = 2048;
 
-export type EndpointUrlCheck = { ok: true; url: string } | { ok: false; reason: string };
+type EndpointUrlCheck = { ok: true; url: string } | { ok: false; reason: string };
 
 /**
  * Judges a URL given for an endpoint from the URL alone (names are resolved only at delivery time).
