@@ -309,7 +309,12 @@ export const ListQuery = z.object({
     .refine((value) => value === undefined || value.split(',').every((s) => (statuses as readonly string[]).includes(s.trim())), {
       message: `each value must be one of ${statuses.join(', ')}`,
     }),
-  updated_since: z.iso.datetime({ offset: true }).optional().describe('ISO timestamp; only requests changed after it.'),
+  updated_since: z.iso
+    .datetime({ offset: true })
+    // ISO 8601 has a year 0000; PostgreSQL does not.
+    .refine((value) => !value.startsWith('0000'), 'must be from the year 0001 on')
+    .optional()
+    .describe('ISO timestamp with Z or an offset; only requests changed after it.'),
   cursor: z.string().optional().describe('next_cursor of the previous page.'),
 });
 
