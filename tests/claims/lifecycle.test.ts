@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { ownerSql } from '../helpers.ts';
 import { withTenant } from '../../shared/db/tenant.ts';
 import { moveStatus } from '../../shared/claims/lifecycle.ts';
-import { definitionOf } from '../../shared/events/registry.ts';
 import { canMove, statuses, statusesBefore, type RequestStatus } from '../../shared/claims/status.ts';
 import { at, carrier, eventsOf, openClaim, spot } from './fixtures.ts';
 
@@ -44,16 +43,6 @@ describe('status_primary transitions (the rule)', () => {
   it('lets nothing return to housing_needs_collected and nothing leave move_out_closeout', () => {
     expect(statusesBefore('housing_needs_collected')).toEqual([]);
     expect(statuses.filter((to) => canMove('move_out_closeout', to))).toEqual([]);
-  });
-});
-
-describe('request.status_changed payload', () => {
-  const { payload, sample } = definitionOf('request.status_changed', 'carrier')!;
-  it('carries statuses of the lifecycle only; previous_status is null when the request was just opened', () => {
-    expect(payload.safeParse(sample).success).toBe(true);
-    expect(payload.safeParse({ ...sample, status: 'housing_needs_collected', previous_status: null }).success).toBe(true);
-    expect(payload.safeParse({ ...sample, status: 'closed' }).success).toBe(false);
-    expect(payload.safeParse({ ...sample, previous_status: 'open' }).success).toBe(false);
   });
 });
 
