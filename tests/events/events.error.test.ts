@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { client, createTenant, ownerSql } from '../helpers.ts';
 import { definitionOf } from '../../shared/events/registry.ts';
-import { recordEvent } from '../webhooks/support.ts';
+import { expectError, recordEvent } from '../webhooks/support.ts';
 
 let tenant: Awaited<ReturnType<typeof createTenant>>;
 let sandbox: ReturnType<typeof client>;
@@ -14,12 +14,6 @@ beforeAll(async () => {
   sandbox = client(tenant.sandbox);
   live = client(tenant.live);
 });
-
-function expectError(res: { status: number; body: any }, status: number, code: string, field?: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.error).toMatchObject({ code, message: expect.any(String) });
-  if (field !== undefined) expect(res.body.error.field).toBe(field);
-}
 
 describe('GET /events', () => {
   it.each([

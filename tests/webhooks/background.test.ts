@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { client, createTenant, ownerSql } from '../helpers.ts';
 import { definitionOf } from '../../shared/events/registry.ts';
 import { startWebhookDispatch, type StopJob } from '../../scripts/lib/background.ts';
-import { recordEvent, useReceiver } from './support.ts';
+import { recordEvent, until, useReceiver } from './support.ts';
 
 const receiver = useReceiver();
 const sample = definitionOf('lease.sent', 'carrier')!.sample;
@@ -25,14 +25,6 @@ afterEach(async () => {
   stop = undefined;
   delete process.env.WEBHOOK_DISPATCH_INTERVAL_MS;
 });
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const statuses = async () =>
   (await ownerSql()<{ status: string }[]>`select status from app.webhook_deliveries where org_id = ${orgId}`).map((d) => d.status);

@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { client, createTenant, ownerSql } from '../helpers.ts';
 import { definitionOf } from '../../shared/events/registry.ts';
 import { claimDue, recordAttempts } from '../../shared/webhooks/queue.ts';
-import { dispatchFor, makeDue, useReceiver } from './support.ts';
+import { dispatchFor, makeDue, until, useReceiver } from './support.ts';
 
 const receiver = useReceiver();
 let orgId: string;
@@ -33,14 +33,6 @@ async function deliveryStates() {
     select id, status, attempts, lease_token is not null as leased,
            array(select h ->> 'outcome' from jsonb_array_elements(history) h) as outcomes
       from app.webhook_deliveries where org_id = ${orgId}`;
-}
-
-async function until(condition: () => boolean, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('the delivery queue', () => {

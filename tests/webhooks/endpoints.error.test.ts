@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, client, createTenant } from '../helpers.ts';
+import { expectError } from './support.ts';
 
 let api: ReturnType<typeof client>;
 let key: string;
@@ -14,13 +15,6 @@ beforeAll(async () => {
   api = client(key);
   endpointId = (await api.post('/webhooks', { url })).body.data.id;
 });
-
-function expectError(res: { status: number; body: any }, status: number, code: string, field?: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(res.body.error.message).toEqual(expect.any(String));
-  if (field !== undefined) expect(res.body.error.field).toBe(field);
-}
 
 describe('POST /webhooks', () => {
   it.each([

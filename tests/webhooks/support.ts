@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { receiverCertificate, receiverKey } from '../fixtures/tls/trust.ts';
 import { dispatchDue, type DispatchOptions } from '../../shared/webhooks/dispatcher.ts';
 import { ownerSql } from '../helpers.ts';
@@ -118,4 +118,20 @@ export async function recordEvent(orgId: string, environment: 'live' | 'sandbox'
   const [row] = await ownerSql()<{ id: string }[]>`
     select app.record_event(${event}, ${ownerSql().json(payload as never)}, ${orgId}, ${environment}) as id`;
   return row.id;
+}
+
+/** Asserts an error answer of the specification's shape: status, code, a message, and the field when given. */
+export function expectError(res: { status: number; body: any }, status: number, code: string, field?: string): void {
+  expect(res.status).toBe(status);
+  expect(res.body.error).toMatchObject({ code, message: expect.any(String) });
+  if (field !== undefined) expect(res.body.error.field).toBe(field);
+}
+
+/** Waits until `condition` holds, checking every 20 ms; fails after `timeoutMs`. */
+export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
