@@ -9,7 +9,12 @@ import { eventsFor, sendsTo, type EventName } from '../events/registry.ts';
 // keyset paging of their three lists (events, endpoints, deliveries).
 
 export const IdParams = z.object({
-  id: z.string().openapi({ param: { name: 'id', in: 'path' }, format: 'uuid', example: '5b0e3d5c-2f8a-4c1e-9b7d-3e6f8a1c2d40' }),
+  id: z.string().openapi({
+    param: { name: 'id', in: 'path' },
+    format: 'uuid',
+    description: 'The id the service gave it; anything else is 404 not_found.',
+    example: '5b0e3d5c-2f8a-4c1e-9b7d-3e6f8a1c2d40',
+  }),
 });
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -104,7 +104,7 @@ export const catalogueRoutes = routes
       request: { body: jsonBody(SimulateBody) },
       responses: { 202: jsonResponse(dataOf(Simulated), 'Recorded and queued.') },
       errors: {
-        403: 'sandbox_only: a live key (whatever the body).',
+        403: 'sandbox_only: a live key (whatever the body); forbidden: a sandbox key without a write scope (the message names it).',
         422: 'unknown_event: not an event of the caller\'s side; invalid_field: an event outside the simulatable list (field `event`) or `data` not matching its payload (field `data.<name>`).',
       },
     }),

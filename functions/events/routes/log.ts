@@ -13,7 +13,7 @@ const maxPageSize = 250;
 
 const ListQuery = z.object({
   event: z.string().optional().openapi({ description: 'Comma-separated event types.', example: 'lease.sent,lease.signed' }),
-  since: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Only events recorded after this ISO timestamp.' }),
+  since: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Only events recorded after this ISO timestamp, with `Z` or an offset.', example: '2026-11-21T10:15:00Z' }),
   limit: z.coerce.number().int().min(1).max(maxPageSize).default(100).openapi({ description: `1 to ${maxPageSize}, default 100.` }),
   cursor: z.string().optional().openapi({ description: '`next_cursor` of the previous page, unchanged.' }),
 });

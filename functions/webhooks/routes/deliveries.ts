@@ -44,9 +44,9 @@ const Delivery = z
 const maxPageSize = 100;
 
 const ListQuery = z.object({
-  endpoint_id: z.string().uuid().optional(),
-  event_id: z.string().uuid().optional(),
-  status: z.enum(deliveryStatuses).optional(),
+  endpoint_id: z.string().uuid().optional().openapi({ description: 'Only deliveries to this endpoint.' }),
+  event_id: z.string().uuid().optional().openapi({ description: 'Only deliveries of this event (its original delivery and replays).' }),
+  status: z.enum(deliveryStatuses).optional().openapi({ description: 'Only deliveries in this status.' }),
   limit: z.coerce.number().int().min(1).max(maxPageSize).default(25).openapi({ description: `1 to ${maxPageSize}, default 25.` }),
   cursor: z.string().optional().openapi({ description: '`next_cursor` of the previous page, unchanged.' }),
 });
