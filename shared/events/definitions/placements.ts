@@ -22,6 +22,7 @@ const onHome = {
 };
 
 const timestamp = z.string().describe('ISO 8601 UTC timestamp');
+const currency = z.string().describe('ISO 4217 code in lower case, as everywhere in the API: usd');
 const date = z.string().describe('YYYY-MM-DD');
 
 export const placementEvents: EventDefinition[] = [
@@ -89,7 +90,7 @@ export const placementEvents: EventDefinition[] = [
       charge_type: z.string().describe('initial for the first payment'),
       amount: z.number().describe('what the payer was charged'),
       platform_fee: z.number().describe('service fee, from rent only'),
-      currency: z.string(),
+      currency,
       covers_rent: z.boolean(),
       covers_deposit: z.boolean(),
       paid_at: timestamp,
@@ -99,7 +100,7 @@ export const placementEvents: EventDefinition[] = [
       charge_type: 'initial',
       amount: 4350,
       platform_fee: 240,
-      currency: 'USD',
+      currency: 'usd',
       covers_rent: true,
       covers_deposit: true,
       paid_at: '2026-11-23T16:45:00.000Z',
@@ -114,10 +115,10 @@ export const placementEvents: EventDefinition[] = [
       ...onHome,
       charge_type: z.string(),
       amount: z.number(),
-      currency: z.string(),
+      currency,
       failure_reason: z.string().describe('as given by the payment processor'),
     }),
-    sample: { ...samples, charge_type: 'initial', amount: 4350, currency: 'USD', failure_reason: 'card_declined' },
+    sample: { ...samples, charge_type: 'initial', amount: 4350, currency: 'usd', failure_reason: 'card_declined' },
   },
   {
     // Named by the specification as the outcome of a refund request; subscribable, not simulatable.
@@ -130,14 +131,14 @@ export const placementEvents: EventDefinition[] = [
       refund_request_id: z.string().uuid(),
       outcome: z.enum(['approved', 'declined']),
       amount: z.number().describe('refunded amount; 0 when declined'),
-      currency: z.string(),
+      currency,
     }),
     sample: {
       ...samples,
       refund_request_id: '3c8e1f5a-6d2b-4a9c-8e7f-1b0d3c5e7a92',
       outcome: 'approved',
       amount: 1500,
-      currency: 'USD',
+      currency: 'usd',
     },
   },
   {
