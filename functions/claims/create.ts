@@ -175,9 +175,8 @@ export async function createClaims(caller: Caller, inputs: (CreateClaimInput | A
     const inserted = fresh.length ? await insertIsolated(tx, fresh) : new Map<NewRow, ClaimRow | ApiError>();
 
     const created = [...inserted.values()].filter((r): r is ClaimRow => !(r instanceof ApiError));
-    for (const row of created) {
-      await announceStatus(tx, { request_id: row.id, reference: row.claim_ref, external_id: row.external_id, status: initialStatus, previous_status: null });
-    }
+    await announceStatus(tx, created.map((row) => (
+      { request_id: row.id, reference: row.claim_ref, external_id: row.external_id, status: initialStatus, previous_status: null })));
     const rounds = await recordSourcingRounds(tx, created, 'opened');
 
     // Read back after sourcing, which may have moved the status already. A row not inserted met an

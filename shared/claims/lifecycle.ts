@@ -1,5 +1,5 @@
 import type { Tx } from '../db/client.ts';
-import { emit } from '../events/outbox.ts';
+import { emitMany } from '../events/outbox.ts';
 import { statusesBefore, type RequestStatus } from './status.ts';
 
 // The one way a request's status_primary changes. The move is guarded in SQL (the row must be in a
@@ -14,9 +14,9 @@ export interface StatusChange {
   previous_status: RequestStatus | null;
 }
 
-/** Announces a status the request entered: its creation (previous null) or a move. */
-export async function announceStatus(tx: Tx, change: StatusChange): Promise<void> {
-  await emit(tx, 'request.status_changed', { ...change });
+/** Announces statuses requests entered, creations (previous null) or moves, in one statement. */
+export async function announceStatus(tx: Tx, changes: readonly StatusChange[]): Promise<void> {
+  await emitMany(tx, 'request.status_changed', changes.map((change) => ({ ...change })));
 }
 
 /**
@@ -43,6 +43,6 @@ export async function moveStatus(
      where c.id = current.id and c.status_primary = current.status_primary
     returning c.id as request_id, c.claim_ref as reference, c.external_id, current.status_primary as previous_status`;
   const changes = moved.map((row) => ({ ...row, status: to }));
-  for (const change of changes) await announceStatus(tx, change);
+  await announceStatus(tx, changes);
   return changes;
 }

@@ -17,31 +17,45 @@ function payloadProblems(event: EventName, payload: Record<string, unknown>): st
 }
 
 /**
- * Records an event in the caller's transaction, under a savepoint: a failure to record never fails
- * the operation, and a committed operation never loses its event (it commits with it).
- * Without `target` the event is filed under the transaction's tenant; with it, under another
- * organisation (a provider's booking raised by a carrier's action), always in the same environment.
- * Returns the event id, or null when it could not be recorded.
+ * Records events in the caller's transaction, in one statement under a savepoint: a failure to
+ * record never fails the operation, and a committed operation never loses its events (they commit
+ * with it). Without `target` the events are filed under the transaction's tenant; with it, under
+ * another organisation (a provider's booking raised by a carrier's action), always in the same
+ * environment. Returns the event ids in payload order, or nulls when they could not be recorded.
  *
  * With STRICT_EVENT_PAYLOADS=true (the test suite), a payload that does not fit the registry fails
  * the operation instead, so every test that raises an event also checks its payload.
  */
+export async function emitMany(
+  tx: Tx,
+  event: EventName,
+  payloads: Record<string, unknown>[],
+  target?: Tenant,
+): Promise<(string | null)[]> {
+  if (payloads.length === 0) return [];
+  if (boolSetting('STRICT_EVENT_PAYLOADS', false)) {
+    const problems = payloads.flatMap((payload) => payloadProblems(event, payload));
+    if (problems.length) throw new Error(`payload of ${event} does not match the event registry: ${problems.join('; ')}`);
+  }
+  try {
+    const rows = await tx.savepoint((sp) => sp<{ id: string }[]>`
+      select app.record_event(${event}, p.payload, ${target?.orgId ?? null}, ${target?.environment ?? null}) as id
+        from jsonb_array_elements(${sp.json(payloads as never)}) with ordinality as p (payload, n)
+       order by p.n`);
+    return rows.map((row) => row.id);
+  } catch (error) {
+    log.error('event not recorded', { event, count: payloads.length, ...errorFields(error) });
+    return payloads.map(() => null);
+  }
+}
+
+/** Records one event; see emitMany. */
 export async function emit(
   tx: Tx,
   event: EventName,
   payload: Record<string, unknown>,
   target?: Tenant,
 ): Promise<string | null> {
-  if (boolSetting('STRICT_EVENT_PAYLOADS', false)) {
-    const problems = payloadProblems(event, payload);
-    if (problems.length) throw new Error(`payload of ${event} does not match the event registry: ${problems.join('; ')}`);
-  }
-  try {
-    const [row] = await tx.savepoint((sp) => sp<{ id: string }[]>`
-      select app.record_event(${event}, ${sp.json(payload as never)}, ${target?.orgId ?? null}, ${target?.environment ?? null}) as id`);
-    return row.id;
-  } catch (error) {
-    log.error('event not recorded', { event, ...errorFields(error) });
-    return null;
-  }
+  const [id] = await emitMany(tx, event, [payload], target);
+  return id;
 }

@@ -55,8 +55,16 @@ describe('npm start (embedded PostgreSQL)', () => {
     let inFlight: Promise<Response> | undefined;
     await db.begin(async (tx) => {
       await tx`lock table app.rate_windows in access exclusive mode`;
+      const observer = postgres(`postgres://postgres:postgres@127.0.0.1:${dbPort}/postgres`, { max: 1, onnotice: () => {} });
+      await observer`select 1`;
       inFlight = fetch(`${base}/usage`, { headers: { authorization: `Bearer ${key}` } });
-      await new Promise((r) => setTimeout(r, 100));
+      // Signal once the request is inside the server, waiting on that lock (it waits at most 250 ms).
+      const deadline = Date.now() + 5_000;
+      for (let waiting = 0; waiting === 0 && Date.now() < deadline; ) {
+        [{ waiting }] = await observer<{ waiting: number }[]>`
+          select count(*)::int as waiting from pg_stat_activity where wait_event_type = 'Lock' and query like '%app.authenticate%'`;
+      }
+      await observer.end();
       server.kill('SIGTERM');
     });
     await db.end();
