@@ -1,8 +1,12 @@
 import { createFunctionApp } from '../../shared/http/app.ts';
 import { createRoutes } from '../../shared/http/routes.ts';
+import { sandboxOnly } from './guard.ts';
 import { payoutRoutes } from './payouts.ts';
 
-// Sandbox counterpart helpers (operating contract §3): one module per counterpart, each mounted here.
-export const routes = createRoutes().route('/', payoutRoutes);
+// Sandbox counterpart helpers (operating contract §3): one module per counterpart, each mounted
+// here behind the sandbox-only check, which runs before each route's scope check and validation.
+export const routes = createRoutes();
+routes.use('*', sandboxOnly());
+routes.route('/', payoutRoutes);
 
 export const app = createFunctionApp('sandbox', routes);

@@ -57,6 +57,13 @@ describe('POST /sandbox/payouts', () => {
     expect(await canTakeCharges(tenant.orgId, 'live')).toBe(false);
   });
 
+  it('a live key learns sandbox_only before anything about its body', async () => {
+    const tenant = await createTenant('provider');
+    const res = await client(tenant.live).post('/sandbox/payouts', { charges_enabled: 'yes', unknown: 1 });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('sandbox_only');
+  });
+
   it('concurrent changes to a new account all apply: none is computed from a stale starting state', async () => {
     for (let round = 0; round < 5; round++) {
       const tenant = await createTenant('provider');
