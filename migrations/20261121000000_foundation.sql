@@ -112,7 +112,11 @@ create table app.events (
   created_at timestamptz not null default clock_timestamp()
 );
 create index events_feed on app.events (org_id, environment, created_at desc, id desc);
-create index events_created on app.events (created_at);
+-- Retention reads events by age across every tenant. A BRIN index serves that range (events are
+-- appended in time order) and, unlike a B-tree on created_at, offers the planner no ordered path to
+-- compete with events_feed: with one, a tenant's newest-first page of the log could be read by
+-- walking every newer event of other tenants, so a page would cost more the busier the others are.
+create index events_recorded_brin on app.events using brin (created_at);
 
 -- Row-level security: a tenant table is visible and writable only within the transaction's
 -- context. Every migration that adds a tenant table calls this once for it.

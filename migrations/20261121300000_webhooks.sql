@@ -152,12 +152,6 @@ $$;
 revoke all on function app.fan_out_events(), app.cancel_waiting_deliveries(), app.queue_replay(uuid), app.queue_ping(uuid) from public;
 grant execute on function app.queue_replay(uuid), app.queue_ping(uuid) to svc_api;
 
--- Retention reads events by age across every tenant. A BRIN index serves that range (events are
--- appended in time order) and, unlike a B-tree on created_at, offers the planner no ordered path to
--- compete with events_feed: with one, a tenant's newest-first page of the log could be read by
--- walking every newer event of other tenants, so a page would cost more the busier the others are.
-drop index app.events_created;
-create index events_recorded_brin on app.events using brin (created_at);
 -- Pings have no event to cascade from; they are purged by age on their own.
 create index webhook_deliveries_pings on app.webhook_deliveries (created_at) where event_id is null;
 
