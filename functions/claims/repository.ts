@@ -1,6 +1,7 @@
+import { isUuid } from '../../shared/ids.ts';
 import type { Tx } from '../../shared/db/client.ts';
-import { decodeCursor } from '../../shared/http/envelope.ts';
-import { ApiError, notFound } from '../../shared/http/errors.ts';
+import { assertCursorRowVisible, cursorRowId } from '../../shared/db/row-cursor.ts';
+import { notFound } from '../../shared/http/errors.ts';
 import type { RequestStatus } from '../../shared/claims/status.ts';
 import { claimRefPattern, type payers, type priorities } from '../../shared/claims/values.ts';
 import { fromCents } from '../../shared/properties/money.ts';
@@ -66,7 +67,6 @@ export interface ClaimRow {
 /** The columns every read selects (with the coordinator resolved as the service would). */
 export const claimColumns = (tx: Tx) => tx`c.*, app.coordinator_of(c) as coordinator`;
 
-export const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 
 /**
  * The request a `{reference}` names: its claim_ref (any case) or its id. Anything else, and any
@@ -86,32 +86,25 @@ export async function findClaim(tx: Tx, reference: string, options: { lock?: boo
   return row;
 }
 
-const invalidCursor = () => new ApiError('invalid_field', 'cursor is not a cursor this endpoint returned to this key.', 'cursor');
-
 /**
- * A page of requests, newest first (created_at, then id), `limit` rows at most. The cursor names the
- * last request of the previous page by id; one this tenant cannot see (made for another key or
- * environment, or not made here) is refused rather than answered with an empty page. Its check is
- * pipelined with the page query: one round trip.
+ * A page of requests, newest first (created_at, then id), `limit` rows at most, after the row a
+ * cursor names (shared/db/row-cursor.ts: a cursor this tenant cannot see is refused, not answered
+ * with an empty page).
  */
 export async function listClaims(
   tx: Tx,
   query: { limit: number; statuses?: string[]; updatedSince?: string; cursor?: string },
 ): Promise<ClaimRow[]> {
-  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 1)[0];
-  if (after !== undefined && (typeof after !== 'string' || !isUuid(after))) throw invalidCursor();
-  const [position, rows] = await Promise.all([
-    after ? tx`select 1 from app.claims where id = ${after}::uuid` : Promise.resolve([1]),
-    tx<ClaimRow[]>`
-      select ${claimColumns(tx)} from app.claims c
-       where true
-         ${query.statuses ? tx`and c.status_primary = any(${query.statuses}::text[])` : tx``}
-         ${query.updatedSince ? tx`and c.updated_at > ${query.updatedSince}::timestamptz` : tx``}
-         ${after ? tx`and (c.created_at, c.id) < (select created_at, id from app.claims where id = ${after}::uuid)` : tx``}
-       order by c.created_at desc, c.id desc
-       limit ${query.limit}`,
-  ]);
-  if (position.length === 0) throw invalidCursor();
+  const after = cursorRowId(query.cursor);
+  const rows = await tx<ClaimRow[]>`
+    select ${claimColumns(tx)} from app.claims c
+     where true
+       ${query.statuses ? tx`and c.status_primary = any(${query.statuses}::text[])` : tx``}
+       ${query.updatedSince ? tx`and c.updated_at > ${query.updatedSince}::timestamptz` : tx``}
+       ${after ? tx`and (c.created_at, c.id) < (select created_at, id from app.claims where id = ${after}::uuid)` : tx``}
+     order by c.created_at desc, c.id desc
+     limit ${query.limit}`;
+  await assertCursorRowVisible(tx, 'app.claims', after, rows);
   return rows;
 }
 

@@ -1,10 +1,11 @@
+import { isUuid } from '../../shared/ids.ts';
 import type { Tx } from '../../shared/db/client.ts';
 import { ApiError, notFound } from '../../shared/http/errors.ts';
 import { fromCents, toCents } from '../../shared/properties/money.ts';
 import type { z } from '@hono/zod-openapi';
 import { parseItem, type ItemError } from './batch.ts';
-import { assertCursorRowVisible } from './paging.ts';
-import { hasNoNul, HomeInput, isUuid, type BatchResult, type Home, type HomeField, type HomePatch, type Readiness } from './schemas.ts';
+import { assertCursorRowVisible } from '../../shared/db/row-cursor.ts';
+import { hasNoNul, HomeInput, type BatchResult, type Home, type HomeField, type HomePatch, type Readiness } from './schemas.ts';
 
 // Homes in the database: the one mapping between API fields and columns, the set-based upsert
 // behind POST /properties and /properties/batch, PATCH, and the rendering of a row.
@@ -227,7 +228,7 @@ export async function listHomes(tx: Tx, query: HomePageQuery): Promise<HomeRow[]
             or (p.created_at, p.id) < (select c.created_at, c.id from app.properties c where c.id = ${query.after ?? null}))
      order by p.created_at desc, p.id desc
      limit ${query.limit + 1}`;
-  await assertCursorRowVisible(tx, 'homes', query.after, rows);
+  await assertCursorRowVisible(tx, 'app.properties', query.after, rows);
   return rows;
 }
 

@@ -23,10 +23,8 @@ export const IsoDate = z.iso.date().openapi({ example: '2026-12-01' });
 /** PostgreSQL text cannot hold the NUL character: input with one is refused, naming the field, never a 500. */
 export const hasNoNul = (value: string) => !value.includes('\u0000');
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Whether a reference can be a service id (anything else can only be an external_id). */
-export const isUuid = (value: string) => uuidPattern.test(value);
 
 const storable = { message: 'must not contain the NUL character (\\u0000)' };
 

@@ -1,3 +1,4 @@
+import { isUuid } from '../../shared/ids.ts';
 import type postgres from 'postgres';
 import { generateApiKey, keyPrefix, sha256Hex } from '../../shared/keys.ts';
 import { defaultScopes, validScopesFor } from '../../shared/http/scopes.ts';
@@ -32,11 +33,9 @@ export function oneOf<T extends string>(options: Options, name: string, allowed:
   return value as T;
 }
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function uuidOption(options: Options, name: string): string {
   const value = required(options, name);
-  if (!uuidPattern.test(value)) throw new ConsoleError('invalid_option', `--${name} must be an id (uuid)`);
+  if (!isUuid(value)) throw new ConsoleError('invalid_option', `--${name} must be an id (uuid)`);
   return value;
 }
 

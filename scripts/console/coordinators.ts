@@ -1,3 +1,4 @@
+import { isUuid } from '../../shared/ids.ts';
 import type postgres from 'postgres';
 import { ConsoleError, required, uuidOption, type Command, type Options } from './commands.ts';
 
@@ -29,7 +30,7 @@ async function assignToOrganisation(sql: postgres.Sql, options: Options) {
 async function assignToRequest(sql: postgres.Sql, options: Options) {
   const reference = required(options, 'request').trim();
   const email = emailOption(options);
-  const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(reference);
+  const byId = isUuid(reference);
   const [claim] = await sql<{ id: string; environment: string }[]>`
     select id, environment from app.claims where ${byId ? sql`id = ${reference}` : sql`claim_ref = ${reference.toUpperCase()}`}`;
   if (!claim) throw new ConsoleError('not_found', `no housing request ${reference}`);

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { isUuid } from '../ids.ts';
 import type { Tx } from '../db/client.ts';
 import type { Side } from '../db/tenant.ts';
 import { ApiError, notFound } from '../http/errors.ts';
@@ -17,9 +18,6 @@ export const IdParams = z.object({
   }),
 });
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const isUuid = (value: string) => uuidPattern.test(value);
 
 /** A path id that cannot name anything is simply not found, like another tenant's. */
 export function existingId(id: string, what: string): string {

@@ -10,7 +10,8 @@ import { sha256Hex } from '../../../shared/keys.ts';
 import { acceptedFormats, detectDocumentType } from '../../../shared/claims/documents.ts';
 import { documentStorage } from '../../../shared/claims/storage.ts';
 import { documentKinds } from '../../../shared/claims/values.ts';
-import { findClaim, isUuid } from '../repository.ts';
+import { isUuid } from '../../../shared/ids.ts';
+import { findClaim } from '../repository.ts';
 import { Document, DocumentParams, hasNoNul, ReferenceParam } from '../schemas.ts';
 
 // Documents filed on a request: uploaded as multipart/form-data, typed by their content, stored

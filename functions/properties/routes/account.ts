@@ -3,7 +3,8 @@ import { list, page, single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { PayoutStatus, readPayoutStatus } from '../../../shared/properties/payouts.ts';
 import { listBookings, renderBooking } from '../bookings.ts';
-import { afterId, PageQuery } from '../paging.ts';
+import { cursorRowId } from '../../../shared/db/row-cursor.ts';
+import { PageQuery } from '../paging.ts';
 import { Booking } from '../schemas.ts';
 
 // The provider's account: bookings with earnings, and the payout account status.
@@ -25,7 +26,7 @@ export const accountRoutes = createRoutes()
     }),
     async (c) => {
       const { limit, cursor } = c.req.valid('query');
-      const rows = await withTenant(c.get('caller'), (tx) => listBookings(tx, { limit, after: afterId(cursor) }));
+      const rows = await withTenant(c.get('caller'), (tx) => listBookings(tx, { limit, after: cursorRowId(cursor) }));
       const { items, nextCursor } = page(rows, limit, (row) => [row.id]);
       return c.json(list(items.map(renderBooking), nextCursor), 200);
     },

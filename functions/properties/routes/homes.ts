@@ -3,7 +3,8 @@ import { withTenant } from '../../../shared/db/tenant.ts';
 import { list, page, single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { batchStatus } from '../batch.ts';
-import { afterId, PageQuery } from '../paging.ts';
+import { cursorRowId } from '../../../shared/db/row-cursor.ts';
+import { PageQuery } from '../paging.ts';
 import { listHomes, patchHome, publishBatch, readHome, readReadiness, renderHome, resolveHome, upsertHomes } from '../homes.ts';
 import { BatchResult, Home, HomeInput, HomePatch, HomeRefParams, Readiness, homeStatuses } from '../schemas.ts';
 
@@ -102,7 +103,7 @@ export const homeRoutes = createRoutes()
     }),
     async (c) => {
       const { limit, status, cursor } = c.req.valid('query');
-      const rows = await withTenant(c.get('caller'), (tx) => listHomes(tx, { limit, status, after: afterId(cursor) }));
+      const rows = await withTenant(c.get('caller'), (tx) => listHomes(tx, { limit, status, after: cursorRowId(cursor) }));
       const { items, nextCursor } = page(rows, limit, (row) => [row.id]);
       return c.json(list(items.map(renderHome), nextCursor), 200);
     },
