@@ -87,7 +87,7 @@ export async function findClaim(tx: Tx, reference: string, options: { lock?: boo
 }
 
 /**
- * A page of requests, newest first (created_at, then id), `limit` rows at most, after the row a
+ * A page of requests, newest first (created_at, then id), `limit` + 1 rows at most, after the row a
  * cursor names (shared/db/row-cursor.ts: a cursor this tenant cannot see is refused, not answered
  * with an empty page).
  */
@@ -103,7 +103,7 @@ export async function listClaims(
        ${query.updatedSince ? tx`and c.updated_at > ${query.updatedSince}::timestamptz` : tx``}
        ${after ? tx`and (c.created_at, c.id) < (select created_at, id from app.claims where id = ${after}::uuid)` : tx``}
      order by c.created_at desc, c.id desc
-     limit ${query.limit}`;
+     limit ${query.limit + 1}`;
   await assertCursorRowVisible(tx, 'app.claims', after, rows);
   return rows;
 }

@@ -1,3 +1,4 @@
+import { RowPageQuery } from '../../shared/db/row-cursor.ts';
 import { z } from '@hono/zod-openapi';
 import {
   documentKinds, furnishings, laundryPreferences, limits, parkingPreferences, payers, priorities, propertyTypes,
@@ -300,8 +301,7 @@ export const PlacementInProgress = z
   })
   .openapi('PlacementInProgress');
 
-export const ListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(25).describe('Page size, up to 100 (default 25).'),
+export const ListQuery = RowPageQuery.extend({
   status: z
     .string()
     .optional()
@@ -315,7 +315,6 @@ export const ListQuery = z.object({
     .refine((value) => !value.startsWith('0000'), 'must be from the year 0001 on')
     .optional()
     .describe('ISO timestamp with Z or an offset; only requests changed after it.'),
-  cursor: z.string().optional().describe('next_cursor of the previous page.'),
 });
 
 export const BatchBody = z

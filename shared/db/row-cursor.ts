@@ -1,5 +1,6 @@
+import { z } from '@hono/zod-openapi';
 import type { Tx } from './client.ts';
-import { decodeCursor } from '../http/envelope.ts';
+import { decodeCursor, page } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
 import { isUuid } from '../ids.ts';
 
@@ -7,6 +8,18 @@ import { isUuid } from '../ids.ts';
 // previous page by id, and the next page continues after that row's (created_at, id). Used by lists
 // whose rows are never deleted (requests, homes, bookings); the event log, whose rows expire, pages
 // on the position itself (shared/webhooks/params.ts).
+
+/** The paging parameters of a row-anchored list; lists extend it with their filters. */
+export const RowPageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(25).describe('Page size, 1 to 100 (default 25).'),
+  cursor: z
+    .string()
+    .optional()
+    .describe('next_cursor of the previous page, passed back unchanged. A cursor this list did not give to this key is refused (422 on cursor).'),
+});
+
+/** The page of a list query that fetched `limit + 1` rows, and the cursor naming its last row. */
+export const rowPage = <T extends { id: string }>(rows: T[], limit: number) => page(rows, limit, (row) => [row.id]);
 
 const invalidCursor = () => new ApiError('invalid_field', 'cursor is not a cursor this endpoint returned to this key.', 'cursor');
 

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { createRoutes, dataOf, defineRoute, ErrorSchema, jsonBody, jsonResponse, pageOf, validationError } from '../../../shared/http/routes.ts';
-import { page, single } from '../../../shared/http/envelope.ts';
+import { list, single } from '../../../shared/http/envelope.ts';
+import { rowPage } from '../../../shared/db/row-cursor.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { findClaim, listClaims, toClaim, toCreated, toListItem } from '../repository.ts';
 import { amendClaim } from '../amend.ts';
@@ -101,9 +102,9 @@ export const requestRoutes = createRoutes()
     async (c) => {
       const { limit, status, updated_since: updatedSince, cursor } = c.req.valid('query');
       const rows = await withTenant(c.get('caller'), (tx) =>
-        listClaims(tx, { limit: limit + 1, statuses: status?.split(',').map((s) => s.trim()), updatedSince, cursor }));
-      const { items, nextCursor } = page(rows, limit, (row) => [row.id]);
-      return c.json({ data: items.map(toListItem), count: items.length, next_cursor: nextCursor }, 200);
+        listClaims(tx, { limit, statuses: status?.split(',').map((s) => s.trim()), updatedSince, cursor }));
+      const { items, nextCursor } = rowPage(rows, limit);
+      return c.json(list(items.map(toListItem), nextCursor), 200);
     },
   )
   .openapi(

@@ -1,10 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { withTenant } from '../../../shared/db/tenant.ts';
-import { list, page, single } from '../../../shared/http/envelope.ts';
+import { list, single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { batchStatus } from '../batch.ts';
-import { cursorRowId } from '../../../shared/db/row-cursor.ts';
-import { PageQuery } from '../paging.ts';
+import { cursorRowId, rowPage, RowPageQuery } from '../../../shared/db/row-cursor.ts';
 import { listHomes, patchHome, publishBatch, readHome, readReadiness, renderHome, resolveHome, upsertHomes } from '../homes.ts';
 import { BatchResult, Home, HomeInput, HomePatch, HomeRefParams, Readiness, homeStatuses } from '../schemas.ts';
 
@@ -96,7 +95,7 @@ export const homeRoutes = createRoutes()
       description: 'Newest first, keyset-paged: pass `next_cursor` back as `cursor` until it is null.',
       scope: 'properties:read',
       request: {
-        query: PageQuery.extend({ status: z.enum(homeStatuses).optional() }),
+        query: RowPageQuery.extend({ status: z.enum(homeStatuses).optional() }),
       },
       responses: { 200: jsonResponse(pageOf(Home), 'One page of homes.') },
       errors: { 422: 'invalid_field: a bad limit, status or cursor.' },
@@ -104,7 +103,7 @@ export const homeRoutes = createRoutes()
     async (c) => {
       const { limit, status, cursor } = c.req.valid('query');
       const rows = await withTenant(c.get('caller'), (tx) => listHomes(tx, { limit, status, after: cursorRowId(cursor) }));
-      const { items, nextCursor } = page(rows, limit, (row) => [row.id]);
+      const { items, nextCursor } = rowPage(rows, limit);
       return c.json(list(items.map(renderHome), nextCursor), 200);
     },
   )
