@@ -1,26 +1,19 @@
 // Every events route: another organisation's and the other environment's events answer 404 (or
 // are not listed); a key without the needed scope gets 403 forbidden naming it.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, client, createKey, createTenant } from '../helpers.ts';
-import { recordEvent } from '../webhooks/support.ts';
+import { call, client, createKey } from '../helpers.ts';
+import { recordEvent, securityFixture } from '../webhooks/support.ts';
 
-let owner: Awaited<ReturnType<typeof createTenant>>;
-let stranger: Awaited<ReturnType<typeof createTenant>>;
+let { owner, stranger, readOnlyKey, writeOnlyKey } = {} as Awaited<ReturnType<typeof securityFixture>>;
 let liveEvent: string;
-let readOnlyKey: string;
-let writeOnlyKey: string;
 
 beforeAll(async () => {
-  process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'false';
-  owner = await createTenant('carrier');
-  stranger = await createTenant('carrier');
+  ({ owner, stranger, readOnlyKey, writeOnlyKey } = await securityFixture());
   // Endpoints everywhere, so that a refused replay is refused for its tenant, not for lack of endpoints.
   for (const key of [owner.live, owner.sandbox, stranger.live, stranger.sandbox]) {
     await client(key).post('/webhooks', { url: 'https://hooks.customer.example/all' });
   }
   liveEvent = await recordEvent(owner.orgId, 'live', 'lease.sent', { reference: 'REQ-LIVE' });
-  readOnlyKey = (await createKey(owner.orgId, 'live', { scopes: ['claims:read'] })).key;
-  writeOnlyKey = (await createKey(owner.orgId, 'live', { scopes: ['claims:write'] })).key;
 });
 
 describe.each([

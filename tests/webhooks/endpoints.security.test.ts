@@ -1,27 +1,20 @@
 // Every webhooks route: another organisation's and the other environment's endpoints answer 404
 // exactly like unknown ones; a key without the needed scope gets 403 forbidden naming it.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, client, createKey, createTenant } from '../helpers.ts';
-import { recordEvent } from './support.ts';
+import { call, client } from '../helpers.ts';
+import { recordEvent, securityFixture } from './support.ts';
 
 const url = 'https://hooks.customer.example/housing';
-let owner: Awaited<ReturnType<typeof createTenant>>;
-let stranger: Awaited<ReturnType<typeof createTenant>>;
+let { owner, stranger, readOnlyKey, writeOnlyKey } = {} as Awaited<ReturnType<typeof securityFixture>>;
+let liveEvent: string;
 let liveEndpoint: string;
 let sandboxEndpoint: string;
-let liveEvent: string;
-let readOnlyKey: string;
-let writeOnlyKey: string;
 
 beforeAll(async () => {
-  process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'false';
-  owner = await createTenant('carrier');
-  stranger = await createTenant('carrier');
+  ({ owner, stranger, readOnlyKey, writeOnlyKey } = await securityFixture());
   liveEndpoint = (await client(owner.live).post('/webhooks', { url, description: 'live' })).body.data.id;
   sandboxEndpoint = (await client(owner.sandbox).post('/webhooks', { url, description: 'sandbox' })).body.data.id;
   liveEvent = await recordEvent(owner.orgId, 'live', 'lease.sent', { reference: 'REQ-LIVE' });
-  readOnlyKey = (await createKey(owner.orgId, 'live', { scopes: ['claims:read'] })).key;
-  writeOnlyKey = (await createKey(owner.orgId, 'live', { scopes: ['claims:write'] })).key;
 });
 
 const endpointRoutes: Array<[string, string, unknown]> = [

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { receiverCertificate, receiverKey } from '../fixtures/tls/trust.ts';
 import { dispatchDue, type DispatchOptions } from '../../shared/webhooks/dispatcher.ts';
-import { ownerSql } from '../helpers.ts';
+import { createKey, createTenant, ownerSql } from '../helpers.ts';
 
 export interface Received {
   path: string;
@@ -118,6 +118,23 @@ export async function recordEvent(orgId: string, environment: 'live' | 'sandbox'
   const [row] = await ownerSql()<{ id: string }[]>`
     select app.record_event(${event}, ${ownerSql().json(payload as never)}, ${orgId}, ${environment}) as id`;
   return row.id;
+}
+
+/**
+ * What the security suites of events and webhooks start from: an owner and a stranger carrier (each
+ * with a live and a sandbox key) and owner keys with a read scope only and with a write scope only.
+ * Suites record their events after creating their endpoints, so that the events fan out to them. Endpoints resolving to private addresses are refused, as in production.
+ */
+export async function securityFixture() {
+  process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'false';
+  const owner = await createTenant('carrier');
+  const stranger = await createTenant('carrier');
+  return {
+    owner,
+    stranger,
+    readOnlyKey: (await createKey(owner.orgId, 'live', { scopes: ['claims:read'] })).key,
+    writeOnlyKey: (await createKey(owner.orgId, 'live', { scopes: ['claims:write'] })).key,
+  };
 }
 
 /** Asserts an error answer of the specification's shape: status, code, a message, and the field when given. */
