@@ -1,6 +1,6 @@
 import { isUuid } from '../../shared/ids.ts';
 import type { Tx } from '../../shared/db/client.ts';
-import { assertCursorRowVisible, cursorRowId } from '../../shared/db/row-cursor.ts';
+import { afterCursorRow, assertCursorRowVisible, cursorRowId } from '../../shared/db/row-cursor.ts';
 import { notFound } from '../../shared/http/errors.ts';
 import type { RequestStatus } from '../../shared/claims/status.ts';
 import { claimRefPattern, type payers, type priorities } from '../../shared/claims/values.ts';
@@ -101,7 +101,7 @@ export async function listClaims(
      where true
        ${query.statuses ? tx`and c.status_primary = any(${query.statuses}::text[])` : tx``}
        ${query.updatedSince ? tx`and c.updated_at > ${query.updatedSince}::timestamptz` : tx``}
-       ${after ? tx`and (c.created_at, c.id) < (select created_at, id from app.claims where id = ${after}::uuid)` : tx``}
+       ${afterCursorRow(tx, 'c', 'app.claims', after)}
      order by c.created_at desc, c.id desc
      limit ${query.limit + 1}`;
   await assertCursorRowVisible(tx, 'app.claims', after, rows);

@@ -1,7 +1,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { Tx } from '../../shared/db/client.ts';
 import { fromCents } from '../../shared/properties/money.ts';
-import { assertCursorRowVisible } from '../../shared/db/row-cursor.ts';
+import { afterCursorRow, assertCursorRowVisible } from '../../shared/db/row-cursor.ts';
 import type { Booking } from './schemas.ts';
 
 // The provider's bookings with the money of each. A booking's environment is its placement's, so
@@ -56,8 +56,7 @@ export async function listBookings(tx: Tx, query: BookingPageQuery) {
       from app.bookings b
       left join lateral app.own_home_labels(array[b.property_id]) l on true
      where b.org_id = app.current_org()
-       and (${query.after ?? null}::uuid is null
-            or (b.created_at, b.id) < (select c.created_at, c.id from app.bookings c where c.id = ${query.after ?? null}))
+       ${afterCursorRow(tx, 'b', 'app.bookings', query.after)}
      order by b.created_at desc, b.id desc
      limit ${query.limit + 1}`;
   await assertCursorRowVisible(tx, 'app.bookings', query.after, rows);

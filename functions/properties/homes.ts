@@ -4,7 +4,7 @@ import { ApiError, notFound } from '../../shared/http/errors.ts';
 import { fromCents, toCents } from '../../shared/properties/money.ts';
 import type { z } from '@hono/zod-openapi';
 import { parseItem, type ItemError } from './batch.ts';
-import { assertCursorRowVisible } from '../../shared/db/row-cursor.ts';
+import { afterCursorRow, assertCursorRowVisible } from '../../shared/db/row-cursor.ts';
 import { hasNoNul, HomeInput, type BatchResult, type Home, type HomeField, type HomePatch, type Readiness } from './schemas.ts';
 
 // Homes in the database: the one mapping between API fields and columns, the set-based upsert
@@ -224,8 +224,7 @@ export async function listHomes(tx: Tx, query: HomePageQuery): Promise<HomeRow[]
   const rows = await tx<HomeRow[]>`
     select ${tx.unsafe(homeSelection)} from app.properties p
      where (${query.status ?? null}::text is null or p.status = ${query.status ?? null})
-       and (${query.after ?? null}::uuid is null
-            or (p.created_at, p.id) < (select c.created_at, c.id from app.properties c where c.id = ${query.after ?? null}))
+       ${afterCursorRow(tx, 'p', 'app.properties', query.after)}
      order by p.created_at desc, p.id desc
      limit ${query.limit + 1}`;
   await assertCursorRowVisible(tx, 'app.properties', query.after, rows);

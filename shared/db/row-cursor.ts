@@ -21,6 +21,16 @@ export const RowPageQuery = z.object({
 /** The page of a list query that fetched `limit + 1` rows, and the cursor naming its last row. */
 export const rowPage = <T extends { id: string }>(rows: T[], limit: number) => page(rows, limit, (row) => [row.id]);
 
+/**
+ * The condition "after the row the cursor names" of a newest-first list: `and (alias.created_at,
+ * alias.id) < (that row's created_at, id)`, or nothing without a cursor. `alias` and `table` are
+ * constants of the caller, never input.
+ */
+export const afterCursorRow = (tx: Tx, alias: string, table: string, after: string | undefined) =>
+  after
+    ? tx`and (${tx.unsafe(alias)}.created_at, ${tx.unsafe(alias)}.id) < (select created_at, id from ${tx.unsafe(table)} where id = ${after}::uuid)`
+    : tx``;
+
 const invalidCursor = () => new ApiError('invalid_field', 'cursor is not a cursor this endpoint returned to this key.', 'cursor');
 
 /** The row a cursor continues after; 422 on `cursor` for anything this API did not issue. */
