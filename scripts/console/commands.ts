@@ -1,7 +1,7 @@
 import { isUuid } from '../../shared/ids.ts';
 import type postgres from 'postgres';
 import { generateApiKey, keyPrefix, sha256Hex } from '../../shared/keys.ts';
-import { defaultScopes, validScopesFor } from '../../shared/http/scopes.ts';
+import { scopesOfSide } from '../../shared/http/scopes.ts';
 import type { Environment, Side } from '../../shared/db/tenant.ts';
 import { coordinatorCommands } from './coordinators.ts';
 
@@ -70,9 +70,9 @@ export const commands: Record<string, Command> = {
     async run(sql, options) {
       const org = await findOrg(sql, uuidOption(options, 'org'));
       const environment = oneOf(options, 'env', ['live', 'sandbox'] as const) as Environment;
-      const allowed = validScopesFor(org.side);
+      const allowed = scopesOfSide(org.side);
       const scopes = options.scopes === undefined
-        ? defaultScopes(org.side)
+        ? allowed
         : [...new Set(options.scopes.split(',').map((s) => s.trim()).filter(Boolean))];
       const foreign = scopes.filter((s) => !allowed.includes(s));
       if (foreign.length) {

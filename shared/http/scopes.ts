@@ -9,12 +9,9 @@ export const scopesBySide: Record<Side, readonly string[]> = {
 
 export const webhooksManage = 'webhooks:manage';
 
-export function defaultScopes(side: Side): string[] {
+/** Every scope a key of the side may hold; a key created without --scopes gets all of them. */
+export function scopesOfSide(side: Side): string[] {
   return [...scopesBySide[side], webhooksManage];
-}
-
-export function validScopesFor(side: Side): string[] {
-  return defaultScopes(side);
 }
 
 /**
