@@ -5,6 +5,7 @@ import { openDatabase } from './lib/database.ts';
 import { migrate } from './lib/migrate.ts';
 import { ConsoleError, runCommand } from './console/commands.ts';
 import { setting } from '../shared/config.ts';
+import { pgTypes } from '../shared/db/client.ts';
 
 function fail(code: string, message: string): never {
   process.stderr.write(JSON.stringify({ error: { code, message } }) + '\n');
@@ -17,7 +18,7 @@ const database = await openDatabase({ dataDir: setting('DATA_DIR', '.data') }).c
 const sql = postgres(database.url, {
   max: 1,
   onnotice: () => {},
-  types: { bigint: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) } },
+  types: pgTypes,
 });
 let exitCode = 0;
 try {

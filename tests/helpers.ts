@@ -3,6 +3,7 @@
 import postgres from 'postgres';
 import { afterAll } from 'vitest';
 import { route } from '../scripts/lib/router.ts';
+import { pgTypes } from '../shared/db/client.ts';
 import { runCommand } from '../scripts/console/commands.ts';
 import type { Environment, Side } from '../shared/db/tenant.ts';
 
@@ -13,10 +14,7 @@ export function ownerSql(): postgres.Sql {
   owner ??= postgres(process.env.DATABASE_URL!, {
     max: 2,
     onnotice: () => {},
-    types: {
-      date: { to: 1082, from: [1082], serialize: (v: string) => v, parse: (v: string) => v },
-      bigint: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },
-    },
+    types: pgTypes,
   });
   return owner;
 }

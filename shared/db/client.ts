@@ -4,6 +4,12 @@ import { config } from '../config.ts';
 export type Sql = postgres.Sql;
 export type Tx = postgres.TransactionSql;
 
+/** How values cross to and from the database: dates stay `YYYY-MM-DD` strings, as the API speaks them; counts arrive as numbers. */
+export const pgTypes = {
+  date: { to: 1082, from: [1082], serialize: (v: string) => v, parse: (v: string) => v },
+  bigint: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },
+};
+
 let client: Sql | undefined;
 
 /**
@@ -26,11 +32,7 @@ export function db(): Sql {
     prepare: !usesTransactionPooler(url),
     max: config.dbPoolSize(),
     onnotice: () => {},
-    types: {
-      // Dates stay `YYYY-MM-DD` strings, as the API speaks them; counts arrive as numbers.
-      date: { to: 1082, from: [1082], serialize: (v: string) => v, parse: (v: string) => v },
-      bigint: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },
-    },
+    types: pgTypes,
   });
   return client;
 }

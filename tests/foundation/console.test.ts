@@ -37,6 +37,10 @@ describe('operator console', () => {
       expect(res.stdout).toBe('');
       expect(JSON.parse(res.stderr).error).toMatchObject({ code: expect.any(String), message: expect.any(String) });
     }
+    const unreachable = await runConsole(['org', 'list'], { DATABASE_URL: 'postgres://postgres:postgres@127.0.0.1:1/postgres' });
+    expect(unreachable.code).not.toBe(0);
+    expect(unreachable.stdout).toBe('');
+    expect(JSON.parse(unreachable.stderr).error.message).toMatch(/ECONNREFUSED/);
     const org = JSON.parse((await runConsole(['org', 'create', '--name', 'P', '--side', 'provider'])).stdout).data;
     const foreign = await runConsole(['key', 'create', '--org', org.id, '--env', 'live', '--scopes', 'claims:read']);
     expect(foreign.code).not.toBe(0);
