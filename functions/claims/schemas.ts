@@ -1,3 +1,4 @@
+import { storable } from '../../shared/http/text.ts';
 import { RowPageQuery } from '../../shared/db/row-cursor.ts';
 import { z } from '@hono/zod-openapi';
 import {
@@ -11,9 +12,6 @@ import { isWholeCents } from '../../shared/properties/money.ts';
 // The housing request's schemas: one definition per field, shared by creation, amendment, batch
 // items and the responses, so validation, the 422 field names and the API reference agree.
 
-/** PostgreSQL text cannot hold the NUL character: refused per field (422), never a failed write. */
-export const hasNoNul = (value: string) => !value.includes('\u0000');
-const storable = (schema: z.ZodString) => schema.refine(hasNoNul, 'must not contain the NUL character (\\u0000)');
 const text = (max: number = limits.text) => storable(z.string().trim().min(1).max(max));
 const int = (range: { min: number; max: number }) => z.number().int().min(range.min).max(range.max);
 const money = (description: string) =>

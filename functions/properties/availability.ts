@@ -1,9 +1,10 @@
+import { hasNoNul } from '../../shared/http/text.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { z } from '@hono/zod-openapi';
 import type { Tx } from '../../shared/db/client.ts';
 import { ApiError, notFound } from '../../shared/http/errors.ts';
 import { parseItem, type ItemError } from './batch.ts';
-import { BulkBlockInput, hasNoNul, type Block, type BlockInput, type BulkBlocksResult } from './schemas.ts';
+import { BulkBlockInput, type Block, type BlockInput, type BulkBlocksResult } from './schemas.ts';
 
 // Availability blocks in the database. Every statement runs under the caller's tenant, so only
 // blocks of the caller's environment are seen or touched: a sandbox hold on a real home never

@@ -1,3 +1,4 @@
+import { hasNoNul } from '../../shared/http/text.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { Tx } from '../../shared/db/client.ts';
 import { ApiError, notFound } from '../../shared/http/errors.ts';
@@ -5,7 +6,7 @@ import { fromCents, toCents } from '../../shared/properties/money.ts';
 import type { z } from '@hono/zod-openapi';
 import { parseItem, type ItemError } from './batch.ts';
 import { afterCursorRow, assertCursorRowVisible } from '../../shared/db/row-cursor.ts';
-import { hasNoNul, HomeInput, type BatchResult, type Home, type HomeField, type HomePatch, type Readiness } from './schemas.ts';
+import { HomeInput, type BatchResult, type Home, type HomeField, type HomePatch, type Readiness } from './schemas.ts';
 
 // Homes in the database: the one mapping between API fields and columns, the set-based upsert
 // behind POST /properties and /properties/batch, PATCH, and the rendering of a row.

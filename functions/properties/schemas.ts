@@ -1,3 +1,4 @@
+import { storable } from '../../shared/http/text.ts';
 import { z } from '@hono/zod-openapi';
 import { isWholeCents } from '../../shared/properties/money.ts';
 
@@ -20,18 +21,10 @@ const PositiveAmount = z
 
 export const IsoDate = z.iso.date().openapi({ example: '2026-12-01' });
 
-/** PostgreSQL text cannot hold the NUL character: input with one is refused, naming the field, never a 500. */
-export const hasNoNul = (value: string) => !value.includes('\u0000');
-
-
-/** Whether a reference can be a service id (anything else can only be an external_id). */
-
-const storable = { message: 'must not contain the NUL character (\\u0000)' };
-
 /** Text input: any string PostgreSQL can store. */
-const Text = () => z.string().refine(hasNoNul, storable);
+const Text = () => storable(z.string());
 
-const ImageUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) address' }).max(2000).refine(hasNoNul, storable);
+const ImageUrl = storable(z.url({ protocol: /^https?$/, message: 'must be an http(s) address' }).max(2000));
 
 export const homeStatuses = ['available', 'pending', 'unavailable'] as const;
 const furnishedStatuses = ['furnished', 'partial', 'unfurnished'] as const;

@@ -12,7 +12,8 @@ import { documentStorage } from '../../../shared/claims/storage.ts';
 import { documentKinds } from '../../../shared/claims/values.ts';
 import { isUuid } from '../../../shared/ids.ts';
 import { findClaim } from '../repository.ts';
-import { Document, DocumentParams, hasNoNul, ReferenceParam } from '../schemas.ts';
+import { hasNoNul } from '../../../shared/http/text.ts';
+import { Document, DocumentParams, ReferenceParam } from '../schemas.ts';
 
 // Documents filed on a request: uploaded as multipart/form-data, typed by their content, stored
 // through the storage port, listed, and downloadable when they came through the caller's integration.
