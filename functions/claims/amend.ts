@@ -3,7 +3,7 @@ import { withTenant } from '../../shared/db/tenant.ts';
 import type { Caller } from '../../shared/http/context.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { initialStatus } from '../../shared/claims/status.ts';
-import { toCents } from '../../shared/properties/money.ts';
+import { toCents } from '../../shared/money.ts';
 import { claimColumns, findClaim, type ClaimRow } from './repository.ts';
 import type { AmendClaimInput } from './schemas.ts';
 import { homesFound } from './sourcing.ts';

@@ -6,7 +6,7 @@ import { ApiError } from '../../shared/http/errors.ts';
 import { announceStatus } from '../../shared/claims/lifecycle.ts';
 import { initialStatus } from '../../shared/claims/status.ts';
 import { limits, newClaimRef } from '../../shared/claims/values.ts';
-import { toCents } from '../../shared/properties/money.ts';
+import { toCents } from '../../shared/money.ts';
 import { claimColumns, type ClaimRow } from './repository.ts';
 import type { CreateClaimInput } from './schemas.ts';
 import { recordSourcingRounds, sendCrawls } from './sourcing.ts';

@@ -4,7 +4,7 @@ import { afterCursorRow, assertCursorRowVisible, cursorRowId } from '../../share
 import { notFound } from '../../shared/http/errors.ts';
 import type { RequestStatus } from '../../shared/claims/status.ts';
 import { claimRefPattern, type payers, type priorities } from '../../shared/claims/values.ts';
-import { fromCents } from '../../shared/properties/money.ts';
+import { amountOrNull } from '../../shared/money.ts';
 import type { Claim, ClaimCreated, ClaimListItem } from './schemas.ts';
 import type { z } from '@hono/zod-openapi';
 
@@ -108,7 +108,6 @@ export async function listClaims(
   return rows;
 }
 
-const amountOf = (cents: number | null) => (cents === null ? null : fromCents(cents));
 
 export function toCreated(row: Pick<ClaimRow, 'id' | 'claim_ref' | 'status_primary' | 'created_at'>, idempotent: boolean): z.infer<typeof ClaimCreated> {
   return { id: row.id, claim_ref: row.claim_ref, status_primary: row.status_primary, created_at: row.created_at.toISOString(), idempotent };
@@ -124,7 +123,7 @@ export function toListItem(row: ClaimRow): z.infer<typeof ClaimListItem> {
     loss_city: row.loss_city,
     loss_state: row.loss_state,
     target_move_in: row.target_move_in,
-    max_budget: amountOf(row.max_budget_cents),
+    max_budget: amountOrNull(row.max_budget_cents),
     bedrooms: row.bedrooms,
     external_reference: row.external_reference,
     api_external_id: row.external_id,
@@ -141,7 +140,7 @@ export function toClaim(row: ClaimRow): z.infer<typeof Claim> {
     loss_lng: row.loss_lng,
     policyholder_name: row.policyholder_name,
     est_length_months: row.est_length_months,
-    ale_limit: amountOf(row.ale_limit_cents),
+    ale_limit: amountOrNull(row.ale_limit_cents),
     currency: 'usd',
     rent_payer: row.rent_payer,
     deposit_payer: row.deposit_payer,

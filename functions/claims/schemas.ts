@@ -7,7 +7,7 @@ import {
 } from '../../shared/claims/values.ts';
 import { statuses } from '../../shared/claims/status.ts';
 import { weights } from '../../shared/claims/scoring.ts';
-import { isWholeCents } from '../../shared/properties/money.ts';
+import { isWholeCents } from '../../shared/money.ts';
 
 // The housing request's schemas: one definition per field, shared by creation, amendment, batch
 // items and the responses, so validation, the 422 field names and the API reference agree.

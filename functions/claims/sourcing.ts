@@ -5,7 +5,7 @@ import { crawlerFor, type CrawlRequest, type CrawlStatus } from '../../shared/cl
 import { rank, type Candidate, type Needs } from '../../shared/claims/scoring.ts';
 import type { ClaimRow } from './repository.ts';
 import { errorFields, log } from '../../shared/log.ts';
-import { fromCents } from '../../shared/properties/money.ts';
+import { fromCents } from '../../shared/money.ts';
 
 // Sourcing: matching homes to a request (app.match_candidates finds the eligible homes nearest
 // first; shared/claims/scoring.ts ranks them) and sourcing rounds (matching again plus a crawl

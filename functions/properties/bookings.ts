@@ -1,6 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { Tx } from '../../shared/db/client.ts';
-import { fromCents } from '../../shared/properties/money.ts';
+import { fromCents } from '../../shared/money.ts';
 import { afterCursorRow, assertCursorRowVisible } from '../../shared/db/row-cursor.ts';
 import type { Booking } from './schemas.ts';
 

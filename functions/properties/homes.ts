@@ -2,7 +2,7 @@ import { hasNoNul } from '../../shared/http/text.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { Tx } from '../../shared/db/client.ts';
 import { ApiError, notFound } from '../../shared/http/errors.ts';
-import { fromCents, toCents } from '../../shared/properties/money.ts';
+import { amountOrNull, toCents } from '../../shared/money.ts';
 import type { z } from '@hono/zod-openapi';
 import { parseItem, type ItemError } from './batch.ts';
 import { afterCursorRow, assertCursorRowVisible } from '../../shared/db/row-cursor.ts';
@@ -232,7 +232,8 @@ export async function listHomes(tx: Tx, query: HomePageQuery): Promise<HomeRow[]
   return rows;
 }
 
-const money = (cents: unknown) => (cents == null ? null : fromCents(Number(cents)));
+/** A money column of the row (typed loosely by the row's column map) in major units. */
+const money = (cents: unknown) => amountOrNull(cents as number | null);
 
 /** A home row as the API shows it. */
 export function renderHome(row: HomeRow): Home {

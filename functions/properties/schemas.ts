@@ -1,6 +1,6 @@
 import { storable } from '../../shared/http/text.ts';
 import { z } from '@hono/zod-openapi';
-import { isWholeCents } from '../../shared/properties/money.ts';
+import { isWholeCents } from '../../shared/money.ts';
 
 // The provider side's request and response schemas. Amounts are major units (dollars, at most two
 // decimals); the database keeps cents.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventsFor } from '../../shared/events/registry.ts';
 import { splitCharge } from '../../shared/properties/earnings.ts';
-import { fromCents, isWholeCents, toCents } from '../../shared/properties/money.ts';
+import { fromCents, isWholeCents, toCents } from '../../shared/money.ts';
 import { applyProcessorUpdate, type PayoutState } from '../../shared/properties/payouts.ts';
 
 describe('money', () => {

@@ -11,6 +11,11 @@ export function fromCents(cents: number): number {
   return cents / 100;
 }
 
+/** Cents to major units, keeping an absent amount absent. */
+export function amountOrNull(cents: number | null | undefined): number | null {
+  return cents == null ? null : fromCents(Number(cents));
+}
+
 /** Whether an amount in major units is expressible in whole cents. */
 export function isWholeCents(amount: number): boolean {
   return Math.abs(amount * 100 - Math.round(amount * 100)) < 1e-6;
