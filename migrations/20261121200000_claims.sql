@@ -79,6 +79,9 @@ create table app.claims (
 -- external_id is unique per organisation and environment; rows without one never conflict
 -- (nulls are distinct), so this index also arbitrates concurrent creations (ON CONFLICT).
 create unique index claims_external_id on app.claims (org_id, environment, external_id);
+-- What a request's documents, sourcing rounds and homes reference, so that each belongs to the
+-- tenant of its request: the database refuses a row filed under another organisation or environment.
+create unique index claims_tenant_key on app.claims (id, org_id, environment);
 create index claims_feed on app.claims (org_id, environment, created_at desc, id desc);
 create index claims_updated on app.claims (org_id, environment, updated_at);
 
@@ -112,7 +115,7 @@ create table app.claim_documents (
   id uuid primary key default gen_random_uuid(),
   org_id uuid not null references app.organisations (id),
   environment text not null check (environment in ('live', 'sandbox')),
-  claim_id uuid not null references app.claims (id),
+  claim_id uuid not null,
   kind text not null check (kind in ('loss_report', 'policy', 'identification', 'lease', 'invoice', 'correspondence', 'photo', 'other')),
   description text check (length(description) <= 500),
   filename text not null check (length(filename) between 1 and 255),
@@ -124,7 +127,8 @@ create table app.claim_documents (
   uploaded_via text not null check (uploaded_via in ('api', 'service')),
   api_key_id uuid references app.api_keys (id),
   created_at timestamptz not null default clock_timestamp(),
-  check ((uploaded_via = 'api') = (api_key_id is not null))
+  check ((uploaded_via = 'api') = (api_key_id is not null)),
+  foreign key (claim_id, org_id, environment) references app.claims (id, org_id, environment)
 );
 create index claim_documents_claim on app.claim_documents (claim_id, created_at);
 
@@ -133,7 +137,7 @@ create table app.sourcing_rounds (
   id uuid primary key default gen_random_uuid(),
   org_id uuid not null references app.organisations (id),
   environment text not null check (environment in ('live', 'sandbox')),
-  claim_id uuid not null references app.claims (id),
+  claim_id uuid not null,
   trigger text not null check (trigger in ('opened', 'source_more')),
   coordinator_email text,
   matches_found integer not null check (matches_found >= 0),
@@ -141,7 +145,8 @@ create table app.sourcing_rounds (
   crawl_request jsonb not null,
   crawl_status text not null default 'pending' check (crawl_status in ('pending', 'sent', 'recorded', 'not_configured', 'failed')),
   crawl_detail text,
-  created_at timestamptz not null default clock_timestamp()
+  created_at timestamptz not null default clock_timestamp(),
+  foreign key (claim_id, org_id, environment) references app.claims (id, org_id, environment)
 );
 create index sourcing_rounds_claim on app.sourcing_rounds (claim_id, created_at);
 
@@ -151,7 +156,7 @@ create table app.claim_homes (
   id uuid primary key default gen_random_uuid(),
   org_id uuid not null references app.organisations (id),
   environment text not null check (environment in ('live', 'sandbox')),
-  claim_id uuid not null references app.claims (id),
+  claim_id uuid not null,
   property_id uuid not null references app.properties (id),
   option_status text,
   lease_status text check (lease_status in ('awaiting_lease', 'sent_for_signature', 'policyholder_signed', 'fully_signed')),
@@ -161,7 +166,8 @@ create table app.claim_homes (
   cancelled_at timestamptz,
   updated_at timestamptz not null default clock_timestamp(),
   unique (claim_id, property_id),
-  check (move_out_date > move_in_date)
+  check (move_out_date > move_in_date),
+  foreign key (claim_id, org_id, environment) references app.claims (id, org_id, environment)
 );
 
 select app.enable_tenant_isolation(t)
