@@ -58,6 +58,9 @@ create table app.properties (
 -- external_id is the provider's reference: unique per organisation and environment. Rows without
 -- one never conflict (nulls are distinct), so this index also serves ON CONFLICT upserts.
 create unique index properties_external_id on app.properties (org_id, environment, external_id);
+-- What the home's blocks, bookings and payments reference, so that their org_id is always the home's
+-- owner (their environment is their own: a sandbox hold may sit on a real home).
+create unique index properties_owner_key on app.properties (id, org_id);
 create index properties_portfolio on app.properties (org_id, environment, created_at desc, id desc);
 
 -- The listing-completeness rule of the specification, in its order, as API field names.
@@ -104,7 +107,7 @@ create trigger properties_readiness before insert or update on app.properties
 
 create table app.availability_blocks (
   id uuid primary key default gen_random_uuid(),
-  property_id uuid not null references app.properties (id),
+  property_id uuid not null,
   -- The home's owner; the environment is the block's own, which may differ from the home's
   -- (a sandbox request may hold a real home). Availability of one environment never shows in the other.
   org_id uuid not null references app.organisations (id),
@@ -121,7 +124,8 @@ create table app.availability_blocks (
   -- Holds taken by the service for a lease or booking never overlap one another.
   constraint availability_service_holds_disjoint exclude using gist (
     property_id with =, environment with =, daterange(start_date, end_date, '[]') with &&
-  ) where (source = 'service')
+  ) where (source = 'service'),
+  foreign key (property_id, org_id) references app.properties (id, org_id)
 );
 create index availability_blocks_calendar on app.availability_blocks (property_id, environment, start_date);
 create index availability_blocks_tenant on app.availability_blocks (org_id, environment);
@@ -240,7 +244,7 @@ create table app.bookings (
   id uuid primary key default gen_random_uuid(),
   org_id uuid not null references app.organisations (id),
   environment text not null check (environment in ('live', 'sandbox')),
-  property_id uuid not null references app.properties (id),
+  property_id uuid not null,
   carrier_org_id uuid references app.organisations (id),
   claim_id uuid,
   lease_agreement_id uuid,
@@ -253,7 +257,8 @@ create table app.bookings (
   created_at timestamptz not null default clock_timestamp(),
   updated_at timestamptz not null default clock_timestamp(),
   check (check_out > check_in),
-  check ((booking_status = 'cancelled') = (cancelled_at is not null))
+  check ((booking_status = 'cancelled') = (cancelled_at is not null)),
+  foreign key (property_id, org_id) references app.properties (id, org_id)
 );
 create index bookings_provider on app.bookings (org_id, environment, created_at desc, id desc);
 create index bookings_carrier on app.bookings (carrier_org_id, environment) where carrier_org_id is not null;
@@ -273,7 +278,7 @@ create table app.payments (
   id uuid primary key default gen_random_uuid(),
   org_id uuid not null references app.organisations (id),
   environment text not null check (environment in ('live', 'sandbox')),
-  property_id uuid not null references app.properties (id),
+  property_id uuid not null,
   booking_id uuid references app.bookings (id),
   carrier_org_id uuid references app.organisations (id),
   claim_id uuid,
@@ -291,7 +296,8 @@ create table app.payments (
   paid_at timestamptz,
   failure_reason text,
   created_at timestamptz not null default clock_timestamp(),
-  check ((status = 'failed') = (paid_at is null))
+  check ((status = 'failed') = (paid_at is null)),
+  foreign key (property_id, org_id) references app.properties (id, org_id)
 );
 create index payments_booking on app.payments (booking_id, created_at);
 create index payments_provider on app.payments (org_id, environment, created_at desc);
