@@ -39,6 +39,16 @@ export const config = {
   webhookTimeoutMs: () => intSetting('WEBHOOK_TIMEOUT_MS', 10_000),
   /** How often the local server's dispatcher looks for due deliveries. */
   webhookDispatchIntervalMs: () => intSetting('WEBHOOK_DISPATCH_INTERVAL_MS', 1000),
+  /** Stripe: the platform's secret key, for live charges on landlords' connected accounts. */
+  stripeSecretKey: () => setting('STRIPE_SECRET_KEY', ''),
+  /** Stripe: the signing secret of the Connect webhook endpoint that posts to /payments-webhook. */
+  stripeWebhookSecret: () => setting('STRIPE_WEBHOOK_SECRET', ''),
+  /** Secret that signs pay-page links; unset, each process signs with a random key of its own. */
+  payLinkSecret: () => setting('PAY_LINK_SECRET', ''),
+  /** How long a pay-page link stays valid, in seconds. */
+  payLinkTtlSeconds: () => intSetting('PAY_LINK_TTL_SECONDS', 3600),
+  /** The service's public address ending in /functions/v1; unset, taken from the request. */
+  publicBaseUrl: () => setting('PUBLIC_BASE_URL', ''),
   /** Shared secret of the internal webhook-dispatcher function; unset, the function refuses every call. */
   webhookDispatcherSecret: () => setting('WEBHOOK_DISPATCHER_SECRET', ''),
 };

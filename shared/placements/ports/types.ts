@@ -64,3 +64,79 @@ export interface EmailPort {
 
 /** A callback whose signature does not verify: answered 401 and never acted on. */
 export class CallbackRejected extends Error {}
+
+/**
+ * One charge the payer makes in the pay page: a direct charge on the landlord's own connected
+ * account, the service's fee taken as the platform (application) fee. The service never holds money.
+ */
+export interface CheckoutRequest {
+  /** The landlord's connected account at the processor (acct_...). */
+  connectedAccount: string;
+  amountCents: number;
+  /** ISO currency, lower or upper case. */
+  currency: string;
+  /** The service fee on the rent in the charge (shared/properties/earnings.ts). */
+  applicationFeeCents: number;
+  /** What the payer reads at the processor's checkout. */
+  description: string;
+  /** Where the processor sends the payer back after paying or giving up. */
+  successUrl: string;
+  cancelUrl: string;
+  /** Carried back on every notification about the charge (the service's payment id, placement id, environment). */
+  metadata: Record<string, string>;
+  /** The same key creates the same checkout at most once. */
+  idempotencyKey: string;
+}
+
+export interface RefundRequest {
+  connectedAccount: string;
+  /** The processor's id of the charge's payment (pi_...). */
+  paymentRef: string;
+  amountCents: number;
+  metadata: Record<string, string>;
+  idempotencyKey: string;
+}
+
+/** Where someone at the provider finishes payout setup in a browser. */
+export interface AccountLinkRequest {
+  /** The provider's connected account, or undefined to create one first. */
+  connectedAccount?: string;
+  email?: string;
+  refreshUrl: string;
+  returnUrl: string;
+}
+
+/** A processor notification the service acts on, once its signature is verified. */
+export type ProcessorNotification = { eventId: string; connectedAccount: string | null } & (
+  | {
+      kind: 'payment_succeeded' | 'payment_failed';
+      paymentRef: string;
+      amountCents: number;
+      currency: string;
+      metadata: Record<string, string>;
+      failureMessage?: string;
+    }
+  | { kind: 'refunded'; paymentRef: string; amountRefundedCents: number; metadata: Record<string, string> }
+  | {
+      kind: 'account_updated';
+      chargesEnabled: boolean;
+      payoutsEnabled: boolean;
+      detailsSubmitted: boolean;
+      bankAccountLast4: string | null;
+    }
+);
+
+export interface PaymentsPort {
+  readonly kind: 'live' | 'sandbox';
+  /** Creates a hosted checkout for one charge; the payer is redirected to `url`. */
+  createCheckout(request: CheckoutRequest): Promise<{ providerRef: string; url: string }>;
+  /** Refunds (part of) a charge on the connected account, the application fee refunded with it. */
+  refund(request: RefundRequest): Promise<{ providerRef: string; status: string }>;
+  /** A one-time onboarding link, creating the connected account when there is none yet. */
+  accountLink(request: AccountLinkRequest): Promise<{ connectedAccount: string; url: string }>;
+  /**
+   * Verifies a notification's signature over its raw body and reads it; null when the service does
+   * not act on its type. Throws CallbackRejected when the signature fails.
+   */
+  readNotification(headers: Headers, rawBody: string): Promise<ProcessorNotification | null>;
+}
