@@ -1,6 +1,7 @@
 import { apiGroups } from '../../functions/groups.ts';
 import { app as docs } from '../../functions/docs/app.ts';
 import { app as health } from '../../functions/health/app.ts';
+import { app as pay } from '../../functions/pay/app.ts';
 import { app as webhookDispatcher } from '../../functions/webhook-dispatcher/app.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 
@@ -14,6 +15,8 @@ const functions: Record<string, FetchApp> = {
   docs,
   // Internal: pg_cron's target on Supabase; locally the server's timer dispatches directly.
   'webhook-dispatcher': webhookDispatcher,
+  // The pay-in-app page: HTML for the payer's browser, authorised by its signed link.
+  pay,
   ...Object.fromEntries(apiGroups.map((group) => [group.name, group.app])),
 };
 

@@ -1,0 +1,113 @@
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import type { AppEnv } from '../../shared/http/context.ts';
+import { ApiError } from '../../shared/http/errors.ts';
+import { requestId } from '../../shared/http/middleware/request-id.ts';
+import { errorFields, log } from '../../shared/log.ts';
+import { PayLinkRejected, readPayLink, type PayLink } from '../../shared/placements/pay-link.ts';
+import { payActions } from './actions.ts';
+import { renderPayPage, renderProblemPage, type PayView } from './page.ts';
+
+// The pay-in-app page: a web page, not an API route. The payer opens the `pay_in_app_url` of a
+// placement (GET /pay/<token>), sees what is due now and who is paid, and submits a plain HTML form
+// (POST /pay/<token>). The signed token is the page's only credential (shared/placements/pay-link.ts).
+// Sandbox: the form offers pay and decline and does exactly what the sandbox `payment` helper does.
+// Live: the form creates a checkout on the landlord's own processor account and redirects to it;
+// the processor's notification (functions/payments-webhook) records the outcome.
+
+export interface PaySubmission {
+  /** Sandbox only: the outcome the payer chose. */
+  outcome?: 'succeeded' | 'failed';
+  /** The amount the page showed; a payment is refused when what is due has changed since. */
+  amountCents: number;
+  chargeType: 'initial' | 'rent';
+}
+
+export interface PayActions {
+  /** What the page shows for a verified link; null when the link's placement is not found. */
+  view(link: PayLink): Promise<PayView | null>;
+  /** Pays what is due now: sandbox settles at once; live returns the checkout to redirect to. */
+  pay(link: PayLink, submission: PaySubmission, returnUrl: string): Promise<{ result: 'succeeded' | 'failed' } | { redirect: string }>;
+}
+
+const Submission = z.strictObject({
+  outcome: z.enum(['succeeded', 'failed']).optional(),
+  amount_cents: z.coerce.number().int().nonnegative(),
+  charge_type: z.enum(['initial', 'rent']),
+});
+
+const html = (c: Context<AppEnv>, body: string, status: number) => {
+  c.header('Cache-Control', 'no-store');
+  c.header('Referrer-Policy', 'no-referrer');
+  c.header('X-Frame-Options', 'DENY');
+  c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' https:; base-uri 'none'");
+  return c.html(body, status as 200);
+};
+
+const problems: Record<PayLinkRejected['reason'], [string, string, number]> = {
+  expired: ['This payment link has expired', 'For your safety, payment links stop working after a short time.', 410],
+  invalid: ['This payment link is not valid', 'The link is incomplete, was changed, or was not issued for this service.', 403],
+};
+
+export function createPayApp(actions: PayActions) {
+  const app = new Hono<AppEnv>();
+  app.use('*', requestId());
+
+  async function verified(c: Context<AppEnv>): Promise<PayLink | Response> {
+    try {
+      return await readPayLink(c.req.param('token') ?? '');
+    } catch (error) {
+      if (!(error instanceof PayLinkRejected)) throw error;
+      const [title, text, status] = problems[error.reason];
+      return html(c, renderProblemPage(title, text), status);
+    }
+  }
+
+  const notFound = (c: Context<AppEnv>) =>
+    html(c, renderProblemPage('Nothing to pay here', 'This link does not lead to a placement that can be paid (it may have been cancelled).'), 404);
+
+  app.get('/pay/:token', async (c) => {
+    const link = await verified(c);
+    if (link instanceof Response) return link;
+    const view = await actions.view(link);
+    if (!view) return notFound(c);
+    return html(c, renderPayPage(view, c.req.query('result')), 200);
+  });
+
+  app.post('/pay/:token', async (c) => {
+    const link = await verified(c);
+    if (link instanceof Response) return link;
+    const form = Submission.safeParse(Object.fromEntries(Object.entries(await c.req.parseBody()).filter(([, v]) => typeof v === 'string')));
+    if (!form.success) return html(c, renderProblemPage('The form could not be read', 'Go back to the payment page and press the button again.'), 422);
+    if (link.environment === 'live' && form.data.outcome) {
+      return html(c, renderProblemPage('The form could not be read', 'Choosing an outcome is possible in sandbox only.'), 422);
+    }
+    const returnUrl = new URL(c.req.url);
+    returnUrl.search = '';
+    try {
+      const outcome = await actions.pay(
+        link,
+        { outcome: form.data.outcome ?? (link.environment === 'sandbox' ? 'succeeded' : undefined), amountCents: form.data.amount_cents, chargeType: form.data.charge_type },
+        returnUrl.toString(),
+      );
+      // Post/redirect/get: a reload of the result never pays twice.
+      return c.redirect('redirect' in outcome ? outcome.redirect : `?result=${outcome.result}`, 303);
+    } catch (error) {
+      if (error instanceof ApiError && error.status < 500) {
+        const status = error.status === 404 ? 404 : 409;
+        return html(c, renderProblemPage('Payment not possible', error.message), status);
+      }
+      log.error('pay page failed', { request_id: c.get('requestId'), ...errorFields(error as Error) });
+      return html(c, renderProblemPage('Something went wrong', 'Nothing was charged. Please try again in a few minutes.'), 500);
+    }
+  });
+
+  app.all('*', (c) => html(c, renderProblemPage('Page not found', 'Open the payment link exactly as you received it.'), 404));
+  app.onError((error, c) => {
+    log.error('pay page failed', { request_id: c.get('requestId'), ...errorFields(error) });
+    return html(c, renderProblemPage('Something went wrong', 'Nothing was charged. Please try again in a few minutes.'), 500);
+  });
+  return app;
+}
+
+export const app = createPayApp(payActions);

@@ -1,0 +1,93 @@
+import { decodeJwt, errors, jwtVerify, SignJWT } from 'jose';
+import { config } from '../config.ts';
+import type { Environment } from '../db/tenant.ts';
+
+// The pay-in-app link: a short-lived signed token (HS256) for one placement (a home on a request)
+// in one environment. It is the only credential of the pay page, so it names exactly what it may
+// pay and nothing else. The signing key is derived per environment from PAY_LINK_SECRET, so a
+// sandbox link can never be read as a live one, even with its `env` claim rewritten.
+
+const issuer = 'housing-placement-service';
+const audience = 'pay-in-app';
+
+export interface PayLink {
+  /** The placement (app.claim_homes.id). */
+  placementId: string;
+  /** The carrier organisation that owns the request. */
+  orgId: string;
+  environment: Environment;
+}
+
+/** Why a link is refused: expired (authentic, too old) or invalid (tampered, foreign, malformed). */
+export class PayLinkRejected extends Error {
+  constructor(readonly reason: 'expired' | 'invalid', message: string) {
+    super(message);
+  }
+}
+
+let processSecret: string | undefined;
+const keys = new Map<string, Uint8Array>();
+
+/** The environment's signing key: HMAC-SHA256(PAY_LINK_SECRET, "pay-link:<environment>"). */
+async function keyFor(environment: Environment): Promise<Uint8Array> {
+  // Unset, each process signs with a random secret of its own: links then work only on the process
+  // that issued them (local development); set PAY_LINK_SECRET wherever more than one process serves.
+  const secret = config.payLinkSecret() || (processSecret ??= crypto.randomUUID() + crypto.randomUUID());
+  const cacheKey = `${secret}:${environment}`;
+  const cached = keys.get(cacheKey);
+  if (cached) return cached;
+  const hmac = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const key = new Uint8Array(await crypto.subtle.sign('HMAC', hmac, new TextEncoder().encode(`pay-link:${environment}`)));
+  keys.set(cacheKey, key);
+  return key;
+}
+
+export async function signPayLink(link: PayLink, now = new Date()): Promise<string> {
+  const issuedAt = Math.floor(now.getTime() / 1000);
+  return new SignJWT({ org: link.orgId, env: link.environment })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer(issuer)
+    .setAudience(audience)
+    .setSubject(link.placementId)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + config.payLinkTtlSeconds())
+    .sign(await keyFor(link.environment));
+}
+
+/** Verifies a link and returns what it may pay; throws PayLinkRejected. */
+export async function readPayLink(token: string, now = new Date()): Promise<PayLink> {
+  let environment: unknown;
+  try {
+    environment = decodeJwt(token).env;
+  } catch {
+    throw new PayLinkRejected('invalid', 'This payment link is not valid.');
+  }
+  if (environment !== 'live' && environment !== 'sandbox') throw new PayLinkRejected('invalid', 'This payment link is not valid.');
+  try {
+    const { payload } = await jwtVerify(token, await keyFor(environment), {
+      issuer,
+      audience,
+      algorithms: ['HS256'],
+      currentDate: now,
+      requiredClaims: ['sub', 'exp', 'org', 'env'],
+    });
+    if (typeof payload.sub !== 'string' || typeof payload.org !== 'string') throw new PayLinkRejected('invalid', 'This payment link is not valid.');
+    return { placementId: payload.sub, orgId: payload.org, environment };
+  } catch (error) {
+    if (error instanceof PayLinkRejected) throw error;
+    if (error instanceof errors.JWTExpired) throw new PayLinkRejected('expired', 'This payment link has expired.');
+    throw new PayLinkRejected('invalid', 'This payment link is not valid.');
+  }
+}
+
+/** The pay page's address for a link: <public base>/pay/<token>. */
+export function payPageUrl(baseUrl: string, token: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/pay/${token}`;
+}
+
+/** The service's public base (ending in /functions/v1): PUBLIC_BASE_URL, else the request's own origin. */
+export function publicBaseUrl(requestUrl: string): string {
+  const configured = config.publicBaseUrl();
+  if (configured) return configured.replace(/\/+$/, '');
+  return `${new URL(requestUrl).origin}/functions/v1`;
+}
