@@ -198,9 +198,8 @@ create trigger lease_status_follow after insert or update of status on app.lease
 create trigger claim_homes_touch before update on app.claim_homes for each row execute function app.claims_touch();
 create trigger lease_agreements_touch before update on app.lease_agreements for each row execute function app.claims_touch();
 
--- The holds, bookings and payments of a placement name its contract version.
-alter table app.availability_blocks add constraint availability_blocks_lease
-  foreign key (lease_agreement_id) references app.lease_agreements (id);
+-- The bookings and payments of a placement name its contract version. (Calendar holds name it too,
+-- by id: app.take_hold is also the provider side's calendar primitive and stays usable on its own.)
 alter table app.bookings add constraint bookings_lease
   foreign key (lease_agreement_id) references app.lease_agreements (id);
 alter table app.bookings add constraint bookings_claim foreign key (claim_id) references app.claims (id);

@@ -75,11 +75,14 @@ export async function findPlacement(tx: Tx, claimId: string, propertyId: string,
   return row ?? null;
 }
 
-/** The placement, locked, or 409 not_on_request (never put on the request with POST options). */
-export async function placementOnRequest(tx: Tx, claimId: string, propertyId: string): Promise<PlacementRow> {
+/**
+ * The placement, locked, or not_on_request (never put on the request with POST options): 409 on
+ * dates, signer and the helpers, as the specification gives it for POST dates; cancel-booking answers 404.
+ */
+export async function placementOnRequest(tx: Tx, claimId: string, propertyId: string, status: 404 | 409 = 409): Promise<PlacementRow> {
   const row = await findPlacement(tx, claimId, propertyId, { lock: true });
   if (!row || row.option_status === 'cancelled') {
-    throw new ApiError('not_on_request', 'This home is not on the request: put it there with POST /claims/{reference}/options first.', 'property_id');
+    throw new ApiError('not_on_request', 'This home is not on the request: put it there with POST /claims/{reference}/options first.', 'property_id', {}, status);
   }
   return row;
 }
