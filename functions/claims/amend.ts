@@ -47,13 +47,13 @@ export interface PlacementInProgress {
   homes: { property_id: string; status: string; move_in_date: string | null }[];
 }
 
-/** Homes on the request with dates or a lease under way, not cancelled: the placements in flight. */
+/** Homes on the request with a live contract version, not cancelled: the placements in flight. */
 async function placementInProgress(tx: Tx, claim: ClaimRow): Promise<PlacementInProgress | undefined> {
   const homes = await tx<PlacementInProgress['homes']>`
-    select property_id, coalesce(lease_status, option_status, 'dates_set') as status, move_in_date
-      from app.claim_homes
-     where claim_id = ${claim.id} and cancelled_at is null and (lease_status is not null or move_in_date is not null)
-     order by added_at, id`;
+    select h.property_id, l.status, l.move_in_date
+      from app.claim_homes h join app.lease_agreements l on l.id = h.current_lease_id
+     where h.claim_id = ${claim.id} and h.option_status <> 'cancelled' and l.status not in ('superseded', 'withdrawn')
+     order by h.added_at, h.id`;
   if (homes.length === 0) return undefined;
   return {
     note:

@@ -1,6 +1,7 @@
 import { createFunctionApp } from '../../shared/http/app.ts';
 import { createRoutes } from '../../shared/http/routes.ts';
 import { documentRoutes } from './routes/documents.ts';
+import { placementRoutes } from './routes/placement.ts';
 import { requestRoutes } from './routes/requests.ts';
 import { sourcingRoutes } from './routes/sourcing.ts';
 import { timelineRoutes } from './routes/timeline.ts';
@@ -11,6 +12,7 @@ export const routes = createRoutes()
   .route('/', requestRoutes)
   .route('/', sourcingRoutes)
   .route('/', documentRoutes)
-  .route('/', timelineRoutes);
+  .route('/', timelineRoutes)
+  .route('/', placementRoutes);
 
 export const app = createFunctionApp('claims', routes);

@@ -16,6 +16,7 @@ type Payer = (typeof payers)[number];
 export interface ClaimRow {
   id: string;
   claim_ref: string;
+  environment: 'live' | 'sandbox';
   external_id: string | null;
   external_reference: string | null;
   status_primary: RequestStatus;

@@ -2,11 +2,13 @@ import { createFunctionApp } from '../../shared/http/app.ts';
 import { createRoutes } from '../../shared/http/routes.ts';
 import { sandboxOnly } from './guard.ts';
 import { payoutRoutes } from './payouts.ts';
+import { counterpartRoutes } from './counterparts.ts';
 
 // Sandbox counterpart helpers (operating contract §3): one module per counterpart, each mounted
 // here behind the sandbox-only check, which runs before each route's scope check and validation.
 export const routes = createRoutes();
 routes.use('*', sandboxOnly());
 routes.route('/', payoutRoutes);
+routes.route('/', counterpartRoutes);
 
 export const app = createFunctionApp('sandbox', routes);

@@ -8,10 +8,13 @@ import { config } from '../../shared/config.ts';
 import { sha256Hex } from '../../shared/keys.ts';
 import { log } from '../../shared/log.ts';
 import { dispatchDue } from '../../shared/webhooks/dispatcher.ts';
+import { runDueJobs } from '../../shared/jobs/runner.ts';
+import { jobRegistry } from '../../shared/jobs/registry.ts';
 
 // Internal function, not part of the public API: pg_cron calls it through pg_net every few seconds
 // on Supabase (see the webhooks migration) with `Authorization: Bearer <WEBHOOK_DISPATCHER_SECRET>`.
-// Each call delivers what is due for up to `budgetMs`; overlapping calls share the queue safely.
+// Each call delivers what is due for up to `budgetMs` and runs the durable jobs that are due (sending
+// contracts and emails); overlapping calls share both queues safely.
 
 /** Claiming stops after this long, leaving room for deliveries in flight before the next tick. */
 const budgetMs = 8_000;
@@ -25,7 +28,7 @@ async function sameSecret(given: string, expected: string): Promise<boolean> {
 }
 
 /** The function's app; `dispatch` is the dispatcher it runs (replaceable in tests). */
-export function createDispatcherApp(dispatch: typeof dispatchDue = dispatchDue) {
+export function createDispatcherApp(dispatch: typeof dispatchDue = dispatchDue, runJobs: typeof runDueJobs = runDueJobs) {
   const app = new Hono<AppEnv>();
   app.use('*', requestId());
   app.post('/webhook-dispatcher', async (c) => {
@@ -34,9 +37,9 @@ export function createDispatcherApp(dispatch: typeof dispatchDue = dispatchDue) 
     if (!expected || !(await sameSecret(given, expected))) {
       throw new ApiError('invalid_key', 'This internal function needs the dispatcher secret (WEBHOOK_DISPATCHER_SECRET).');
     }
-    const report = await dispatch({ budgetMs });
-    log.info('webhook dispatch', { request_id: c.get('requestId'), ...report });
-    return c.json(single(report), 200);
+    const [report, jobs] = await Promise.all([dispatch({ budgetMs }), runJobs({ registry: jobRegistry, budgetMs })]);
+    log.info('webhook dispatch', { request_id: c.get('requestId'), ...report, jobs });
+    return c.json(single({ ...report, jobs }), 200);
   });
   app.all('*', () => {
     throw new ApiError('not_found', 'The webhook dispatcher answers POST /functions/v1/webhook-dispatcher only.');

@@ -4,6 +4,7 @@ import { generateApiKey, keyPrefix, sha256Hex } from '../../shared/keys.ts';
 import { scopesOfSide } from '../../shared/http/scopes.ts';
 import type { Environment, Side } from '../../shared/db/tenant.ts';
 import { coordinatorCommands } from './coordinators.ts';
+import { placementCommands } from './placements.ts';
 
 // Operator console commands (CONTRACT §2). Each takes parsed `--name value` options and returns
 // the one JSON object the command prints. Staff code: it runs as the database owner, not the API role.
@@ -106,6 +107,7 @@ export const commands: Record<string, Command> = {
     },
   },
   ...coordinatorCommands,
+  ...placementCommands,
 };
 
 /** Splits argv into the command words and `--name value` options. */

@@ -4,6 +4,8 @@ import { config } from '../../shared/config.ts';
 import { log, errorFields } from '../../shared/log.ts';
 import { dispatchDue, type DispatchOptions } from '../../shared/webhooks/dispatcher.ts';
 import { purgeExpiredEvents } from '../../shared/webhooks/retention.ts';
+import { runDueJobs } from '../../shared/jobs/runner.ts';
+import { jobRegistry } from '../../shared/jobs/registry.ts';
 
 export type StopJob = () => Promise<void>;
 
@@ -47,6 +49,17 @@ export function startWebhookDispatch(options: Pick<DispatchOptions, 'organisatio
   });
 }
 
+/**
+ * The durable jobs (sending contracts and emails) on the same ticker as webhook delivery:
+ * each run drains what is due; on stop it claims nothing more.
+ */
+export function startJobRunner(options: { organisations?: string[] } = {}): StopJob {
+  return every('jobs', config.webhookDispatchIntervalMs(), async (stop) => {
+    const report = await runDueJobs({ registry: jobRegistry, signal: stop, ...options });
+    return report.claimed > 0 ? { ...report } : undefined;
+  });
+}
+
 /** Events past their 90 days are purged hourly. */
 function startEventRetention(): StopJob {
   return every('event retention', hour, async () => ({ deleted: await purgeExpiredEvents() }));
@@ -54,7 +67,7 @@ function startEventRetention(): StopJob {
 
 /** Starts every background job; returns a function that stops them all. */
 export function startBackgroundJobs(): StopJob {
-  const stops = [startWebhookDispatch(), startEventRetention()];
+  const stops = [startWebhookDispatch(), startJobRunner(), startEventRetention()];
   return async () => {
     await Promise.all(stops.map((stop) => stop()));
   };

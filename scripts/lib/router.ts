@@ -3,6 +3,7 @@ import { app as docs } from '../../functions/docs/app.ts';
 import { app as health } from '../../functions/health/app.ts';
 import { app as pay } from '../../functions/pay/app.ts';
 import { app as webhookDispatcher } from '../../functions/webhook-dispatcher/app.ts';
+import { app as esignCallback } from '../../functions/esign-callback/app.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 
 // The local stand-in for Supabase's functions gateway: `/functions/v1/<name>/...` is handed to the
@@ -15,6 +16,8 @@ const functions: Record<string, FetchApp> = {
   docs,
   // Internal: pg_cron's target on Supabase; locally the server's timer dispatches directly.
   'webhook-dispatcher': webhookDispatcher,
+  // Internal: the live e-signature provider's callbacks (verified by the adapter, no API key).
+  'esign-callback': esignCallback,
   // The pay-in-app page: HTML for the payer's browser, authorised by its signed link.
   pay,
   ...Object.fromEntries(apiGroups.map((group) => [group.name, group.app])),

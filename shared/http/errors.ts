@@ -35,6 +35,14 @@ export const errorCodes = {
   unknown_event: 422,
   unsupported_type: 415,
   file_too_large: 413,
+  // Placement: a call that does not fit the placement's state (sandbox helpers, proposals).
+  option_not_open: 409,
+  lease_not_signable: 409,
+  proposal_pending: 409,
+  no_proposal: 409,
+  already_placed: 409,
+  no_refund_request: 409,
+  invalid_signature: 401,
   rate_limited: 429,
   server_error: 500,
 } as const;

@@ -207,15 +207,15 @@ describe('PATCH /claims/{reference}', () => {
     const placing = await insertHome(providerOrg, { latitude: elsewhere.lat, longitude: elsewhere.lng });
     const offered = await insertHome(providerOrg, { latitude: elsewhere.lat, longitude: elsewhere.lng });
     const cancelled = await insertHome(providerOrg, { latitude: elsewhere.lat, longitude: elsewhere.lng });
-    await ownerSql()`
-      insert into app.claim_homes (org_id, environment, claim_id, property_id, option_status, lease_status, move_in_date, move_out_date, cancelled_at)
-      values (${c.orgId}, 'live', ${made.id}, ${placing}, 'approved', 'sent_for_signature', ${inDays(30)}, ${inDays(120)}, null),
-             (${c.orgId}, 'live', ${made.id}, ${offered}, 'sent', null, null, null, null),
-             (${c.orgId}, 'live', ${made.id}, ${cancelled}, 'approved', 'awaiting_lease', ${inDays(30)}, ${inDays(90)}, now())`;
-    // The service's calendar hold for the lease under way.
-    await ownerSql()`
-      insert into app.availability_blocks (property_id, org_id, environment, start_date, end_date, source, lease_agreement_id, reason)
-      values (${placing}, ${providerOrg}, 'live', ${inDays(30)}, ${inDays(120)}, 'service', ${crypto.randomUUID()}, 'lease')`;
+    // Placed with dates (the lease under way holds the calendar), only offered, and placed then cancelled.
+    await ownerSql()`insert into app.carrier_billing_accounts (org_id, account_ref) values (${c.orgId}, 'acct-test')`;
+    await c.liveApi.patch(`/claims/${made.id}`, { household_email: 'family@example.com', adjuster_email: 'adjuster@example.com' });
+    for (const home of [placing, cancelled]) {
+      expect((await c.liveApi.post(`/claims/${made.id}/options`, { property_id: home, action: 'place', approve_budget: true })).status).toBe(200);
+      expect((await c.liveApi.post(`/claims/${made.id}/dates`, { property_id: home, move_in: inDays(30), move_out: inDays(120) })).status).toBe(200);
+    }
+    expect((await c.liveApi.post(`/claims/${made.id}/options`, { property_id: offered, action: 'send', approve_budget: true })).status).toBe(200);
+    await ownerSql()`update app.claim_homes set option_status = 'cancelled', cancelled_at = now() where property_id = ${cancelled}`;
     const holds = () => ownerSql()`select start_date, end_date, source from app.availability_blocks where property_id = ${placing}`;
     const holdsBefore = await holds();
     const res = await c.liveApi.patch(`/claims/${made.id}`, { bedrooms: 4, target_move_in: inDays(45), max_budget: 1000 });
@@ -223,10 +223,10 @@ describe('PATCH /claims/{reference}', () => {
     expect(res.body.data.bedrooms).toBe(4);
     expect(res.body.placement_in_progress).toEqual({
       note: expect.stringContaining('cancel'),
-      homes: [{ property_id: placing, status: 'sent_for_signature', move_in_date: inDays(30) }],
+      homes: [{ property_id: placing, status: 'awaiting_lease', move_in_date: inDays(30) }],
     });
     const [home] = await ownerSql()`select lease_status, move_in_date from app.claim_homes where property_id = ${placing}`;
-    expect(home).toEqual({ lease_status: 'sent_for_signature', move_in_date: inDays(30) });
+    expect(home).toEqual({ lease_status: 'awaiting_lease', move_in_date: inDays(30) });
     expect(await holds()).toEqual(holdsBefore);
     expect(holdsBefore).toHaveLength(1);
   });

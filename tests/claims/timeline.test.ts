@@ -33,14 +33,14 @@ describe('GET /claims/{reference}/timeline', () => {
     await ownerSql()`update app.claims set created_at = now() - interval '10 days 1 hour' where id = ${made.id}`;
     await ownerSql()`
       insert into app.claim_homes (org_id, environment, claim_id, property_id, option_status, added_at)
-      values (${c.orgId}, 'live', ${made.id}, ${home}, 'added', now() - interval '3 days')`;
+      values (${c.orgId}, 'live', ${made.id}, ${home}, 'sent', now() - interval '3 days')`;
 
     const res = await c.liveApi.get(`/claims/${made.id}/timeline`);
     expect(res.body.days_open).toBe(10);
     expect(res.body.count).toBe(3);
     expect(res.body.data.map((e: any) => e.type)).toEqual(['request.opened', 'home.added', 'document.added']);
     expect(res.body.data[1]).toEqual({
-      at: expect.any(String), type: 'home.added', summary: 'Home put on the request.', property_id: home, detail: { option_status: 'added' },
+      at: expect.any(String), type: 'home.added', summary: 'Home put on the request.', property_id: home, detail: { option_status: 'sent' },
     });
     expect(res.body.data[2]).toEqual({
       at: document.created_at, type: 'document.added', summary: 'Document "policy.pdf" (policy) added through the API.',

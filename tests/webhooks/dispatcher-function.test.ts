@@ -6,16 +6,24 @@ import { createDispatcherApp } from '../../functions/webhook-dispatcher/app.ts';
 import type { DispatchOptions, DispatchReport } from '../../shared/webhooks/dispatcher.ts';
 
 const report: DispatchReport = { claimed: 3, succeeded: 2, failed: 1, claims: 2, claim_ms_total: 1.5, claim_ms_max: 1, duration_ms: 40 };
+const jobs = { claimed: 1, succeeded: 1, failed: 0 };
 
 function withRecordedRuns() {
   const runs: DispatchOptions[] = [];
-  const app = createDispatcherApp(async (options = {}) => {
-    runs.push(options);
-    return report;
-  });
+  const jobRuns: { budgetMs?: number }[] = [];
+  const app = createDispatcherApp(
+    async (options = {}) => {
+      runs.push(options);
+      return report;
+    },
+    async (options) => {
+      jobRuns.push({ budgetMs: options.budgetMs });
+      return jobs;
+    },
+  );
   const post = (authorization?: string) =>
     app.request('/webhook-dispatcher', { method: 'POST', headers: authorization ? { authorization } : {} });
-  return { runs, post };
+  return { runs, jobRuns, post };
 }
 
 afterEach(() => {
@@ -25,11 +33,12 @@ afterEach(() => {
 describe('webhook-dispatcher function', () => {
   it('runs a time-boxed dispatch for the holder of the secret and reports it', async () => {
     process.env.WEBHOOK_DISPATCHER_SECRET = 'cron-secret-123';
-    const { runs, post } = withRecordedRuns();
+    const { runs, jobRuns, post } = withRecordedRuns();
     const res = await post('Bearer cron-secret-123');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ data: report });
+    expect(await res.json()).toEqual({ data: { ...report, jobs } });
     expect(runs).toEqual([{ budgetMs: expect.any(Number) }]);
+    expect(jobRuns).toEqual([{ budgetMs: expect.any(Number) }]);
   });
 
   it('refuses a wrong or missing secret without dispatching', async () => {

@@ -1,0 +1,143 @@
+import type { Tx } from '../../../shared/db/client.ts';
+import { ApiError } from '../../../shared/http/errors.ts';
+import { emit } from '../../../shared/events/outbox.ts';
+import { moveStatus } from '../../../shared/claims/lifecycle.ts';
+import { moveLease, lockLease } from '../../../shared/placements/lease.ts';
+import { offerMove, type OfferEvent } from '../../../shared/placements/states.ts';
+import { checkStay } from '../../../shared/placements/stay.ts';
+import { findClaim, type ClaimRow } from '../repository.ts';
+import { withTenant, type Tenant } from '../../../shared/db/tenant.ts';
+import { placementHome } from './read.ts';
+import {
+  currentLease, moveOffer, otherHomesInPlay, placementOnRequest, recordResponse, updatePlacement, type PlacementRow,
+} from './repository.ts';
+
+// The household's and the landlord's answers. In live they arrive from their own channels and the
+// e-signature provider's callbacks; in sandbox from the counterpart helpers. Both call these
+// commands, inside the tenant transaction of the request, with the placement locked: the same
+// state moves, timeline rows, events and status changes either way. An answer that does not fit the
+// state is 409 with a code saying why.
+
+export type HouseholdAnswer =
+  | { action: 'save' }
+  | { action: 'decline'; reason: string }
+  | { action: 'apply' }
+  | { action: 'propose_dates'; move_in: string; move_out: string }
+  | { action: 'sign' };
+
+export type LandlordAnswer = { action: 'approve_application' | 'sign' | 'approve_refund' | 'decline_refund' };
+
+const onHome = (claim: ClaimRow, placement: PlacementRow) => ({
+  request_id: claim.id,
+  reference: claim.claim_ref,
+  external_id: claim.external_id,
+  property_id: placement.property_id,
+});
+
+async function moveOfferOr409(tx: Tx, placement: PlacementRow, event: OfferEvent, columns: Record<string, unknown>): Promise<PlacementRow> {
+  const to = offerMove(event, placement);
+  const row = to ? await moveOffer(tx, placement.id, event, { ...to, ...columns }) : null;
+  if (!row) {
+    throw new ApiError('option_not_open', `Cannot ${event.replace('_', ' ')} now: the home is ${placement.option_status} (application ${placement.application_status}).`);
+  }
+  return row;
+}
+
+/** The first signature (household or named signer), or the landlord's countersignature. */
+export async function sign(tx: Tx, claim: ClaimRow, placement: PlacementRow, by: 'tenant' | 'landlord'): Promise<void> {
+  const lease = await currentLease(tx, placement);
+  if (!lease) throw new ApiError('lease_not_signable', 'No lease yet: the caller sets the dates first.');
+  if (by === 'tenant' && placement.proposed_at) {
+    throw new ApiError('proposal_pending', 'The household proposed other dates; the placement waits until the caller answers.');
+  }
+  await lockLease(tx, lease.id);
+  const moved = by === 'tenant'
+    ? await moveLease(tx, lease.id, 'first_signed', { policyholder_signed_at: 'now' })
+    : await moveLease(tx, lease.id, 'countersigned', { owner_signed_at: 'now' });
+  if (!moved) {
+    const expected = by === 'tenant' ? 'sent_for_signature' : 'policyholder_signed';
+    throw new ApiError('lease_not_signable', `The lease is ${lease.status}; the ${by === 'tenant' ? 'first signature' : 'countersignature'} needs ${expected}.`);
+  }
+  if (by === 'tenant') {
+    await emit(tx, 'lease.first_signed', { ...onHome(claim, placement), lease_id: moved.id, signed_at: moved.policyholder_signed_at!.toISOString() });
+  } else {
+    await emit(tx, 'lease.signed', { ...onHome(claim, placement), lease_id: moved.id, signed_at: moved.owner_signed_at!.toISOString() });
+    await moveStatus(tx, [claim.id], 'lease_signed');
+  }
+}
+
+export async function householdAnswers(tx: Tx, claim: ClaimRow, placement: PlacementRow, answer: HouseholdAnswer): Promise<void> {
+  switch (answer.action) {
+    case 'save': {
+      await moveOfferOr409(tx, placement, 'save', { recipient_response: 'saved' });
+      await recordResponse(tx, placement.id, 'save');
+      await emit(tx, 'option.saved', onHome(claim, placement));
+      return;
+    }
+    case 'decline': {
+      await moveOfferOr409(tx, placement, 'decline', { recipient_response: 'rejected', decline_reason: answer.reason, proposed_move_in: null, proposed_move_out: null, proposed_at: null });
+      await recordResponse(tx, placement.id, 'decline', { reason: answer.reason });
+      await emit(tx, 'option.declined', { ...onHome(claim, placement), reason: answer.reason });
+      // The placement stops; with no other home in play the request is back to its options.
+      if (!(await otherHomesInPlay(tx, claim.id, placement.id))) await moveStatus(tx, [claim.id], 'housing_options_found');
+      return;
+    }
+    case 'apply': {
+      await moveOfferOr409(tx, placement, 'apply', { applied_at: new Date() });
+      await recordResponse(tx, placement.id, 'apply');
+      await moveStatus(tx, [claim.id], 'landlord_approval');
+      return;
+    }
+    case 'propose_dates': {
+      checkStay(answer.move_in, answer.move_out);
+      if (placement.option_status === 'declined' || placement.option_status === 'cancelled') {
+        throw new ApiError('option_not_open', `Cannot propose dates: the home is ${placement.option_status}.`);
+      }
+      if ((await currentLease(tx, placement))?.status === 'fully_signed') {
+        throw new ApiError('already_signed', 'The lease is fully signed; the dates can no longer be changed this way.');
+      }
+      await updatePlacement(tx, placement.id, { proposed_move_in: answer.move_in, proposed_move_out: answer.move_out, proposed_at: new Date() });
+      await recordResponse(tx, placement.id, 'propose_dates', { move_in: answer.move_in, move_out: answer.move_out });
+      await emit(tx, 'dates.proposed', { ...onHome(claim, placement), move_in: answer.move_in, move_out: answer.move_out });
+      await moveStatus(tx, [claim.id], 'awaiting_approval');
+      return;
+    }
+    case 'sign':
+      return sign(tx, claim, placement, 'tenant');
+  }
+}
+
+export async function landlordAnswers(tx: Tx, claim: ClaimRow, placement: PlacementRow, answer: LandlordAnswer): Promise<void> {
+  switch (answer.action) {
+    case 'approve_application': {
+      const now = new Date();
+      await moveOfferOr409(tx, placement, 'approve_application', { application_approved_at: now, committed_at: now }).catch((error) => {
+        if (error instanceof ApiError && error.code === 'could_not_place') {
+          throw new ApiError('already_placed', 'The home was placed on another request meanwhile; the application cannot be approved.');
+        }
+        throw error;
+      });
+      return;
+    }
+    case 'sign':
+      return sign(tx, claim, placement, 'landlord');
+    case 'approve_refund':
+    case 'decline_refund':
+      throw new ApiError('no_refund_request', 'No refund request is open on this home.');
+  }
+}
+
+/** Runs an answer in the request's tenant transaction and returns the home as it now stands. */
+export async function answer(
+  tenant: Tenant,
+  reference: string,
+  propertyId: string,
+  act: (tx: Tx, claim: ClaimRow, placement: PlacementRow) => Promise<void>,
+) {
+  return withTenant(tenant, async (tx) => {
+    const claim = await findClaim(tx, reference, { lock: true });
+    const placement = await placementOnRequest(tx, claim.id, propertyId);
+    await act(tx, claim, placement);
+    return placementHome(tx, claim.id, placement.property_id);
+  });
+}

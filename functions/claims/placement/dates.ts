@@ -1,0 +1,106 @@
+import { withTenant } from '../../../shared/db/tenant.ts';
+import type { Caller } from '../../../shared/http/context.ts';
+import { ApiError } from '../../../shared/http/errors.ts';
+import { checkStay } from '../../../shared/placements/stay.ts';
+import type { LeaseRow } from '../../../shared/placements/lease.ts';
+import { findClaim } from '../repository.ts';
+import type { DatesInput, SignerInput } from '../schemas.ts';
+import { assertNotSigned, issueContract } from './contract.ts';
+import { currentLease, placementOnRequest, resolveProposals, updatePlacement, type PlacementRow } from './repository.ts';
+
+// POST dates, POST dates/approve-proposal and POST signer: each locks the request and the placement,
+// checks the placement's state and issues a new contract version (./contract.ts).
+
+const leaseCreated = (lease: LeaseRow) => ({
+  id: lease.id,
+  move_in_date: lease.move_in_date,
+  move_out_date: lease.move_out_date,
+  status: lease.status,
+});
+
+/** Dates may be set once the home is approved to lease: placed, or the household's application approved. */
+function assertReadyForDates(placement: PlacementRow): void {
+  if (placement.option_status === 'declined') {
+    throw new ApiError('could_not_set_dates', 'The household declined this home.', 'property_id');
+  }
+  if (placement.application_status !== 'approved_to_lease') {
+    throw new ApiError('could_not_set_dates', placement.application_status === 'applied'
+      ? 'The landlord has not approved the household’s application yet.'
+      : 'The household has not applied for this home yet (or place it with POST options, action place).', 'property_id');
+  }
+}
+
+export async function setDates(caller: Caller, reference: string, body: DatesInput) {
+  checkStay(body.move_in, body.move_out);
+  return withTenant(caller, async (tx) => {
+    const claim = await findClaim(tx, reference, { lock: true });
+    const placement = await placementOnRequest(tx, claim.id, body.property_id);
+    const lease = await currentLease(tx, placement);
+    assertNotSigned(lease);
+    assertReadyForDates(placement);
+    // The same dates again (a retry) rewrite nothing: the live version is the answer.
+    if (lease && lease.move_in_date === body.move_in && lease.move_out_date === body.move_out && !placement.proposed_at) {
+      return leaseCreated(lease);
+    }
+    const issued = await issueContract(tx, claim, placement, {
+      moveIn: body.move_in,
+      moveOut: body.move_out,
+      signerName: placement.signer_name,
+      signerEmail: placement.signer_email,
+      issuedBy: 'dates',
+    });
+    if (placement.proposed_at) {
+      await resolveProposals(tx, placement.id, 'replaced');
+      await updatePlacement(tx, placement.id, { proposed_move_in: null, proposed_move_out: null, proposed_at: null });
+    }
+    return leaseCreated(issued);
+  });
+}
+
+export async function approveProposal(caller: Caller, reference: string, propertyId: string) {
+  return withTenant(caller, async (tx) => {
+    const claim = await findClaim(tx, reference, { lock: true });
+    const placement = await placementOnRequest(tx, claim.id, propertyId);
+    assertNotSigned(await currentLease(tx, placement));
+    if (!placement.proposed_move_in || !placement.proposed_move_out) {
+      throw new ApiError('no_proposal', 'The household has not proposed other dates for this home.', 'property_id');
+    }
+    assertReadyForDates(placement);
+    checkStay(placement.proposed_move_in, placement.proposed_move_out);
+    const issued = await issueContract(tx, claim, placement, {
+      moveIn: placement.proposed_move_in,
+      moveOut: placement.proposed_move_out,
+      signerName: placement.signer_name,
+      signerEmail: placement.signer_email,
+      issuedBy: 'approve_proposal',
+    });
+    await resolveProposals(tx, placement.id, 'approved');
+    await updatePlacement(tx, placement.id, { proposed_move_in: null, proposed_move_out: null, proposed_at: null });
+    return leaseCreated(issued);
+  });
+}
+
+export async function changeSigner(caller: Caller, reference: string, body: SignerInput) {
+  return withTenant(caller, async (tx) => {
+    const claim = await findClaim(tx, reference, { lock: true });
+    const placement = await placementOnRequest(tx, claim.id, body.property_id);
+    const lease = await currentLease(tx, placement);
+    assertNotSigned(lease);
+    const signer = { signer_name: body.signer_email ? body.signer_name ?? null : null, signer_email: body.signer_email ?? null };
+    await updatePlacement(tx, placement.id, signer);
+    const issued = lease
+      ? await issueContract(tx, claim, placement, {
+          moveIn: lease.move_in_date,
+          moveOut: lease.move_out_date,
+          signerName: signer.signer_name,
+          signerEmail: signer.signer_email,
+          issuedBy: 'signer',
+        })
+      : null;
+    return {
+      property_id: placement.property_id,
+      signer: signer.signer_name ? { name: signer.signer_name, email: signer.signer_email } : null,
+      lease: issued ? leaseCreated(issued) : null,
+    };
+  });
+}

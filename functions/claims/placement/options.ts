@@ -1,0 +1,100 @@
+import { withTenant } from '../../../shared/db/tenant.ts';
+import type { Caller } from '../../../shared/http/context.ts';
+import { ApiError } from '../../../shared/http/errors.ts';
+import { moveStatus } from '../../../shared/claims/lifecycle.ts';
+import { enqueue } from '../../../shared/jobs/queue.ts';
+import { offerMove } from '../../../shared/placements/states.ts';
+import { findClaim } from '../repository.ts';
+import type { OptionInput } from '../schemas.ts';
+import { approveBudget } from './budget.ts';
+import { findPlacement, hasBillingAccount, homeForRequest, insertPlacement, moveOffer, readApproval, reopenPlacement } from './repository.ts';
+
+// POST /claims/{reference}/options: put a home on the request and send it to the household (send)
+// or place it on their behalf (place). Tenant transaction; the request and the placement row are
+// locked; the offer moves by the transition table; one commitment per home across every request is
+// enforced by a unique index (two requests racing to place one home: one wins, the other gets
+// could_not_place and writes nothing). Safe to retry: the same row is rewritten.
+
+export async function putOption(caller: Caller, reference: string, body: OptionInput) {
+  return withTenant(caller, async (tx) => {
+    const claim = await findClaim(tx, reference, { lock: true });
+    const home = await homeForRequest(tx, claim.id, body.property_id);
+    if (!(await hasBillingAccount(tx))) {
+      throw new ApiError('no_billing_account', 'This organisation is not linked to a carrier billing account; ask the service to link one before placing live.');
+    }
+    const approval = await readApproval(tx, claim.id, home.id);
+    if (!approval?.approved) {
+      if (body.approve_budget !== true) {
+        throw new ApiError('budget_not_approved', 'Approve the budget first (POST .../options/{propertyId}/budget with approved: true), or send approve_budget: true.');
+      }
+      await approveBudget(tx, claim, home, true);
+    }
+    if (!home.charges_enabled) {
+      throw new ApiError('could_not_place', "The home's provider cannot take charges yet (payout account not set up); no family can be placed there.", 'property_id');
+    }
+    if (body.action === 'send' && !claim.household_email) {
+      throw new ApiError('could_not_place', 'send emails the household: the request has no household_email (add it with PATCH /claims/{reference}), or use place.', 'action');
+    }
+
+    const existing = await findPlacement(tx, claim.id, home.id, { lock: true });
+    const from = existing && existing.option_status !== 'cancelled' ? existing : null;
+    const to = offerMove(body.action, from);
+    if (!to) {
+      const why = from?.option_status === 'declined'
+        ? 'the household declined this home'
+        : `the home is ${from?.option_status} (${from?.application_status}) on this request`;
+      throw new ApiError('could_not_place', `Cannot ${body.action} this home: ${why}.`, 'property_id');
+    }
+    const now = new Date();
+    const columns: Record<string, unknown> = {
+      ...to,
+      adjuster_placed_at: now,
+      ...(body.action === 'send'
+        ? { offered_at: existing?.offered_at ?? now }
+        : {
+            placed_without_recipient: true,
+            committed_at: existing?.committed_at ?? now,
+            // The signer named at placing; once a contract exists, POST signer changes it.
+            ...(existing?.current_lease_id ? {} : { signer_name: body.signer_name ?? null, signer_email: body.signer_email ?? null }),
+          }),
+    };
+    const row = existing
+      ? existing.option_status === 'cancelled'
+        ? await reopenPlacement(tx, existing.id, columns)
+        : await moveOffer(tx, existing.id, body.action, columns)
+      : await insertPlacement(tx, caller, claim.id, home.id, columns);
+    if (!row) throw new ApiError('could_not_place', 'The home changed state meanwhile; read the placement and try again.', 'property_id');
+
+    const firstTime = !existing || existing.option_status !== to.option_status;
+    if (body.action === 'send') {
+      if (firstTime) {
+        await enqueue(tx, 'send_email', {
+          to: [claim.household_email],
+          subject: `A home for you: ${home.name ?? home.address}`,
+          text: `Your insurer found a home for you: ${home.name ?? ''} ${home.address}, ${home.city}, ${home.state}. Sign in to save it, apply or propose other dates (request ${claim.claim_ref}).`,
+          topic: 'home.offered',
+        }, { dedupeKey: `home.offered:${row.id}:${row.offered_at?.toISOString()}` });
+      }
+      await moveStatus(tx, [claim.id], 'options_sent');
+    } else {
+      if (firstTime) {
+        const landlord = home.owner_contact_email ?? (caller.environment === 'sandbox' ? 'landlord@sandbox.invalid' : null);
+        await enqueue(tx, 'send_email', {
+          to: landlord ? [landlord] : [],
+          subject: `Your home ${home.name ?? home.address} was placed (${claim.claim_ref})`,
+          text: `A displaced household was placed in ${home.name ?? home.address}. The lease goes out for signature once the dates are set.`,
+          topic: 'home.placed',
+        }, { dedupeKey: `home.placed:${row.id}:${row.committed_at?.toISOString()}` });
+      }
+      await moveStatus(tx, [claim.id], 'landlord_approval');
+    }
+    return {
+      request_id: claim.id,
+      property_id: home.id,
+      option_status: row.option_status,
+      application_status: row.application_status,
+      budget_approved: true,
+      adjuster_placed_at: row.adjuster_placed_at!.toISOString(),
+    };
+  });
+}

@@ -1,0 +1,276 @@
+import type { Tx } from '../../../shared/db/client.ts';
+import type { Tenant } from '../../../shared/db/tenant.ts';
+import { isUuid } from '../../../shared/ids.ts';
+import { ApiError, notFound } from '../../../shared/http/errors.ts';
+import type { PricedHome } from '../../../shared/placements/pricing.ts';
+import type { LeaseRow } from '../../../shared/placements/lease.ts';
+import type { ApplicationStatus, OfferEvent, OptionStatus } from '../../../shared/placements/states.ts';
+import { offerGuard } from '../../../shared/placements/states.ts';
+
+// The placement's SQL: homes on a request (app.claim_homes), budget approvals, household answers,
+// contract versions and calendar holds. Everything runs inside withTenant: row-level security keeps
+// it to the caller's organisation and environment; the provider's home is read through
+// app.home_for_request, which answers only for the tenant's own request.
+
+export interface PlacementRow {
+  id: string;
+  claim_id: string;
+  property_id: string;
+  option_status: OptionStatus;
+  application_status: ApplicationStatus;
+  lease_status: string | null;
+  placed_without_recipient: boolean;
+  offered_at: Date | null;
+  adjuster_placed_at: Date | null;
+  committed_at: Date | null;
+  recipient_response: 'saved' | 'rejected' | null;
+  decline_reason: string | null;
+  applied_at: Date | null;
+  application_approved_at: Date | null;
+  proposed_move_in: string | null;
+  proposed_move_out: string | null;
+  proposed_at: Date | null;
+  signer_name: string | null;
+  signer_email: string | null;
+  current_lease_id: string | null;
+  move_in_date: string | null;
+  move_out_date: string | null;
+  added_at: Date;
+  cancelled_at: Date | null;
+}
+
+export interface HomeForRequest extends PricedHome {
+  id: string;
+  org_id: string;
+  environment: 'live' | 'sandbox';
+  address: string;
+  city: string;
+  state: string;
+  zip_code: string;
+  contract_template: 'standard' | 'own';
+  charges_enabled: boolean;
+  owner_contact_email: string | null;
+}
+
+/** The home as the request may see it (verified, from its pool), or 404 not_found. */
+export async function homeForRequest(tx: Tx, claimId: string, propertyId: string): Promise<HomeForRequest> {
+  if (!isUuid(propertyId)) throw notFound('home');
+  const [home] = await tx<HomeForRequest[]>`select * from app.home_for_request(${claimId}, ${propertyId})`;
+  if (!home) throw notFound('home');
+  return home;
+}
+
+/** The home as the request may see it, or null (it stopped being placeable). */
+export async function homeIfPlaceable(tx: Tx, claimId: string, propertyId: string): Promise<HomeForRequest | null> {
+  const [home] = await tx<HomeForRequest[]>`select * from app.home_for_request(${claimId}, ${propertyId})`;
+  return home ?? null;
+}
+
+/** The placement of a home on a request (cancelled ones included), optionally locked. */
+export async function findPlacement(tx: Tx, claimId: string, propertyId: string, options: { lock?: boolean } = {}): Promise<PlacementRow | null> {
+  if (!isUuid(propertyId)) return null;
+  const [row] = await tx<PlacementRow[]>`
+    select * from app.claim_homes where claim_id = ${claimId} and property_id = ${propertyId}
+    ${options.lock ? tx`for update` : tx``}`;
+  return row ?? null;
+}
+
+/**
+ * The placement, locked, or not_on_request (never put on the request with POST options): 409 on
+ * dates, signer and the helpers, as the specification gives it for POST dates; cancel-booking answers 404.
+ */
+export async function placementOnRequest(tx: Tx, claimId: string, propertyId: string, status: 404 | 409 = 409): Promise<PlacementRow> {
+  const row = await findPlacement(tx, claimId, propertyId, { lock: true });
+  if (!row || row.option_status === 'cancelled') {
+    throw new ApiError('not_on_request', 'This home is not on the request: put it there with POST /claims/{reference}/options first.', 'property_id', {}, status);
+  }
+  return row;
+}
+
+export interface ApprovalRow {
+  approved: boolean;
+  approved_at: Date | null;
+  figures: Record<string, unknown>;
+}
+
+export async function readApproval(tx: Tx, claimId: string, propertyId: string): Promise<ApprovalRow | null> {
+  const [row] = await tx<ApprovalRow[]>`
+    select approved, approved_at, figures from app.budget_approvals where claim_id = ${claimId} and property_id = ${propertyId}`;
+  return row ?? null;
+}
+
+/** Records (or withdraws) the budget approval with the figures it concerns. Approving again keeps the first approved_at. */
+export async function saveApproval(tx: Tx, claimId: string, propertyId: string, approved: boolean, figures: unknown): Promise<ApprovalRow> {
+  const [row] = await tx<ApprovalRow[]>`
+    insert into app.budget_approvals (org_id, environment, claim_id, property_id, approved, approved_at, figures)
+    values (app.current_org(), app.current_env(), ${claimId}, ${propertyId}, ${approved}, ${approved ? new Date() : null}, ${tx.json(figures as never)})
+    on conflict (claim_id, property_id) do update
+       set approved = excluded.approved,
+           approved_at = case when excluded.approved then coalesce(app.budget_approvals.approved_at, excluded.approved_at) end,
+           figures = excluded.figures, updated_at = clock_timestamp()
+    returning approved, approved_at, figures`;
+  return row;
+}
+
+/** Whether the caller's organisation is linked to a billing account (sandbox: always). */
+export async function hasBillingAccount(tx: Tx): Promise<boolean> {
+  const [row] = await tx<{ linked: boolean }[]>`
+    select app.current_env() = 'sandbox' or exists (select 1 from app.carrier_billing_accounts where org_id = app.current_org()) as linked`;
+  return row.linked;
+}
+
+/** Puts a home on the request with the offer state given. */
+export async function insertPlacement(tx: Tx, tenant: Tenant, claimId: string, propertyId: string, columns: Record<string, unknown>): Promise<PlacementRow> {
+  const values = { org_id: tenant.orgId, environment: tenant.environment, claim_id: claimId, property_id: propertyId, ...columns };
+  const [row] = await tx<PlacementRow[]>`
+    insert into app.claim_homes ${tx(values as never)}
+    returning *`.catch(rethrowTaken);
+  return row;
+}
+
+/** Moves the offer by `event`, guarded by the states it leaves; null when the row is no longer in one of them. */
+export async function moveOffer(tx: Tx, placementId: string, event: OfferEvent, columns: Record<string, unknown>): Promise<PlacementRow | null> {
+  const guard = offerGuard(event);
+  const [row] = await tx<PlacementRow[]>`
+    update app.claim_homes set ${tx(columns as never)}
+     where id = ${placementId}
+       and (option_status, application_status) in (select * from unnest(${guard.options}::text[], ${guard.applications}::text[]))
+    returning *`.catch(rethrowTaken);
+  return row ?? null;
+}
+
+/** A cancelled home put on the request again starts over (part 2 cancels). */
+export async function reopenPlacement(tx: Tx, placementId: string, columns: Record<string, unknown>): Promise<PlacementRow | null> {
+  const [row] = await tx<PlacementRow[]>`
+    update app.claim_homes set ${tx({ ...columns, cancelled_at: null } as never)}
+     where id = ${placementId} and option_status = 'cancelled'
+    returning *`.catch(rethrowTaken);
+  return row ?? null;
+}
+
+/** Updates a placement's own columns (signer, proposal), no state move. */
+export async function updatePlacement(tx: Tx, placementId: string, columns: Record<string, unknown>): Promise<PlacementRow> {
+  const [row] = await tx<PlacementRow[]>`update app.claim_homes set ${tx(columns as never)} where id = ${placementId} returning *`;
+  return row;
+}
+
+/** The one-commitment-per-home index refused the write: the home is placed on another request. */
+function rethrowTaken(error: unknown): never {
+  const e = error as { code?: string; constraint_name?: string };
+  if (e.code === '23505' && e.constraint_name === 'claim_homes_one_commitment') {
+    throw new ApiError('could_not_place', 'This home is already placed on another request.', 'property_id');
+  }
+  throw error;
+}
+
+export const isTakenError = (error: unknown) => error instanceof ApiError && error.code === 'could_not_place';
+
+/** Whether any other home on the request is still in play (not declined or cancelled). */
+export async function otherHomesInPlay(tx: Tx, claimId: string, placementId: string): Promise<boolean> {
+  const [row] = await tx<{ any: boolean }[]>`
+    select exists (select 1 from app.claim_homes where claim_id = ${claimId} and id <> ${placementId}
+                    and option_status not in ('declined', 'cancelled')) as any`;
+  return row.any;
+}
+
+export async function recordResponse(
+  tx: Tx,
+  placementId: string,
+  action: 'save' | 'decline' | 'apply' | 'propose_dates',
+  fields: { reason?: string; move_in?: string; move_out?: string } = {},
+): Promise<void> {
+  await tx`
+    insert into app.household_responses (org_id, environment, claim_home_id, action, reason, move_in, move_out)
+    values (app.current_org(), app.current_env(), ${placementId}, ${action}, ${fields.reason ?? null}, ${fields.move_in ?? null}, ${fields.move_out ?? null})`;
+}
+
+/** Closes the open date proposals of a placement: approved, or replaced by other dates. */
+export async function resolveProposals(tx: Tx, placementId: string, resolution: 'approved' | 'replaced'): Promise<void> {
+  await tx`
+    update app.household_responses set resolved_at = clock_timestamp(), resolution = ${resolution}
+     where claim_home_id = ${placementId} and action = 'propose_dates' and resolved_at is null`;
+}
+
+export async function currentLease(tx: Tx, placement: PlacementRow): Promise<LeaseRow | null> {
+  if (!placement.current_lease_id) return null;
+  const [row] = await tx<LeaseRow[]>`select * from app.lease_agreements where id = ${placement.current_lease_id} for update`;
+  return row ?? null;
+}
+
+export async function insertLease(
+  tx: Tx,
+  placement: PlacementRow,
+  lease: Pick<LeaseRow, 'move_in_date' | 'move_out_date' | 'signer_name' | 'signer_email' | 'issued_by' | 'template'> & { version: number },
+): Promise<LeaseRow> {
+  const [row] = await tx<LeaseRow[]>`
+    insert into app.lease_agreements (org_id, environment, claim_home_id, claim_id, property_id, version, move_in_date,
+                                      move_out_date, signer_name, signer_email, issued_by, template)
+    values (app.current_org(), app.current_env(), ${placement.id}, ${placement.claim_id}, ${placement.property_id}, ${lease.version},
+            ${lease.move_in_date}, ${lease.move_out_date}, ${lease.signer_name}, ${lease.signer_email}, ${lease.issued_by}, ${lease.template})
+    returning *`;
+  await tx`
+    update app.claim_homes set current_lease_id = ${row.id}, lease_status = ${row.status},
+           move_in_date = ${row.move_in_date}, move_out_date = ${row.move_out_date}
+     where id = ${placement.id}`;
+  return row;
+}
+
+export async function linkSuperseded(tx: Tx, oldId: string, newId: string): Promise<void> {
+  await tx`update app.lease_agreements set superseded_by = ${newId} where id = ${oldId}`;
+}
+
+export async function releaseHolds(tx: Tx, leaseId: string): Promise<void> {
+  await tx`select app.release_holds(${leaseId}, app.current_env())`;
+}
+
+/** Takes the calendar hold of a lease; null when something holds part of the range. */
+export async function takeHold(tx: Tx, propertyId: string, start: string, end: string, leaseId: string, reason: string): Promise<string | null> {
+  try {
+    const [row] = await tx.savepoint((sp) => sp<{ id: string | null }[]>`
+      select app.take_hold(${propertyId}, app.current_env(), ${start}, ${end}, ${leaseId}, ${reason}) as id`);
+    return row.id;
+  } catch (error) {
+    // The exclusion constraint: another hold committed in between (range_is_free's lock makes this rare).
+    if ((error as { code?: string }).code === '23P01') return null;
+    throw error;
+  }
+}
+
+export async function rangeConflicts(tx: Tx, propertyId: string, start: string, end: string) {
+  return tx<{ start_date: string; end_date: string; reason: string }[]>`
+    select start_date, end_date, reason from app.range_conflicts(${propertyId}, app.current_env(), ${start}, ${end})`;
+}
+
+/** The addresses a placement's messages go to. */
+export async function contactAddresses(tx: Tx): Promise<{ team: string | null }> {
+  const [row] = await tx<{ team: string | null }[]>`select contact_email as team from app.organisations where id = app.current_org()`;
+  return row ?? { team: null };
+}
+
+export interface PlacementHomeRow extends PlacementRow {
+  home: { name: string | null; address: string; city: string; state: string; currency: string; monthly_rate_cents: number };
+  budget_approved: boolean;
+  leases: (Omit<LeaseRow, 'sent_at' | 'policyholder_signed_at' | 'owner_signed_at' | 'superseded_at' | 'withdrawn_at' | 'created_at'> & {
+    sent_at: string | null;
+    policyholder_signed_at: string | null;
+    owner_signed_at: string | null;
+    superseded_at: string | null;
+    withdrawn_at: string | null;
+  })[];
+  payments_succeeded: number;
+}
+
+/** Every home on the request with its home labels, approval, contract versions (oldest first) and cleared payments. */
+export async function placementHomes(tx: Tx, claimId: string, propertyId?: string): Promise<PlacementHomeRow[]> {
+  return tx<PlacementHomeRow[]>`
+    with homes as (select * from app.homes_on_request(${claimId}))
+    select h.*,
+           (select to_jsonb(x) from homes x where x.id = h.property_id) as home,
+           coalesce((select a.approved from app.budget_approvals a where a.claim_id = h.claim_id and a.property_id = h.property_id), false) as budget_approved,
+           coalesce((select jsonb_agg(to_jsonb(l) order by l.version) from app.lease_agreements l where l.claim_home_id = h.id), '[]') as leases,
+           (select count(*)::integer from app.payments p
+             where p.claim_id = h.claim_id and p.property_id = h.property_id and p.status = 'succeeded') as payments_succeeded
+      from app.claim_homes h
+     where h.claim_id = ${claimId} ${propertyId ? tx`and h.property_id = ${propertyId}` : tx``}
+     order by h.added_at, h.id`;
+}

@@ -1,0 +1,174 @@
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { single } from '../../../shared/http/envelope.ts';
+import { decideBudget, readBudget } from '../placement/budget.ts';
+import { approveProposal, changeSigner, setDates } from '../placement/dates.ts';
+import { putOption } from '../placement/options.ts';
+import { readPlacement } from '../placement/read.ts';
+import {
+  BudgetDecision, BudgetParams, BudgetReview, DatesInput, LeaseCreated, OptionInput, OptionResult, Placement, PropertyRef,
+  ReferenceParam, SignerInput,
+} from '../schemas.ts';
+import { z } from '@hono/zod-openapi';
+
+// Placement: the budget review, putting a home on the request (send or place), dates, the household's
+// date proposal, the signer, and the placement read. Handlers are thin: each calls its command.
+
+const tags = ['Placement'];
+const noRequest = 'not_found: no such request for this organisation in this environment';
+const notOnRequest = 'not_on_request: the home was not put on the request with POST options';
+const signed = 'already_signed: the lease is fully signed; cancel instead';
+
+export const placementRoutes = createRoutes()
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/{reference}/options/{propertyId}/budget',
+      tags,
+      summary: 'The budget review of a home on a request',
+      description:
+        'Every figure of the stay, priced by the same function the checkout charges with: the rent tier by stay length, pet rent, ' +
+        'pet fee and pet deposit when the request has pets, utilities unless included, one-off fees, deposits, the service fee ' +
+        '(a share of rent only, deducted from the landlord’s payout), totals, the comparison with max_budget and ale_limit, and the approval. ' +
+        'The example of the specification is shown without a data wrapper; this API wraps it in data like every resource.',
+      scope: 'options:read',
+      request: { params: BudgetParams },
+      responses: { 200: jsonResponse(dataOf(BudgetReview), 'The budget review.') },
+      errors: { 404: `${noRequest}; or no such home for it (another environment, not verified, unavailable, or a test home on a live request).` },
+    }),
+    async (c) => {
+      const { reference, propertyId } = c.req.valid('param');
+      return c.json(single(await readBudget(c.get('caller'), reference, propertyId)), 200);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/{reference}/options/{propertyId}/budget',
+      tags,
+      summary: 'Approve (or withdraw approval of) a home’s budget',
+      description:
+        'approved: true records the carrier’s approval of the figures; false withdraws it (POST options then answers budget_not_approved ' +
+        'unless approve_budget is sent). Returns the budget review with the approval as recorded. Safe to retry.',
+      scope: 'options:write',
+      request: { params: BudgetParams, body: jsonBody(BudgetDecision) },
+      responses: { 200: jsonResponse(dataOf(BudgetReview), 'The figures approved (or no longer approved).') },
+      errors: { 404: `${noRequest}; or no such home for it.`, 422: 'invalid_field: approved missing or not a boolean, or an unknown field.' },
+    }),
+    async (c) => {
+      const { reference, propertyId } = c.req.valid('param');
+      return c.json(single(await decideBudget(c.get('caller'), reference, propertyId, c.req.valid('json').approved)), 200);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/{reference}/options',
+      tags,
+      summary: 'Put a home on the request: send it to the household, or place it',
+      description:
+        'send: the household is emailed the home (the request needs household_email); they save, apply or propose dates; the landlord approves ' +
+        'the application; then the caller sets dates. place: option_status approved, application_status approved_to_lease; the landlord is told; ' +
+        'the lease goes to the named signer (signer_name, signer_email) or to the caller’s own team, once dates are set; the household is not contacted. ' +
+        'A call through this interface counts as the carrier’s approval of the budget. Safe to retry: the same row is rewritten.',
+      scope: 'options:write',
+      request: { params: ReferenceParam, body: jsonBody(OptionInput) },
+      responses: { 200: jsonResponse(dataOf(OptionResult), 'The home on the request.') },
+      errors: {
+        400: 'could_not_place: the home is placed on another request, its provider cannot take charges (charges_enabled false), the household declined it, ' +
+          'the request has no household_email (send), or its state does not allow the action.',
+        404: `${noRequest}; or no such home for it.`,
+        409: 'budget_not_approved: approve the budget first or send approve_budget: true; no_billing_account: a live organisation not linked to a billing account.',
+        422: 'invalid_field: property_id missing or not a uuid, action not send or place, signer fields with send, signer_email without signer_name.',
+      },
+    }),
+    async (c) => c.json(single(await putOption(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'))), 200),
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/{reference}/dates',
+      tags,
+      summary: 'Set (or change) the dates: reserves the calendar and issues the lease',
+      description:
+        'The calendar is held for the whole range (service hold; two calls racing for overlapping dates of one home cannot both win) and the lease ' +
+        'goes out for signature within seconds when the home has the standard template (status sent_for_signature, lease.sent). Sending new dates ' +
+        're-dates: the unsigned contract is withdrawn and kept as superseded, the old hold is released. The same dates again change nothing. ' +
+        'Rules: at least 30 days; the whole range free; move_in not in the past; move_out after move_in; dates YYYY-MM-DD. ' +
+        'The home must be approved to lease (placed, or the application approved by the landlord).',
+      scope: 'options:write',
+      request: { params: ReferenceParam, body: jsonBody(DatesInput) },
+      responses: { 200: jsonResponse(dataOf(LeaseCreated), 'The contract version (status awaiting_lease, or the live one on a retry).') },
+      errors: {
+        400: 'could_not_set_dates: the household declined the home, the application is not approved, the home is no longer offered or its provider cannot take charges, or nobody to send the lease to.',
+        404: noRequest,
+        409: `${notOnRequest}; dates_unavailable: something holds part of the range (error.conflicts[] has start_date, end_date, reason); ${signed}.`,
+        422: 'stay_too_short (field move_out): under 30 days; invalid_field: a date not YYYY-MM-DD, move_out on or before move_in (field move_out), move_in in the past (field move_in).',
+      },
+    }),
+    async (c) => c.json(single(await setDates(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'))), 200),
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/{reference}/dates/approve-proposal',
+      tags,
+      summary: 'Accept the dates the household proposed',
+      description: 'The calendar hold moves to the proposed dates, the unsigned contract is withdrawn (kept as superseded) and a new one goes out.',
+      scope: 'options:write',
+      request: { params: ReferenceParam, body: jsonBody(PropertyRef) },
+      responses: { 200: jsonResponse(dataOf(LeaseCreated), 'The new contract version.') },
+      errors: {
+        400: 'could_not_set_dates: as for POST dates.',
+        404: noRequest,
+        409: `${notOnRequest}; no_proposal: the household proposed no dates; dates_unavailable: the proposed range is held; ${signed}.`,
+        422: 'invalid_field: property_id missing or not a uuid; stay_too_short or invalid_field when the proposed dates no longer fit the rules (move_in now past).',
+      },
+    }),
+    async (c) => c.json(single(await approveProposal(c.get('caller'), c.req.valid('param').reference, c.req.valid('json').property_id)), 200),
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/{reference}/signer',
+      tags,
+      summary: 'Change who signs the lease',
+      description:
+        'With signer_name and signer_email the lease goes to that person; without signer_email it returns to the caller’s own team. ' +
+        'When a contract exists it is withdrawn (kept as superseded) and a new one is issued with the same dates, so one live version exists.',
+      scope: 'options:write',
+      request: { params: ReferenceParam, body: jsonBody(SignerInput) },
+      responses: {
+        200: jsonResponse(
+          dataOf(z.object({
+            property_id: z.string().uuid(),
+            signer: z.object({ name: z.string(), email: z.string().nullable() }).nullable(),
+            lease: LeaseCreated.nullable().describe('The new contract version; null when no dates were set yet.'),
+          })),
+          'The signer and the new contract version.',
+        ),
+      },
+      errors: {
+        400: 'could_not_set_dates: the home is no longer offered, or nobody to send the lease to.',
+        404: noRequest,
+        409: `${notOnRequest}; ${signed}.`,
+        422: 'invalid_field: property_id missing, signer_email not an email, signer_email without signer_name.',
+      },
+    }),
+    async (c) => c.json(single(await changeSigner(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'))), 200),
+  )
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/{reference}/placement',
+      tags,
+      summary: 'The placement: every home on the request and where each stands',
+      description:
+        'Each home: its offer (option_status, application_status), the household’s answers, the signer, the live lease with its timestamps and the ' +
+        'superseded versions (lease_history), and (part 2) booking and payments.',
+      scope: 'placements:read',
+      request: { params: ReferenceParam },
+      responses: { 200: jsonResponse(dataOf(Placement), 'The placement.') },
+      errors: { 404: noRequest },
+    }),
+    async (c) => c.json(single(await readPlacement(c.get('caller'), c.req.valid('param').reference)), 200),
+  );

@@ -1,0 +1,55 @@
+import type { Tx } from '../../shared/db/client.ts';
+import type { ClaimRow } from './repository.ts';
+import { placementTimeline } from './placement/timeline.ts';
+
+// The request's timeline as a list of sources: each module contributes its own entries (assembled
+// from the timestamps its records already carry, so an old request's timeline is as complete as a
+// new one's) and the summaries of its entry types.
+
+export interface TimelineRow {
+  at: Date;
+  type: string;
+  property_id: string | null;
+  detail: Record<string, unknown>;
+}
+
+export interface TimelineSource {
+  summaries: Record<string, (detail: Record<string, unknown>) => string>;
+  entries(tx: Tx, claim: ClaimRow): Promise<TimelineRow[]>;
+}
+
+const requestTimeline: TimelineSource = {
+  summaries: { 'request.opened': (d) => `Housing request ${d.reference} opened.` },
+  entries: async (_tx, claim) => [{
+    at: claim.created_at,
+    type: 'request.opened',
+    property_id: null,
+    detail: { reference: claim.claim_ref, external_id: claim.external_id },
+  }],
+};
+
+const documentTimeline: TimelineSource = {
+  summaries: {
+    'document.added': (d) => `Document "${d.filename}" (${d.kind}) added ${d.via_api ? 'through the API' : "by the service's team"}.`,
+  },
+  entries: (tx, claim) => tx<TimelineRow[]>`
+    select d.created_at as at, 'document.added' as type, null::uuid as property_id,
+           jsonb_build_object('document_id', d.id, 'kind', d.kind, 'filename', d.filename, 'via_api', d.uploaded_via = 'api') as detail
+      from app.claim_documents d where d.claim_id = ${claim.id}`,
+};
+
+export const timelineSources: readonly TimelineSource[] = [requestTimeline, documentTimeline, placementTimeline];
+
+/** Every source's entries, oldest first, each with its summary. */
+export async function assembleTimeline(tx: Tx, claim: ClaimRow) {
+  const parts = await Promise.all(timelineSources.map(async (source) => ({ source, rows: await source.entries(tx, claim) })));
+  const entries = parts.flatMap(({ source, rows }) => rows.map((row) => ({ row, summary: source.summaries[row.type](row.detail) })));
+  entries.sort((a, b) => a.row.at.getTime() - b.row.at.getTime() || (a.row.type < b.row.type ? -1 : a.row.type > b.row.type ? 1 : 0));
+  return entries.map(({ row, summary }) => ({
+    at: row.at.toISOString(),
+    type: row.type,
+    summary,
+    ...(row.property_id ? { property_id: row.property_id } : {}),
+    detail: row.detail,
+  }));
+}

@@ -1,0 +1,43 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../../shared/http/context.ts';
+import { renderError } from '../../shared/http/app.ts';
+import { single } from '../../shared/http/envelope.ts';
+import { ApiError } from '../../shared/http/errors.ts';
+import { requestId } from '../../shared/http/middleware/request-id.ts';
+import { log } from '../../shared/log.ts';
+import { placementPorts } from '../../shared/placements/ports/index.ts';
+import { CallbackRejected, type ESignaturePort } from '../../shared/placements/ports/types.ts';
+import { applySignatureCallback } from '../claims/placement/callback.ts';
+
+// Internal function, not part of the public API: the live e-signature provider posts its signed
+// callbacks here (configure its webhook address as <base_url>/esign-callback). The callback's
+// signature is verified by the port over the raw body (401 invalid_signature when it fails); a
+// verified signature applies exactly the command the sandbox helpers apply (first signature by the
+// tenant or named signer, countersignature by the landlord). Sandbox contracts never call back.
+
+/** The function's app; `port` gives the live e-signature adapter (replaceable in tests). */
+export function createCallbackApp(port: () => ESignaturePort = () => placementPorts('live').esign) {
+  const app = new Hono<AppEnv>();
+  app.use('*', requestId());
+  app.post('/esign-callback', async (c) => {
+    const raw = await c.req.text();
+    let callback;
+    try {
+      callback = await port().readCallback(c.req.raw.headers, raw);
+    } catch (error) {
+      if (error instanceof CallbackRejected) throw new ApiError('invalid_signature', `The callback's signature does not verify: ${error.message}`);
+      throw error;
+    }
+    if (!callback) return c.json(single({ received: true, applied: false, note: 'not an event the service acts on' }), 200);
+    const outcome = await applySignatureCallback(callback);
+    log.info('e-signature callback', { request_id: c.get('requestId'), provider_ref: callback.providerRef, kind: callback.kind, role: callback.role, outcome });
+    return c.json(single({ received: true, ...outcome }), 200);
+  });
+  app.all('*', () => {
+    throw new ApiError('not_found', 'The e-signature callback answers POST /functions/v1/esign-callback only.');
+  });
+  app.onError(renderError);
+  return app;
+}
+
+export const app = createCallbackApp();

@@ -1,0 +1,80 @@
+import { single } from '../../shared/http/envelope.ts';
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../shared/http/routes.ts';
+import { answer, householdAnswers, landlordAnswers, type HouseholdAnswer } from '../claims/placement/answers.ts';
+import { PlacementHome } from '../claims/schemas.ts';
+import { HomeOnRequestParams, HouseholdAction, LandlordAction } from './schemas.ts';
+
+// Carrier side: the household and the landlord of a home on a request. Each call runs exactly the
+// command the real counterpart's action runs (functions/claims/placement/answers.ts).
+
+const tags = ['Sandbox'];
+const notFit = 'not_on_request: the home is not on the request';
+
+function householdAnswer(body: HouseholdAction): HouseholdAnswer {
+  switch (body.action) {
+    case 'decline':
+      return { action: 'decline', reason: body.reason! };
+    case 'propose_dates':
+      return { action: 'propose_dates', move_in: body.move_in!, move_out: body.move_out! };
+    default:
+      return { action: body.action };
+  }
+}
+
+export const counterpartRoutes = createRoutes()
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/claims/{reference}/homes/{propertyId}/household',
+      tags,
+      summary: 'Act as the household (or the named signer, for sign)',
+      description:
+        'save (option.saved), decline with reason (option.declined; the placement stops), apply (to the landlord), propose_dates with move_in and ' +
+        'move_out (dates.proposed; the placement waits for POST dates/approve-proposal), sign (the first signature: lease.first_signed). ' +
+        'Sandbox keys only.',
+      scope: 'options:write',
+      request: { params: HomeOnRequestParams, body: jsonBody(HouseholdAction) },
+      responses: { 200: jsonResponse(dataOf(PlacementHome), 'The home on the request after the answer.') },
+      errors: {
+        403: 'sandbox_only: a live key.',
+        404: 'not_found: no such request for this organisation in this environment.',
+        409: `${notFit}; option_not_open: the offer does not allow the action (declined, already approved, not yet applied); ` +
+          'lease_not_signable: no contract out for signature; proposal_pending: sign while a date proposal waits; already_signed: propose_dates on a fully signed lease.',
+        422: 'invalid_field: unknown action, reason missing to decline, dates missing or misordered, move_in in the past; stay_too_short: a proposal under 30 days.',
+      },
+    }),
+    async (c) => {
+      const { reference, propertyId } = c.req.valid('param');
+      const body = householdAnswer(c.req.valid('json'));
+      const home = await answer(c.get('caller'), reference, propertyId, (tx, claim, placement) => householdAnswers(tx, claim, placement, body));
+      return c.json(single(home), 200);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/claims/{reference}/homes/{propertyId}/landlord',
+      tags,
+      summary: 'Act as the landlord',
+      description:
+        'approve_application (the household applied; the home becomes approved_to_lease), sign (the countersignature after the first: lease.signed, ' +
+        'payment unlocked). approve_refund and decline_refund answer a refund request (part 2); until one exists they answer 409 no_refund_request. ' +
+        'Sandbox keys only.',
+      scope: 'options:write',
+      request: { params: HomeOnRequestParams, body: jsonBody(LandlordAction) },
+      responses: { 200: jsonResponse(dataOf(PlacementHome), 'The home on the request after the answer.') },
+      errors: {
+        403: 'sandbox_only: a live key.',
+        404: 'not_found: no such request for this organisation in this environment.',
+        409: `${notFit}; option_not_open: no application to approve; already_placed: the home was placed on another request meanwhile; ` +
+          'lease_not_signable: the lease is not awaiting the countersignature; no_refund_request: no refund request is open.',
+        422: 'invalid_field: unknown action.',
+      },
+    }),
+    async (c) => {
+      const { reference, propertyId } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const home = await answer(c.get('caller'), reference, propertyId, (tx, claim, placement) => landlordAnswers(tx, claim, placement, body));
+      return c.json(single(home), 200);
+    },
+  );

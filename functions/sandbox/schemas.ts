@@ -1,0 +1,33 @@
+import { z } from '@hono/zod-openapi';
+import { storable } from '../../shared/http/text.ts';
+
+// The counterpart helpers' schemas (operating contract §3).
+
+export const HomeOnRequestParams = z.object({
+  reference: z.string().openapi({ param: { name: 'reference', in: 'path' }, description: 'claim_ref or id' }),
+  propertyId: z.string().openapi({ param: { name: 'propertyId', in: 'path' }, description: 'The home (property id).' }),
+});
+
+const day = z.iso.date().describe('YYYY-MM-DD');
+
+export const HouseholdAction = z
+  .strictObject({
+    action: z.enum(['save', 'decline', 'apply', 'propose_dates', 'sign']),
+    reason: storable(z.string().trim().min(1).max(2000)).optional().describe('decline: why, in the household’s words (required).'),
+    move_in: day.optional().describe('propose_dates: required.'),
+    move_out: day.optional().describe('propose_dates: required.'),
+  })
+  .superRefine((body, ctx) => {
+    if (body.action === 'decline' && body.reason === undefined) ctx.addIssue({ code: 'custom', path: ['reason'], message: 'is required to decline' });
+    for (const field of ['move_in', 'move_out'] as const) {
+      if (body.action === 'propose_dates' && body[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'is required to propose dates' });
+      if (body.action !== 'propose_dates' && body[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'is for propose_dates only' });
+    }
+    if (body.action !== 'decline' && body.reason !== undefined) ctx.addIssue({ code: 'custom', path: ['reason'], message: 'is for decline only' });
+  })
+  .openapi('SandboxHouseholdAction');
+export type HouseholdAction = z.infer<typeof HouseholdAction>;
+
+export const LandlordAction = z
+  .strictObject({ action: z.enum(['approve_application', 'sign', 'approve_refund', 'decline_refund']) })
+  .openapi('SandboxLandlordAction');

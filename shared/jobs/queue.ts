@@ -1,0 +1,85 @@
+import type { Sql, Tx } from '../db/client.ts';
+
+// The durable job queue (app.jobs, see the placements migration): work that waits on a third party
+// is written as a row in the transaction of the operation that needs it, and run later by
+// shared/jobs/runner.ts. These are the queue's statements; each is one set-based statement, safe
+// for any number of runners at once.
+
+export interface JobRow {
+  id: string;
+  kind: string;
+  org_id: string;
+  environment: 'live' | 'sandbox';
+  payload: Record<string, unknown>;
+  attempts: number;
+  max_attempts: number;
+  lease_token: string;
+}
+
+export interface EnqueueOptions {
+  /** A job of one kind with one key is queued once; queuing it again changes nothing. */
+  dedupeKey?: string;
+  /** When the job is first due (default: now). */
+  runAt?: Date;
+  maxAttempts?: number;
+}
+
+/**
+ * Queues a job for the transaction's tenant, in the caller's transaction: it commits with the
+ * operation or not at all, so no operation is committed without its work and none is sent twice.
+ */
+export async function enqueue(tx: Tx, kind: string, payload: Record<string, unknown>, options: EnqueueOptions = {}): Promise<void> {
+  await tx`
+    insert into app.jobs (kind, org_id, environment, payload, dedupe_key, run_at, max_attempts)
+    values (${kind}, app.current_org(), app.current_env(), ${tx.json(payload as never)}, ${options.dedupeKey ?? null},
+            coalesce(${options.runAt ?? null}::timestamptz, now()), ${options.maxAttempts ?? 8})
+    on conflict (kind, dedupe_key) where dedupe_key is not null do nothing`;
+}
+
+/**
+ * Claims up to `limit` due jobs of the given kinds, oldest due first. SKIP LOCKED lets concurrent
+ * runners pass each other; the claim leases each row (run_at and locked_until move `leaseMs` ahead),
+ * so a runner that dies mid-job loses nothing: the job falls due again when its lease runs out.
+ */
+export async function claimJobs(sql: Sql, kinds: string[], limit: number, leaseMs: number, organisations?: string[]): Promise<JobRow[]> {
+  const onlyThese = organisations ? sql`and org_id = any (${organisations}::uuid[])` : sql``;
+  return sql<JobRow[]>`
+    with due as (
+      select id from app.jobs
+       where status = 'pending' and run_at <= now() and kind = any (${kinds}::text[]) ${onlyThese}
+       order by run_at
+       limit ${limit}
+       for update skip locked
+    )
+    update app.jobs j
+       set attempts = j.attempts + 1,
+           lease_token = gen_random_uuid(),
+           locked_until = now() + ${leaseMs} * interval '1 millisecond',
+           run_at = now() + ${leaseMs} * interval '1 millisecond'
+      from due
+     where j.id = due.id
+    returning j.id, j.kind, j.org_id, j.environment, j.payload, j.attempts, j.max_attempts, j.lease_token`;
+}
+
+/** Records a success: the job is done, with what the handler returned. Only the claim's holder records. */
+export async function completeJob(sql: Sql, job: JobRow, result: unknown): Promise<void> {
+  await sql`
+    update app.jobs set status = 'succeeded', result = ${sql.json((result ?? null) as never)}, last_error = null,
+           completed_at = now(), lease_token = null, locked_until = null
+     where id = ${job.id} and lease_token = ${job.lease_token}`;
+}
+
+/**
+ * Records a failure: the job waits the step of `schedule` (seconds) that follows its attempt (the
+ * last step repeats), and is abandoned after max_attempts.
+ */
+export async function failJob(sql: Sql, job: JobRow, error: string, schedule: number[]): Promise<void> {
+  const wait = schedule[Math.min(job.attempts, schedule.length) - 1] ?? 0;
+  await sql`
+    update app.jobs
+       set last_error = ${error.slice(0, 2000)}, lease_token = null, locked_until = null,
+           status = case when attempts >= max_attempts then 'abandoned' else 'pending' end,
+           completed_at = case when attempts >= max_attempts then now() end,
+           run_at = now() + make_interval(secs => ${wait})
+     where id = ${job.id} and lease_token = ${job.lease_token}`;
+}

@@ -1,0 +1,50 @@
+// Shared set-up of the placement tests: a carrier with a request, a provider with a home, and the
+// job runner drained for the carrier (the send-contract and email jobs).
+import { runDueJobs } from '../../shared/jobs/runner.ts';
+import { jobRegistry } from '../../shared/jobs/registry.ts';
+import { carrier, claimBody, inDays, insertHome, provider, type HomeSeed } from '../claims/fixtures.ts';
+import { ownerSql } from '../helpers.ts';
+
+export { inDays };
+
+export type Api = Awaited<ReturnType<typeof carrier>>['sandboxApi'];
+
+/** A carrier, a provider with one home, and a request of the given environment with household_email. */
+export async function scene(environment: 'live' | 'sandbox' = 'sandbox', options: { home?: HomeSeed; claim?: Record<string, unknown> } = {}) {
+  const c = await carrier();
+  const providerOrg = await provider();
+  const home = await insertHome(providerOrg, options.home);
+  const api = environment === 'sandbox' ? c.sandboxApi : c.liveApi;
+  if (environment === 'live') await linkBilling(c.orgId);
+  const res = await api.post('/claims', claimBody({ household_email: 'family@example.com', adjuster_email: 'adjuster@example.com', ...options.claim }));
+  if (res.status !== 201) throw new Error(`claim not created: ${res.status} ${res.text}`);
+  const claim = res.body.data as { id: string; claim_ref: string; status_primary: string };
+  return { c, api, providerOrg, home, claim, ref: claim.claim_ref };
+}
+
+export async function linkBilling(orgId: string) {
+  await ownerSql()`insert into app.carrier_billing_accounts (org_id, account_ref) values (${orgId}, ${`acct_${orgId.slice(0, 8)}`}) on conflict do nothing`;
+}
+
+/** Runs the jobs due for these organisations, as the scheduler would. */
+export async function drainJobs(...organisations: string[]) {
+  return runDueJobs({ registry: jobRegistry, organisations });
+}
+
+/** Places the home (budget approved in the same call) and sets dates; returns the lease. */
+export async function placeWithDates(api: Api, ref: string, home: string, moveIn = inDays(40), moveOut = inDays(130), signer: Record<string, string> = {}) {
+  const placed = await api.post(`/claims/${ref}/options`, { property_id: home, action: 'place', approve_budget: true, ...signer });
+  if (placed.status !== 200) throw new Error(`not placed: ${placed.status} ${placed.text}`);
+  const dates = await api.post(`/claims/${ref}/dates`, { property_id: home, move_in: moveIn, move_out: moveOut });
+  if (dates.status !== 200) throw new Error(`dates not set: ${dates.status} ${dates.text}`);
+  return dates.body.data as { id: string; move_in_date: string; move_out_date: string; status: string };
+}
+
+export const events = async (orgId: string, event: string) =>
+  ownerSql()<{ payload: Record<string, any>; created_at: Date }[]>`
+    select payload, created_at from app.events where org_id = ${orgId} and event = ${event} order by created_at`;
+
+export const jobsOf = async (orgId: string, kind?: string) =>
+  ownerSql()<{ kind: string; status: string; payload: Record<string, any>; attempts: number; last_error: string | null; result: any }[]>`
+    select kind, status, payload, attempts, last_error, result from app.jobs
+     where org_id = ${orgId} ${kind ? ownerSql()`and kind = ${kind}` : ownerSql()``} order by created_at`;
