@@ -554,6 +554,51 @@ const Lease = z.object({
   withdrawn_at: z.string().nullable(),
 });
 
+export const PlacementBooking = z
+  .object({
+    id: z.string().uuid(),
+    booking_status: z.enum(['confirmed', 'cancelled']),
+    check_in: z.string(),
+    check_out: z.string(),
+    confirmed_at: z.string(),
+    move_in_confirmed_at: z.string().nullable(),
+    cancelled_at: z.string().nullable(),
+  })
+  .openapi('PlacementBooking');
+
+export const PlacementPayment = z
+  .object({
+    id: z.string().uuid(),
+    charge_type: z.enum(['initial', 'rent']).describe('initial: the first payment (first month, one-off fees, deposits); rent: a later month.'),
+    status: z.enum(['succeeded', 'failed', 'refunded']),
+    amount: z.number().describe('What the payer was charged.'),
+    platform_fee: z.number().describe('The service fee, from rent only.'),
+    currency: z.string(),
+    covers_rent: z.boolean(),
+    covers_deposit: z.boolean(),
+    period: z.object({ start: z.string(), end: z.string() }).nullable().describe('The days of the stay the charge pays for.'),
+    paid_at: z.string().nullable().describe('When the charge cleared; null when it failed.'),
+    failure_reason: z.string().nullable(),
+    refunded_amount: z.number(),
+    refunded_at: z.string().nullable(),
+  })
+  .openapi('PlacementPayment');
+
+export const DepositRefund = z
+  .object({
+    refund_request_id: z.string().uuid(),
+    payment_id: z.string().uuid(),
+    amount: z.number(),
+    currency: z.string(),
+    covers_deposit: z.boolean().describe('Whether the refunded payment included deposits.'),
+    status: z.enum(['pending_owner_approval', 'approved', 'declined', 'refunded', 'failed']),
+    reason: z.string().nullable(),
+    requested_at: z.string(),
+    decided_at: z.string().nullable(),
+    refunded_at: z.string().nullable(),
+  })
+  .openapi('DepositRefund');
+
 export const PlacementHome = z
   .object({
     property_id: z.string().uuid(),
@@ -568,14 +613,14 @@ export const PlacementHome = z
     signer: z.object({ name: z.string(), email: z.string().nullable() }).nullable().describe('The named signer; null: the caller’s own team signs.'),
     lease: Lease.nullable().describe('The live contract version; null until dates are set.'),
     lease_history: z.array(Lease).describe('Superseded and withdrawn versions, oldest first.'),
-    booking: z.null().describe('null until booked (part 2).'),
+    booking: PlacementBooking.nullable().describe('null until the first payment clears; kept (cancelled) after a cancellation.'),
     payments_succeeded: z.number().int(),
     recipient_response: z.enum(['saved', 'rejected']).nullable(),
     decline_reason: z.string().nullable(),
     proposed_dates: z.object({ move_in: z.string(), move_out: z.string(), proposed_at: z.string() }).nullable()
       .describe('Dates the household asked for; the placement waits until POST dates/approve-proposal (or new dates).'),
-    payments: z.array(z.record(z.string(), z.unknown())).describe('Charges (part 2); empty until then.'),
-    deposit_refunds: z.array(z.record(z.string(), z.unknown())).describe('Deposit returns (part 2); empty until then.'),
+    payments: z.array(PlacementPayment).describe('Every charge, oldest first, failed ones included.'),
+    deposit_refunds: z.array(DepositRefund).describe('Refund requests to the landlord and their outcome, oldest first.'),
     added_at: z.string(),
   })
   .openapi('PlacementHome');
@@ -586,6 +631,9 @@ export const Placement = z
     reference: z.string(),
     status: Status,
     homes: z.array(PlacementHome),
-    pay_in_app_url: z.string().describe('Where the paying party pays (part 2).'),
+    pay_in_app_url: z.string().nullable().describe(
+      'The pay-in-app page for the home in play on the request (a signed link valid for a short time; read the placement again for a fresh one). ' +
+      'null while no home is on the request.',
+    ),
   })
   .openapi('Placement');

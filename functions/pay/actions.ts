@@ -1,7 +1,112 @@
+import type { Tx } from '../../shared/db/client.ts';
+import { withTenant } from '../../shared/db/tenant.ts';
+import { ApiError } from '../../shared/http/errors.ts';
+import type { PayLink } from '../../shared/placements/pay-link.ts';
+import { paymentsPort } from '../../shared/placements/ports/index.ts';
+import type { CheckoutRequest } from '../../shared/placements/ports/types.ts';
+import { findClaim, type ClaimRow } from '../claims/repository.ts';
+import { paymentsOf, placementKeys } from '../claims/placement/money-repository.ts';
+import { payable, paySandbox, requireDue } from '../claims/placement/payments.ts';
+import { findPlacement, placementOnRequest, type PlacementRow } from '../claims/placement/repository.ts';
 import type { PayActions } from './app.ts';
+import type { PayView } from './page.ts';
 
-// The page's data and payment: filled by the placement payment module.
-export const payActions: PayActions = {
-  view: () => Promise.resolve(null),
-  pay: () => Promise.reject(new Error('payments are not wired yet')),
-};
+// The pay page's data and its payment, in the tenant transaction of the request the link names:
+// the same commands as the sandbox `payment` helper (sandbox) and the checkout on the landlord's
+// account (live). The link's organisation and environment are the tenant, so a link can never
+// reach another organisation's or environment's placement.
+
+async function inPlacement<T>(link: PayLink, lock: boolean, work: (tx: Tx, claim: ClaimRow, placement: PlacementRow) => Promise<T>): Promise<T | null> {
+  return withTenant({ orgId: link.orgId, environment: link.environment }, async (tx) => {
+    const keys = await placementKeys(tx, link.placementId);
+    if (!keys) return null;
+    const claim = await findClaim(tx, keys.claim_id, { lock });
+    const placement = lock ? await placementOnRequest(tx, claim.id, keys.property_id) : await findPlacement(tx, claim.id, keys.property_id);
+    if (!placement) return null;
+    return work(tx, claim, placement);
+  });
+}
+
+const paidTitle = (chargeType: string, start: string | null) => (chargeType === 'initial' ? 'First payment' : `Rent from ${start}`);
+
+async function view(link: PayLink): Promise<PayView | null> {
+  return inPlacement(link, false, async (tx, claim, placement) => {
+    const [home] = await tx<{ name: string | null; address: string; city: string; state: string; currency: string }[]>`
+      select name, address, city, state, currency from app.homes_on_request(${claim.id}) where id = ${placement.property_id}`;
+    const payments = await paymentsOf(tx, placement.id);
+    const base = {
+      environment: link.environment,
+      reference: claim.claim_ref,
+      home: { name: home.name ?? 'Your home', address: `${home.address}, ${home.city}, ${home.state}` },
+      payee: 'the landlord',
+      currency: home.currency,
+      paid: payments
+        .filter((p) => p.status !== 'failed')
+        .map((p) => ({ title: paidTitle(p.charge_type, p.period_start), cents: Number(p.gross_cents), at: p.paid_at!.toISOString(), status: p.status === 'refunded' ? 'refunded' : 'paid' })),
+    };
+    if (placement.option_status === 'cancelled') {
+      return { ...base, state: 'unavailable' as const, note: 'This placement was cancelled; nothing can be paid on it.' };
+    }
+    try {
+      const state = await payable(tx, claim, placement);
+      const payee = { ...base, payee: state.payee.name, currency: state.currency };
+      if (!state.due) return { ...payee, state: 'settled' as const, note: 'Everything due so far is paid. The next month of rent appears here on its first day.' };
+      return {
+        ...payee,
+        state: 'due' as const,
+        due: { title: state.due.title, chargeType: state.due.chargeType, lines: state.due.lines, totalCents: state.due.split.grossCents },
+      };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      const notUnlocked = error.code === 'lease_not_signed';
+      return { ...base, state: notUnlocked ? ('not_unlocked' as const) : ('unavailable' as const), note: error.message };
+    }
+  });
+}
+
+async function pay(link: PayLink, submission: Parameters<PayActions['pay']>[1], returnUrl: string) {
+  const outcome = await inPlacement(link, true, async (tx, claim, placement) => {
+    if (link.environment === 'sandbox') {
+      const payment = await paySandbox(tx, claim, placement, submission.outcome ?? 'succeeded', submission.amountCents);
+      return { result: payment.status === 'failed' ? ('failed' as const) : ('succeeded' as const) };
+    }
+    const state = await payable(tx, claim, placement);
+    const due = requireDue(state);
+    if (due.split.grossCents !== submission.amountCents || due.chargeType !== submission.chargeType) {
+      throw new ApiError('amount_changed', 'What is due changed since the page was shown; review the new amount and pay again.');
+    }
+    if (!state.payee.processor_account_id) {
+      throw new ApiError('charges_disabled', "The landlord's payment account is not connected yet; nothing can be paid until the landlord finishes setup.");
+    }
+    // Live checkout: a direct charge on the landlord's account; the notification records the outcome.
+    // The processor is called after the transaction, so no lock is held while it answers.
+    return { checkout: {
+      connectedAccount: state.payee.processor_account_id,
+      amountCents: due.split.grossCents,
+      currency: state.currency,
+      applicationFeeCents: due.split.platformFeeCents,
+      description: `${due.title}: ${claim.claim_ref}`,
+      successUrl: `${returnUrl}?result=processing`,
+      cancelUrl: `${returnUrl}?result=cancelled`,
+      metadata: {
+        environment: link.environment,
+        org_id: link.orgId,
+        placement_id: placement.id,
+        lease_id: state.lease.id,
+        charge_type: due.chargeType,
+        period_start: due.periodStart,
+        period_end: due.periodEnd,
+        rent_cents: String(due.rentCents),
+        deposit_cents: String(due.depositCents),
+        fees_cents: String(due.feesCents),
+      },
+      // One checkout per placement, period and amount: a double submission reuses it.
+      idempotencyKey: `checkout:${placement.id}:${due.periodStart}:${due.split.grossCents}`,
+    } satisfies CheckoutRequest };
+  });
+  if (!outcome) throw new ApiError('not_found', 'This link does not lead to a placement that can be paid.');
+  if (outcome.result) return { result: outcome.result };
+  return { redirect: (await paymentsPort('live').createCheckout(outcome.checkout!)).url };
+}
+
+export const payActions: PayActions = { view, pay };

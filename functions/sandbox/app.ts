@@ -3,6 +3,7 @@ import { createRoutes } from '../../shared/http/routes.ts';
 import { sandboxOnly } from './guard.ts';
 import { payoutRoutes } from './payouts.ts';
 import { counterpartRoutes } from './counterparts.ts';
+import { paymentRoutes } from './payment.ts';
 
 // Sandbox counterpart helpers (operating contract §3): one module per counterpart, each mounted
 // here behind the sandbox-only check, which runs before each route's scope check and validation.
@@ -10,5 +11,6 @@ export const routes = createRoutes();
 routes.use('*', sandboxOnly());
 routes.route('/', payoutRoutes);
 routes.route('/', counterpartRoutes);
+routes.route('/', paymentRoutes);
 
 export const app = createFunctionApp('sandbox', routes);

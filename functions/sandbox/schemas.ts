@@ -31,3 +31,7 @@ export type HouseholdAction = z.infer<typeof HouseholdAction>;
 export const LandlordAction = z
   .strictObject({ action: z.enum(['approve_application', 'sign', 'approve_refund', 'decline_refund']) })
   .openapi('SandboxLandlordAction');
+
+export const PaymentAction = z
+  .strictObject({ outcome: z.enum(['succeeded', 'failed']).describe('succeeded: the charge clears; failed: the card is declined.') })
+  .openapi('SandboxPaymentAction');

@@ -43,6 +43,14 @@ export const errorCodes = {
   already_placed: 409,
   no_refund_request: 409,
   invalid_signature: 401,
+  // Payments: a payment, move-in or refund answer that does not fit the placement's state.
+  lease_not_signed: 409,
+  charges_disabled: 409,
+  nothing_due: 409,
+  amount_changed: 409,
+  not_booked: 409,
+  already_moved_in: 409,
+  refund_not_found: 404,
   rate_limited: 429,
   server_error: 500,
 } as const;

@@ -1,25 +1,39 @@
-import { config } from '../../../shared/config.ts';
+import { payPageUrl, publicBaseUrl, signPayLink } from '../../../shared/placements/pay-link.ts';
 import type { Tx } from '../../../shared/db/client.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import type { Caller } from '../../../shared/http/context.ts';
 import { findClaim } from '../repository.ts';
 import { renderPlacementHome } from './render.ts';
-import { placementHomes } from './repository.ts';
+import { placementHomes, type PlacementHomeRow } from './repository.ts';
 
 // GET /claims/{reference}/placement: the request's status and every home on it.
 
-export async function readPlacement(caller: Caller, reference: string) {
+export async function readPlacement(caller: Caller, reference: string, requestUrl: string) {
   return withTenant(caller, async (tx) => {
     const claim = await findClaim(tx, reference);
     const homes = await placementHomes(tx, claim.id);
+    const payee = payingHome(homes);
     return {
       request_id: claim.id,
       reference: claim.claim_ref,
       status: claim.status_primary,
       homes: homes.map(renderPlacementHome),
-      pay_in_app_url: `${config.payInAppBaseUrl()}/requests/${claim.claim_ref}`,
+      pay_in_app_url: payee
+        ? payPageUrl(publicBaseUrl(requestUrl), await signPayLink({ placementId: payee.id, orgId: caller.orgId, environment: caller.environment }))
+        : null,
     };
   });
+}
+
+/**
+ * The home the pay page is for: the booked one, else the one furthest along its lease (a fully
+ * signed lease first), else the latest home still in play; null when none is.
+ */
+function payingHome(homes: PlacementHomeRow[]): PlacementHomeRow | null {
+  const inPlay = homes.filter((h) => h.option_status !== 'cancelled' && h.option_status !== 'declined');
+  const rank = (h: PlacementHomeRow) =>
+    (h.booking?.booking_status === 'confirmed' ? 10 : 0) + ['awaiting_lease', 'sent_for_signature', 'policyholder_signed', 'fully_signed'].indexOf(h.lease_status ?? '') + 1;
+  return inPlay.reduce<PlacementHomeRow | null>((best, h) => (!best || rank(h) >= rank(best) ? h : best), null);
 }
 
 /** One home on a request as rendered, read in the caller's transaction (the sandbox helpers' answer). */

@@ -2,6 +2,7 @@ import type { z } from '@hono/zod-openapi';
 import { fromCents } from '../../../shared/money.ts';
 import type { PlacementHome } from '../schemas.ts';
 import type { PlacementHomeRow } from './repository.ts';
+import { renderBooking, renderPayment, renderRefund } from './money-render.ts';
 
 // A home on a request as the API shows it (GET placement, and the sandbox helpers' answers).
 
@@ -43,15 +44,15 @@ export function renderPlacementHome(row: PlacementHomeRow): z.infer<typeof Place
     signer: row.signer_name ? { name: row.signer_name, email: row.signer_email } : null,
     lease: live ? renderLease(live) : null,
     lease_history: row.leases.filter((l) => l !== live).map(renderLease),
-    booking: null,
+    booking: renderBooking(row.booking),
     payments_succeeded: row.payments_succeeded,
     recipient_response: row.recipient_response,
     decline_reason: row.decline_reason,
     proposed_dates: row.proposed_at
       ? { move_in: row.proposed_move_in!, move_out: row.proposed_move_out!, proposed_at: row.proposed_at.toISOString() }
       : null,
-    payments: [],
-    deposit_refunds: [],
+    payments: row.payment_rows.map(renderPayment),
+    deposit_refunds: row.refund_rows.map(renderRefund),
     added_at: row.added_at.toISOString(),
   };
 }

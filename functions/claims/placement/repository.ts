@@ -4,6 +4,7 @@ import { isUuid } from '../../../shared/ids.ts';
 import { ApiError, notFound } from '../../../shared/http/errors.ts';
 import type { PricedHome } from '../../../shared/placements/pricing.ts';
 import type { LeaseRow } from '../../../shared/placements/lease.ts';
+import type { PlacementMoneyJson } from './money-render.ts';
 import type { ApplicationStatus, OfferEvent, OptionStatus } from '../../../shared/placements/states.ts';
 import { offerGuard } from '../../../shared/placements/states.ts';
 
@@ -247,7 +248,7 @@ export async function contactAddresses(tx: Tx): Promise<{ team: string | null }>
   return row ?? { team: null };
 }
 
-export interface PlacementHomeRow extends PlacementRow {
+export interface PlacementHomeRow extends PlacementRow, PlacementMoneyJson {
   home: { name: string | null; address: string; city: string; state: string; currency: string; monthly_rate_cents: number };
   budget_approved: boolean;
   leases: (Omit<LeaseRow, 'sent_at' | 'policyholder_signed_at' | 'owner_signed_at' | 'superseded_at' | 'withdrawn_at' | 'created_at'> & {
@@ -260,6 +261,14 @@ export interface PlacementHomeRow extends PlacementRow {
   payments_succeeded: number;
 }
 
+/** The booking, charges and refund requests of each placement, as JSON columns of placementHomes. */
+function placementMoneyColumns(tx: Tx) {
+  return tx`
+    (select to_jsonb(b) from app.bookings b where b.claim_home_id = h.id order by b.created_at desc limit 1) as booking,
+    coalesce((select jsonb_agg(to_jsonb(p) order by p.created_at, p.id) from app.payments p where p.claim_home_id = h.id), '[]') as payment_rows,
+    coalesce((select jsonb_agg(to_jsonb(r) order by r.created_at, r.id) from app.refund_requests r where r.claim_home_id = h.id), '[]') as refund_rows`;
+}
+
 /** Every home on the request with its home labels, approval, contract versions (oldest first) and cleared payments. */
 export async function placementHomes(tx: Tx, claimId: string, propertyId?: string): Promise<PlacementHomeRow[]> {
   return tx<PlacementHomeRow[]>`
@@ -269,7 +278,8 @@ export async function placementHomes(tx: Tx, claimId: string, propertyId?: strin
            coalesce((select a.approved from app.budget_approvals a where a.claim_id = h.claim_id and a.property_id = h.property_id), false) as budget_approved,
            coalesce((select jsonb_agg(to_jsonb(l) order by l.version) from app.lease_agreements l where l.claim_home_id = h.id), '[]') as leases,
            (select count(*)::integer from app.payments p
-             where p.claim_id = h.claim_id and p.property_id = h.property_id and p.status = 'succeeded') as payments_succeeded
+             where p.claim_home_id = h.id and p.status in ('succeeded', 'refunded')) as payments_succeeded,
+           ${placementMoneyColumns(tx)}
       from app.claim_homes h
      where h.claim_id = ${claimId} ${propertyId ? tx`and h.property_id = ${propertyId}` : tx``}
      order by h.added_at, h.id`;

@@ -170,5 +170,5 @@ export const placementRoutes = createRoutes()
       responses: { 200: jsonResponse(dataOf(Placement), 'The placement.') },
       errors: { 404: noRequest },
     }),
-    async (c) => c.json(single(await readPlacement(c.get('caller'), c.req.valid('param').reference)), 200),
+    async (c) => c.json(single(await readPlacement(c.get('caller'), c.req.valid('param').reference, c.req.url)), 200),
   );

@@ -1,0 +1,257 @@
+import type { Tx } from '../../../shared/db/client.ts';
+import type { DueCharge } from '../../../shared/placements/billing.ts';
+
+// The money of a placement in SQL: payments and the booking (rows owned by the landlord, written by
+// the carrier whose request they are for: the counterpart policies of the payments migration) and
+// refund requests. Everything runs inside the request's tenant transaction.
+
+export interface Payee {
+  org_id: string;
+  name: string;
+  processor_account_id: string | null;
+  charges_enabled: boolean;
+  contact_email: string | null;
+}
+
+export async function payeeOf(tx: Tx, propertyId: string): Promise<Payee> {
+  const [row] = await tx<Payee[]>`select * from app.payee_of(${propertyId}, app.current_env())`;
+  return row;
+}
+
+export interface PaymentRow {
+  id: string;
+  org_id: string;
+  booking_id: string | null;
+  claim_home_id: string;
+  charge_type: 'initial' | 'rent';
+  status: 'succeeded' | 'failed' | 'refunded';
+  rent_cents: number;
+  deposit_cents: number;
+  fees_cents: number;
+  gross_cents: number;
+  platform_fee_cents: number;
+  processing_fee_cents: number;
+  net_cents: number;
+  currency: string;
+  covers_rent: boolean;
+  covers_deposit: boolean;
+  period_start: string | null;
+  period_end: string | null;
+  paid_at: Date | null;
+  refunded_cents: number;
+  refunded_at: Date | null;
+  provider_ref: string | null;
+  failure_reason: string | null;
+  created_at: Date;
+}
+
+/** Period starts already settled on a placement (succeeded or refunded). */
+export async function paidPeriods(tx: Tx, placementId: string): Promise<string[]> {
+  const rows = await tx<{ period_start: string }[]>`
+    select period_start from app.payments
+     where claim_home_id = ${placementId} and status in ('succeeded', 'refunded') and period_start is not null`;
+  return rows.map((row) => row.period_start);
+}
+
+export interface PaymentWrite {
+  payee: Payee;
+  placement: { id: string; claim_id: string; property_id: string };
+  leaseId: string;
+  charge: Pick<DueCharge, 'chargeType' | 'periodStart' | 'periodEnd' | 'rentCents' | 'depositCents' | 'feesCents' | 'split'>;
+  currency: string;
+  providerRef: string;
+  bookingId: string | null;
+}
+
+/**
+ * Records a settled charge; null when this processor payment, or a settled charge of the same
+ * period, is already recorded (a payment notified twice, or two submissions racing).
+ */
+export async function insertSucceeded(tx: Tx, write: PaymentWrite): Promise<PaymentRow | null> {
+  const [row] = await tx.savepoint((sp) => sp<PaymentRow[]>`
+    insert into app.payments (org_id, environment, property_id, booking_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id,
+                              charge_type, status, rent_cents, deposit_cents, fees_cents, platform_fee_cents, processing_fee_cents,
+                              currency, paid_at, provider_ref, period_start, period_end)
+    values (${write.payee.org_id}, app.current_env(), ${write.placement.property_id}, ${write.bookingId}, app.current_org(),
+            ${write.placement.claim_id}, ${write.placement.id}, ${write.leaseId}, ${write.charge.chargeType}, 'succeeded',
+            ${write.charge.rentCents}, ${write.charge.depositCents}, ${write.charge.feesCents}, ${write.charge.split.platformFeeCents},
+            ${write.charge.split.processingFeeCents}, ${write.currency.toLowerCase()}, clock_timestamp(), ${write.providerRef},
+            ${write.charge.periodStart}, ${write.charge.periodEnd})
+    on conflict do nothing
+    returning *`);
+  return row ?? null;
+}
+
+export async function insertFailed(tx: Tx, write: PaymentWrite, reason: string): Promise<PaymentRow | null> {
+  const [row] = await tx<PaymentRow[]>`
+    insert into app.payments (org_id, environment, property_id, booking_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id,
+                              charge_type, status, rent_cents, deposit_cents, fees_cents, currency, provider_ref, failure_reason,
+                              period_start, period_end)
+    values (${write.payee.org_id}, app.current_env(), ${write.placement.property_id}, ${write.bookingId}, app.current_org(),
+            ${write.placement.claim_id}, ${write.placement.id}, ${write.leaseId}, ${write.charge.chargeType}, 'failed',
+            ${write.charge.rentCents}, ${write.charge.depositCents}, ${write.charge.feesCents}, ${write.currency.toLowerCase()},
+            ${write.providerRef}, ${reason}, ${write.charge.periodStart}, ${write.charge.periodEnd})
+    on conflict do nothing
+    returning *`;
+  return row ?? null;
+}
+
+export async function paymentsOf(tx: Tx, placementId: string): Promise<PaymentRow[]> {
+  return tx<PaymentRow[]>`select * from app.payments where claim_home_id = ${placementId} order by created_at, id`;
+}
+
+/** The most recent settled (not yet refunded) payment of a placement, locked. */
+export async function latestSettled(tx: Tx, placementId: string): Promise<PaymentRow | null> {
+  const [row] = await tx<PaymentRow[]>`
+    select * from app.payments where claim_home_id = ${placementId} and status in ('succeeded', 'refunded')
+     order by paid_at desc, id desc limit 1 for update`;
+  return row ?? null;
+}
+
+export async function markRefunded(tx: Tx, paymentId: string, cents: number): Promise<void> {
+  await tx`
+    update app.payments set status = 'refunded', refunded_cents = greatest(refunded_cents, ${cents}), refunded_at = coalesce(refunded_at, clock_timestamp())
+     where id = ${paymentId} and status in ('succeeded', 'refunded')`;
+}
+
+export interface BookingRow {
+  id: string;
+  org_id: string;
+  property_id: string;
+  booking_status: 'confirmed' | 'cancelled';
+  check_in: string;
+  check_out: string;
+  move_in_confirmed_at: Date | null;
+  cancelled_at: Date | null;
+  created_at: Date;
+}
+
+/** Confirms the booking of a contract version; returns the existing one when already confirmed. */
+export async function confirmBooking(
+  tx: Tx,
+  payee: Payee,
+  placement: { id: string; claim_id: string; property_id: string },
+  lease: { id: string; move_in_date: string; move_out_date: string },
+  currency: string,
+): Promise<{ booking: BookingRow; created: boolean }> {
+  const [created] = await tx<BookingRow[]>`
+    insert into app.bookings (org_id, environment, property_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id, check_in, check_out, currency)
+    values (${payee.org_id}, app.current_env(), ${placement.property_id}, app.current_org(), ${placement.claim_id}, ${placement.id},
+            ${lease.id}, ${lease.move_in_date}, ${lease.move_out_date}, ${currency.toLowerCase()})
+    on conflict (lease_agreement_id) where booking_status = 'confirmed' do nothing
+    returning *`;
+  if (created) {
+    await tx`select app.book_holds(${lease.id}, app.current_env())`;
+    await tx`update app.claim_homes set booked_at = clock_timestamp() where id = ${placement.id}`;
+    return { booking: created, created: true };
+  }
+  return { booking: (await confirmedBooking(tx, placement.id))!, created: false };
+}
+
+export async function confirmedBooking(tx: Tx, placementId: string): Promise<BookingRow | null> {
+  const [row] = await tx<BookingRow[]>`
+    select * from app.bookings where claim_home_id = ${placementId} and booking_status = 'confirmed' for update`;
+  return row ?? null;
+}
+
+export async function attachPayment(tx: Tx, paymentId: string, bookingId: string): Promise<void> {
+  await tx`update app.payments set booking_id = ${bookingId} where id = ${paymentId} and booking_id is null`;
+}
+
+/** Move-in: once; null when already recorded or the booking is not confirmed. */
+export async function recordMoveIn(tx: Tx, bookingId: string, placementId: string): Promise<BookingRow | null> {
+  const [row] = await tx<BookingRow[]>`
+    update app.bookings set move_in_confirmed_at = clock_timestamp(), updated_at = clock_timestamp()
+     where id = ${bookingId} and booking_status = 'confirmed' and move_in_confirmed_at is null
+    returning *`;
+  if (row) await tx`update app.claim_homes set moved_in_at = ${row.move_in_confirmed_at} where id = ${placementId}`;
+  return row ?? null;
+}
+
+export async function cancelBookingRow(tx: Tx, bookingId: string, reason: string | null): Promise<BookingRow | null> {
+  const [row] = await tx<BookingRow[]>`
+    update app.bookings set booking_status = 'cancelled', cancelled_at = clock_timestamp(), cancel_reason = ${reason}, updated_at = clock_timestamp()
+     where id = ${bookingId} and booking_status = 'confirmed'
+    returning *`;
+  return row ?? null;
+}
+
+/** The home's name and the provider's reference of it, for the provider's booking events. */
+export async function homeLabel(tx: Tx, propertyId: string): Promise<{ name: string | null; external_id: string | null }> {
+  const [row] = await tx<{ name: string | null; external_id: string | null }[]>`
+    select name, external_id from app.home_label(${propertyId})`;
+  return row ?? { name: null, external_id: null };
+}
+
+export interface RefundRequestRow {
+  id: string;
+  org_id: string;
+  claim_id: string;
+  claim_home_id: string;
+  property_id: string;
+  provider_org_id: string;
+  payment_id: string;
+  amount_cents: number;
+  currency: string;
+  covers_deposit: boolean;
+  reason: string | null;
+  status: 'pending_owner_approval' | 'approved' | 'declined' | 'refunded' | 'failed';
+  decided_at: Date | null;
+  refunded_at: Date | null;
+  provider_ref: string | null;
+  failure_reason: string | null;
+  created_at: Date;
+}
+
+/** Opens a refund request; null when one is already open on the placement (the unique index decides races). */
+export async function insertRefundRequest(
+  tx: Tx,
+  placement: { id: string; claim_id: string; property_id: string },
+  payment: PaymentRow,
+  reason: string | null,
+): Promise<RefundRequestRow | null> {
+  const [row] = await tx.savepoint((sp) => sp<RefundRequestRow[]>`
+    insert into app.refund_requests (org_id, environment, claim_id, claim_home_id, property_id, provider_org_id, payment_id,
+                                     amount_cents, currency, covers_deposit, reason)
+    values (app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.id}, ${placement.property_id}, ${payment.org_id},
+            ${payment.id}, ${payment.gross_cents - payment.refunded_cents}, ${payment.currency}, ${payment.covers_deposit}, ${reason})
+    on conflict do nothing
+    returning *`);
+  return row ?? null;
+}
+
+export async function openRefundRequest(tx: Tx, placementId: string): Promise<RefundRequestRow | null> {
+  const [row] = await tx<RefundRequestRow[]>`
+    select * from app.refund_requests where claim_home_id = ${placementId} and status in ('pending_owner_approval', 'approved') for update`;
+  return row ?? null;
+}
+
+export async function refundRequestsOf(tx: Tx, placementId: string): Promise<RefundRequestRow[]> {
+  return tx<RefundRequestRow[]>`select * from app.refund_requests where claim_home_id = ${placementId} order by created_at, id`;
+}
+
+/** Moves a refund request from `from` to `to`; null when it is no longer in `from`. */
+export async function moveRefundRequest(
+  tx: Tx,
+  id: string,
+  from: RefundRequestRow['status'],
+  to: RefundRequestRow['status'],
+  columns: { provider_ref?: string; failure_reason?: string } = {},
+): Promise<RefundRequestRow | null> {
+  const [row] = await tx<RefundRequestRow[]>`
+    update app.refund_requests
+       set status = ${to}, decided_at = coalesce(decided_at, clock_timestamp()),
+           refunded_at = case when ${to} = 'refunded' then clock_timestamp() end,
+           provider_ref = coalesce(${columns.provider_ref ?? null}, provider_ref),
+           failure_reason = ${columns.failure_reason ?? null}
+     where id = ${id} and status = ${from}
+    returning *`;
+  return row ?? null;
+}
+
+/** Where a placement is (its request and home), by its id; null when the tenant has no such placement. */
+export async function placementKeys(tx: Tx, placementId: string): Promise<{ claim_id: string; property_id: string } | null> {
+  const [row] = await tx<{ claim_id: string; property_id: string }[]>`
+    select claim_id, property_id from app.claim_homes where id = ${placementId}`;
+  return row ?? null;
+}

@@ -1,0 +1,184 @@
+import type { Tx } from '../../../shared/db/client.ts';
+import { emit } from '../../../shared/events/outbox.ts';
+import { moveStatus } from '../../../shared/claims/lifecycle.ts';
+import { ApiError } from '../../../shared/http/errors.ts';
+import { fromCents } from '../../../shared/money.ts';
+import { dueNow, type DueCharge } from '../../../shared/placements/billing.ts';
+import type { LeaseRow } from '../../../shared/placements/lease.ts';
+import { price } from '../../../shared/placements/pricing.ts';
+import type { ClaimRow } from '../repository.ts';
+import {
+  attachPayment, confirmBooking, confirmedBooking, homeLabel, insertFailed, insertSucceeded, paidPeriods, payeeOf,
+  type Payee, type PaymentRow, type PaymentWrite,
+} from './money-repository.ts';
+import { currentLease, homeIfPlaceable, type PlacementRow } from './repository.ts';
+
+// A payment on a placement: what is due now, and the outcome of a charge. One command for every
+// way a payment arrives (the sandbox helper, the pay page in sandbox, the processor's notification
+// in live), run in the request's tenant transaction with the request and the placement locked, so
+// a payment and a cancellation of the same placement take turns.
+//
+// A cleared payment records the charge (platform fee from rent only, processing fee from the fee
+// model), confirms the booking on the first one (the lease hold becomes a booking hold, the request
+// moves to booking_confirmed) and emits payment.succeeded and booking.confirmed to the carrier and
+// the provider. A failed one records the attempt and emits payment.failed to both; nothing else moves.
+
+export interface Payable {
+  lease: LeaseRow;
+  payee: Payee;
+  currency: string;
+  due: DueCharge | null;
+}
+
+const onHome = (claim: ClaimRow, placement: PlacementRow) => ({
+  request_id: claim.id,
+  reference: claim.claim_ref,
+  external_id: claim.external_id,
+  property_id: placement.property_id,
+});
+
+/** The placement's payable state, or 409 when it cannot be paid (lease not fully signed, charges off). */
+export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow, today = new Date().toISOString().slice(0, 10)): Promise<Payable> {
+  const lease = await currentLease(tx, placement);
+  if (!lease || lease.status !== 'fully_signed') {
+    throw new ApiError('lease_not_signed', `Payment is unlocked once the lease is fully signed; it is ${lease?.status ?? 'not issued yet'}.`);
+  }
+  const [payee, home] = await Promise.all([payeeOf(tx, placement.property_id), homeIfPlaceable(tx, claim.id, placement.property_id)]);
+  if (!payee.charges_enabled) {
+    throw new ApiError('charges_disabled', "The landlord's payment account cannot take charges right now; nothing can be paid until the landlord finishes setup.");
+  }
+  if (!home) throw new ApiError('charges_disabled', 'The home is no longer offered by the landlord; nothing can be paid.');
+  const prices = price(home, claim, { move_in: lease.move_in_date, move_out: lease.move_out_date });
+  const due = dueNow(prices, { moveIn: lease.move_in_date, moveOut: lease.move_out_date }, await paidPeriods(tx, placement.id), today);
+  return { lease, payee, currency: home.currency, due };
+}
+
+/** What is due now, or 409 nothing_due. */
+export function requireDue(state: Payable): DueCharge {
+  if (!state.due) throw new ApiError('nothing_due', 'Nothing is due on this placement right now: every period started so far is paid.');
+  return state.due;
+}
+
+export interface ChargeOutcome {
+  status: 'succeeded' | 'failed';
+  providerRef: string;
+  failureReason?: string;
+}
+
+/**
+ * Records the outcome of a charge of `charge` on the placement, with its booking, events and status.
+ * Returns the payment, or null when this charge was already recorded (nothing happens twice).
+ */
+export async function recordCharge(
+  tx: Tx,
+  claim: ClaimRow,
+  placement: PlacementRow,
+  state: Pick<Payable, 'lease' | 'payee' | 'currency'>,
+  charge: PaymentWrite['charge'],
+  outcome: ChargeOutcome,
+): Promise<PaymentRow | null> {
+  const existing = await confirmedBooking(tx, placement.id);
+  const write: PaymentWrite = {
+    payee: state.payee,
+    placement,
+    leaseId: state.lease.id,
+    charge,
+    currency: state.currency,
+    providerRef: outcome.providerRef,
+    bookingId: existing?.id ?? null,
+  };
+  const label = await homeLabel(tx, placement.property_id);
+  const provider = { orgId: state.payee.org_id, environment: claim.environment };
+  const providerPayment = (payment: PaymentRow) => ({
+    payment_id: payment.id,
+    booking_id: payment.booking_id,
+    property_id: placement.property_id,
+    external_id: label.external_id,
+    charge_type: payment.charge_type,
+    gross: fromCents(Number(payment.gross_cents)),
+    currency: payment.currency,
+  });
+
+  if (outcome.status === 'failed') {
+    const failed = await insertFailed(tx, write, outcome.failureReason ?? 'card_declined');
+    if (!failed) return null;
+    await emit(tx, 'payment.failed', {
+      ...onHome(claim, placement),
+      charge_type: failed.charge_type,
+      amount: fromCents(Number(failed.gross_cents)),
+      currency: failed.currency,
+      failure_reason: failed.failure_reason!,
+    });
+    await emit(tx, 'payment.failed', { ...providerPayment(failed), failure_reason: failed.failure_reason }, provider);
+    return failed;
+  }
+
+  const payment = await insertSucceeded(tx, write);
+  if (!payment) return null;
+  let bookingId = existing?.id ?? null;
+  if (!existing) {
+    const { booking, created } = await confirmBooking(tx, state.payee, placement, state.lease, state.currency);
+    bookingId = booking.id;
+    await attachPayment(tx, payment.id, booking.id);
+    payment.booking_id = booking.id;
+    if (created) {
+      await emit(tx, 'booking.confirmed', {
+        ...onHome(claim, placement),
+        property: { id: placement.property_id, name: label.name ?? '' },
+        move_in_date: booking.check_in,
+        move_out_date: booking.check_out,
+        confirmed_at: booking.created_at.toISOString(),
+      });
+      await emit(tx, 'booking.confirmed', {
+        reference: claim.claim_ref,
+        booking_id: booking.id,
+        property_id: placement.property_id,
+        external_id: label.external_id,
+        property: { name: label.name, api_external_id: label.external_id },
+        booking_status: booking.booking_status,
+        check_in: booking.check_in,
+        check_out: booking.check_out,
+      }, provider);
+      await moveStatus(tx, [claim.id], 'booking_confirmed');
+    }
+  }
+  await emit(tx, 'payment.succeeded', {
+    ...onHome(claim, placement),
+    charge_type: payment.charge_type,
+    amount: fromCents(Number(payment.gross_cents)),
+    platform_fee: fromCents(Number(payment.platform_fee_cents)),
+    currency: payment.currency,
+    covers_rent: payment.covers_rent,
+    covers_deposit: payment.covers_deposit,
+    paid_at: payment.paid_at!.toISOString(),
+  });
+  await emit(tx, 'payment.succeeded', {
+    ...providerPayment({ ...payment, booking_id: bookingId }),
+    platform_fee: fromCents(Number(payment.platform_fee_cents)),
+    processing_fee: fromCents(Number(payment.processing_fee_cents)),
+    net_to_you: fromCents(Number(payment.net_cents)),
+    paid_at: payment.paid_at!.toISOString(),
+  }, provider);
+  return payment;
+}
+
+/**
+ * Pays what is due now in sandbox (the `payment` helper and the pay page's buttons): the amount due
+ * now, settled at once with the outcome chosen. `expectedCents`, when given (the page), must still
+ * be what is due, so a page shown before a change never pays a different amount.
+ */
+export async function paySandbox(tx: Tx, claim: ClaimRow, placement: PlacementRow, outcome: 'succeeded' | 'failed', expectedCents?: number): Promise<PaymentRow> {
+  const state = await payable(tx, claim, placement);
+  const due = requireDue(state);
+  if (expectedCents !== undefined && expectedCents !== due.split.grossCents) {
+    throw new ApiError('amount_changed', 'What is due changed since the page was shown; review the new amount and pay again.');
+  }
+  const payment = await recordCharge(tx, claim, placement, state, due, {
+    status: outcome,
+    providerRef: `sandbox_pi_${crypto.randomUUID()}`,
+    failureReason: outcome === 'failed' ? 'card_declined' : undefined,
+  });
+  // The placement is locked and the period unpaid, so the write cannot be a duplicate here.
+  if (!payment) throw new ApiError('nothing_due', 'This period was paid meanwhile.');
+  return payment;
+}

@@ -1,0 +1,42 @@
+import { single } from '../../shared/http/envelope.ts';
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../shared/http/routes.ts';
+import { answer } from '../claims/placement/answers.ts';
+import { paySandbox } from '../claims/placement/payments.ts';
+import { PlacementHome } from '../claims/schemas.ts';
+import { HomeOnRequestParams, PaymentAction } from './schemas.ts';
+
+// Carrier side: the payer, paying the amount due now in the pay-in-app page. Exactly what the
+// page's sandbox buttons do (functions/claims/placement/payments.ts).
+
+export const paymentRoutes = createRoutes().openapi(
+  defineRoute({
+    method: 'post',
+    path: '/claims/{reference}/homes/{propertyId}/payment',
+    tags: ['Sandbox'],
+    summary: 'Act as the payer: pay (or fail to pay) the amount due now',
+    description:
+      'Pays what the pay-in-app page shows as due now: the first payment (first month, one-off fees, deposits) once the lease is fully signed, ' +
+      'then each month of rent from its first day. `succeeded` records the payment, confirms the booking on the first one (the lease hold ' +
+      'becomes a booking hold, the request moves to booking_confirmed) and emits payment.succeeded and booking.confirmed to the carrier and the ' +
+      'provider; `failed` emits payment.failed to both and changes nothing else. Sandbox keys only.',
+    scope: 'options:write',
+    request: { params: HomeOnRequestParams, body: jsonBody(PaymentAction) },
+    responses: { 200: jsonResponse(dataOf(PlacementHome), 'The home on the request after the payment.') },
+    errors: {
+      403: 'sandbox_only: a live key; forbidden: the key lacks options:write.',
+      404: 'not_found: no such request for this organisation in this environment.',
+      409:
+        'not_on_request: the home is not on the request (or was cancelled); lease_not_signed: the lease is not fully signed yet; ' +
+        "charges_disabled: the landlord's account cannot take charges; nothing_due: every period started so far is paid.",
+      422: 'invalid_field: outcome is not succeeded or failed.',
+    },
+  }),
+  async (c) => {
+    const { reference, propertyId } = c.req.valid('param');
+    const { outcome } = c.req.valid('json');
+    const home = await answer(c.get('caller'), reference, propertyId, async (tx, claim, placement) => {
+      await paySandbox(tx, claim, placement, outcome);
+    });
+    return c.json(single(home), 200);
+  },
+);

@@ -1,0 +1,124 @@
+import { splitCharge, type ChargeSplit } from '../properties/earnings.ts';
+import { firstCharge, type PriceCents } from './pricing.ts';
+
+// What the payer owes now on a fully signed lease, from the same prices as the budget review
+// (./pricing.ts), so the review and the checkout never disagree.
+//
+// - The stay is billed in monthly periods from move-in; period k runs from move-in + k months to the
+//   day before move-in + k + 1 months, the last one to the day before move-out.
+// - The first payment (charge type initial) pays period 0: the first month's rent, pet rent and
+//   utilities, the one-off fees and the refundable deposits. It is due as soon as the lease is signed.
+// - Each later period (charge type rent) is due from its first day: rent, pet rent and utilities.
+//   A shorter last period (a stay that ends mid-month, or one shortened after move-in) is billed for
+//   the days used: the month's amounts times days used over the days of a full period, rounded.
+// - The platform fee is the service fee on the rent in the charge (shared/properties/earnings.ts).
+
+export interface ChargeLine {
+  label: string;
+  cents: number;
+}
+
+export interface DueCharge {
+  chargeType: 'initial' | 'rent';
+  title: string;
+  periodStart: string;
+  periodEnd: string;
+  lines: ChargeLine[];
+  rentCents: number;
+  depositCents: number;
+  feesCents: number;
+  split: ChargeSplit;
+}
+
+const day = 86_400_000;
+const toDate = (iso: string) => new Date(`${iso}T00:00:00Z`);
+const toIso = (date: Date) => date.toISOString().slice(0, 10);
+
+/** The same day of the month `months` later, clamped to the month's end (01-31 + 1 month = 02-28). */
+export function addMonths(iso: string, months: number): string {
+  const [y, m, d] = iso.split('-').map(Number);
+  const target = new Date(Date.UTC(y, m - 1 + months, 1));
+  const last = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(d, last));
+  return toIso(target);
+}
+
+const daysBetween = (from: string, to: string) => Math.round((toDate(to).getTime() - toDate(from).getTime()) / day);
+
+export interface BillingPeriod {
+  index: number;
+  start: string;
+  /** Inclusive. */
+  end: string;
+  /** Days used over the days of the full period: 1 except a short last period. */
+  share: { used: number; full: number };
+}
+
+/** The monthly periods of a stay from move-in to the day before move-out. */
+export function billingPeriods(moveIn: string, moveOut: string): BillingPeriod[] {
+  const periods: BillingPeriod[] = [];
+  for (let k = 0; ; k++) {
+    const start = addMonths(moveIn, k);
+    if (start >= moveOut) break;
+    const fullEnd = addMonths(moveIn, k + 1);
+    const end = fullEnd < moveOut ? fullEnd : moveOut;
+    periods.push({
+      index: k,
+      start,
+      end: toIso(new Date(toDate(end).getTime() - day)),
+      share: { used: daysBetween(start, end), full: daysBetween(start, fullEnd) },
+    });
+  }
+  return periods;
+}
+
+const prorate = (cents: number, share: BillingPeriod['share']) => Math.round((cents * share.used) / share.full);
+
+function charge(chargeType: DueCharge['chargeType'], title: string, period: BillingPeriod, lines: ChargeLine[], parts: { rentCents: number; depositCents: number; feesCents: number }): DueCharge {
+  return {
+    chargeType,
+    title,
+    periodStart: period.start,
+    periodEnd: period.end,
+    lines: lines.filter((line) => line.cents > 0),
+    ...parts,
+    split: splitCharge(parts),
+  };
+}
+
+/** The charge of one period of the stay. */
+export function chargeFor(p: PriceCents, period: BillingPeriod): DueCharge {
+  if (period.index === 0) {
+    const parts = firstCharge(p);
+    return charge('initial', 'First payment', period, [
+      { label: 'Rent, first month', cents: p.rentTier },
+      { label: 'Pet rent', cents: p.petRent },
+      { label: 'Utilities', cents: p.utilities },
+      { label: 'Cleaning fee', cents: p.cleaningFee },
+      { label: 'Application fee', cents: p.applicationFee },
+      { label: 'Pet fee', cents: p.petFee },
+      { label: 'Security deposit (refundable)', cents: p.securityDeposit },
+      { label: 'Pet deposit (refundable)', cents: p.petDeposit },
+    ], parts);
+  }
+  const rent = prorate(p.rentTier, period.share);
+  const petRent = prorate(p.petRent, period.share);
+  const utilities = prorate(p.utilities, period.share);
+  const partial = period.share.used < period.share.full ? ` (${period.share.used} of ${period.share.full} days)` : '';
+  return charge('rent', `Rent from ${period.start} to ${period.end}${partial}`, period, [
+    { label: `Rent${partial}`, cents: rent },
+    { label: 'Pet rent', cents: petRent },
+    { label: 'Utilities', cents: utilities },
+  ], { rentCents: rent, depositCents: 0, feesCents: petRent + utilities });
+}
+
+/**
+ * The charge due now: the first period not yet paid, when it has started (the first payment is due
+ * at once). Null when everything due so far is paid.
+ */
+export function dueNow(p: PriceCents, stay: { moveIn: string; moveOut: string }, paidPeriodStarts: readonly string[], today: string): DueCharge | null {
+  const paid = new Set(paidPeriodStarts);
+  const next = billingPeriods(stay.moveIn, stay.moveOut).find((period) => !paid.has(period.start));
+  if (!next || (next.index > 0 && next.start > today)) return null;
+  return chargeFor(p, next);
+}

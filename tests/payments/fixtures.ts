@@ -1,0 +1,52 @@
+// Shared set-up of the payment tests: a sandbox request with a fully signed lease, and the pay page
+// driven as a browser would (fetch the page, read its form, submit it).
+import { call, client, createKey } from '../helpers.ts';
+import { drainJobs, placeWithDates, scene } from '../placements/fixtures.ts';
+
+export { events, inDays } from '../placements/fixtures.ts';
+
+/** A carrier request with a fully signed lease on a provider's home; the provider has an API key too. */
+export async function signedLease(environment: 'live' | 'sandbox' = 'sandbox', options: Parameters<typeof scene>[1] = {}) {
+  const s = await scene(environment, options);
+  const lease = await placeWithDates(s.api, s.ref, s.home);
+  await drainJobs(s.c.orgId);
+  const helper = environment === 'sandbox' ? s.api : null;
+  if (helper) {
+    for (const [who, action] of [['household', 'sign'], ['landlord', 'sign']] as const) {
+      const res = await helper.post(`/sandbox/claims/${s.ref}/homes/${s.home}/${who}`, { action });
+      if (res.status !== 200) throw new Error(`${who} ${action}: ${res.status} ${res.text}`);
+    }
+  }
+  const providerKey = await createKey(s.providerOrg, environment);
+  return { ...s, lease, providerApi: client(providerKey.key) };
+}
+
+/** The path under /functions/v1 of an absolute pay_in_app_url. */
+export const pagePath = (url: string) => new URL(url).pathname.replace(/^\/functions\/v1/, '');
+
+export async function payUrl(api: ReturnType<typeof client>, ref: string): Promise<string> {
+  const res = await api.get(`/claims/${ref}/placement`);
+  if (res.status !== 200) throw new Error(`placement: ${res.status} ${res.text}`);
+  return res.body.data.pay_in_app_url as string;
+}
+
+export const fetchPage = (path: string) => call<string>('GET', path);
+
+/** Reads the page's form (hidden fields) and submits it with the button `outcome`, as a browser does. */
+export async function submitPage(path: string, outcome?: 'succeeded' | 'failed') {
+  return postForm(path, formOf((await fetchPage(path)).text), outcome);
+}
+
+/** The hidden fields of a page's form. */
+export function formOf(html: string): URLSearchParams {
+  const fields = new URLSearchParams();
+  for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields.set(name, value);
+  return fields;
+}
+
+/** Submits a form (a page shown earlier, possibly submitted before). */
+export function postForm(path: string, form: URLSearchParams, outcome?: 'succeeded' | 'failed') {
+  const fields = new URLSearchParams(form);
+  if (outcome) fields.set('outcome', outcome);
+  return call<string>('POST', path, { body: fields.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+}
