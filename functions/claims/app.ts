@@ -1,5 +1,6 @@
 import { createFunctionApp } from '../../shared/http/app.ts';
 import { createRoutes } from '../../shared/http/routes.ts';
+import { bookingRoutes } from './routes/booking.ts';
 import { documentRoutes } from './routes/documents.ts';
 import { placementRoutes } from './routes/placement.ts';
 import { requestRoutes } from './routes/requests.ts';
@@ -13,6 +14,7 @@ export const routes = createRoutes()
   .route('/', sourcingRoutes)
   .route('/', documentRoutes)
   .route('/', timelineRoutes)
-  .route('/', placementRoutes);
+  .route('/', placementRoutes)
+  .route('/', bookingRoutes);
 
 export const app = createFunctionApp('claims', routes);

@@ -637,3 +637,49 @@ export const Placement = z
     ),
   })
   .openapi('Placement');
+
+// Paying, booking and moving in (part 2).
+
+export const MoveInConfirmed = z
+  .object({
+    request_id: z.string().uuid(),
+    property_id: z.string().uuid(),
+    booking_id: z.string().uuid(),
+    move_in_confirmed_at: z.string(),
+    status: Status,
+  })
+  .openapi('MoveInConfirmed');
+
+export const CancelInput = z
+  .strictObject({
+    property_id: PropertyId,
+    reason: storable(z.string().trim().min(1).max(2000)).optional().describe('Read by the landlord and the household.'),
+    force: z.boolean().optional().describe('Cancel although money has settled (then request a refund from the landlord).'),
+  })
+  .openapi('CancelInput');
+
+export const Cancelled = z
+  .object({
+    request_id: z.string().uuid(),
+    property_id: z.string().uuid(),
+    cancelled: z.boolean(),
+    property: z.string().nullable().describe('The home’s name.'),
+    was_paid: z.boolean().describe('Whether money had settled on the placement (cancelled with force).'),
+  })
+  .openapi('Cancelled');
+
+export const RefundInput = z
+  .strictObject({
+    property_id: PropertyId,
+    reason: storable(z.string().trim().min(1).max(2000)).optional().describe('Read by the landlord.'),
+  })
+  .openapi('RefundInput');
+
+export const RefundRequested = z
+  .object({
+    refund_request_id: z.string().uuid(),
+    amount_cents: z.number().int().describe('The most recent settled payment, as charged.'),
+    currency: z.string(),
+    status: z.literal('pending_owner_approval'),
+  })
+  .openapi('RefundRequested');

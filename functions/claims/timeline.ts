@@ -1,6 +1,7 @@
 import type { Tx } from '../../shared/db/client.ts';
 import type { ClaimRow } from './repository.ts';
 import { placementTimeline } from './placement/timeline.ts';
+import { moneyTimeline } from './placement/money-timeline.ts';
 
 // The request's timeline as a list of sources: each module contributes its own entries (assembled
 // from the timestamps its records already carry, so an old request's timeline is as complete as a
@@ -38,7 +39,7 @@ const documentTimeline: TimelineSource = {
       from app.claim_documents d where d.claim_id = ${claim.id}`,
 };
 
-export const timelineSources: readonly TimelineSource[] = [requestTimeline, documentTimeline, placementTimeline];
+export const timelineSources: readonly TimelineSource[] = [requestTimeline, documentTimeline, placementTimeline, moneyTimeline];
 
 /** Every source's entries, oldest first, each with its summary. */
 export async function assembleTimeline(tx: Tx, claim: ClaimRow) {

@@ -58,7 +58,9 @@ export const counterpartRoutes = createRoutes()
       summary: 'Act as the landlord',
       description:
         'approve_application (the household applied; the home becomes approved_to_lease), sign (the countersignature after the first: lease.signed, ' +
-        'payment unlocked). approve_refund and decline_refund answer a refund request (part 2); until one exists they answer 409 no_refund_request. ' +
+        'payment unlocked). approve_refund issues the refund of the open refund request on the landlord\'s account (a job, within seconds; ' +
+        'payment.refunded with outcome approved); decline_refund declines it (payment.refunded with outcome declined; a new request may follow). ' +
+        'Without a request waiting they answer 409 no_refund_request. ' +
         'Sandbox keys only.',
       scope: 'options:write',
       request: { params: HomeOnRequestParams, body: jsonBody(LandlordAction) },
@@ -74,7 +76,8 @@ export const counterpartRoutes = createRoutes()
     async (c) => {
       const { reference, propertyId } = c.req.valid('param');
       const body = c.req.valid('json');
-      const home = await answer(c.get('caller'), reference, propertyId, (tx, claim, placement) => landlordAnswers(tx, claim, placement, body));
+      const refund = body.action === 'approve_refund' || body.action === 'decline_refund';
+      const home = await answer(c.get('caller'), reference, propertyId, (tx, claim, placement) => landlordAnswers(tx, claim, placement, body), { orCancelled: refund });
       return c.json(single(home), 200);
     },
   );

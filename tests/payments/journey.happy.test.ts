@@ -1,6 +1,8 @@
 // The whole lifecycle in sandbox through the API, the pay page and the counterpart helpers.
 import { describe, expect, it } from 'vitest';
 import { splitCharge } from '../../shared/properties/earnings.ts';
+import { ownerSql } from '../helpers.ts';
+import { drainJobs } from '../placements/fixtures.ts';
 import { events, fetchPage, formOf, pagePath, payUrl, postForm, signedLease, submitPage } from './fixtures.ts';
 
 describe('paying, booking and moving in (sandbox)', () => {
@@ -62,11 +64,82 @@ describe('paying, booking and moving in (sandbox)', () => {
     expect(declined.status).toBe(303);
     expect((await fetchPage(`${pagePath(url)}?result=failed`)).text).toContain('Payment declined');
     const placement = (await api.get(`/claims/${ref}/placement`)).body.data;
-    expect(placement.status).toBe('lease_signed');
+    expect(placement.status).toBe('payment_setup');
     expect(placement.homes[0]).toMatchObject({ booking: null, payments_succeeded: 0 });
     expect(placement.homes[0].payments).toEqual([expect.objectContaining({ status: 'failed', paid_at: null, failure_reason: 'card_declined' })]);
     expect((await events(c.orgId, 'payment.failed')).length).toBe(1);
     expect((await events(providerOrg, 'payment.failed')).length).toBe(1);
     expect((await events(c.orgId, 'booking.confirmed')).length).toBe(0);
+  });
+});
+
+describe('after payment: move-in, cancellation and refunds (sandbox)', () => {
+  const pay = (api: any, ref: string, home: string, outcome = 'succeeded') => api.post(`/sandbox/claims/${ref}/homes/${home}/payment`, { outcome });
+
+  it('confirms move-in once; the provider sees it', async () => {
+    const { c, api, ref, home, providerOrg, providerApi } = await signedLease();
+    expect((await pay(api, ref, home)).status).toBe(200);
+    const moved = await api.post(`/claims/${ref}/confirm-move-in`, { property_id: home });
+    expect(moved.status).toBe(200);
+    expect(moved.body.data).toMatchObject({ property_id: home, status: 'move_in_complete', move_in_confirmed_at: expect.any(String) });
+    const again = await api.post(`/claims/${ref}/confirm-move-in`, { property_id: home });
+    expect(again.body.data.move_in_confirmed_at).toBe(moved.body.data.move_in_confirmed_at);
+    const updates = (await events(providerOrg, 'booking.updated')).map((e) => e.payload);
+    expect(updates).toEqual([expect.objectContaining({ change: 'move_in_confirmed', booking_status: 'confirmed', move_in_confirmed_at: moved.body.data.move_in_confirmed_at })]);
+    expect((await providerApi.get('/properties/bookings')).body.data[0].move_in_confirmed_at).toBe(moved.body.data.move_in_confirmed_at);
+    const timeline = (await api.get(`/claims/${ref}/timeline`)).body.data.map((e: any) => e.type);
+    expect(timeline).toEqual(expect.arrayContaining(['booking.created', 'payment.succeeded', 'move_in.confirmed']));
+    expect((await events(c.orgId, 'request.status_changed')).map((e) => e.payload.status).slice(-2)).toEqual(['booking_confirmed', 'move_in_complete']);
+  });
+
+  it('cancels an unpaid placement: contract withdrawn, holds released, home off the request, everyone emailed', async () => {
+    const { c, api, ref, home, lease } = await signedLease();
+    const res = await api.post(`/claims/${ref}/cancel-booking`, { property_id: home, reason: 'Family found other housing' });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ request_id: expect.any(String), property_id: home, cancelled: true, property: expect.any(String), was_paid: false });
+    const placement = (await api.get(`/claims/${ref}/placement`)).body.data;
+    expect(placement.status).toBe('housing_options_found');
+    expect(placement.homes[0]).toMatchObject({ option_status: 'cancelled', lease: null });
+    expect(placement.homes[0].lease_history.at(-1)).toMatchObject({ id: lease.id, status: 'withdrawn', policyholder_signed_at: null, owner_signed_at: null });
+    expect(await ownerSql()`select 1 from app.availability_blocks where lease_agreement_id = ${lease.id}`).toHaveLength(0);
+    const mails = await ownerSql()<{ payload: any }[]>`select payload from app.jobs where org_id = ${c.orgId} and kind = 'send_email' and payload->>'topic' = 'booking.cancelled'`;
+    expect(mails[0].payload.to).toEqual(expect.arrayContaining(['family@example.com', 'adjuster@example.com']));
+    expect((await api.post(`/claims/${ref}/cancel-booking`, { property_id: home })).status).toBe(404);
+    // Back on the market: the home can be placed again.
+    expect((await api.post(`/claims/${ref}/options`, { property_id: home, action: 'place', approve_budget: true })).status).toBe(200);
+  });
+
+  it('refuses to cancel a paid placement without force, then cancels with force; refund approved and declined', async () => {
+    const { c, api, ref, home, providerOrg } = await signedLease();
+    await pay(api, ref, home);
+    const refused = await api.post(`/claims/${ref}/cancel-booking`, { property_id: home });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'already_paid', payment: { id: expect.any(String), amount_total_cents: expect.any(Number), currency: 'usd' } });
+    const forced = await api.post(`/claims/${ref}/cancel-booking`, { property_id: home, force: true });
+    expect(forced.body.data).toMatchObject({ cancelled: true, was_paid: true });
+    expect((await events(providerOrg, 'booking.updated')).map((e) => e.payload.change)).toEqual(['cancelled']);
+
+    const asked = await api.post(`/claims/${ref}/refund-request`, { property_id: home, reason: 'Cancelled before move-in' });
+    expect(asked.status).toBe(202);
+    expect(asked.body.data).toEqual({ refund_request_id: expect.any(String), amount_cents: refused.body.error.payment.amount_total_cents, currency: 'usd', status: 'pending_owner_approval' });
+    expect((await api.post(`/claims/${ref}/refund-request`, { property_id: home })).body.error.code).toBe('refund_pending');
+
+    const declined = await api.post(`/sandbox/claims/${ref}/homes/${home}/landlord`, { action: 'decline_refund' });
+    expect(declined.status).toBe(200);
+    expect(declined.body.data.deposit_refunds).toEqual([expect.objectContaining({ status: 'declined' })]);
+    expect((await events(c.orgId, 'payment.refunded')).map((e) => e.payload.outcome)).toEqual(['declined']);
+
+    const again = await api.post(`/claims/${ref}/refund-request`, { property_id: home });
+    expect(again.status).toBe(202);
+    const approved = await api.post(`/sandbox/claims/${ref}/homes/${home}/landlord`, { action: 'approve_refund' });
+    expect(approved.body.data.deposit_refunds.at(-1)).toMatchObject({ status: 'approved' });
+    await drainJobs(c.orgId);
+    const after = (await api.get(`/claims/${ref}/placement`)).body.data.homes[0];
+    expect(after.deposit_refunds.at(-1)).toMatchObject({ status: 'refunded', refunded_at: expect.any(String) });
+    expect(after.payments[0]).toMatchObject({ status: 'refunded', refunded_amount: after.payments[0].amount });
+    expect((await events(c.orgId, 'payment.refunded')).map((e) => e.payload.outcome)).toEqual(['declined', 'approved']);
+    expect((await api.post(`/claims/${ref}/refund-request`, { property_id: home })).body.error.code).toBe('nothing_to_refund');
+    const timeline = (await api.get(`/claims/${ref}/timeline`)).body.data.map((e: any) => e.type);
+    expect(timeline).toEqual(expect.arrayContaining(['deposit.refund_requested', 'payment.refunded']));
   });
 });

@@ -8,8 +8,9 @@ import { checkStay } from '../../../shared/placements/stay.ts';
 import { findClaim, type ClaimRow } from '../repository.ts';
 import { withTenant, type Tenant } from '../../../shared/db/tenant.ts';
 import { placementHome } from './read.ts';
+import { decideRefund } from './refunds.ts';
 import {
-  currentLease, moveOffer, otherHomesInPlay, placementOnRequest, recordResponse, updatePlacement, type PlacementRow,
+  currentLease, findPlacement, moveOffer, otherHomesInPlay, placementOnRequest, recordResponse, updatePlacement, type PlacementRow,
 } from './repository.ts';
 
 // The household's and the landlord's answers. In live they arrive from their own channels and the
@@ -123,7 +124,8 @@ export async function landlordAnswers(tx: Tx, claim: ClaimRow, placement: Placem
       return sign(tx, claim, placement, 'landlord');
     case 'approve_refund':
     case 'decline_refund':
-      throw new ApiError('no_refund_request', 'No refund request is open on this home.');
+      await decideRefund(tx, claim, placement, answer.action === 'approve_refund');
+      return;
   }
 }
 
@@ -133,10 +135,13 @@ export async function answer(
   reference: string,
   propertyId: string,
   act: (tx: Tx, claim: ClaimRow, placement: PlacementRow) => Promise<void>,
+  options: { orCancelled?: boolean } = {},
 ) {
   return withTenant(tenant, async (tx) => {
     const claim = await findClaim(tx, reference, { lock: true });
-    const placement = await placementOnRequest(tx, claim.id, propertyId);
+    // Refund answers also concern a placement cancelled after payment (cancel-booking with force).
+    const cancelled = options.orCancelled ? await findPlacement(tx, claim.id, propertyId, { lock: true }) : null;
+    const placement = cancelled ?? await placementOnRequest(tx, claim.id, propertyId);
     await act(tx, claim, placement);
     return placementHome(tx, claim.id, placement.property_id);
   });

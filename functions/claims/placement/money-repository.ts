@@ -100,12 +100,17 @@ export async function paymentsOf(tx: Tx, placementId: string): Promise<PaymentRo
   return tx<PaymentRow[]>`select * from app.payments where claim_home_id = ${placementId} order by created_at, id`;
 }
 
-/** The most recent settled (not yet refunded) payment of a placement, locked. */
+/** The most recent settled payment of a placement (cleared, not refunded), locked. */
 export async function latestSettled(tx: Tx, placementId: string): Promise<PaymentRow | null> {
   const [row] = await tx<PaymentRow[]>`
-    select * from app.payments where claim_home_id = ${placementId} and status in ('succeeded', 'refunded')
+    select * from app.payments where claim_home_id = ${placementId} and status = 'succeeded'
      order by paid_at desc, id desc limit 1 for update`;
   return row ?? null;
+}
+
+/** A withdrawn contract keeps no signatures: they are cleared with the withdrawal (cancel-booking). */
+export async function clearSignatures(tx: Tx, leaseId: string): Promise<void> {
+  await tx`update app.lease_agreements set policyholder_signed_at = null, owner_signed_at = null where id = ${leaseId} and status = 'withdrawn'`;
 }
 
 export async function markRefunded(tx: Tx, paymentId: string, cents: number): Promise<void> {

@@ -21,7 +21,8 @@ import { currentLease, homeIfPlaceable, type PlacementRow } from './repository.t
 // A cleared payment records the charge (platform fee from rent only, processing fee from the fee
 // model), confirms the booking on the first one (the lease hold becomes a booking hold, the request
 // moves to booking_confirmed) and emits payment.succeeded and booking.confirmed to the carrier and
-// the provider. A failed one records the attempt and emits payment.failed to both; nothing else moves.
+// the provider. A failed one records the attempt, emits payment.failed to both and moves the request
+// to payment_setup (shared/claims/status.ts); nothing else moves.
 
 export interface Payable {
   lease: LeaseRow;
@@ -110,6 +111,8 @@ export async function recordCharge(
       failure_reason: failed.failure_reason!,
     });
     await emit(tx, 'payment.failed', { ...providerPayment(failed), failure_reason: failed.failure_reason }, provider);
+    // The lifecycle table: an attempted payment that did not clear leaves the request awaiting payment.
+    await moveStatus(tx, [claim.id], 'payment_setup');
     return failed;
   }
 

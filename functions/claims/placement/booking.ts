@@ -1,0 +1,133 @@
+import type { Tx } from '../../../shared/db/client.ts';
+import { withTenant } from '../../../shared/db/tenant.ts';
+import { emit } from '../../../shared/events/outbox.ts';
+import { moveStatus } from '../../../shared/claims/lifecycle.ts';
+import type { RequestStatus } from '../../../shared/claims/status.ts';
+import type { Caller } from '../../../shared/http/context.ts';
+import { ApiError } from '../../../shared/http/errors.ts';
+import { enqueue } from '../../../shared/jobs/queue.ts';
+import { lockLease, moveLease } from '../../../shared/placements/lease.ts';
+import { findClaim, type ClaimRow } from '../repository.ts';
+import {
+  cancelBookingRow, clearSignatures, confirmedBooking, homeLabel, latestSettled, payeeOf, recordMoveIn, type BookingRow,
+} from './money-repository.ts';
+import { contactAddresses, currentLease, otherHomesInPlay, placementOnRequest, releaseHolds, type PlacementRow } from './repository.ts';
+
+// The stay: confirming move-in, and cancelling a placement (before or after payment). Each runs in
+// the request's tenant transaction with the request and the placement locked (the shape of
+// functions/claims/amend.ts): lock, check, write, emit, move status.
+
+/** booking.updated to the provider, for a change of its booking. */
+export async function announceBookingChange(
+  tx: Tx,
+  claim: ClaimRow,
+  placement: PlacementRow,
+  booking: BookingRow,
+  change: 'cancelled' | 'move_in_confirmed' | 'dates_changed',
+  previous: BookingRow['booking_status'],
+) {
+  const label = await homeLabel(tx, placement.property_id);
+  await emit(tx, 'booking.updated', {
+    reference: claim.claim_ref,
+    booking_id: booking.id,
+    property_id: placement.property_id,
+    external_id: label.external_id,
+    property: { name: label.name, api_external_id: label.external_id },
+    booking_status: booking.booking_status,
+    check_in: booking.check_in,
+    check_out: booking.check_out,
+    previous_status: previous,
+    change,
+    move_in_confirmed_at: booking.move_in_confirmed_at?.toISOString() ?? null,
+    cancelled_at: booking.cancelled_at?.toISOString() ?? null,
+  }, { orgId: booking.org_id, environment: claim.environment });
+}
+
+/** POST confirm-move-in: records the move-in once; a repeated call answers the same without a second move. */
+export async function confirmMoveIn(caller: Caller, reference: string, propertyId: string) {
+  return withTenant(caller, async (tx) => {
+    const claim = await findClaim(tx, reference, { lock: true });
+    const placement = await placementOnRequest(tx, claim.id, propertyId);
+    const booking = await confirmedBooking(tx, placement.id);
+    if (!booking) throw new ApiError('not_booked', 'Move-in is confirmed once the booking is: the first payment has not cleared yet.');
+    let movedIn = booking;
+    if (!booking.move_in_confirmed_at) {
+      movedIn = (await recordMoveIn(tx, booking.id, placement.id))!;
+      await announceBookingChange(tx, claim, placement, movedIn, 'move_in_confirmed', 'confirmed');
+      await moveStatus(tx, [claim.id], 'move_in_complete');
+    }
+    const [status] = await tx<{ status_primary: RequestStatus }[]>`select status_primary from app.claims where id = ${claim.id}`;
+    return {
+      request_id: claim.id,
+      property_id: placement.property_id,
+      booking_id: movedIn.id,
+      move_in_confirmed_at: movedIn.move_in_confirmed_at!.toISOString(),
+      status: status.status_primary,
+    };
+  });
+}
+
+export interface CancelInput {
+  property_id: string;
+  reason?: string;
+  force?: boolean;
+}
+
+/**
+ * POST cancel-booking: refused with already_paid while a settled payment exists, unless force.
+ * Otherwise the booking is cancelled, the holds released, the contract withdrawn (signature links
+ * stop through the withdraw job, collected signatures cleared), the home taken off the request (and
+ * so back on the market), the landlord, household and adjuster emailed, and the request moved back
+ * to what its remaining homes support.
+ */
+export async function cancelBooking(caller: Caller, reference: string, input: CancelInput) {
+  return withTenant(caller, async (tx) => {
+    const claim = await findClaim(tx, reference, { lock: true });
+    const placement = await placementOnRequest(tx, claim.id, input.property_id, 404);
+    const paid = await latestSettled(tx, placement.id);
+    if (paid && !input.force) {
+      throw new ApiError('already_paid', 'Money has settled on this placement; cancel with force: true, and request a refund from the landlord.', undefined, {
+        payment: { id: paid.id, amount_total_cents: Number(paid.gross_cents), currency: paid.currency },
+      });
+    }
+    const reason = input.reason ?? null;
+    const lease = await currentLease(tx, placement);
+    if (lease) {
+      await lockLease(tx, lease.id);
+      const withdrawn = await moveLease(tx, lease.id, 'withdrawn', { withdrawn_at: 'now' });
+      if (withdrawn) await clearSignatures(tx, lease.id);
+      if (withdrawn?.provider_ref) {
+        await enqueue(tx, 'withdraw_contract', { provider_ref: withdrawn.provider_ref, reason: 'placement cancelled' }, { dedupeKey: withdrawn.provider_ref });
+      }
+      await releaseHolds(tx, lease.id);
+    }
+    const booking = await confirmedBooking(tx, placement.id);
+    if (booking) {
+      const cancelled = (await cancelBookingRow(tx, booking.id, reason))!;
+      await announceBookingChange(tx, claim, placement, cancelled, 'cancelled', 'confirmed');
+    }
+    await tx`
+      update app.claim_homes set option_status = 'cancelled', cancelled_at = clock_timestamp(), cancel_reason = ${reason}
+       where id = ${placement.id} and option_status <> 'cancelled'`;
+
+    const [payee, label, contacts] = await Promise.all([payeeOf(tx, placement.property_id), homeLabel(tx, placement.property_id), contactAddresses(tx)]);
+    const recipients = [payee.contact_email, claim.household_email, claim.adjuster_email ?? contacts.team].filter((to): to is string => !!to);
+    const home = label.name ?? 'the home';
+    await enqueue(tx, 'send_email', {
+      to: recipients,
+      subject: `Placement at ${home} cancelled (${claim.claim_ref})`,
+      text: `The placement at ${home} for request ${claim.claim_ref} was cancelled.${reason ? ` Reason: ${reason}` : ''}` +
+        (lease ? ` The contract was withdrawn and the dates ${lease.move_in_date} to ${lease.move_out_date} released.` : ''),
+      topic: 'booking.cancelled',
+    });
+
+    if (!(await otherHomesInPlay(tx, claim.id, placement.id))) await moveStatus(tx, [claim.id], 'housing_options_found');
+    return {
+      request_id: claim.id,
+      property_id: placement.property_id,
+      cancelled: true,
+      property: label.name,
+      was_paid: paid !== null,
+    };
+  });
+}

@@ -1,0 +1,131 @@
+import type { Tx } from '../../../shared/db/client.ts';
+import { withTenant, type Tenant } from '../../../shared/db/tenant.ts';
+import { emit } from '../../../shared/events/outbox.ts';
+import type { Caller } from '../../../shared/http/context.ts';
+import { ApiError } from '../../../shared/http/errors.ts';
+import { enqueue } from '../../../shared/jobs/queue.ts';
+import type { JobDefinition } from '../../../shared/jobs/runner.ts';
+import { fromCents } from '../../../shared/money.ts';
+import { paymentsPort } from '../../../shared/placements/ports/index.ts';
+import { findClaim, type ClaimRow } from '../repository.ts';
+import {
+  homeLabel, insertRefundRequest, latestSettled, markRefunded, moveRefundRequest, openRefundRequest, payeeOf, type RefundRequestRow,
+} from './money-repository.ts';
+import { findPlacement, type PlacementRow } from './repository.ts';
+
+// Refunds: the carrier asks (POST refund-request), the landlord approves or declines (the sandbox
+// `landlord` helper, or the provider's own POST /properties/refund-requests/{id}), and an approval
+// issues the refund on the landlord's processor account as a durable job (the platform fee refunded
+// with it). payment.refunded reports the outcome either way. Only the most recent settled payment
+// of a home is refundable and only one request is open at a time (a unique index decides races).
+
+const onHome = (claim: ClaimRow, placement: Pick<PlacementRow, 'property_id'>) => ({
+  request_id: claim.id,
+  reference: claim.claim_ref,
+  external_id: claim.external_id,
+  property_id: placement.property_id,
+});
+
+export interface RefundInput {
+  property_id: string;
+  reason?: string;
+}
+
+export async function requestRefund(caller: Caller, reference: string, input: RefundInput) {
+  return withTenant(caller, async (tx) => {
+    const claim = await findClaim(tx, reference, { lock: true });
+    // A cancelled placement (cancel-booking with force) is still refundable.
+    const placement = await findPlacement(tx, claim.id, input.property_id, { lock: true });
+    if (!placement) throw new ApiError('not_on_request', 'This home was never put on the request.', 'property_id', {}, 404);
+    if (await openRefundRequest(tx, placement.id)) {
+      throw new ApiError('refund_pending', 'A refund request on this home is already open; wait for the landlord’s answer.');
+    }
+    const payment = await latestSettled(tx, placement.id);
+    if (!payment) throw new ApiError('nothing_to_refund', 'No settled payment on this home to refund.');
+    const request = await insertRefundRequest(tx, placement, payment, input.reason ?? null);
+    if (!request) throw new ApiError('refund_pending', 'A refund request on this home is already open; wait for the landlord’s answer.');
+    const [payee, label] = await Promise.all([payeeOf(tx, placement.property_id), homeLabel(tx, placement.property_id)]);
+    await enqueue(tx, 'send_email', {
+      to: payee.contact_email ? [payee.contact_email] : [],
+      subject: `Refund requested for ${label.name ?? 'your home'} (${claim.claim_ref})`,
+      text: `A refund of ${fromCents(Number(request.amount_cents))} ${request.currency.toUpperCase()} was requested` +
+        `${request.reason ? `: ${request.reason}` : ''}. Approve or decline it with POST /properties/refund-requests/${request.id}.`,
+      topic: 'refund.requested',
+    });
+    return {
+      refund_request_id: request.id,
+      amount_cents: Number(request.amount_cents),
+      currency: request.currency,
+      status: 'pending_owner_approval' as const,
+    };
+  });
+}
+
+/**
+ * The landlord's answer to the open refund request of a placement, in the carrier's tenant
+ * transaction. Approving queues the refund (issue_refund); declining reports payment.refunded with
+ * outcome declined and lets the carrier ask again.
+ */
+export async function decideRefund(tx: Tx, claim: ClaimRow, placement: Pick<PlacementRow, 'id' | 'property_id'>, approve: boolean): Promise<RefundRequestRow> {
+  const open = await openRefundRequest(tx, placement.id);
+  if (!open || open.status !== 'pending_owner_approval') {
+    throw new ApiError('no_refund_request', 'No refund request is waiting for the landlord on this home.');
+  }
+  if (!approve) {
+    const declined = (await moveRefundRequest(tx, open.id, 'pending_owner_approval', 'declined'))!;
+    await emit(tx, 'payment.refunded', { ...onHome(claim, placement), refund_request_id: open.id, outcome: 'declined', amount: 0, currency: open.currency });
+    return declined;
+  }
+  const approved = (await moveRefundRequest(tx, open.id, 'pending_owner_approval', 'approved'))!;
+  await enqueue(tx, 'issue_refund', { refund_request_id: open.id }, { dedupeKey: open.id });
+  return approved;
+}
+
+interface RefundContext {
+  request: RefundRequestRow;
+  payment_ref: string | null;
+  connected_account: string | null;
+}
+
+/**
+ * issue_refund: refunds the payment on the landlord's account (idempotent at the processor by the
+ * refund request's id), then records it: the request refunded, the payment refunded, payment.refunded.
+ */
+export const issueRefund: JobDefinition<{ refund_request_id: string }> = {
+  kind: 'issue_refund',
+  async run({ refund_request_id }, { job }) {
+    const tenant: Tenant = { orgId: job.org_id, environment: job.environment };
+    const context = await withTenant(tenant, async (tx) => {
+      const [row] = await tx<RefundContext[]>`
+        select to_jsonb(r) as request, p.provider_ref as payment_ref,
+               (select processor_account_id from app.payee_of(r.property_id, r.environment)) as connected_account
+          from app.refund_requests r join app.payments p on p.id = r.payment_id
+         where r.id = ${refund_request_id}`;
+      return row;
+    });
+    if (!context || context.request.status !== 'approved') return { skipped: `refund request is ${context?.request.status ?? 'gone'}` };
+    const port = paymentsPort(job.environment);
+    if (port.kind === 'live' && (!context.connected_account || !context.payment_ref)) throw new Error('the payment has no processor reference or account');
+    const refund = await port.refund({
+      connectedAccount: context.connected_account ?? '',
+      paymentRef: context.payment_ref ?? '',
+      amountCents: Number(context.request.amount_cents),
+      metadata: { refund_request_id, environment: job.environment },
+      idempotencyKey: `refund:${refund_request_id}`,
+    });
+    await withTenant(tenant, async (tx) => {
+      const claim = await findClaim(tx, context.request.claim_id, { lock: true });
+      const done = await moveRefundRequest(tx, refund_request_id, 'approved', 'refunded', { provider_ref: refund.providerRef });
+      if (!done) return;
+      await markRefunded(tx, done.payment_id, Number(done.amount_cents));
+      await emit(tx, 'payment.refunded', {
+        ...onHome(claim, done),
+        refund_request_id,
+        outcome: 'approved',
+        amount: fromCents(Number(done.amount_cents)),
+        currency: done.currency,
+      });
+    });
+    return { provider_ref: refund.providerRef };
+  },
+};

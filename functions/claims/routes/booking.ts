@@ -1,0 +1,77 @@
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { single } from '../../../shared/http/envelope.ts';
+import { cancelBooking, confirmMoveIn } from '../placement/booking.ts';
+import { requestRefund } from '../placement/refunds.ts';
+import { CancelInput, Cancelled, MoveInConfirmed, PropertyRef, ReferenceParam, RefundInput, RefundRequested } from '../schemas.ts';
+
+// The stay and the money after payment: move-in, cancellation and refund requests. Handlers are
+// thin: each calls its command (functions/claims/placement/booking.ts, refunds.ts).
+
+const tags = ['Placement'];
+const noRequest = 'not_found: no such request for this organisation in this environment';
+
+export const bookingRoutes = createRoutes()
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/{reference}/confirm-move-in',
+      tags,
+      summary: 'Confirm the household moved in',
+      description:
+        'Records the move-in on the booking, closes the placement lifecycle and starts the stay: the request moves to move_in_complete, ' +
+        'then to in_stay from the next day, and to move_out_closeout when move-out is within 14 days (the daily scheduler). ' +
+        'The provider gets booking.updated (change move_in_confirmed) and sees move_in_confirmed_at. Calling it again answers the same without a second move.',
+      scope: 'options:write',
+      request: { params: ReferenceParam, body: jsonBody(PropertyRef) },
+      responses: { 200: jsonResponse(dataOf(MoveInConfirmed), 'The move-in.') },
+      errors: {
+        404: noRequest,
+        409: 'not_on_request: the home is not on the request (or was cancelled); not_booked: the first payment has not cleared yet.',
+        422: 'invalid_field: property_id missing or not a uuid.',
+      },
+    }),
+    async (c) => c.json(single(await confirmMoveIn(c.get('caller'), c.req.valid('param').reference, c.req.valid('json').property_id)), 200),
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/{reference}/cancel-booking',
+      tags,
+      summary: 'Cancel a placement, before or after payment',
+      description:
+        'Cancels the booking (booking.updated, change cancelled, to the provider), removes the calendar holds, withdraws the contract ' +
+        '(signature links stop, collected signatures cleared), takes the home off the request and back on the market, and emails the landlord, ' +
+        'the household and the assigned adjuster. The request stays open; with no other home in play its status moves back to housing_options_found. ' +
+        'While a settled payment exists the call is refused with 409 already_paid unless force is true; then request a refund from the landlord.',
+      scope: 'options:write',
+      request: { params: ReferenceParam, body: jsonBody(CancelInput) },
+      responses: { 200: jsonResponse(dataOf(Cancelled), 'The cancellation.') },
+      errors: {
+        404: `${noRequest}; not_on_request: the home was never added to this request (or is already cancelled).`,
+        409: 'already_paid: money has settled and force is not true; error.payment carries id, amount_total_cents and currency.',
+        422: 'invalid_field: property_id missing or not a uuid, reason empty or too long, force not a boolean.',
+      },
+    }),
+    async (c) => c.json(single(await cancelBooking(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'))), 200),
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/{reference}/refund-request',
+      tags,
+      summary: 'Ask the landlord to refund the most recent payment',
+      description:
+        'Opens a refund request for the most recent settled payment on the home (also after a cancellation). The landlord approves or declines ' +
+        '(provider side: POST /properties/refund-requests/{id}; in sandbox the landlord helper); an approval refunds the payment on the landlord’s ' +
+        'account with the platform fee, and payment.refunded reports the outcome either way. One request is open at a time; after a decline a new one may follow.',
+      scope: 'options:write',
+      request: { params: ReferenceParam, body: jsonBody(RefundInput) },
+      responses: { 202: jsonResponse(dataOf(RefundRequested), 'The refund request, waiting for the landlord.') },
+      errors: {
+        404: `${noRequest}; not_on_request: the home was never added to this request.`,
+        409: 'nothing_to_refund: no settled payment on the home; refund_pending: a refund request is already open.',
+        422: 'invalid_field: property_id missing or not a uuid, reason empty or too long.',
+      },
+    }),
+    async (c) => c.json(single(await requestRefund(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'))), 202),
+  );
