@@ -189,3 +189,18 @@ comment on column app.processor_events.event_id is 'The processor''s event id (e
 comment on column app.processor_events.connected_account is 'The landlord''s connected account the event is about, when it is about one.';
 comment on column app.processor_events.outcome is 'What the service did: applied, ignored (and why), or the state that made it a no-op.';
 alter table app.processor_events enable row level security;
+
+-- Claims a processor event for the calling tenant's transaction: true the first time, false when the
+-- event was already acted on. Written in the transaction of the effect, so an event is recorded if
+-- and only if its effect committed.
+create or replace function app.claim_processor_event(p_event text, p_type text, p_account text, p_outcome text) returns boolean
+language plpgsql security definer set search_path = app, pg_temp as $$
+declare v_claimed integer;
+begin
+  insert into app.processor_events (event_id, type, connected_account, environment, outcome)
+  values (p_event, p_type, p_account, app.current_env(), p_outcome)
+  on conflict (event_id) do nothing;
+  get diagnostics v_claimed = row_count;
+  return v_claimed > 0;
+end $$;
+grant execute on function app.claim_processor_event(text, text, text, text) to svc_api;

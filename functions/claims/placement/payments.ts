@@ -119,7 +119,9 @@ export async function recordCharge(
   const payment = await insertSucceeded(tx, write);
   if (!payment) return null;
   let bookingId = existing?.id ?? null;
-  if (!existing) {
+  // A charge that clears on a placement cancelled meanwhile is recorded (money moved, and it can be
+  // refunded) but books nothing.
+  if (!existing && placement.option_status !== 'cancelled') {
     const { booking, created } = await confirmBooking(tx, state.payee, placement, state.lease, state.currency);
     bookingId = booking.id;
     await attachPayment(tx, payment.id, booking.id);

@@ -1,0 +1,86 @@
+import { db } from '../../../shared/db/client.ts';
+import { withTenant, type Tenant } from '../../../shared/db/tenant.ts';
+import type { ProcessorNotification } from '../../../shared/placements/ports/types.ts';
+import { updatePayoutStatus } from '../../../shared/properties/payouts.ts';
+import { splitCharge } from '../../../shared/properties/earnings.ts';
+import { lockLease } from '../../../shared/placements/lease.ts';
+import { findClaim } from '../repository.ts';
+import { markRefunded, payeeOf, placementKeys } from './money-repository.ts';
+import { recordCharge } from './payments.ts';
+import { findPlacement } from './repository.ts';
+
+// The payment processor's verified notifications, applied in the transaction of the tenant they
+// concern. The processor's event id is claimed in that same transaction (app.claim_processor_event),
+// so an event is acted on exactly once: delivered twice, the second answers `duplicate`.
+//
+// - payment_intent.succeeded / payment_failed: the charge the pay page's checkout created; its
+//   metadata names the placement, the period and the parts of the charge. Recorded by the same
+//   command as sandbox payments (./payments.ts).
+// - charge.refunded: the payment is marked refunded (the refund job usually got there first).
+// - account.updated: the provider's payout account follows the connected account.
+
+export type NotificationOutcome = 'applied' | 'duplicate' | `ignored: ${string}`;
+
+const live = (orgId: string): Tenant => ({ orgId, environment: 'live' });
+
+const claim = (tx: Parameters<Parameters<typeof withTenant>[1]>[0], n: ProcessorNotification, outcome: string) =>
+  tx<{ claimed: boolean }[]>`select app.claim_processor_event(${n.eventId}, ${n.kind}, ${n.connectedAccount}, ${outcome}) as claimed`.then(([row]) => row.claimed);
+
+export async function applyNotification(n: ProcessorNotification): Promise<NotificationOutcome> {
+  switch (n.kind) {
+    case 'payment_succeeded':
+    case 'payment_failed': {
+      const m = n.metadata;
+      if (m.environment !== 'live' || !m.org_id || !m.placement_id || !m.lease_id) return 'ignored: not a charge of the pay page';
+      return withTenant(live(m.org_id), async (tx) => {
+        if (!(await claim(tx, n, 'applied'))) return 'duplicate';
+        const keys = await placementKeys(tx, m.placement_id);
+        if (!keys) return 'ignored: unknown placement';
+        const request = await findClaim(tx, keys.claim_id, { lock: true });
+        const placement = (await findPlacement(tx, request.id, keys.property_id, { lock: true }))!;
+        const lease = await lockLease(tx, m.lease_id);
+        if (!lease) return 'ignored: unknown lease';
+        const parts = { rentCents: Number(m.rent_cents ?? 0), depositCents: Number(m.deposit_cents ?? 0), feesCents: Number(m.fees_cents ?? 0) };
+        const charge = {
+          chargeType: m.charge_type === 'rent' ? ('rent' as const) : ('initial' as const),
+          periodStart: m.period_start,
+          periodEnd: m.period_end,
+          ...parts,
+          split: splitCharge(parts),
+        };
+        const payee = await payeeOf(tx, placement.property_id);
+        const recorded = await recordCharge(tx, request, placement, { lease, payee, currency: n.currency }, charge, {
+          status: n.kind === 'payment_succeeded' ? 'succeeded' : 'failed',
+          providerRef: n.paymentRef,
+          failureReason: n.failureMessage,
+        });
+        return recorded ? 'applied' : 'duplicate';
+      });
+    }
+    case 'refunded': {
+      const [payment] = await db()<{ id: string; carrier_org_id: string }[]>`
+        select id, carrier_org_id from app.payments where environment = 'live' and provider_ref = ${n.paymentRef}`;
+      if (!payment) return 'ignored: unknown payment';
+      return withTenant(live(payment.carrier_org_id), async (tx) => {
+        if (!(await claim(tx, n, 'applied'))) return 'duplicate';
+        await markRefunded(tx, payment.id, n.amountRefundedCents);
+        return 'applied';
+      });
+    }
+    case 'account_updated': {
+      const [account] = await db()<{ org_id: string }[]>`
+        select org_id from app.payout_accounts where environment = 'live' and processor_account_id = ${n.connectedAccount}`;
+      if (!account) return 'ignored: unknown account';
+      return withTenant(live(account.org_id), async (tx) => {
+        if (!(await claim(tx, n, 'applied'))) return 'duplicate';
+        await updatePayoutStatus(tx, live(account.org_id), {
+          connected: n.detailsSubmitted || n.chargesEnabled || n.payoutsEnabled,
+          charges_enabled: n.chargesEnabled,
+          payouts_enabled: n.payoutsEnabled,
+        });
+        await tx`update app.payout_accounts set bank_account_last4 = ${n.bankAccountLast4} where org_id = ${account.org_id} and environment = 'live'`;
+        return 'applied';
+      });
+    }
+  }
+}

@@ -1,0 +1,115 @@
+// Live payments end to end against a stand-in for the processor: the pay page creates a checkout on
+// the landlord's connected account (captured, no network), and the processor's notifications, signed
+// with the SDK's own test helper, record the outcome exactly once.
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { call, ownerSql } from '../helpers.ts';
+import { events, fetchPage, pagePath, payUrl, postForm, signedLease, submitPage } from './fixtures.ts';
+
+const secret = 'whsec_live_test';
+const checkouts: URLSearchParams[] = [];
+
+beforeAll(() => {
+  process.env.STRIPE_SECRET_KEY = 'sk_test_standin';
+  process.env.STRIPE_WEBHOOK_SECRET = secret;
+  const real = globalThis.fetch;
+  vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    if (new URL(request.url).hostname !== 'api.stripe.com') return real(input, init);
+    const form = new URLSearchParams(await request.text());
+    form.set('stripe_account', request.headers.get('stripe-account') ?? '');
+    checkouts.push(form);
+    return Response.json({ id: `cs_test_${checkouts.length}`, object: 'checkout.session', url: `https://checkout.stripe.com/c/pay/cs_test_${checkouts.length}` });
+  });
+});
+afterAll(() => vi.unstubAllGlobals());
+
+/** Stands in for the e-signature provider's callbacks: the lease is fully signed. */
+async function signLive(leaseId: string) {
+  await ownerSql()`update app.lease_agreements set status = 'sent_for_signature', sent_at = now() where id = ${leaseId} and status = 'awaiting_lease'`;
+  await ownerSql()`update app.lease_agreements set status = 'policyholder_signed', policyholder_signed_at = now() where id = ${leaseId}`;
+  await ownerSql()`update app.lease_agreements set status = 'fully_signed', owner_signed_at = now() where id = ${leaseId}`;
+}
+
+const notify = (body: object, key = secret) => {
+  const payload = JSON.stringify(body);
+  return call('POST', '/payments-webhook', {
+    body: payload,
+    headers: { 'content-type': 'application/json', 'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: key }) },
+  });
+};
+
+const intentEvent = (id: string, type: string, metadata: Record<string, string>, amount: number) => ({
+  id,
+  object: 'event',
+  type,
+  account: 'acct_landlord',
+  data: { object: { id: 'pi_live_1', object: 'payment_intent', amount, amount_received: amount, currency: 'usd', metadata } },
+});
+
+describe('live payments through the processor (stand-in transport)', () => {
+  it('checkout on the connected account, then the notification books it once; refunds and account updates follow the processor', async () => {
+    const s = await signedLease('live');
+    await ownerSql()`update app.payout_accounts set processor_account_id = 'acct_landlord' where org_id = ${s.providerOrg} and environment = 'live'`;
+
+    const url = await payUrl(s.api, s.ref);
+    const before = await fetchPage(pagePath(url));
+    expect(before.text).toContain('Not ready for payment yet');
+    const early = await postForm(pagePath(url), new URLSearchParams({ charge_type: 'initial', amount_cents: '1' }));
+    expect(early.status).toBe(409);
+    expect(early.text).toContain('Payment is unlocked once the lease is fully signed');
+
+    await signLive(s.lease.id);
+    const page = await fetchPage(pagePath(url));
+    expect(page.text).toContain('Due now: First payment');
+    expect(page.text).not.toContain('name="outcome"');
+    const redirected = await submitPage(pagePath(url));
+    expect(redirected.status).toBe(303);
+    expect(redirected.headers.get('location')).toBe('https://checkout.stripe.com/c/pay/cs_test_1');
+    const checkout = checkouts.at(-1)!;
+    expect(checkout.get('stripe_account')).toBe('acct_landlord');
+    const amount = Number(checkout.get('line_items[0][price_data][unit_amount]'));
+    const rent = Number(checkout.get('payment_intent_data[metadata][rent_cents]'));
+    expect(Number(checkout.get('payment_intent_data[application_fee_amount]'))).toBe(Math.round(rent * 0.08));
+    expect(checkout.get('success_url')).toMatch(/\/pay\/.+\?result=processing$/);
+    const metadata = Object.fromEntries(
+      [...checkout.entries()].filter(([k]) => k.startsWith('payment_intent_data[metadata]')).map(([k, v]) => [k.slice('payment_intent_data[metadata]['.length, -1), v]),
+    );
+
+    // Nothing is booked until the processor says so; a forged notification changes nothing.
+    expect((await notify(intentEvent('evt_forged', 'payment_intent.succeeded', metadata, amount), 'whsec_wrong')).status).toBe(401);
+    expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].booking).toBeNull();
+
+    const first = await notify(intentEvent('evt_paid', 'payment_intent.succeeded', metadata, amount));
+    expect(first.status).toBe(200);
+    expect(first.body.data).toMatchObject({ event_id: 'evt_paid', outcome: 'applied' });
+    const twice = await notify(intentEvent('evt_paid', 'payment_intent.succeeded', metadata, amount));
+    expect(twice.body.data.outcome).toBe('duplicate');
+    const resent = await notify(intentEvent('evt_paid_again', 'payment_intent.succeeded', metadata, amount));
+    expect(resent.body.data.outcome).toBe('duplicate');
+
+    const home = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0];
+    expect(home.booking).toMatchObject({ booking_status: 'confirmed' });
+    expect(home.payments).toEqual([expect.objectContaining({ status: 'succeeded', amount: amount / 100, charge_type: 'initial' })]);
+    expect((await events(s.c.orgId, 'payment.succeeded')).length).toBe(1);
+    expect((await events(s.providerOrg, 'booking.confirmed')).length).toBe(1);
+
+    const refunded = await notify({ id: 'evt_refund', type: 'charge.refunded', account: 'acct_landlord', data: { object: { id: 'ch_1', payment_intent: 'pi_live_1', amount_refunded: amount, metadata: {} } } });
+    expect(refunded.body.data.outcome).toBe('applied');
+    expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].payments[0]).toMatchObject({ status: 'refunded', refunded_amount: amount / 100 });
+
+    const account = await notify({
+      id: 'evt_account',
+      type: 'account.updated',
+      account: 'acct_landlord',
+      data: { object: { id: 'acct_landlord', charges_enabled: false, payouts_enabled: true, details_submitted: true, external_accounts: { data: [{ object: 'bank_account', last4: '4321' }] } } },
+    });
+    expect(account.body.data.outcome).toBe('applied');
+    const [payout] = await ownerSql()`select charges_enabled, payouts_enabled, bank_account_last4 from app.payout_accounts where org_id = ${s.providerOrg} and environment = 'live'`;
+    expect(payout).toEqual({ charges_enabled: false, payouts_enabled: true, bank_account_last4: '4321' });
+
+    const ignored = await notify({ id: 'evt_other', type: 'customer.created', data: { object: { id: 'cus_1' } } });
+    expect(ignored.body.data.outcome).toMatch(/^ignored/);
+    expect((await call('GET', '/payments-webhook')).status).toBe(404);
+  });
+});
