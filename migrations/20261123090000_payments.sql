@@ -171,6 +171,14 @@ create policy provider_read on app.refund_requests for select to svc_api
 create policy provider_update on app.refund_requests for update to svc_api
   using (provider_org_id = app.current_org() and environment = app.current_env());
 grant select, insert, update on app.refund_requests to svc_api;
+-- The request reference a landlord's refund request belongs to (the carrier's claims are not
+-- readable by the provider): only for requests on the calling provider's homes.
+create or replace function app.refund_request_reference(p_refund uuid) returns table (claim_ref text)
+language sql stable security definer set search_path = app, pg_temp as $$
+  select c.claim_ref from app.refund_requests r join app.claims c on c.id = r.claim_id
+   where r.id = p_refund and r.provider_org_id = app.current_org() and r.environment = app.current_env()
+$$;
+grant execute on function app.refund_request_reference(uuid) to svc_api;
 create trigger refund_requests_touch before update on app.refund_requests for each row execute function app.claims_touch();
 
 -- Processor notifications acted on, by the processor's own event id: a notification delivered twice

@@ -3,9 +3,10 @@ import { createRoutes } from '../../shared/http/routes.ts';
 import { accountRoutes } from './routes/account.ts';
 import { availabilityRoutes } from './routes/availability.ts';
 import { homeRoutes } from './routes/homes.ts';
+import { refundRoutes } from './routes/refunds.ts';
 
 // The provider side. Fixed paths (/bookings, /payouts, /availability, /batch, /readiness) are
 // mounted before the routes on /{ref} so that they win.
-export const routes = createRoutes().route('/', accountRoutes).route('/', availabilityRoutes).route('/', homeRoutes);
+export const routes = createRoutes().route('/', accountRoutes).route('/', availabilityRoutes).route('/', refundRoutes).route('/', homeRoutes);
 
 export const app = createFunctionApp('properties', routes);

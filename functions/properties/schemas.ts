@@ -286,3 +286,28 @@ export const Booking = z
     payments: z.array(Payment),
   })
   .openapi('ProviderBooking');
+
+export const ProviderRefundRequest = z
+  .object({
+    id: z.string().uuid(),
+    reference: z.string().nullable().describe('The housing request the payment was for.'),
+    property_id: z.string().uuid(),
+    payment_id: z.string().uuid(),
+    amount: z.number().describe('The payment to refund, as charged (major units).'),
+    currency: z.string(),
+    covers_deposit: z.boolean(),
+    reason: z.string().nullable().describe('The carrier’s reason.'),
+    status: z.enum(['pending_owner_approval', 'approved', 'declined', 'refunded', 'failed']),
+    requested_at: z.string(),
+    decided_at: z.string().nullable(),
+    refunded_at: z.string().nullable(),
+  })
+  .openapi('ProviderRefundRequest');
+
+export const RefundDecision = z
+  .strictObject({ decision: z.enum(['approve', 'decline']).describe('approve refunds the payment on your account (with the platform fee); decline keeps it.') })
+  .openapi('RefundDecision');
+
+export const RefundRequestParams = z.object({
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, description: 'The refund request id.' }),
+});

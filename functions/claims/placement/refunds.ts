@@ -2,7 +2,8 @@ import type { Tx } from '../../../shared/db/client.ts';
 import { withTenant, type Tenant } from '../../../shared/db/tenant.ts';
 import { emit } from '../../../shared/events/outbox.ts';
 import type { Caller } from '../../../shared/http/context.ts';
-import { ApiError } from '../../../shared/http/errors.ts';
+import { ApiError, notFound } from '../../../shared/http/errors.ts';
+import { isUuid } from '../../../shared/ids.ts';
 import { enqueue } from '../../../shared/jobs/queue.ts';
 import type { JobDefinition } from '../../../shared/jobs/runner.ts';
 import { fromCents } from '../../../shared/money.ts';
@@ -129,3 +130,50 @@ export const issueRefund: JobDefinition<{ refund_request_id: string }> = {
     return { provider_ref: refund.providerRef };
   },
 };
+
+/** A refund request as the landlord reads it. */
+export function renderRefundForProvider(r: RefundRequestRow & { reference: string }) {
+  return {
+    id: r.id,
+    reference: r.reference,
+    property_id: r.property_id,
+    payment_id: r.payment_id,
+    amount: fromCents(Number(r.amount_cents)),
+    currency: r.currency,
+    covers_deposit: r.covers_deposit,
+    reason: r.reason,
+    status: r.status,
+    requested_at: r.created_at.toISOString(),
+    decided_at: r.decided_at?.toISOString() ?? null,
+    refunded_at: r.refunded_at?.toISOString() ?? null,
+  };
+}
+
+const providerRequests = (tx: Tx, id?: string) => tx<(RefundRequestRow & { reference: string })[]>`
+  select r.*, (select claim_ref from app.refund_request_reference(r.id)) as reference
+    from app.refund_requests r
+   where r.provider_org_id = app.current_org() ${id ? tx`and r.id = ${id}` : tx``}
+   order by r.created_at desc, r.id desc
+   limit 100`;
+
+/** The refund requests on the provider's homes, newest first (the latest 100). */
+export async function listRefundRequests(caller: Caller) {
+  return withTenant(caller, async (tx) => (await providerRequests(tx)).map(renderRefundForProvider));
+}
+
+/**
+ * The landlord's answer through the API (live and sandbox alike): the request is found as the
+ * provider, then answered in the carrier's tenant transaction by the same command as the sandbox
+ * helper (decideRefund).
+ */
+export async function answerRefundRequest(caller: Caller, id: string, approve: boolean) {
+  const [found] = isUuid(id) ? await withTenant(caller, (tx) => providerRequests(tx, id)) : [];
+  if (!found) throw notFound('refund request');
+  const carrier: Tenant = { orgId: found.org_id, environment: caller.environment };
+  await withTenant(carrier, async (tx) => {
+    const claim = await findClaim(tx, found.claim_id, { lock: true });
+    await decideRefund(tx, claim, { id: found.claim_home_id, property_id: found.property_id }, approve);
+  });
+  const [after] = await withTenant(caller, (tx) => providerRequests(tx, id));
+  return renderRefundForProvider(after);
+}

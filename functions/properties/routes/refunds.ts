@@ -1,0 +1,53 @@
+import { z } from '@hono/zod-openapi';
+import { single } from '../../../shared/http/envelope.ts';
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { answerRefundRequest, listRefundRequests } from '../../claims/placement/refunds.ts';
+import { ProviderRefundRequest, RefundDecision, RefundRequestParams } from '../schemas.ts';
+
+// The landlord's side of refunds: the requests carriers made on the provider's homes, and the
+// answer. The same command answers the sandbox landlord helper.
+
+const tags = ['Bookings'];
+
+export const refundRoutes = createRoutes()
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/refund-requests',
+      tags,
+      summary: 'Refund requests on your homes',
+      description: 'The latest 100 refund requests carriers made on payments for your homes, newest first, with their status.',
+      scope: 'bookings:read',
+      responses: { 200: jsonResponse(z.object({ data: z.array(ProviderRefundRequest), count: z.number().int() }), 'The refund requests.') },
+      errors: {},
+    }),
+    async (c) => {
+      const data = await listRefundRequests(c.get('caller'));
+      return c.json({ data, count: data.length }, 200);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/refund-requests/{id}',
+      tags,
+      summary: 'Approve or decline a refund request',
+      description:
+        'approve: the payment is refunded on your payment-processor account, the platform fee with it (status approved, then refunded within ' +
+        'seconds; the carrier gets payment.refunded with outcome approved). decline: the payment stays; the carrier gets payment.refunded with ' +
+        'outcome declined and may ask again.',
+      scope: 'properties:write',
+      request: { params: RefundRequestParams, body: jsonBody(RefundDecision) },
+      responses: { 200: jsonResponse(dataOf(ProviderRefundRequest), 'The refund request after the answer.') },
+      errors: {
+        404: 'not_found: no such refund request on your homes in this environment.',
+        409: 'no_refund_request: the request was already answered.',
+        422: 'invalid_field: decision is not approve or decline.',
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const { decision } = c.req.valid('json');
+      return c.json(single(await answerRefundRequest(c.get('caller'), id, decision === 'approve')), 200);
+    },
+  );
