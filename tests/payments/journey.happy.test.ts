@@ -90,6 +90,16 @@ describe('after payment: move-in, cancellation and refunds (sandbox)', () => {
     const timeline = (await api.get(`/claims/${ref}/timeline`)).body.data.map((e: any) => e.type);
     expect(timeline).toEqual(expect.arrayContaining(['booking.created', 'payment.succeeded', 'move_in.confirmed']));
     expect((await events(c.orgId, 'request.status_changed')).map((e) => e.payload.status).slice(-2)).toEqual(['booking_confirmed', 'move_in_complete']);
+
+    // The stay's scheduled steps: in_stay the next day, move_out_closeout 14 days before move-out.
+    const steps = await ownerSql()<{ run_at: Date; payload: any }[]>`select run_at, payload from app.jobs where org_id = ${c.orgId} and kind = 'advance_stay' order by run_at`;
+    expect(steps.map((j) => j.payload.to)).toEqual(['in_stay', 'move_out_closeout']);
+    await ownerSql()`update app.jobs set run_at = now() where org_id = ${c.orgId} and kind = 'advance_stay'`;
+    await drainJobs(c.orgId);
+    expect((await api.get(`/claims/${ref}`)).body.data.status_primary).toBe('in_stay');
+    await ownerSql()`update app.jobs set run_at = now() where org_id = ${c.orgId} and kind = 'advance_stay' and status = 'pending'`;
+    await drainJobs(c.orgId);
+    expect((await api.get(`/claims/${ref}`)).body.data.status_primary).toBe('move_out_closeout');
   });
 
   it('cancels an unpaid placement: contract withdrawn, holds released, home off the request, everyone emailed', async () => {

@@ -6,6 +6,7 @@ import type { RequestStatus } from '../../../shared/claims/status.ts';
 import type { Caller } from '../../../shared/http/context.ts';
 import { ApiError } from '../../../shared/http/errors.ts';
 import { enqueue } from '../../../shared/jobs/queue.ts';
+import type { JobDefinition } from '../../../shared/jobs/runner.ts';
 import { lockLease, moveLease } from '../../../shared/placements/lease.ts';
 import { findClaim, type ClaimRow } from '../repository.ts';
 import {
@@ -55,6 +56,7 @@ export async function confirmMoveIn(caller: Caller, reference: string, propertyI
       movedIn = (await recordMoveIn(tx, booking.id, placement.id))!;
       await announceBookingChange(tx, claim, placement, movedIn, 'move_in_confirmed', 'confirmed');
       await moveStatus(tx, [claim.id], 'move_in_complete');
+      await scheduleStay(tx, claim.id, placement.id, movedIn);
     }
     const [status] = await tx<{ status_primary: RequestStatus }[]>`select status_primary from app.claims where id = ${claim.id}`;
     return {
@@ -131,3 +133,40 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
     };
   });
 }
+
+/** The day after `iso`, or `days` before it, at midnight UTC. */
+const dayOffset = (iso: string, days: number) => new Date(Date.parse(`${iso}T00:00:00Z`) + days * 86_400_000);
+
+/** Days before move-out when a stay moves to move_out_closeout. */
+export const closeoutDays = 14;
+
+/**
+ * The stay's two scheduled steps, as durable jobs on the scheduler that delivers webhooks: in_stay
+ * the day after move-in is confirmed, move_out_closeout 14 days before move-out.
+ */
+async function scheduleStay(tx: Tx, claimId: string, placementId: string, booking: BookingRow) {
+  const movedIn = booking.move_in_confirmed_at!.toISOString().slice(0, 10);
+  await enqueue(tx, 'advance_stay', { claim_id: claimId, placement_id: placementId, to: 'in_stay' }, { dedupeKey: `${placementId}:in_stay`, runAt: dayOffset(movedIn, 1) });
+  await enqueue(tx, 'advance_stay', { claim_id: claimId, placement_id: placementId, to: 'move_out_closeout' }, {
+    dedupeKey: `${placementId}:move_out_closeout`,
+    runAt: dayOffset(booking.check_out, -closeoutDays),
+  });
+}
+
+/**
+ * advance_stay: moves the request one step of the stay when the booking is still confirmed and moved
+ * in. The closeout waits for in_stay (a step not yet allowed is retried later by the runner's backoff).
+ */
+export const advanceStay: JobDefinition<{ claim_id: string; placement_id: string; to: 'in_stay' | 'move_out_closeout' }> = {
+  kind: 'advance_stay',
+  async run({ claim_id, placement_id, to }, { job }) {
+    return withTenant({ orgId: job.org_id, environment: job.environment }, async (tx) => {
+      const claim = await findClaim(tx, claim_id, { lock: true });
+      const booking = await confirmedBooking(tx, placement_id);
+      if (!booking?.move_in_confirmed_at) return { skipped: 'the booking is no longer confirmed and moved in' };
+      if (to === 'move_out_closeout' && claim.status_primary === 'move_in_complete') throw new Error('the stay has not started yet');
+      const moved = await moveStatus(tx, [claim.id], to);
+      return { moved: moved.length > 0 };
+    });
+  },
+};
