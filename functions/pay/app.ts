@@ -6,7 +6,8 @@ import { requestId } from '../../shared/http/middleware/request-id.ts';
 import { errorFields, log } from '../../shared/log.ts';
 import { PayLinkRejected, readPayLink, type PayLink } from '../../shared/placements/pay-link.ts';
 import { payActions } from './actions.ts';
-import { renderPayPage, renderProblemPage, type PayView } from './page.ts';
+import { renderNoticePage, renderPayPage, renderProblemPage, type PayView } from './page.ts';
+import { startSetup } from './setup.ts';
 
 // The pay-in-app page: a web page, not an API route. The payer opens the `pay_in_app_url` of a
 // placement (GET /pay/<token>), sees what is due now and who is paid, and submits a plain HTML form
@@ -65,6 +66,20 @@ export function createPayApp(actions: PayActions) {
 
   const notFound = (c: Context<AppEnv>) =>
     html(c, renderProblemPage('Nothing to pay here', 'This link does not lead to a placement that can be paid (it may have been cancelled).'), 404);
+
+  // A provider's finish_setup_url: on to the processor's onboarding, created on demand.
+  app.get('/pay/setup/:token', async (c) => {
+    if (c.req.query('result') === 'returned') {
+      return html(c, renderNoticePage('Thank you', 'The payment processor has your details. The payout account shows the outcome within minutes; you can close this page.'), 200);
+    }
+    try {
+      return c.redirect(await startSetup(c, c.req.param('token')), 303);
+    } catch (error) {
+      if (!(error instanceof PayLinkRejected)) throw error;
+      const [title, text, status] = problems[error.reason];
+      return html(c, renderProblemPage(title.replace('payment', 'setup'), text), status);
+    }
+  });
 
   app.get('/pay/:token', async (c) => {
     const link = await verified(c);

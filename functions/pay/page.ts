@@ -124,6 +124,11 @@ ${buttons}
   return layout(`Pay for ${view.home.name}`, parts.join('\n'));
 }
 
+/** A short page with a message that is not a problem. */
+export function renderNoticePage(title: string, text: string): string {
+  return layout(title, `<section class="card notice"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></section>`);
+}
+
 /** A page that explains why the link or the action was refused, and what to do. */
 export function renderProblemPage(title: string, text: string): string {
   return layout(title, `<section class="card problem"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>

@@ -42,27 +42,28 @@ async function keyFor(environment: Environment): Promise<Uint8Array> {
   return key;
 }
 
-export async function signPayLink(link: PayLink, now = new Date()): Promise<string> {
+type Audience = 'pay-in-app' | 'payout-setup';
+
+async function sign(audience: Audience, subject: string, claims: { org: string; env: Environment }, now: Date): Promise<string> {
   const issuedAt = Math.floor(now.getTime() / 1000);
-  return new SignJWT({ org: link.orgId, env: link.environment })
+  return new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer(issuer)
     .setAudience(audience)
-    .setSubject(link.placementId)
+    .setSubject(subject)
     .setIssuedAt(issuedAt)
     .setExpirationTime(issuedAt + config.payLinkTtlSeconds())
-    .sign(await keyFor(link.environment));
+    .sign(await keyFor(claims.env));
 }
 
-/** Verifies a link and returns what it may pay; throws PayLinkRejected. */
-export async function readPayLink(token: string, now = new Date()): Promise<PayLink> {
+async function verify(audience: Audience, token: string, now: Date): Promise<{ sub: string; org: string; env: Environment }> {
   let environment: unknown;
   try {
     environment = decodeJwt(token).env;
   } catch {
-    throw new PayLinkRejected('invalid', 'This payment link is not valid.');
+    throw new PayLinkRejected('invalid', 'This link is not valid.');
   }
-  if (environment !== 'live' && environment !== 'sandbox') throw new PayLinkRejected('invalid', 'This payment link is not valid.');
+  if (environment !== 'live' && environment !== 'sandbox') throw new PayLinkRejected('invalid', 'This link is not valid.');
   try {
     const { payload } = await jwtVerify(token, await keyFor(environment), {
       issuer,
@@ -71,13 +72,33 @@ export async function readPayLink(token: string, now = new Date()): Promise<PayL
       currentDate: now,
       requiredClaims: ['sub', 'exp', 'org', 'env'],
     });
-    if (typeof payload.sub !== 'string' || typeof payload.org !== 'string') throw new PayLinkRejected('invalid', 'This payment link is not valid.');
-    return { placementId: payload.sub, orgId: payload.org, environment };
+    if (typeof payload.sub !== 'string' || typeof payload.org !== 'string') throw new PayLinkRejected('invalid', 'This link is not valid.');
+    return { sub: payload.sub, org: payload.org, env: environment };
   } catch (error) {
     if (error instanceof PayLinkRejected) throw error;
-    if (error instanceof errors.JWTExpired) throw new PayLinkRejected('expired', 'This payment link has expired.');
-    throw new PayLinkRejected('invalid', 'This payment link is not valid.');
+    if (error instanceof errors.JWTExpired) throw new PayLinkRejected('expired', 'This link has expired.');
+    throw new PayLinkRejected('invalid', 'This link is not valid.');
   }
+}
+
+export function signPayLink(link: PayLink, now = new Date()): Promise<string> {
+  return sign(audience, link.placementId, { org: link.orgId, env: link.environment }, now);
+}
+
+/** Verifies a pay link and returns what it may pay; throws PayLinkRejected. */
+export async function readPayLink(token: string, now = new Date()): Promise<PayLink> {
+  const claims = await verify(audience, token, now);
+  return { placementId: claims.sub, orgId: claims.org, environment: claims.env };
+}
+
+/** A provider's payout-setup link (finish_setup_url): opening it starts the processor's onboarding. */
+export function signSetupLink(orgId: string, environment: Environment, now = new Date()): Promise<string> {
+  return sign('payout-setup', orgId, { org: orgId, env: environment }, now);
+}
+
+export async function readSetupLink(token: string, now = new Date()): Promise<{ orgId: string; environment: Environment }> {
+  const claims = await verify('payout-setup', token, now);
+  return { orgId: claims.org, environment: claims.env };
 }
 
 /** The pay page's address for a link: <public base>/pay/<token>. */

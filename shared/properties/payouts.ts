@@ -70,8 +70,12 @@ interface PayoutRow extends PayoutState {
   updated_at: Date;
 }
 
-function render(row: PayoutRow): PayoutStatus {
-  const setupUrl = new URL('/provider/payouts/setup', config.payInAppBaseUrl());
+/**
+ * `liveSetupUrl`: the service's own setup link for a live account (opening it creates the
+ * processor's onboarding link on demand); sandbox accounts keep the pay-in-app address.
+ */
+function render(row: PayoutRow, liveSetupUrl?: string): PayoutStatus {
+  const setupUrl = new URL(row.environment === 'live' && liveSetupUrl ? liveSetupUrl : new URL('/provider/payouts/setup', config.payInAppBaseUrl()));
   if (row.environment === 'sandbox') setupUrl.searchParams.set('environment', 'sandbox');
   return {
     environment: row.environment,
@@ -85,9 +89,9 @@ function render(row: PayoutRow): PayoutStatus {
   };
 }
 
-export async function readPayoutStatus(tx: Tx, tenant: Tenant): Promise<PayoutStatus> {
+export async function readPayoutStatus(tx: Tx, tenant: Tenant, liveSetupUrl?: string): Promise<PayoutStatus> {
   const [row] = await tx<PayoutRow[]>`select * from app.payout_status(${tenant.orgId}, ${tenant.environment})`;
-  return render(row);
+  return render(row, liveSetupUrl);
 }
 
 /**

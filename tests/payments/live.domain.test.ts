@@ -3,7 +3,7 @@
 // with the SDK's own test helper, record the outcome exactly once.
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { call, ownerSql } from '../helpers.ts';
+import { call, client, createKey, ownerSql } from '../helpers.ts';
 import { events, fetchPage, pagePath, payUrl, postForm, signedLease, submitPage } from './fixtures.ts';
 
 const secret = 'whsec_live_test';
@@ -18,6 +18,9 @@ beforeAll(() => {
     if (new URL(request.url).hostname !== 'api.stripe.com') return real(input, init);
     const form = new URLSearchParams(await request.text());
     form.set('stripe_account', request.headers.get('stripe-account') ?? '');
+    const path = new URL(request.url).pathname;
+    if (path === '/v1/accounts') return Response.json({ id: 'acct_created', object: 'account' });
+    if (path === '/v1/account_links') return Response.json({ object: 'account_link', url: `https://connect.stripe.com/setup/e/${form.get('account')}/x` });
     checkouts.push(form);
     return Response.json({ id: `cs_test_${checkouts.length}`, object: 'checkout.session', url: `https://checkout.stripe.com/c/pay/cs_test_${checkouts.length}` });
   });
@@ -111,5 +114,25 @@ describe('live payments through the processor (stand-in transport)', () => {
     const ignored = await notify({ id: 'evt_other', type: 'customer.created', data: { object: { id: 'cus_1' } } });
     expect(ignored.body.data.outcome).toMatch(/^ignored/);
     expect((await call('GET', '/payments-webhook')).status).toBe(404);
+  });
+
+  it('finish_setup_url opens the processor onboarding, creating the connected account on demand', async () => {
+    const s = await signedLease('live');
+    const providerLive = client((await createKey(s.providerOrg, 'live')).key);
+    await ownerSql()`update app.payout_accounts set connected = false, charges_enabled = false, payouts_enabled = false, onboarding_status = 'not_started'
+                      where org_id = ${s.providerOrg} and environment = 'live'`;
+    const status = (await providerLive.get('/properties/payouts')).body.data;
+    expect(status.finish_setup_url).toMatch(/^http:\/\/localhost\/functions\/v1\/pay\/setup\//);
+    const path = pagePath(status.finish_setup_url);
+    const opened = await call('GET', path);
+    expect(opened.status).toBe(303);
+    expect(opened.headers.get('location')).toBe('https://connect.stripe.com/setup/e/acct_created/x');
+    const [row] = await ownerSql()`select processor_account_id from app.payout_accounts where org_id = ${s.providerOrg} and environment = 'live'`;
+    expect(row.processor_account_id).toBe('acct_created');
+    expect((await call('GET', `${path}?result=returned`)).text).toContain('Thank you');
+    expect((await call('GET', '/pay/setup/forged.token.here')).status).toBe(403);
+    // A pay link is not a setup link.
+    const payLink = pagePath(await payUrl(s.api, s.ref)).slice('/pay/'.length);
+    expect((await call('GET', `/pay/setup/${payLink}`)).status).toBe(403);
   });
 });

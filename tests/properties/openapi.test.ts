@@ -12,6 +12,8 @@ describe('provider side in the OpenAPI document', () => {
       '/properties/bookings',
       '/properties/payouts',
       '/properties/readiness',
+      '/properties/refund-requests',
+      '/properties/refund-requests/{id}',
       '/properties/{ref}',
       '/properties/{ref}/availability',
       '/properties/{ref}/availability/{block_id}/release',

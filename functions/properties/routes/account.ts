@@ -2,6 +2,7 @@ import { withTenant } from '../../../shared/db/tenant.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { PayoutStatus, readPayoutStatus } from '../../../shared/properties/payouts.ts';
+import { setupPageUrl } from '../../pay/setup.ts';
 import { listBookings, renderBooking } from '../bookings.ts';
 import { cursorRowId, rowPage, RowPageQuery } from '../../../shared/db/row-cursor.ts';
 import { Booking } from '../schemas.ts';
@@ -45,6 +46,7 @@ export const accountRoutes = createRoutes()
     }),
     async (c) => {
       const caller = c.get('caller');
-      return c.json(single(await withTenant(caller, (tx) => readPayoutStatus(tx, caller))), 200);
+      const setupUrl = caller.environment === 'live' ? await setupPageUrl(c.req.url, caller.orgId) : undefined;
+      return c.json(single(await withTenant(caller, (tx) => readPayoutStatus(tx, caller, setupUrl))), 200);
     },
   );

@@ -1,0 +1,40 @@
+import type { Context } from 'hono';
+import { withTenant } from '../../shared/db/tenant.ts';
+import type { AppEnv } from '../../shared/http/context.ts';
+import { publicBaseUrl, readSetupLink, signSetupLink } from '../../shared/placements/pay-link.ts';
+import { paymentsPort } from '../../shared/placements/ports/index.ts';
+
+// finish_setup_url of a live payout account: a signed link to the service (GET /pay/setup/<token>)
+// that, when someone at the provider opens it, creates the Connect account if there is none yet and
+// a one-time onboarding link, and redirects there. Account links expire within minutes, so one is
+// created on demand at each visit rather than stored; account.updated notifications report the
+// outcome (functions/claims/placement/notifications.ts).
+
+export async function setupPageUrl(requestUrl: string, orgId: string): Promise<string> {
+  return `${publicBaseUrl(requestUrl)}/pay/setup/${await signSetupLink(orgId, 'live')}`;
+}
+
+/** Opens the processor's onboarding for the link's provider; returns where to send the browser. */
+export async function startSetup(c: Context<AppEnv>, token: string): Promise<string> {
+  const { orgId, environment } = await readSetupLink(token);
+  const here = new URL(c.req.url);
+  here.search = '';
+  const tenant = { orgId, environment };
+  const [account] = await withTenant(tenant, (tx) =>
+    tx<{ processor_account_id: string | null; email: string | null }[]>`
+      select (app.payout_status(${orgId}, ${environment})).processor_account_id, (select contact_email from app.organisations where id = ${orgId}) as email`);
+  const link = await paymentsPort(environment).accountLink({
+    connectedAccount: account.processor_account_id ?? undefined,
+    email: account.email ?? undefined,
+    refreshUrl: here.toString(),
+    returnUrl: `${here.toString()}?result=returned`,
+  });
+  if (!account.processor_account_id) {
+    await withTenant(tenant, async (tx) => {
+      await tx`insert into app.payout_accounts select * from app.payout_status(${orgId}, ${environment}) on conflict (org_id, environment) do nothing`;
+      await tx`update app.payout_accounts set processor_account_id = ${link.connectedAccount}, updated_at = clock_timestamp()
+                where org_id = ${orgId} and environment = ${environment} and processor_account_id is null`;
+    });
+  }
+  return link.url;
+}
