@@ -91,6 +91,19 @@ describe('after payment: move-in, cancellation and refunds (sandbox)', () => {
     expect(timeline).toEqual(expect.arrayContaining(['booking.created', 'payment.succeeded', 'move_in.confirmed']));
     expect((await events(c.orgId, 'request.status_changed')).map((e) => e.payload.status).slice(-2)).toEqual(['booking_confirmed', 'move_in_complete']);
 
+    // Once moved in, an earlier move_out shortens the stay; any other change stays refused.
+    const { lease } = await (async () => ({ lease: (await api.get(`/claims/${ref}/placement`)).body.data.homes[0].lease }))();
+    const earlier = new Date(Date.parse(`${lease.move_out_date}T00:00:00Z`) - 20 * 86_400_000).toISOString().slice(0, 10);
+    const shortened = await api.post(`/claims/${ref}/dates`, { property_id: home, move_in: lease.move_in_date, move_out: earlier });
+    expect(shortened.status).toBe(200);
+    expect(shortened.body.data).toMatchObject({ id: lease.id, move_out_date: earlier, status: 'fully_signed' });
+    expect((await providerApi.get('/properties/bookings')).body.data[0].check_out).toBe(earlier);
+    expect((await events(providerOrg, 'booking.updated')).map((e) => e.payload.change)).toEqual(['move_in_confirmed', 'dates_changed']);
+    const [hold] = await ownerSql()<{ end_date: string }[]>`select end_date from app.availability_blocks where lease_agreement_id = ${lease.id}`;
+    expect(hold.end_date <= earlier).toBe(true);
+    const later = await api.post(`/claims/${ref}/dates`, { property_id: home, move_in: lease.move_in_date, move_out: lease.move_out_date });
+    expect(later.body.error.code).toBe('already_signed');
+
     // The stay's scheduled steps: in_stay the next day, move_out_closeout 14 days before move-out.
     const steps = await ownerSql()<{ run_at: Date; payload: any }[]>`select run_at, payload from app.jobs where org_id = ${c.orgId} and kind = 'advance_stay' order by run_at`;
     expect(steps.map((j) => j.payload.to)).toEqual(['in_stay', 'move_out_closeout']);

@@ -7,7 +7,7 @@ import type { Caller } from '../../../shared/http/context.ts';
 import { ApiError } from '../../../shared/http/errors.ts';
 import { enqueue } from '../../../shared/jobs/queue.ts';
 import type { JobDefinition } from '../../../shared/jobs/runner.ts';
-import { lockLease, moveLease } from '../../../shared/placements/lease.ts';
+import { lockLease, moveLease, type LeaseRow } from '../../../shared/placements/lease.ts';
 import { findClaim, type ClaimRow } from '../repository.ts';
 import {
   cancelBookingRow, clearSignatures, confirmedBooking, homeLabel, latestSettled, payeeOf, recordMoveIn, type BookingRow,
@@ -170,3 +170,22 @@ export const advanceStay: JobDefinition<{ claim_id: string; placement_id: string
     });
   },
 };
+
+/**
+ * POST dates once moved in: an earlier move_out (same move_in) shortens the stay. The lease and the
+ * booking end earlier, the tail of the hold is released, and the last period is billed for the days
+ * used (shared/placements/billing.ts prices from the lease's dates). Anything else on a fully signed
+ * lease stays 409 already_signed. Returns null when the call is not a shortening.
+ */
+export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, moveIn: string, moveOut: string) {
+  const booking = await confirmedBooking(tx, placement.id);
+  if (!booking?.move_in_confirmed_at || moveIn !== lease.move_in_date || moveOut >= lease.move_out_date) return null;
+  const [shortened] = await tx<LeaseRow[]>`
+    update app.lease_agreements set move_out_date = ${moveOut} where id = ${lease.id} and status = 'fully_signed' returning *`;
+  await tx`update app.claim_homes set move_out_date = ${moveOut} where id = ${placement.id}`;
+  await tx`select app.shorten_holds(${lease.id}, app.current_env(), ${moveOut})`;
+  const [updated] = await tx<BookingRow[]>`
+    update app.bookings set check_out = ${moveOut}, updated_at = clock_timestamp() where id = ${booking.id} returning *`;
+  await announceBookingChange(tx, claim, placement, updated, 'dates_changed', 'confirmed');
+  return shortened;
+}

@@ -6,6 +6,7 @@ import type { LeaseRow } from '../../../shared/placements/lease.ts';
 import { findClaim } from '../repository.ts';
 import type { DatesInput, SignerInput } from '../schemas.ts';
 import { assertNotSigned, issueContract } from './contract.ts';
+import { shortenStay } from './booking.ts';
 import { currentLease, placementOnRequest, resolveProposals, updatePlacement, type PlacementRow } from './repository.ts';
 
 // POST dates, POST dates/approve-proposal and POST signer: each locks the request and the placement,
@@ -36,6 +37,9 @@ export async function setDates(caller: Caller, reference: string, body: DatesInp
     const claim = await findClaim(tx, reference, { lock: true });
     const placement = await placementOnRequest(tx, claim.id, body.property_id);
     const lease = await currentLease(tx, placement);
+    // Once moved in, an earlier move_out shortens the stay (part 2); any other change stays refused.
+    const shortened = lease?.status === 'fully_signed' ? await shortenStay(tx, claim, placement, lease, body.move_in, body.move_out) : null;
+    if (shortened) return leaseCreated(shortened);
     assertNotSigned(lease);
     assertReadyForDates(placement);
     // The same dates again (a retry) rewrite nothing: the live version is the answer.

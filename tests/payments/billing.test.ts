@@ -1,0 +1,40 @@
+// The pure billing module: periods of a stay and what is due now.
+import { describe, expect, it } from 'vitest';
+import { addMonths, billingPeriods, dueNow } from '../../shared/placements/billing.ts';
+import { price, type PricedHome } from '../../shared/placements/pricing.ts';
+
+const home: PricedHome = {
+  name: 'Maple', currency: 'usd', monthly_rate_cents: 300_000, rent_1_3_months_cents: null, rent_4_6_months_cents: null,
+  rent_7_9_months_cents: null, rent_10_12_months_cents: null, security_deposit_cents: 150_000, cleaning_fee_cents: 45_000,
+  application_fee_cents: null, pet_fee_cents: null, pet_rent_cents: null, pet_deposit_cents: null, utilities_included: true, utilities_monthly_cents: null,
+};
+const request = { target_move_in: '2027-01-31', est_length_months: 3, has_pets: false, max_budget_cents: null, ale_limit_cents: null };
+
+describe('billing', () => {
+  it('clamps to the end of shorter months', () => {
+    expect(addMonths('2027-01-31', 1)).toBe('2027-02-28');
+    expect(addMonths('2027-12-15', 1)).toBe('2028-01-15');
+  });
+
+  it('splits a stay into monthly periods, the last one shorter', () => {
+    expect(billingPeriods('2027-01-01', '2027-03-16')).toEqual([
+      { index: 0, start: '2027-01-01', end: '2027-01-31', share: { used: 31, full: 31 } },
+      { index: 1, start: '2027-02-01', end: '2027-02-28', share: { used: 28, full: 28 } },
+      { index: 2, start: '2027-03-01', end: '2027-03-15', share: { used: 15, full: 31 } },
+    ]);
+  });
+
+  it('the first payment is due at once with fees and deposits; later months from their first day, the last prorated', () => {
+    const stay = { moveIn: '2027-01-01', moveOut: '2027-03-16' };
+    const p = price(home, request, { move_in: stay.moveIn, move_out: stay.moveOut });
+    const first = dueNow(p, stay, [], '2026-12-01')!;
+    expect(first).toMatchObject({ chargeType: 'initial', rentCents: 300_000, depositCents: 150_000, feesCents: 45_000 });
+    expect(first.split).toMatchObject({ grossCents: 495_000, platformFeeCents: 24_000 });
+    expect(dueNow(p, stay, ['2027-01-01'], '2027-01-20')).toBeNull();
+    expect(dueNow(p, stay, ['2027-01-01'], '2027-02-01')).toMatchObject({ chargeType: 'rent', rentCents: 300_000, depositCents: 0, periodStart: '2027-02-01' });
+    const last = dueNow(p, stay, ['2027-01-01', '2027-02-01'], '2027-03-01')!;
+    expect(last.rentCents).toBe(Math.round((300_000 * 15) / 31));
+    expect(last.split.platformFeeCents).toBe(Math.round(last.rentCents * 0.08));
+    expect(dueNow(p, stay, ['2027-01-01', '2027-02-01', '2027-03-01'], '2027-03-10')).toBeNull();
+  });
+});
