@@ -54,7 +54,7 @@ alter table app.claim_homes
                                              and (proposed_move_in is null) = (proposed_at is null)
                                              and (proposed_move_out is null or proposed_move_out > proposed_move_in)),
   add constraint claim_homes_signer check (signer_email is null or signer_name is not null),
-  add constraint claim_homes_decline check ((option_status = 'declined') = (decline_reason is not null)),
+  add constraint claim_homes_decline check (option_status <> 'declined' or decline_reason is not null),
   add constraint claim_homes_tenant_key unique (id, org_id, environment);
 alter table app.claim_homes alter column option_status set not null;
 alter table app.claim_homes drop constraint claim_homes_lease_status_check;
