@@ -54,7 +54,7 @@ alter table app.claim_homes
                                              and (proposed_move_in is null) = (proposed_at is null)
                                              and (proposed_move_out is null or proposed_move_out > proposed_move_in)),
   add constraint claim_homes_signer check (signer_email is null or signer_name is not null),
-  add constraint claim_homes_decline check ((option_status = 'declined') = (decline_reason is not null)),
+  add constraint claim_homes_decline check (option_status <> 'declined' or decline_reason is not null),
   add constraint claim_homes_tenant_key unique (id, org_id, environment);
 alter table app.claim_homes alter column option_status set not null;
 alter table app.claim_homes drop constraint claim_homes_lease_status_check;
@@ -303,27 +303,28 @@ select app.enable_tenant_isolation('app.jobs');
 grant select, insert on app.jobs to svc_api;
 
 -- The scheduler on Supabase calls the dispatcher function when webhook deliveries or jobs are due.
-create or replace function app.invoke_webhook_dispatcher() returns bigint
+-- The call itself (address and secret from Vault, through pg_net) is kept in one function.
+create or replace function app.call_dispatcher() returns bigint
 language plpgsql security definer set search_path = app, pg_temp as $$
 declare
   v_url text;
   v_secret text;
 begin
-  if not exists (select 1 from app.webhook_deliveries where status = 'pending' and next_attempt_at <= now())
-     and not exists (select 1 from app.jobs where status = 'pending' and run_at <= now()) then
-    return null;
-  end if;
   select decrypted_secret into v_url from vault.decrypted_secrets where name = 'webhook_dispatcher_url';
   select decrypted_secret into v_secret from vault.decrypted_secrets where name = 'webhook_dispatcher_secret';
   if v_url is null or v_secret is null then
     raise warning 'webhook dispatch skipped: store webhook_dispatcher_url and webhook_dispatcher_secret in Vault';
     return null;
   end if;
-  return net.http_post(
-    url := v_url,
-    body := '{}'::jsonb,
-    headers := jsonb_build_object('Content-Type', 'application/json', 'Authorization', 'Bearer ' || v_secret),
-    timeout_milliseconds := 30000
-  );
+  return net.http_post(url := v_url, body := '{}'::jsonb, timeout_milliseconds := 30000,
+    headers := jsonb_build_object('Content-Type', 'application/json', 'Authorization', 'Bearer ' || v_secret));
 end $$;
+revoke all on function app.call_dispatcher() from public;
+
+create or replace function app.invoke_webhook_dispatcher() returns bigint
+language sql security definer set search_path = app, pg_temp as $$
+  select case when exists (select 1 from app.webhook_deliveries where status = 'pending' and next_attempt_at <= now())
+                or exists (select 1 from app.jobs where status = 'pending' and run_at <= now())
+              then app.call_dispatcher() end
+$$;
 revoke all on function app.invoke_webhook_dispatcher() from public;

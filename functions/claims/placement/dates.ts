@@ -3,7 +3,8 @@ import type { Caller } from '../../../shared/http/context.ts';
 import { ApiError } from '../../../shared/http/errors.ts';
 import { checkStay } from '../../../shared/placements/stay.ts';
 import type { LeaseRow } from '../../../shared/placements/lease.ts';
-import { findClaim } from '../repository.ts';
+import type { Tx } from '../../../shared/db/client.ts';
+import { findClaim, type ClaimRow } from '../repository.ts';
 import type { DatesInput, SignerInput } from '../schemas.ts';
 import { assertNotSigned, issueContract } from './contract.ts';
 import { shortenStay } from './booking.ts';
@@ -31,6 +32,16 @@ function assertReadyForDates(placement: PlacementRow): void {
   }
 }
 
+/** A new version at these dates for the placement's own signer. */
+const redate = (tx: Tx, claim: ClaimRow, placement: PlacementRow, moveIn: string, moveOut: string, issuedBy: 'dates' | 'approve_proposal') =>
+  issueContract(tx, claim, placement, { moveIn, moveOut, signerName: placement.signer_name, signerEmail: placement.signer_email, issuedBy });
+
+/** Closes the household's open proposal: approved, or replaced by the caller's own dates. */
+async function closeProposal(tx: Tx, placement: PlacementRow, resolution: 'approved' | 'replaced'): Promise<void> {
+  await resolveProposals(tx, placement.id, resolution);
+  await updatePlacement(tx, placement.id, { proposed_move_in: null, proposed_move_out: null, proposed_at: null });
+}
+
 export async function setDates(caller: Caller, reference: string, body: DatesInput) {
   checkStay(body.move_in, body.move_out);
   return withTenant(caller, async (tx) => {
@@ -46,17 +57,8 @@ export async function setDates(caller: Caller, reference: string, body: DatesInp
     if (lease && lease.move_in_date === body.move_in && lease.move_out_date === body.move_out && !placement.proposed_at) {
       return leaseCreated(lease);
     }
-    const issued = await issueContract(tx, claim, placement, {
-      moveIn: body.move_in,
-      moveOut: body.move_out,
-      signerName: placement.signer_name,
-      signerEmail: placement.signer_email,
-      issuedBy: 'dates',
-    });
-    if (placement.proposed_at) {
-      await resolveProposals(tx, placement.id, 'replaced');
-      await updatePlacement(tx, placement.id, { proposed_move_in: null, proposed_move_out: null, proposed_at: null });
-    }
+    const issued = await redate(tx, claim, placement, body.move_in, body.move_out, 'dates');
+    if (placement.proposed_at) await closeProposal(tx, placement, 'replaced');
     return leaseCreated(issued);
   });
 }
@@ -71,15 +73,8 @@ export async function approveProposal(caller: Caller, reference: string, propert
     }
     assertReadyForDates(placement);
     checkStay(placement.proposed_move_in, placement.proposed_move_out);
-    const issued = await issueContract(tx, claim, placement, {
-      moveIn: placement.proposed_move_in,
-      moveOut: placement.proposed_move_out,
-      signerName: placement.signer_name,
-      signerEmail: placement.signer_email,
-      issuedBy: 'approve_proposal',
-    });
-    await resolveProposals(tx, placement.id, 'approved');
-    await updatePlacement(tx, placement.id, { proposed_move_in: null, proposed_move_out: null, proposed_at: null });
+    const issued = await redate(tx, claim, placement, placement.proposed_move_in, placement.proposed_move_out, 'approve_proposal');
+    await closeProposal(tx, placement, 'approved');
     return leaseCreated(issued);
   });
 }
