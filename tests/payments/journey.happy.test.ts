@@ -107,7 +107,7 @@ describe('after payment: move-in, cancellation and refunds (sandbox)', () => {
     // The stay's scheduled steps: in_stay the next day, move_out_closeout 14 days before move-out.
     const steps = await ownerSql()<{ run_at: Date; payload: any }[]>`select run_at, payload from app.jobs where org_id = ${c.orgId} and kind = 'advance_stay' order by run_at`;
     expect(steps.map((j) => j.payload.to)).toEqual(['in_stay', 'move_out_closeout']);
-    await ownerSql()`update app.jobs set run_at = now() where org_id = ${c.orgId} and kind = 'advance_stay'`;
+    await ownerSql()`update app.jobs set run_at = now() where org_id = ${c.orgId} and kind = 'advance_stay' and payload->>'to' = 'in_stay'`;
     await drainJobs(c.orgId);
     expect((await api.get(`/claims/${ref}`)).body.data.status_primary).toBe('in_stay');
     await ownerSql()`update app.jobs set run_at = now() where org_id = ${c.orgId} and kind = 'advance_stay' and status = 'pending'`;
