@@ -9,6 +9,7 @@ import { enqueue } from '../../../shared/jobs/queue.ts';
 import type { JobDefinition } from '../../../shared/jobs/runner.ts';
 import { lockLease, moveLease, type LeaseRow } from '../../../shared/placements/lease.ts';
 import { findClaim, type ClaimRow } from '../repository.ts';
+import { providerBookingFields } from './money-render.ts';
 import {
   cancelBookingRow, clearSignatures, confirmedBooking, homeLabel, latestSettled, payeeOf, recordMoveIn, type BookingRow,
 } from './money-repository.ts';
@@ -29,14 +30,7 @@ export async function announceBookingChange(
 ) {
   const label = await homeLabel(tx, placement.property_id);
   await emit(tx, 'booking.updated', {
-    reference: claim.claim_ref,
-    booking_id: booking.id,
-    property_id: placement.property_id,
-    external_id: label.external_id,
-    property: { name: label.name, api_external_id: label.external_id },
-    booking_status: booking.booking_status,
-    check_in: booking.check_in,
-    check_out: booking.check_out,
+    ...providerBookingFields(claim.claim_ref, placement.property_id, label, booking),
     previous_status: previous,
     change,
     move_in_confirmed_at: booking.move_in_confirmed_at?.toISOString() ?? null,

@@ -98,3 +98,22 @@ export function renderRefund(r: RefundJson): z.infer<typeof DepositRefund> {
     refunded_at: iso(r.refunded_at),
   };
 }
+
+/** The booking fields of the provider's booking events (booking.confirmed, booking.updated). */
+export function providerBookingFields(
+  reference: string,
+  propertyId: string,
+  label: { name: string | null; external_id: string | null },
+  booking: { id: string; booking_status: 'confirmed' | 'cancelled'; check_in: string; check_out: string },
+) {
+  return {
+    reference,
+    booking_id: booking.id,
+    property_id: propertyId,
+    external_id: label.external_id,
+    property: { name: label.name, api_external_id: label.external_id },
+    booking_status: booking.booking_status,
+    check_in: booking.check_in,
+    check_out: booking.check_out,
+  };
+}

@@ -7,6 +7,7 @@ import { dueNow, type DueCharge } from '../../../shared/placements/billing.ts';
 import type { LeaseRow } from '../../../shared/placements/lease.ts';
 import { price } from '../../../shared/placements/pricing.ts';
 import type { ClaimRow } from '../repository.ts';
+import { providerBookingFields } from './money-render.ts';
 import {
   attachPayment, confirmBooking, confirmedBooking, homeLabel, insertFailed, insertSucceeded, paidPeriods, payeeOf,
   type Payee, type PaymentRow, type PaymentWrite,
@@ -31,7 +32,8 @@ export interface Payable {
   due: DueCharge | null;
 }
 
-const onHome = (claim: ClaimRow, placement: PlacementRow) => ({
+/** The fields that place a carrier event on a request and a home. */
+export const onHome = (claim: ClaimRow, placement: Pick<PlacementRow, 'property_id'>) => ({
   request_id: claim.id,
   reference: claim.claim_ref,
   external_id: claim.external_id,
@@ -134,16 +136,7 @@ export async function recordCharge(
         move_out_date: booking.check_out,
         confirmed_at: booking.created_at.toISOString(),
       });
-      await emit(tx, 'booking.confirmed', {
-        reference: claim.claim_ref,
-        booking_id: booking.id,
-        property_id: placement.property_id,
-        external_id: label.external_id,
-        property: { name: label.name, api_external_id: label.external_id },
-        booking_status: booking.booking_status,
-        check_in: booking.check_in,
-        check_out: booking.check_out,
-      }, provider);
+      await emit(tx, 'booking.confirmed', providerBookingFields(claim.claim_ref, placement.property_id, label, booking), provider);
       await moveStatus(tx, [claim.id], 'booking_confirmed');
     }
   }

@@ -12,6 +12,7 @@ import { findClaim, type ClaimRow } from '../repository.ts';
 import {
   homeLabel, insertRefundRequest, latestSettled, markRefunded, moveRefundRequest, openRefundRequest, payeeOf, type RefundRequestRow,
 } from './money-repository.ts';
+import { onHome } from './payments.ts';
 import { findPlacement, type PlacementRow } from './repository.ts';
 
 // Refunds: the carrier asks (POST refund-request), the landlord approves or declines (the sandbox
@@ -19,13 +20,6 @@ import { findPlacement, type PlacementRow } from './repository.ts';
 // issues the refund on the landlord's processor account as a durable job (the platform fee refunded
 // with it). payment.refunded reports the outcome either way. Only the most recent settled payment
 // of a home is refundable and only one request is open at a time (a unique index decides races).
-
-const onHome = (claim: ClaimRow, placement: Pick<PlacementRow, 'property_id'>) => ({
-  request_id: claim.id,
-  reference: claim.claim_ref,
-  external_id: claim.external_id,
-  property_id: placement.property_id,
-});
 
 export interface RefundInput {
   property_id: string;
