@@ -135,4 +135,33 @@ describe('live payments through the processor (stand-in transport)', () => {
     const payLink = pagePath(await payUrl(s.api, s.ref)).slice('/pay/'.length);
     expect((await call('GET', `/pay/setup/${payLink}`)).status).toBe(403);
   });
+
+  it('a failed charge changes nothing but its record; a charge clearing after a cancellation is recorded, refundable, and books nothing', async () => {
+    const s = await signedLease('live');
+    await ownerSql()`update app.payout_accounts set processor_account_id = 'acct_landlord' where org_id = ${s.providerOrg} and environment = 'live'`;
+    await signLive(s.lease.id);
+    await submitPage(pagePath(await payUrl(s.api, s.ref)));
+    const checkout = checkouts.at(-1)!;
+    const amount = Number(checkout.get('line_items[0][price_data][unit_amount]'));
+    const metadata = Object.fromEntries(
+      [...checkout.entries()].filter(([k]) => k.startsWith('payment_intent_data[metadata]')).map(([k, v]) => [k.slice('payment_intent_data[metadata]['.length, -1), v]),
+    );
+    const failed = intentEvent('evt_failed', 'payment_intent.payment_failed', metadata, amount);
+    (failed.data.object as any).id = 'pi_failed';
+    (failed.data.object as any).last_payment_error = { message: 'Your card was declined.' };
+    expect((await notify(failed)).body.data.outcome).toBe('applied');
+    let placement = (await s.api.get(`/claims/${s.ref}/placement`)).body.data;
+    expect(placement.homes[0]).toMatchObject({ booking: null, payments_succeeded: 0 });
+    expect(placement.homes[0].payments[0]).toMatchObject({ status: 'failed', failure_reason: 'Your card was declined.' });
+    expect((await events(s.providerOrg, 'payment.failed')).length).toBe(1);
+
+    expect((await s.api.post(`/claims/${s.ref}/cancel-booking`, { property_id: s.home })).status).toBe(200);
+    const late = intentEvent('evt_late', 'payment_intent.succeeded', metadata, amount);
+    (late.data.object as any).id = 'pi_late';
+    expect((await notify(late)).body.data.outcome).toBe('applied');
+    placement = (await s.api.get(`/claims/${s.ref}/placement`)).body.data;
+    expect(placement.homes[0]).toMatchObject({ option_status: 'cancelled', booking: null, payments_succeeded: 1 });
+    expect((await events(s.c.orgId, 'booking.confirmed')).length).toBe(0);
+    expect((await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home })).status).toBe(202);
+  });
 });
