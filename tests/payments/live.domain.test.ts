@@ -83,6 +83,11 @@ describe('live payments through the processor (stand-in transport)', () => {
     expect((await notify(intentEvent('evt_forged', 'payment_intent.succeeded', metadata, amount), 'whsec_wrong')).status).toBe(401);
     expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].booking).toBeNull();
 
+    // A charge on another account, or of another amount, is not this checkout's.
+    const otherAccount = { ...intentEvent('evt_other_account', 'payment_intent.succeeded', metadata, amount), account: 'acct_someone_else' };
+    expect((await notify(otherAccount)).body.data.outcome).toBe("ignored: not the landlord's account");
+    expect((await notify(intentEvent('evt_other_amount', 'payment_intent.succeeded', metadata, amount - 1))).body.data.outcome).toMatch(/^ignored: amount/);
+
     const first = await notify(intentEvent('evt_paid', 'payment_intent.succeeded', metadata, amount));
     expect(first.status).toBe(200);
     expect(first.body.data).toMatchObject({ event_id: 'evt_paid', outcome: 'applied' });

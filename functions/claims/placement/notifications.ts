@@ -11,7 +11,8 @@ import { findPlacement } from './repository.ts';
 
 // The payment processor's verified notifications, applied in the transaction of the tenant they
 // concern. The processor's event id is claimed in that same transaction (app.claim_processor_event),
-// so an event is acted on exactly once: delivered twice, the second answers `duplicate`.
+// so an event is acted on exactly once: delivered twice, the second answers `duplicate`. An event the
+// service ignores (not its checkout, another account, another amount) is not claimed.
 //
 // - payment_intent.succeeded / payment_failed: the charge the pay page's checkout created; its
 //   metadata names the placement, the period and the parts of the charge. Recorded by the same
@@ -33,7 +34,6 @@ export async function applyNotification(n: ProcessorNotification): Promise<Notif
       const m = n.metadata;
       if (m.environment !== 'live' || !m.org_id || !m.placement_id || !m.lease_id) return 'ignored: not a charge of the pay page';
       return withTenant(live(m.org_id), async (tx) => {
-        if (!(await claim(tx, n, 'applied'))) return 'duplicate';
         const keys = await placementKeys(tx, m.placement_id);
         if (!keys) return 'ignored: unknown placement';
         const request = await findClaim(tx, keys.claim_id, { lock: true });
@@ -49,6 +49,11 @@ export async function applyNotification(n: ProcessorNotification): Promise<Notif
           split: splitCharge(parts),
         };
         const payee = await payeeOf(tx, placement.property_id);
+        // The charge must be the checkout's, on this landlord's own account.
+        if (n.connectedAccount !== payee.processor_account_id) return "ignored: not the landlord's account";
+        if (n.amountCents !== parts.rentCents + parts.depositCents + parts.feesCents) return 'ignored: amount differs from the checkout';
+        // Claimed once checked, under the request's lock: a second delivery waits here, then finds it claimed.
+        if (!(await claim(tx, n, 'applied'))) return 'duplicate';
         const recorded = await recordCharge(tx, request, placement, { lease, payee, currency: n.currency }, charge, {
           status: n.kind === 'payment_succeeded' ? 'succeeded' : 'failed',
           providerRef: n.paymentRef,
