@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { splitCharge } from '../../shared/properties/earnings.ts';
 import { ownerSql } from '../helpers.ts';
+import { insertHome } from '../claims/fixtures.ts';
 import { drainJobs } from '../placements/fixtures.ts';
 import { events, fetchPage, formOf, pagePath, payUrl, postForm, signedLease, submitPage } from './fixtures.ts';
 
@@ -164,5 +165,15 @@ describe('after payment: move-in, cancellation and refunds (sandbox)', () => {
     expect((await api.post(`/claims/${ref}/refund-request`, { property_id: home })).body.error.code).toBe('nothing_to_refund');
     const timeline = (await api.get(`/claims/${ref}/timeline`)).body.data.map((e: any) => e.type);
     expect(timeline).toEqual(expect.arrayContaining(['deposit.refund_requested', 'payment.refunded']));
+  });
+
+  it('a cancellation moves the request back to what its remaining homes support', async () => {
+    const { c, api, ref, home, providerOrg } = await signedLease();
+    const second = await insertHome(providerOrg);
+    expect((await api.post(`/claims/${ref}/options`, { property_id: second, action: 'send', approve_budget: true })).status).toBe(200);
+    expect((await api.get(`/claims/${ref}`)).body.data.status_primary).toBe('lease_signed');
+    expect((await api.post(`/claims/${ref}/cancel-booking`, { property_id: home })).status).toBe(200);
+    expect((await api.get(`/claims/${ref}`)).body.data.status_primary).toBe('options_sent');
+    expect((await events(c.orgId, 'request.status_changed')).map((e) => e.payload.status).slice(-2)).toEqual(['housing_options_found', 'options_sent']);
   });
 });

@@ -2,7 +2,7 @@ import type { Tx } from '../../../shared/db/client.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { emit } from '../../../shared/events/outbox.ts';
 import { moveStatus } from '../../../shared/claims/lifecycle.ts';
-import type { RequestStatus } from '../../../shared/claims/status.ts';
+import { statuses, type RequestStatus } from '../../../shared/claims/status.ts';
 import type { Caller } from '../../../shared/http/context.ts';
 import { ApiError } from '../../../shared/http/errors.ts';
 import { enqueue } from '../../../shared/jobs/queue.ts';
@@ -11,9 +11,9 @@ import { lockLease, moveLease, type LeaseRow } from '../../../shared/placements/
 import { findClaim, type ClaimRow } from '../repository.ts';
 import { providerBookingFields } from './money-render.ts';
 import {
-  cancelBookingRow, clearSignatures, confirmedBooking, homeLabel, latestSettled, payeeOf, recordMoveIn, type BookingRow,
+  cancelBookingRow, clearSignatures, confirmedBooking, homeLabel, latestSettled, otherHomesState, payeeOf, recordMoveIn, type BookingRow,
 } from './money-repository.ts';
-import { contactAddresses, currentLease, otherHomesInPlay, placementOnRequest, releaseHolds, type PlacementRow } from './repository.ts';
+import { contactAddresses, currentLease, placementOnRequest, releaseHolds, type PlacementRow } from './repository.ts';
 
 // The stay: confirming move-in, and cancelling a placement (before or after payment). Each runs in
 // the request's tenant transaction with the request and the placement locked (the shape of
@@ -117,7 +117,11 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
       topic: 'booking.cancelled',
     });
 
-    if (!(await otherHomesInPlay(tx, claim.id, placement.id))) await moveStatus(tx, [claim.id], 'housing_options_found');
+    // Back to what the remaining homes support: down to housing_options_found, then up to the most
+    // advanced remaining home (each move announced with request.status_changed).
+    const supported = supportedStatus(await otherHomesState(tx, claim.id, placement.id));
+    await moveStatus(tx, [claim.id], 'housing_options_found');
+    if (supported !== 'housing_options_found') await moveStatus(tx, [claim.id], supported);
     return {
       request_id: claim.id,
       property_id: placement.property_id,
@@ -126,6 +130,18 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
       was_paid: paid !== null,
     };
   });
+}
+
+/** The status a request's remaining homes support (the lifecycle of shared/claims/status.ts). */
+export function supportedStatus(homes: { option_status: string; application_status: string; lease_status: string | null; proposed_at: Date | null }[]): RequestStatus {
+  const rank = (h: (typeof homes)[number]): RequestStatus => {
+    if (h.lease_status === 'fully_signed') return 'lease_signed';
+    if (h.lease_status) return 'lease_execution';
+    if (h.proposed_at) return 'awaiting_approval';
+    if (h.application_status !== 'not_applied') return 'landlord_approval';
+    return 'options_sent';
+  };
+  return homes.map(rank).reduce<RequestStatus>((best, s) => (statuses.indexOf(s) > statuses.indexOf(best) ? s : best), 'housing_options_found');
 }
 
 /** The day after `iso`, or `days` before it, at midnight UTC. */

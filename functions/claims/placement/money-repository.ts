@@ -260,3 +260,10 @@ export async function placementKeys(tx: Tx, placementId: string): Promise<{ clai
     select claim_id, property_id from app.claim_homes where id = ${placementId}`;
   return row ?? null;
 }
+
+/** The offer and lease state of the request's other homes still in play. */
+export async function otherHomesState(tx: Tx, claimId: string, placementId: string) {
+  return tx<{ option_status: string; application_status: string; lease_status: string | null; proposed_at: Date | null }[]>`
+    select option_status, application_status, lease_status, proposed_at from app.claim_homes
+     where claim_id = ${claimId} and id <> ${placementId} and option_status not in ('declined', 'cancelled')`;
+}

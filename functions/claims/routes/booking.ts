@@ -41,7 +41,8 @@ export const bookingRoutes = createRoutes()
       description:
         'Cancels the booking (booking.updated, change cancelled, to the provider), removes the calendar holds, withdraws the contract ' +
         '(signature links stop, collected signatures cleared), takes the home off the request and back on the market, and emails the landlord, ' +
-        'the household and the assigned adjuster. The request stays open; with no other home in play its status moves back to housing_options_found. ' +
+        'the household and the assigned adjuster. The request stays open; its status moves back to what its remaining homes support ' +
+        '(housing_options_found when none is in play). ' +
         'While a settled payment exists the call is refused with 409 already_paid unless force is true; then request a refund from the landlord.',
       scope: 'options:write',
       request: { params: ReferenceParam, body: jsonBody(CancelInput) },
