@@ -40,6 +40,7 @@ const styles = `
   body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; background: #f5f6f8; color: #1d2330; }
   main { max-width: 32rem; margin: 0 auto; padding: 1.25rem 1rem 2rem; }
   .card { background: #fff; border-radius: 12px; padding: 1.25rem; box-shadow: 0 1px 3px rgba(0,0,0,.08); margin-bottom: 1rem; }
+  .card > :first-child { margin-top: 0; }
   h1 { font-size: 1.4rem; margin: 0 0 .25rem; }
   h2 { font-size: 1.05rem; margin: 0 0 .75rem; }
   .muted { color: #5b6475; font-size: .92rem; margin: 0; }
