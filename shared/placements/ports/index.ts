@@ -1,20 +1,48 @@
+import { setting } from '../../config.ts';
 import type { Environment } from '../../db/tenant.ts';
 import { config } from '../../config.ts';
+import { documensoESignature } from './documenso.ts';
+import type { Transport } from './provider.ts';
+import { resendEmail } from './resend.ts';
 import { sandboxEmail, sandboxESignature, sandboxPayments } from './sandbox.ts';
 import { stripePayments } from './stripe.ts';
 import type { EmailPort, ESignaturePort, PaymentsPort } from './types.ts';
 
 // Which adapter serves an environment. Sandbox always gets the sandbox adapters, whatever is
-// configured, so a sandbox key can never reach a real party.
+// configured, so a sandbox key can never reach a real party. Live gets Documenso and Resend, built
+// from the settings when asked (never at import): a missing setting makes the adapter's calls throw
+// "... not configured: set X", which the durable job that made the call logs and retries.
 
 export interface PlacementPorts {
   esign: ESignaturePort;
   email: EmailPort;
 }
 
-export function placementPorts(environment: Environment): PlacementPorts {
+export interface PlacementPortOptions {
+  /** The live adapters' transport (a stand-in in tests); default: the runtime's fetch. */
+  fetch?: Transport;
+}
+
+export const defaultEsignApiUrl = 'https://app.documenso.com/api/v2';
+export const defaultEmailApiUrl = 'https://api.resend.com';
+
+export function placementPorts(environment: Environment, options: PlacementPortOptions = {}): PlacementPorts {
   if (environment === 'sandbox') return { esign: sandboxESignature, email: sandboxEmail };
-  throw new Error('The live e-signature and email adapters are not configured');
+  return {
+    esign: documensoESignature({
+      apiUrl: setting('ESIGN_API_URL', defaultEsignApiUrl),
+      apiKey: setting('ESIGN_API_KEY', ''),
+      templateId: setting('ESIGN_TEMPLATE_ID', ''),
+      callbackSecret: setting('ESIGN_CALLBACK_SECRET', ''),
+      fetch: options.fetch,
+    }),
+    email: resendEmail({
+      apiUrl: setting('EMAIL_API_URL', defaultEmailApiUrl),
+      apiKey: setting('EMAIL_API_KEY', ''),
+      from: setting('EMAIL_FROM', ''),
+      fetch: options.fetch,
+    }),
+  };
 }
 
 /**

@@ -1,0 +1,189 @@
+import { CallbackRejected, type ContractRequest, type ESignaturePort, type SignatureCallback, type Signer } from './types.ts';
+import { callProvider, ProviderError, required, sameSecret, type Transport } from './provider.ts';
+
+// Live e-signature adapter: Documenso's public REST API v2 (base `https://app.documenso.com/api/v2`,
+// or a self-hosted instance's `/api/v2`), authenticated with the team API token sent as-is in
+// `Authorization`. It follows these v2 endpoints:
+//   GET  /template/{templateId}       the lease template's signer placeholders and text fields
+//   POST /template/use                creates the document from the template and distributes it
+//                                     (body: templateId, externalId, recipients[{id,email,name}],
+//                                     distributeDocument, prefillFields[{id,type,value}], override.title)
+//   GET  /document/{documentId}       the document's status (DRAFT, PENDING, COMPLETED, REJECTED)
+//   POST /document/delete             { documentId }: a pending document is cancelled and its
+//                                     recipients told; its signing links stop working
+// and Documenso's webhooks: a JSON POST `{ event, payload, createdAt, webhookEndpoint }` where
+// `payload` is the document (id, externalId, status, recipients[] with role, signingOrder,
+// signingStatus, signedAt), carrying the webhook's secret verbatim in `X-Documenso-Secret`.
+// Documenso does not sign the body (no HMAC), so the callback is authenticated by that shared
+// secret, compared in constant time; the body is trusted only once the secret matches.
+//
+// The template (ESIGN_TEMPLATE_ID) holds the lease PDF with exactly two SIGNER placeholders in a
+// sequential signing order: the first signs for the tenant (the household or the named signer),
+// the second for the landlord. Its text fields whose label is a key of ContractRequest.fields
+// (reference, property, address, move_in, move_out, tenant) are prefilled.
+
+export interface DocumensoOptions {
+  /** The API's base, e.g. https://app.documenso.com/api/v2 (ESIGN_API_URL). */
+  apiUrl: string;
+  apiKey?: string;
+  templateId?: string;
+  callbackSecret?: string;
+  fetch?: Transport;
+}
+
+const what = 'e-signature (Documenso)';
+const signingOrder: Signer['role'][] = ['tenant', 'landlord'];
+
+interface DocumensoRecipient {
+  id: number;
+  role?: string;
+  signingOrder?: number | null;
+  signingStatus?: string;
+  signedAt?: string | null;
+}
+
+interface DocumensoField {
+  id: number;
+  fieldMeta?: { type?: string; label?: string } | null;
+}
+
+interface DocumensoDocument {
+  id: number;
+  externalId?: string | null;
+  status?: string;
+  updatedAt?: string;
+  completedAt?: string | null;
+  deletedAt?: string | null;
+  recipients?: DocumensoRecipient[];
+  /** The name of the recipients in webhook payloads of older Documenso versions. */
+  Recipient?: DocumensoRecipient[];
+  fields?: DocumensoField[];
+}
+
+/** The signers of a document or template in signing order (the first is the tenant, the second the landlord). */
+function signersInOrder(recipients: DocumensoRecipient[] | undefined): DocumensoRecipient[] {
+  return (recipients ?? [])
+    .filter((r) => (r.role ?? 'SIGNER') === 'SIGNER')
+    .sort((a, b) => (a.signingOrder ?? Infinity) - (b.signingOrder ?? Infinity) || a.id - b.id);
+}
+
+export function documensoESignature(options: DocumensoOptions): ESignaturePort {
+  const base = options.apiUrl.replace(/\/+$/, '');
+  const api = <T>(method: 'GET' | 'POST', path: string, body?: unknown) =>
+    callProvider('Documenso', options.fetch, {
+      method,
+      url: `${base}${path}`,
+      headers: { authorization: required(options.apiKey, what, 'ESIGN_API_KEY'), accept: 'application/json' },
+      body,
+    }) as Promise<T>;
+
+  return {
+    kind: 'live',
+
+    async send(contract: ContractRequest) {
+      const templateId = Number(required(options.templateId, what, 'ESIGN_TEMPLATE_ID'));
+      if (!Number.isInteger(templateId)) throw new Error('ESIGN_TEMPLATE_ID must be the numeric id of a Documenso template');
+      const template = await api<DocumensoDocument>('GET', `/template/${templateId}`);
+      const placeholders = signersInOrder(template.recipients);
+      if (placeholders.length !== 2) {
+        throw new Error(`Documenso template ${templateId} must have exactly two signers (tenant first, landlord second); it has ${placeholders.length}`);
+      }
+      const recipients = signingOrder.map((role, index) => {
+        const signer = contract.signers.find((s) => s.role === role);
+        if (!signer) throw new Error(`the contract has no ${role} signer`);
+        return { id: placeholders[index].id, email: signer.email, name: signer.name };
+      });
+      const prefillFields = (template.fields ?? []).flatMap((field) => {
+        const label = field.fieldMeta?.label;
+        return field.fieldMeta?.type === 'text' && label && Object.hasOwn(contract.fields, label)
+          ? [{ id: field.id, type: 'text', value: contract.fields[label] }]
+          : [];
+      });
+      const document = await api<DocumensoDocument>('POST', '/template/use', {
+        templateId,
+        externalId: contract.leaseId,
+        recipients,
+        distributeDocument: true,
+        ...(prefillFields.length ? { prefillFields } : {}),
+        override: { title: contract.title },
+      });
+      if (typeof document?.id !== 'number') throw new ProviderError('Documenso POST /template/use answered without a document id');
+      return { providerRef: String(document.id) };
+    },
+
+    async withdraw(providerRef: string) {
+      // Documenso's cancellation takes no reason; the recipients get its "document cancelled" email.
+      const documentId = Number(providerRef);
+      if (!Number.isInteger(documentId)) throw new Error(`not a Documenso document id: ${providerRef}`);
+      const gone = (error: unknown) => {
+        if (error instanceof ProviderError && error.status === 404) return undefined;
+        throw error;
+      };
+      const document = await api<DocumensoDocument>('GET', `/document/${documentId}`).catch(gone);
+      // Already withdrawn (deleted), or finished: nothing is left to stop, and a signed or refused
+      // contract is kept at the provider as it is.
+      if (!document || document.deletedAt || document.status === 'COMPLETED' || document.status === 'REJECTED') return;
+      await api('POST', '/document/delete', { documentId }).catch(gone);
+    },
+
+    async readCallback(headers: Headers, rawBody: string): Promise<SignatureCallback | null> {
+      const secret = required(options.callbackSecret, what, 'ESIGN_CALLBACK_SECRET');
+      const given = headers.get('x-documenso-secret');
+      if (!given) throw new CallbackRejected('the X-Documenso-Secret header is missing');
+      if (!(await sameSecret(given, secret))) throw new CallbackRejected('the X-Documenso-Secret header does not match');
+      return readEvent(rawBody);
+    },
+  };
+}
+
+/** Maps a verified Documenso webhook to the signature it reports, or null when the service does not act on it. */
+function readEvent(rawBody: string): SignatureCallback | null {
+  let body: { event?: unknown; payload?: DocumensoDocument; createdAt?: string };
+  try {
+    body = JSON.parse(rawBody);
+  } catch {
+    return null;
+  }
+  const document = body?.payload;
+  if (!document || typeof document.id !== 'number') return null;
+  const signers = signersInOrder(document.recipients ?? document.Recipient);
+  const reported = (recipient: DocumensoRecipient | undefined, kind: SignatureCallback['kind'], at: string | null | undefined): SignatureCallback | null => {
+    const index = recipient ? signers.indexOf(recipient) : -1;
+    if (index < 0 || index >= signingOrder.length) return null;
+    return {
+      providerRef: String(document.id),
+      ...(document.externalId ? { leaseId: document.externalId } : {}),
+      kind,
+      role: signingOrder[index],
+      at: dateOr(at, body.createdAt),
+    };
+  };
+  switch (body.event) {
+    case 'DOCUMENT_SIGNED': {
+      // Sent once per signature; the recipient who just signed is the latest to have signed.
+      const signed = signers.filter((r) => r.signingStatus === 'SIGNED').sort((a, b) => time(b.signedAt) - time(a.signedAt));
+      return reported(signed[0], 'signed', signed[0]?.signedAt);
+    }
+    case 'DOCUMENT_COMPLETED': {
+      // Every signer has signed: the landlord's countersignature (repeats DOCUMENT_SIGNED of the last signer).
+      const landlord = signers[signingOrder.indexOf('landlord')];
+      return landlord?.signingStatus === 'SIGNED' ? reported(landlord, 'signed', landlord.signedAt ?? document.completedAt) : null;
+    }
+    case 'DOCUMENT_REJECTED': {
+      const refused = signers.find((r) => r.signingStatus === 'REJECTED');
+      return reported(refused, 'declined', document.updatedAt);
+    }
+    default:
+      return null;
+  }
+}
+
+function time(value: string | null | undefined): number {
+  const ms = value ? Date.parse(value) : NaN;
+  return Number.isNaN(ms) ? -Infinity : ms;
+}
+
+function dateOr(...values: (string | null | undefined)[]): Date {
+  for (const value of values) if (Number.isFinite(time(value))) return new Date(value!);
+  return new Date();
+}
