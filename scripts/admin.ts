@@ -21,7 +21,7 @@ if (help !== undefined) {
   process.exit(0);
 }
 
-const database = await openDatabase({ dataDir: setting('DATA_DIR', '.data') }).catch((error) =>
+const database = await openDatabase({ dataDir: setting('DATA_DIR', '.data'), checkUrl: true }).catch((error) =>
   fail('database_unavailable', String(error?.message ?? error)),
 );
 const sql = postgres(database.url, {
