@@ -19,7 +19,8 @@ export class MigrationError extends Error {
   }
 }
 
-export const checksumOf = (text: string) => createHash('sha256').update(text).digest('hex');
+/** SHA-256 of a migration's text, with line endings normalised (a Windows checkout is not an edit). */
+export const checksumOf = (text: string) => createHash('sha256').update(text.replace(/\r\n/g, '\n')).digest('hex');
 
 /** `YYYYMMDDHHMMSS`, a real UTC instant (`20261121300000` has hour 30 and is refused). */
 export function isValidVersion(version: string): boolean {

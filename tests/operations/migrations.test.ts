@@ -34,6 +34,11 @@ describe('migrations are append-only', () => {
     expect(rows).toEqual(files.map((f) => ({ version: f.version, name: f.name, checksum: checksumOf(f.text) })));
   });
 
+  it('a checkout with Windows line endings is not an edit; any other byte is', () => {
+    expect(checksumOf('select 1;\r\nselect 2;\r\n')).toBe(checksumOf('select 1;\nselect 2;\n'));
+    expect(checksumOf('select 1;\nselect 2;\n')).not.toBe(checksumOf('select 1;\nselect 3;\n'));
+  });
+
   it('validates versions as UTC instants', () => {
     expect(isValidVersion('20261123100000')).toBe(true);
     expect(isValidVersion('20240229235959')).toBe(true);
