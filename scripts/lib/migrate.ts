@@ -45,7 +45,8 @@ export async function readMigrations(dir = migrationsDir): Promise<MigrationFile
   const seen = new Map<string, string>();
   const out: MigrationFile[] = [];
   for (const file of files) {
-    const match = /^(\d{14})_([a-z0-9_]+)\.sql$/.exec(file);
+    // The supabase CLI's pattern: a version, an underscore, any name.
+    const match = /^(\d{14})_(.+)\.sql$/.exec(file);
     if (!match || !isValidVersion(match[1])) {
       throw new MigrationError(file, `migration ${file}: the name must be YYYYMMDDHHMMSS_name.sql with a valid UTC timestamp (the supabase CLI reads the version as a time)`);
     }
