@@ -112,13 +112,12 @@ describe('npm start refuses, before starting anything, with one line naming the 
     const wrongPassword = new URL(url);
     wrongPassword.password = 'not-the-password';
 
-    const [port, dbPort, unreachable, credentials, migration] = await Promise.all([
-      start({ PORT: String(busyPort), DATA_DIR: dataDir, DB_PORT: String(await freePort()) }),
-      start({ PORT: String(await freePort()), DATA_DIR: dataDir, DB_PORT: String(busyDbPort) }),
-      start({ PORT: String(await freePort()), DATABASE_URL: 'postgres://postgres:secret@127.0.0.1:1/postgres' }),
-      start({ PORT: String(await freePort()), DATABASE_URL: wrongPassword.toString() }),
-      start({ PORT: String(await freePort()), DATABASE_URL: edited.url }),
-    ]);
+    // One at a time: five servers starting at once would starve the tests running beside these.
+    const port = await start({ PORT: String(busyPort), DATA_DIR: dataDir, DB_PORT: String(await freePort()) });
+    const dbPort = await start({ PORT: String(await freePort()), DATA_DIR: dataDir, DB_PORT: String(busyDbPort) });
+    const unreachable = await start({ PORT: String(await freePort()), DATABASE_URL: 'postgres://postgres:secret@127.0.0.1:1/postgres' });
+    const credentials = await start({ PORT: String(await freePort()), DATABASE_URL: wrongPassword.toString() });
+    const migration = await start({ PORT: String(await freePort()), DATABASE_URL: edited.url });
     refusedWith(port, `PORT=${busyPort} is already in use`, 'set PORT to a free port');
     refusedWith(dbPort, `DB_PORT=${busyDbPort} is already in use`, 'set DB_PORT to a free port');
     expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
@@ -127,5 +126,5 @@ describe('npm start refuses, before starting anything, with one line naming the 
     refusedWith(credentials, 'the server refused the credentials', 'correct the user and password in DATABASE_URL');
     expect(credentials.stderr).not.toContain('not-the-password');
     refusedWith(migration, 'migration 20261120000000_baseline.sql was changed after it was applied', 'put the change in a new migration');
-  }, 90_000);
+  }, 120_000);
 });
