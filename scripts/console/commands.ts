@@ -18,8 +18,8 @@ export type Options = Record<string, string | undefined>;
 
 export interface Command {
   usage: string;
-  /** One line for `help`: what the command does. */
-  summary: string;
+  /** One line for `help`: what the command does (optional, so a command is never refused for lacking one). */
+  summary?: string;
   run: (sql: postgres.Sql, options: Options) => Promise<unknown>;
 }
 
@@ -178,7 +178,7 @@ export function helpFor(words: string[]): string | undefined {
   const named = words[0] === 'help' ? words.slice(1) : words;
   const matching = Object.keys(commands).filter((name) => named.length === 0 || name === named.join(' ') || name.split(' ')[0] === named.join(' '));
   if (matching.length === 0) return undefined;
-  const lines = matching.map((name) => `  ${commands[name].usage}\n      ${commands[name].summary}`);
+  const lines = matching.map((name) => `  ${commands[name].usage}${commands[name].summary ? `\n      ${commands[name].summary}` : ''}`);
   return [
     `Usage: ${program} <command> [--option value ...]`,
     '',
