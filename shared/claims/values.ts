@@ -1,5 +1,5 @@
 // Value sets and limits of housing requests: the one place the API schemas, the database checks
-// (migrations/20261121200000_claims.sql mirrors them) and the documentation take them from.
+// (the baseline migration mirrors them) and the documentation take them from.
 
 /** Kind of home the household needs; `any` states no preference. Homes carry no type, so it guides sourcing, not the score. */
 export const propertyTypes = ['apartment', 'condo', 'townhouse', 'house', 'duplex', 'any'] as const;

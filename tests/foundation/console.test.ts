@@ -28,7 +28,7 @@ describe('operator console', () => {
     const orgs = JSON.parse((await runConsole(['org', 'list'])).stdout);
     expect(orgs.data.some((o: { id: string }) => o.id === created.id)).toBe(true);
     expect(orgs.count).toBe(orgs.data.length);
-  });
+  }, 90_000);
 
   it('a bad command or argument exits non-zero with an error object on stderr', async () => {
     for (const args of [['org', 'explode'], ['org', 'create', '--name', 'X', '--side', 'insurer'], ['key', 'create', '--org', 'nope', '--env', 'live']]) {
@@ -45,5 +45,5 @@ describe('operator console', () => {
     const foreign = await runConsole(['key', 'create', '--org', org.id, '--env', 'live', '--scopes', 'claims:read']);
     expect(foreign.code).not.toBe(0);
     expect(JSON.parse(foreign.stderr).error.message).toContain('claims:read');
-  });
+  }, 90_000);
 });
