@@ -7,6 +7,7 @@ import { migrate } from './lib/migrate.ts';
 import { setting, intSetting, boolSetting } from '../shared/config.ts';
 import { log, errorFields } from '../shared/log.ts';
 import { startBackgroundJobs } from './lib/background.ts';
+import { reportScheduling, warningsTo } from './lib/scheduling.ts';
 
 const port = intSetting('PORT', 54321);
 const dataDir = setting('DATA_DIR', '.data');
@@ -15,10 +16,11 @@ const embedded = !process.env.DATABASE_URL;
 const database = await openDatabase({ dataDir, log: (m) => log.warn('database', { detail: m }) });
 process.env.DATABASE_URL = database.url;
 
-if (boolSetting('MIGRATE', true)) {
-  const admin = postgres(database.url, { max: 1, onnotice: () => {} });
+{
+  const admin = postgres(database.url, { max: 1, onnotice: warningsTo(log.warn) });
   try {
-    await migrate(admin, (message) => log.info(message));
+    if (boolSetting('MIGRATE', true)) await migrate(admin, (message) => log.info(message));
+    await reportScheduling(admin, log.warn).catch((error) => log.warn('webhook scheduling status unknown', errorFields(error)));
   } finally {
     await admin.end();
   }
