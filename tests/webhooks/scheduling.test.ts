@@ -94,14 +94,19 @@ const vaultSecrets = {
 describe('the webhooks migration with pg_cron and pg_net (stand-ins)', () => {
   const jobs = (tx: postgres.TransactionSql) => tx`select jobname, schedule, command from cron.job order by jobname`;
 
+  /** A complete Supabase set-up with the given pg_cron; returns the jobs the scheduling function created. */
+  async function scheduleOn(tx: postgres.TransactionSql, seconds: boolean) {
+    await cronStandIn(tx, { seconds });
+    await netStandIn(tx);
+    await vaultStandIn(tx, vaultSecrets);
+    const [{ scheduled }] = await tx<{ scheduled: boolean }[]>`select app.schedule_webhook_jobs() as scheduled`;
+    expect(scheduled).toBe(true);
+    return jobs(tx);
+  }
+
   it('schedules the dispatcher every 10 seconds where pg_cron takes seconds, and the server stays quiet', async () => {
     await inRolledBackTransaction(async (tx) => {
-      await cronStandIn(tx, { seconds: true });
-      await netStandIn(tx);
-      await vaultStandIn(tx, vaultSecrets);
-      const [{ scheduled }] = await tx<{ scheduled: boolean }[]>`select app.schedule_webhook_jobs() as scheduled`;
-      expect(scheduled).toBe(true);
-      expect(await jobs(tx)).toEqual([
+      expect(await scheduleOn(tx, true)).toEqual([
         { jobname: 'event-retention', schedule: '17 * * * *', command: 'select app.purge_expired_events()' },
         { jobname: 'webhook-dispatch', schedule: '10 seconds', command: 'select app.invoke_webhook_dispatcher()' },
       ]);
@@ -114,12 +119,7 @@ describe('the webhooks migration with pg_cron and pg_net (stand-ins)', () => {
   it('falls back to every minute on pg_cron before 1.5, with a warning, and never aborts', async () => {
     notices.length = 0;
     await inRolledBackTransaction(async (tx) => {
-      await cronStandIn(tx, { seconds: false });
-      await netStandIn(tx);
-      await vaultStandIn(tx, vaultSecrets);
-      const [{ scheduled }] = await tx<{ scheduled: boolean }[]>`select app.schedule_webhook_jobs() as scheduled`;
-      expect(scheduled).toBe(true);
-      expect(await jobs(tx)).toEqual([
+      expect(await scheduleOn(tx, false)).toEqual([
         { jobname: 'event-retention', schedule: '17 * * * *', command: 'select app.purge_expired_events()' },
         { jobname: 'webhook-dispatch', schedule: '* * * * *', command: 'select app.invoke_webhook_dispatcher()' },
       ]);
