@@ -15,7 +15,7 @@ it('supabase db push --dry-run lists every migration', async () => {
   await ownerSql().unsafe(`create database ${database}`);
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = `/${database}`;
-  const { stdout, stderr } = await promisify(execFile)(join(root, 'node_modules/.bin/supabase'), ['db', 'push', `--remote=${url}`, '--dry-run', '--yes'], {
+  const { stdout, stderr } = await promisify(execFile)(join(root, 'node_modules/.bin/supabase'), ['db', 'push', '--db-url', String(url), '--dry-run'], {
     cwd: root,
     // The embedded database has no TLS; Supabase's has.
     env: { ...process.env, PGSSLMODE: 'disable' },
