@@ -8,6 +8,7 @@ import { StartupError, checkPortFree } from './lib/startup.ts';
 import { setting, intSetting, boolSetting } from '../shared/config.ts';
 import { log, errorFields } from '../shared/log.ts';
 import { startBackgroundJobs } from './lib/background.ts';
+import { reportScheduling, warningsTo } from './lib/scheduling.ts';
 
 const port = intSetting('PORT', 54321);
 const dataDir = setting('DATA_DIR', '.data');
@@ -31,15 +32,16 @@ try {
 }
 process.env.DATABASE_URL = database.url;
 
-if (boolSetting('MIGRATE', true)) {
-  const admin = postgres(database.url, { max: 1, onnotice: () => {} });
+{
+  const admin = postgres(database.url, { max: 1, onnotice: warningsTo(log.warn) });
   try {
-    await migrate(admin, (message) => log.info(message));
+    if (boolSetting('MIGRATE', true)) await migrate(admin, (message) => log.info(message));
   } catch (error) {
     await admin.end({ timeout: 1 }).catch(() => {});
     await database.stop().catch(() => {});
     refuseToStart(error);
   }
+  await reportScheduling(admin, log.warn).catch((error) => log.warn('webhook scheduling status unknown', errorFields(error)));
   await admin.end();
 }
 

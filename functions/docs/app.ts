@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { Scalar } from '@scalar/hono-api-reference';
+import type { Context, Next } from 'hono';
 import { createFunctionApp } from '../../shared/http/app.ts';
 import { createRoutes } from '../../shared/http/routes.ts';
 import { apiGroups } from '../groups.ts';
@@ -46,6 +47,9 @@ const documentRoute = createRoute({
   responses: { 200: { description: 'OpenAPI document', content: { 'application/json': { schema: z.object({}).passthrough() } } } },
 });
 
+const page = Scalar({ url: './docs/openapi.json', pageTitle: 'Housing Placement Service API' });
+const slashedPage = Scalar({ url: './openapi.json', pageTitle: 'Housing Placement Service API' });
+
 export const routes = createRoutes()
   .openapi(documentRoute, (c) => c.json((cached ??= openApiDocument()) as unknown as Record<string, unknown>, 200))
   .openapi(
@@ -56,8 +60,9 @@ export const routes = createRoutes()
       summary: 'Interactive API reference (no key needed)',
       responses: { 200: { description: 'HTML page' } },
     }),
-    // Relative to /functions/v1/docs, so it works locally and on Supabase alike.
-    Scalar({ url: './docs/openapi.json', pageTitle: 'Housing Placement Service API' }) as never,
+    // Relative to the page, so it works locally and on Supabase alike; `/docs/` (a trailing slash
+    // routes as without) resolves relative URLs one folder deeper.
+    ((c: Context, next: Next) => (new URL(c.req.url).pathname.endsWith('/') ? slashedPage : page)(c, next)) as never,
   );
 
 export const app = createFunctionApp('docs', routes, { public: true });

@@ -1,6 +1,4 @@
-import { Hono } from 'hono';
-import type { AppEnv } from '../../shared/http/context.ts';
-import { renderError } from '../../shared/http/app.ts';
+import { functionApp } from '../../shared/http/app.ts';
 import { single } from '../../shared/http/envelope.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { requestId } from '../../shared/http/middleware/request-id.ts';
@@ -29,7 +27,7 @@ async function sameSecret(given: string, expected: string): Promise<boolean> {
 
 /** The function's app; `dispatch` is the dispatcher it runs (replaceable in tests). */
 export function createDispatcherApp(dispatch: typeof dispatchDue = dispatchDue, runJobs: typeof runDueJobs = runDueJobs) {
-  const app = new Hono<AppEnv>();
+  const app = functionApp();
   app.use('*', requestId());
   app.post('/webhook-dispatcher', async (c) => {
     const expected = config.webhookDispatcherSecret();
@@ -44,7 +42,6 @@ export function createDispatcherApp(dispatch: typeof dispatchDue = dispatchDue, 
   app.all('*', () => {
     throw new ApiError('not_found', 'The webhook dispatcher answers POST /functions/v1/webhook-dispatcher only.');
   });
-  app.onError(renderError);
   return app;
 }
 

@@ -87,6 +87,22 @@ export function supabaseStorage(options: SupabaseStorageOptions): DocumentStorag
 }
 
 /**
+ * Called by the claims function's Edge entry point before it serves: on the Edge Runtime there is no
+ * writable disk, so documents go to Supabase Storage only. A missing or contrary setting stops the
+ * function at start-up with a message naming it, instead of failing each upload with a 500.
+ */
+export function requireSupabaseDocumentStorage(): void {
+  const missing = ['SUPABASE_URL', 'SUPABASE_SERVICE_ROLE_KEY'].filter((name) => setting(name, '') === '');
+  if (missing.length > 0) {
+    throw new Error(`Document storage on the Edge Runtime is Supabase Storage, which needs ${missing.join(' and ')} (Supabase sets both for every function)`);
+  }
+  const choice = setting('DOCUMENT_STORAGE', 'supabase');
+  if (choice !== 'supabase') {
+    throw new Error(`DOCUMENT_STORAGE=${choice} is not available on the Edge Runtime (no writable disk); unset it or set it to supabase`);
+  }
+}
+
+/**
  * The storage of this deployment: DOCUMENT_STORAGE (`local` or `supabase`) when set, otherwise
  * Supabase Storage when SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY are present (always the case on
  * Supabase Edge Functions), otherwise the local folder `${DATA_DIR}/documents`.

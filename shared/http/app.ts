@@ -60,12 +60,23 @@ export function renderError(error: Error, c: Context<AppEnv>) {
  * Public functions (health, docs) skip authentication.
  */
 export function createFunctionApp(name: string, routes: Routes, options: { public?: boolean } = {}) {
-  const app = new Hono<AppEnv>();
+  const app = functionApp();
   app.use('*', requestId());
   if (!options.public) app.use('*', authenticate(), countUsage());
   app.use('*', routeExists(knownRoutes(name, routes)));
   if (!options.public) app.use('*', readBody(), idempotency());
   app.route(`/${name}`, routes);
+  return app;
+}
+
+/**
+ * The Hono app every function starts from, on both runtimes: a trailing slash names the same route
+ * as without (`/health/` is `/health`), and a path no route has is the JSON 404 naming it, never
+ * Hono's text/plain default.
+ */
+export function functionApp() {
+  const app = new Hono<AppEnv>({ strict: false });
+  app.notFound((c) => renderError(new ApiError('not_found', `No endpoint at /functions/v1${new URL(c.req.url).pathname}.`), c));
   app.onError(renderError);
   return app;
 }

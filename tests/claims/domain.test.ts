@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { claimRefPattern, newClaimRef } from '../../shared/claims/values.ts';
 import { acceptsPets, fits, rank, score, weights, type Candidate, type Needs } from '../../shared/claims/scoring.ts';
 import { detectDocumentType } from '../../shared/claims/documents.ts';
-import { documentStorage, localFolderStorage, supabaseStorage } from '../../shared/claims/storage.ts';
+import { documentStorage, localFolderStorage, requireSupabaseDocumentStorage, supabaseStorage } from '../../shared/claims/storage.ts';
 import { liveCrawler, recordingCrawler, type CrawlRequest } from '../../shared/claims/crawl.ts';
 
 describe('claim_ref', () => {
@@ -169,6 +169,26 @@ describe('document storage', () => {
       expect(documentStorage().kind).toBe('local');
       process.env.DOCUMENT_STORAGE = 'ftp';
       expect(() => documentStorage()).toThrow(/local or supabase/);
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  it('is Supabase Storage on the Edge Runtime, and a missing setting is named at start-up', () => {
+    const saved = { ...process.env };
+    try {
+      delete process.env.DOCUMENT_STORAGE;
+      delete process.env.SUPABASE_URL;
+      process.env.SUPABASE_SERVICE_ROLE_KEY = 'service-role';
+      expect(() => requireSupabaseDocumentStorage()).toThrow(/needs SUPABASE_URL \(/);
+      process.env.SUPABASE_URL = 'https://project.supabase.test';
+      delete process.env.SUPABASE_SERVICE_ROLE_KEY;
+      expect(() => requireSupabaseDocumentStorage()).toThrow(/needs SUPABASE_SERVICE_ROLE_KEY \(/);
+      process.env.SUPABASE_SERVICE_ROLE_KEY = 'service-role';
+      expect(() => requireSupabaseDocumentStorage()).not.toThrow();
+      expect(documentStorage().kind).toBe('supabase');
+      process.env.DOCUMENT_STORAGE = 'local';
+      expect(() => requireSupabaseDocumentStorage()).toThrow(/^DOCUMENT_STORAGE=local is not available on the Edge Runtime/);
     } finally {
       process.env = saved;
     }

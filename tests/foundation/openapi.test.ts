@@ -35,6 +35,11 @@ describe('API reference', () => {
     const page = await call('GET', '/docs');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
-    expect(page.text).toContain('docs/openapi.json');
+    expect(page.text).toContain('./docs/openapi.json');
+    // With a trailing slash the page is one folder deeper: its document link still reaches the document.
+    const slashed = await call('GET', '/docs/');
+    expect(slashed.status).toBe(200);
+    expect(slashed.text).toContain('"./openapi.json"');
+    expect(new URL('./openapi.json', 'http://host/functions/v1/docs/').pathname).toBe('/functions/v1/docs/openapi.json');
   });
 });

@@ -36,12 +36,21 @@ describe('npm start (embedded PostgreSQL)', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'hps-server-'));
     dirs.push(dataDir);
     const [port, dbPort] = [await freePort(), await freePort()];
-    const env = { ...process.env, PORT: String(port), DB_PORT: String(dbPort), DATA_DIR: dataDir, DATABASE_URL: undefined, LOG_LEVEL: 'silent' };
+    const env = { ...process.env, PORT: String(port), DB_PORT: String(dbPort), DATA_DIR: dataDir, DATABASE_URL: undefined, LOG_LEVEL: 'warn' };
     const base = `http://127.0.0.1:${port}/functions/v1`;
-    const start = () => spawn('npm', ['start'], { env, stdio: 'ignore', detached: false });
+    let warnings = '';
+    const start = () => {
+      const child = spawn('npm', ['start'], { env, stdio: ['ignore', 'ignore', 'pipe'], detached: false });
+      child.stderr.on('data', (chunk) => (warnings += chunk));
+      return child;
+    };
 
     let server = start();
     expect(await waitForHealth(base, 15_000)).toBeLessThan(15_000);
+    // The embedded database has no pg_cron: the server says webhooks depend on it, and why.
+    const scheduling = warnings.split('\n').filter((line) => line.includes('webhook scheduling by pg_cron is not set up')).map((line) => JSON.parse(line));
+    expect(scheduling).toEqual([expect.objectContaining({ level: 'warn', reason: 'pg_cron is not installed on this database server' })]);
+    expect(warnings).toContain('webhook scheduling not set up: pg_cron/pg_net not available');
     expect(await (await fetch(`${base}/health`)).json()).toEqual({ data: { status: 'ok' } });
 
     // The console finds the running embedded database through DATA_DIR.

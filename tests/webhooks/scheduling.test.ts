@@ -6,6 +6,7 @@ import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { client, createTenant } from '../helpers.ts';
 import { recordEvent } from './support.ts';
+import { reportScheduling } from '../../scripts/lib/scheduling.ts';
 
 const notices: string[] = [];
 const sql = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: (notice) => notices.push(notice.message) });
@@ -24,7 +25,7 @@ async function inRolledBackTransaction(work: (tx: postgres.TransactionSql) => Pr
 }
 
 describe('the webhooks migration without pg_cron', () => {
-  it('skips scheduling with a notice and leaves the migration running', async () => {
+  it('skips scheduling with a warning and leaves the migration running', async () => {
     const [{ available }] = await sql<{ available: number }[]>`
       select count(*)::int as available from pg_available_extensions where name in ('pg_cron', 'pg_net')`;
     expect(available).toBe(0);
@@ -35,24 +36,145 @@ describe('the webhooks migration without pg_cron', () => {
       const [{ ok }] = await tx<{ ok: number }[]>`select 1 as ok`;
       expect(ok).toBe(1);
     });
-    expect(notices).toContainEqual(expect.stringMatching(/^pg_cron\/pg_net not available .*left to the local server$/));
+    expect(notices).toContainEqual(
+      expect.stringMatching(/^webhook scheduling not set up: pg_cron\/pg_net not available \(extension "pg_cron" is not available.*\); webhooks are delivered only by the local server's timer$/s),
+    );
     const [{ cron }] = await sql<{ cron: boolean }[]>`select exists (select 1 from pg_namespace where nspname = 'cron') as cron`;
     expect(cron).toBe(false);
+  });
+
+  it('makes the server warn at start-up, saying why', async () => {
+    const warnings: [string, Record<string, unknown>][] = [];
+    const status = await reportScheduling(sql, (message, fields) => warnings.push([message, fields]));
+    expect(status).toEqual({ scheduled: false, schedule: null, reason: 'pg_cron is not installed on this database server' });
+    expect(warnings).toEqual([
+      ['webhook scheduling by pg_cron is not set up', expect.objectContaining({ reason: 'pg_cron is not installed on this database server' })],
+    ]);
+  });
+});
+
+/** A pg_cron whose cron.schedule records jobs in cron.job; `seconds: false` refuses seconds schedules as pg_cron before 1.5 does. */
+async function cronStandIn(tx: postgres.TransactionSql, options: { seconds: boolean; broken?: boolean }) {
+  await tx`create schema cron`;
+  await tx`create table cron.job (jobname text primary key, schedule text, command text)`;
+  const refuse = options.broken
+    ? `raise exception 'cron is broken';`
+    : options.seconds ? '' : `if schedule like '%second%' then raise exception 'invalid schedule: %', schedule; end if;`;
+  await tx.unsafe(`
+    create function cron.schedule(job_name text, schedule text, command text) returns bigint
+    language plpgsql as $$
+    begin
+      ${refuse}
+      insert into cron.job values (job_name, schedule, command)
+        on conflict (jobname) do update set schedule = excluded.schedule, command = excluded.command;
+      return 1;
+    end $$`);
+}
+
+async function netStandIn(tx: postgres.TransactionSql) {
+  await tx`create schema net`;
+  await tx`create table net.calls (url text, body jsonb, headers jsonb, timeout_milliseconds integer)`;
+  await tx.unsafe(`
+    create function net.http_post(url text, body jsonb default '{}', params jsonb default '{}',
+                                  headers jsonb default '{}', timeout_milliseconds integer default 5000) returns bigint
+    language sql as $$ insert into net.calls values (url, body, headers, timeout_milliseconds) returning 7 $$`);
+}
+
+async function vaultStandIn(tx: postgres.TransactionSql, secrets: Record<string, string>) {
+  await tx`create schema vault`;
+  await tx`create table vault.decrypted_secrets (name text, decrypted_secret text)`;
+  for (const [name, value] of Object.entries(secrets)) await tx`insert into vault.decrypted_secrets values (${name}, ${value})`;
+}
+
+const vaultSecrets = {
+  webhook_dispatcher_url: 'https://project.supabase.co/functions/v1/webhook-dispatcher',
+  webhook_dispatcher_secret: 'cron-secret-123',
+};
+
+describe('the webhooks migration with pg_cron and pg_net (stand-ins)', () => {
+  const jobs = (tx: postgres.TransactionSql) => tx`select jobname, schedule, command from cron.job order by jobname`;
+
+  /** A complete Supabase set-up with the given pg_cron; returns the jobs the scheduling function created. */
+  async function scheduleOn(tx: postgres.TransactionSql, seconds: boolean) {
+    await cronStandIn(tx, { seconds });
+    await netStandIn(tx);
+    await vaultStandIn(tx, vaultSecrets);
+    const [{ scheduled }] = await tx<{ scheduled: boolean }[]>`select app.schedule_webhook_jobs() as scheduled`;
+    expect(scheduled).toBe(true);
+    return jobs(tx);
+  }
+
+  it('schedules the dispatcher every 10 seconds where pg_cron takes seconds, and the server stays quiet', async () => {
+    await inRolledBackTransaction(async (tx) => {
+      expect(await scheduleOn(tx, true)).toEqual([
+        { jobname: 'event-retention', schedule: '17 * * * *', command: 'select app.purge_expired_events()' },
+        { jobname: 'webhook-dispatch', schedule: '10 seconds', command: 'select app.invoke_webhook_dispatcher()' },
+      ]);
+      const warnings: string[] = [];
+      expect(await reportScheduling(tx, (message) => warnings.push(message))).toEqual({ scheduled: true, schedule: '10 seconds', reason: null });
+      expect(warnings).toEqual([]);
+    });
+  });
+
+  it('falls back to every minute on pg_cron before 1.5, with a warning, and never aborts', async () => {
+    notices.length = 0;
+    await inRolledBackTransaction(async (tx) => {
+      expect(await scheduleOn(tx, false)).toEqual([
+        { jobname: 'event-retention', schedule: '17 * * * *', command: 'select app.purge_expired_events()' },
+        { jobname: 'webhook-dispatch', schedule: '* * * * *', command: 'select app.invoke_webhook_dispatcher()' },
+      ]);
+      const warnings: [string, Record<string, unknown>][] = [];
+      await reportScheduling(tx, (message, fields) => warnings.push([message, fields]));
+      expect(warnings).toEqual([['webhook dispatch by pg_cron runs every minute, not every 10 seconds', expect.objectContaining({ schedule: '* * * * *' })]]);
+    });
+    expect(notices).toEqual([
+      'webhook dispatch scheduled every minute: pg_cron refused a 10-second schedule (invalid schedule: 10 seconds; seconds need pg_cron 1.5 or later)',
+    ]);
+  });
+
+  it('returns false with a warning when pg_cron fails outright, leaving the transaction usable', async () => {
+    notices.length = 0;
+    await inRolledBackTransaction(async (tx) => {
+      await cronStandIn(tx, { seconds: true, broken: true });
+      await netStandIn(tx);
+      const [{ scheduled }] = await tx<{ scheduled: boolean }[]>`select app.schedule_webhook_jobs() as scheduled`;
+      expect(scheduled).toBe(false);
+      expect(await jobs(tx)).toEqual([]);
+      const [status] = await tx`select * from app.webhook_scheduling_status()`;
+      expect(status).toEqual({ scheduled: false, schedule: null, reason: 'no pg_cron job named webhook-dispatch (run: select app.schedule_webhook_jobs())' });
+    });
+    expect(notices).toContainEqual(expect.stringMatching(/^webhook scheduling not set up: cron is broken \(no pg_cron job was created\)$/));
+  });
+
+  it('names what is missing: pg_net, Vault, a Vault secret', async () => {
+    const reasonWith = async (setUp: (tx: postgres.TransactionSql) => Promise<void>) => {
+      let reason: string | null = null;
+      await inRolledBackTransaction(async (tx) => {
+        await setUp(tx);
+        ({ reason } = await reportScheduling(tx, () => {}));
+      });
+      return reason;
+    };
+    expect(await reasonWith((tx) => cronStandIn(tx, { seconds: true }))).toBe('pg_net is not enabled');
+    expect(await reasonWith(async (tx) => {
+      await cronStandIn(tx, { seconds: true });
+      await netStandIn(tx);
+      await tx`select app.schedule_webhook_jobs()`;
+    })).toMatch(/^Supabase Vault is not enabled/);
+    expect(await reasonWith(async (tx) => {
+      await cronStandIn(tx, { seconds: true });
+      await netStandIn(tx);
+      await vaultStandIn(tx, { webhook_dispatcher_url: vaultSecrets.webhook_dispatcher_url });
+      await tx`select app.schedule_webhook_jobs()`;
+    })).toBe('Vault lacks webhook_dispatcher_secret');
   });
 });
 
 describe('app.invoke_webhook_dispatcher (Supabase)', () => {
   /** Vault holding `secrets`, and a pg_net whose http_post records its calls. */
   async function standIns(tx: postgres.TransactionSql, secrets: Record<string, string>) {
-    await tx`create schema vault`;
-    await tx`create table vault.decrypted_secrets (name text, decrypted_secret text)`;
-    for (const [name, value] of Object.entries(secrets)) await tx`insert into vault.decrypted_secrets values (${name}, ${value})`;
-    await tx`create schema net`;
-    await tx`create table net.calls (url text, body jsonb, headers jsonb, timeout_milliseconds integer)`;
-    await tx.unsafe(`
-      create function net.http_post(url text, body jsonb default '{}', params jsonb default '{}',
-                                    headers jsonb default '{}', timeout_milliseconds integer default 5000) returns bigint
-      language sql as $$ insert into net.calls values (url, body, headers, timeout_milliseconds) returning 7 $$`);
+    await vaultStandIn(tx, secrets);
+    await netStandIn(tx);
   }
 
   async function dueDelivery() {
