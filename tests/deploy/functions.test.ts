@@ -94,6 +94,11 @@ function functionEnv(port: number): Record<string, string> {
     SUPABASE_URL: 'http://127.0.0.1:9',
     SUPABASE_SERVICE_ROLE_KEY: 'stand-in-service-role',
     WEBHOOK_DISPATCHER_SECRET: dispatcherSecret,
+    // The live callbacks' secrets, as a deployment sets them; the probes send none and are refused.
+    ESIGN_CALLBACK_SECRET: 'stand-in-esign-secret',
+    STRIPE_SECRET_KEY: 'sk_test_stand_in',
+    STRIPE_WEBHOOK_SECRET: 'whsec_stand_in',
+    PAY_LINK_SECRET: 'stand-in-pay-link-secret',
     LOG_LEVEL: 'warn',
   };
 }
@@ -132,7 +137,18 @@ async function withBootedFunction(fn: DeployedFunction, work: (base: string) => 
 /** Internal functions are called as their caller does; the others by a public or documented GET. */
 const internalProbes: Partial<Record<string, (base: string) => Promise<Response>>> = {
   'webhook-dispatcher': (base) => fetch(`${base}/webhook-dispatcher/`, { method: 'POST', headers: { authorization: `Bearer ${dispatcherSecret}` } }),
+  // Callbacks and the pay page carry their own credentials: an unsigned call or a made-up link is
+  // refused by the function itself, which is the answer that proves it booted and routes.
+  'esign-callback': (base) => fetch(`${base}/esign-callback`, { method: 'POST', body: '{}' }),
+  'payments-webhook': (base) => fetch(`${base}/payments-webhook`, { method: 'POST', body: '{}' }),
+  pay: (base) => fetch(`${base}/pay/not-a-token`),
 };
+
+/** What an internal probe must answer when it is not 200. */
+const probeStatus: Partial<Record<string, number>> = { 'esign-callback': 401, 'payments-webhook': 401, pay: 403 };
+
+/** The pay page answers people in a browser: its unknown paths are an HTML page, not the API's JSON. */
+const htmlFunctions = new Set(['pay']);
 
 /** A documented route of the function without path parameters, a GET when it has one. */
 function documentedRoute(name: string): { method: string; path: string } | undefined {
@@ -160,7 +176,7 @@ async function expectRoute(fn: DeployedFunction, base: string, keys: string[]): 
         })
         : await fetch(`${base}/${fn.name}/`, { headers: { authorization: `Bearer ${key}` } });
     const body = await response.text();
-    if (response.status === 200 || response.status === 201) return key;
+    if (response.status === 200 || response.status === 201 || response.status === probeStatus[fn.name]) return key;
     attempts.push(`${response.status}: ${body}`);
   }
   throw new Error(`route ${documented ? `${documented.method} ${documented.path}` : `/${fn.name}`} answered ${attempts.join(' | ')}`);
@@ -170,6 +186,10 @@ async function expectUnknownPath(fn: DeployedFunction, base: string, key: string
   const path = `/${fn.name}/no-such/route/in/this/function`;
   const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
   const body = await response.text();
+  if (htmlFunctions.has(fn.name)) {
+    expect([response.status, response.headers.get('content-type')]).toEqual([404, expect.stringMatching(/^text\/html/)]);
+    return;
+  }
   if (response.status !== 404 || !/^application\/json/.test(response.headers.get('content-type') ?? '')) {
     throw new Error(`unknown path answered ${response.status} ${response.headers.get('content-type')}: ${body}`);
   }

@@ -1,0 +1,50 @@
+-- Descriptions for the placement and payment columns whose names do not explain themselves, so that
+-- staff reading these tables in Supabase Studio see what each holds.
+
+comment on column app.budget_approvals.approved is 'True: the carrier approved the budget of this home for this request; false: approval withdrawn.';
+comment on column app.budget_approvals.approved_at is 'When the budget was last approved (null while withdrawn).';
+comment on column app.carrier_billing_accounts.linked_at is 'When an operator linked the carrier organisation to its billing account (console: billing link).';
+comment on column app.claim_homes.application_approved_at is 'When the landlord approved the household''s application (send path); place approves at once.';
+comment on column app.claim_homes.applied_at is 'When the household applied for the home it was sent.';
+comment on column app.claim_homes.proposed_at is 'When the household proposed different dates; the placement waits until they are approved.';
+comment on column app.claim_homes.proposed_move_out is 'Move-out date of the household''s open proposal.';
+comment on column app.claim_homes.signer_email is 'The named signer''s address; null sends the lease to the carrier''s own team.';
+comment on column app.household_responses.action is 'What the household did: save, decline, apply or propose_dates.';
+comment on column app.household_responses.claim_home_id is 'The placement (home on the request) answered.';
+comment on column app.household_responses.move_in is 'Proposed move-in date (propose_dates only).';
+comment on column app.household_responses.move_out is 'Proposed move-out date (propose_dates only).';
+comment on column app.household_responses.reason is 'The household''s reason in their own words (decline).';
+comment on column app.household_responses.resolved_at is 'When a proposal was answered (approved, or superseded by new dates).';
+comment on column app.jobs.completed_at is 'When the job succeeded or was abandoned.';
+comment on column app.jobs.lease_token is 'Identifies the runner holding the job while it runs; a runner whose lease expired cannot record an outcome.';
+comment on column app.jobs.max_attempts is 'Attempts before the job is abandoned.';
+comment on column app.jobs.payload is 'The job kind''s input (ids only; the handler reads the rest when it runs).';
+comment on column app.jobs.status is 'pending (due at run_at), succeeded or abandoned.';
+comment on column app.lease_agreements.claim_home_id is 'The placement this contract version belongs to.';
+comment on column app.lease_agreements.move_in_date is 'Move-in date written into this contract version.';
+comment on column app.lease_agreements.move_out_date is 'Move-out date written into this contract version.';
+comment on column app.lease_agreements.sent_at is 'When the e-signature provider sent this version to the first signer.';
+comment on column app.lease_agreements.status is 'awaiting_lease, sent_for_signature, policyholder_signed, fully_signed; superseded or withdrawn for versions no longer live.';
+comment on column app.lease_agreements.superseded_at is 'When new dates, a proposal or a signer change replaced this version.';
+comment on column app.lease_agreements.withdrawn_at is 'When the version was withdrawn by a cancellation (its signature links stop).';
+comment on column app.processor_events.received_at is 'When the payment processor''s notification was first processed; a repeat is ignored.';
+comment on column app.processor_events.type is 'The processor''s event type (payment_intent.succeeded, charge.refunded, ...).';
+comment on column app.refund_requests.amount_cents is 'The amount asked back: the most recent settled payment on the home.';
+comment on column app.refund_requests.claim_home_id is 'The placement whose payment is to be refunded.';
+comment on column app.refund_requests.decided_at is 'When the landlord approved or declined.';
+comment on column app.refund_requests.failure_reason is 'Why the processor refused the refund, when it did.';
+comment on column app.refund_requests.reason is 'The carrier''s reason, read by the landlord.';
+comment on column app.refund_requests.refunded_at is 'When the processor confirmed the refund.';
+
+comment on function app.lease_status_follow() is 'Keeps the placement''s lease_status equal to the status of its live contract version.';
+comment on function app.home_for_request(uuid, uuid) is 'The home a request may price or place (verified, same environment or a real home for sandbox, charges enabled), read across organisations.';
+comment on function app.range_conflicts(uuid, text, date, date) is 'The blocks of a home that overlap a date range in an environment: the conflicts[] of dates_unavailable.';
+comment on function app.homes_on_request(uuid) is 'Name, address and rate of the homes on a request, read across organisations for the placement read.';
+comment on function app.call_dispatcher() is 'Calls the dispatcher function through pg_net when webhook deliveries or durable jobs are due (pg_cron on Supabase).';
+comment on function app.take_hold_default_kind() is 'Fills in the kind of a service hold (lease or booking) when the insert does not name it.';
+comment on function app.book_holds(uuid, text) is 'Turns the lease holds of a contract into booking holds when the payment clears.';
+comment on function app.shorten_holds(uuid, text, date) is 'Releases the tail of a booking hold after its new last day (a stay shortened after move-in).';
+comment on function app.payee_of(uuid, text) is 'The landlord a payment for a home goes to: organisation, processor account, whether it can take charges, contact address.';
+comment on function app.home_label(uuid) is 'Name and external_id of a home, for payloads and pages that name it across organisations.';
+comment on function app.refund_request_reference(uuid) is 'The request and home a refund request belongs to, for the landlord''s answer read across organisations.';
+comment on function app.claim_processor_event(text, text, text, text) is 'Records a payment processor notification by its event id once; false when it was already processed.';
