@@ -35,7 +35,8 @@ const server: ServerType = serve({
     // As Supabase's edge does, the server states the client address; a client cannot forge it.
     const headers = new Headers(request.headers);
     headers.set('x-forwarded-for', env.incoming?.socket?.remoteAddress ?? 'unknown');
-    return route(new Request(request, { headers }));
+    // new Request() keeps the method the Fetch API can carry (GET for TRACE): pass the one sent.
+    return route(new Request(request, { headers }), request.method);
   },
 });
 const stopJobs = startBackgroundJobs();

@@ -7,7 +7,7 @@ import { ApiError } from '../../shared/http/errors.ts';
 // The local stand-in for Supabase's functions gateway: `/functions/v1/<name>/...` is handed to the
 // function `<name>` as `/<name>/...`, exactly as deployed functions receive it.
 
-type FetchApp = { fetch: (request: Request) => Response | Promise<Response> };
+type FetchApp = { fetch: (request: Request, env?: { requestMethod?: string }) => Response | Promise<Response> };
 
 const functions: Record<string, FetchApp> = {
   health,
@@ -19,7 +19,11 @@ const functions: Record<string, FetchApp> = {
 
 export const basePath = '/functions/v1';
 
-export async function route(request: Request): Promise<Response> {
+/**
+ * `method` is the method the client sent when the Request cannot carry it (TRACE arrives from Node's
+ * adapter as a GET): the functions answer it 405 like any undeclared method, never as the GET.
+ */
+export async function route(request: Request, method: string = request.method): Promise<Response> {
   const url = new URL(request.url);
   // The OpenAPI document is also offered at the address the operating contract names.
   if (url.pathname === `${basePath}/openapi.json`) url.pathname = `${basePath}/docs/openapi.json`;
@@ -30,5 +34,5 @@ export async function route(request: Request): Promise<Response> {
     return Response.json(error.toBody(), { status: 404 });
   }
   url.pathname = url.pathname.slice(basePath.length);
-  return target.fetch(new Request(url, request));
+  return target.fetch(new Request(url, request), method === request.method ? undefined : { requestMethod: method });
 }

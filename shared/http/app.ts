@@ -9,6 +9,7 @@ import { requestId } from './middleware/request-id.ts';
 import { countUsage } from './middleware/usage.ts';
 import type { Routes } from './routes.ts';
 import { log, errorFields } from '../log.ts';
+import { errorFingerprint } from './fingerprint.ts';
 
 interface KnownRoute {
   method: string;
@@ -30,16 +31,17 @@ const routeExists = (known: KnownRoute[]): MiddlewareHandler<AppEnv> => async (c
   const path = new URL(c.req.url).pathname;
   const methods = known.filter((r) => r.pattern.test(path)).map((r) => r.method);
   if (methods.length === 0) throw new ApiError('not_found', `No endpoint at /functions/v1${path}.`);
-  const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+  const requested = c.env?.requestMethod ?? c.req.method;
+  const method = requested === 'HEAD' ? 'GET' : requested;
   if (!methods.includes(method)) {
     c.header('Allow', [...new Set(methods)].join(', '));
-    throw new ApiError('method_not_allowed', `${c.req.method} is not allowed on /functions/v1${path}; use ${[...new Set(methods)].join(' or ')}.`);
+    throw new ApiError('method_not_allowed', `${requested} is not allowed on /functions/v1${path}; use ${[...new Set(methods)].join(' or ')}.`);
   }
   await next();
 };
 
 /** The one place where failures become responses of the specification's error shape. */
-export function renderError(error: Error, c: Context<AppEnv>) {
+export async function renderError(error: Error, c: Context<AppEnv>) {
   let apiError: ApiError;
   if (error instanceof ApiError) {
     apiError = error;
@@ -47,7 +49,15 @@ export function renderError(error: Error, c: Context<AppEnv>) {
     // Hono's JSON validator and media-type gate: malformed JSON, or a body sent as something else.
     apiError = new ApiError('invalid_json', 'The body could not be read as JSON; send valid JSON with Content-Type: application/json.');
   } else {
-    log.error('unhandled error', { request_id: c.get('requestId'), ...errorFields(error) });
+    // Every 500 is one log line an operator can group (fingerprint) and trace (request id); the
+    // usage counter records it under 5xx.
+    log.error('unhandled error', {
+      request_id: c.get('requestId'),
+      fingerprint: await errorFingerprint(error),
+      method: c.env?.requestMethod ?? c.req.method,
+      path: new URL(c.req.url).pathname,
+      ...errorFields(error),
+    });
     apiError = new ApiError('server_error', 'Something went wrong on our side. Retry with backoff; quote the X-Request-Id if it persists.');
   }
   return c.json(apiError.toBody(), apiError.status as 400);
