@@ -36,3 +36,13 @@ export async function route(request: Request, method: string = request.method): 
   url.pathname = url.pathname.slice(basePath.length);
   return target.fetch(new Request(url, request), method === request.method ? undefined : { requestMethod: method });
 }
+
+/**
+ * The local server's handler: as Supabase's edge does, it states the client address (a client cannot
+ * forge it), and it passes on the method sent, which new Request() cannot always keep (TRACE).
+ */
+export function serverFetch(request: Request, remoteAddress: string | undefined): Promise<Response> {
+  const headers = new Headers(request.headers);
+  headers.set('x-forwarded-for', remoteAddress ?? 'unknown');
+  return route(new Request(request, { headers }), request.method);
+}
