@@ -70,12 +70,14 @@ export async function renderError(error: Error, c: Context<AppEnv>) {
  * Public functions (health, docs) skip authentication.
  */
 export function createFunctionApp(name: string, routes: Routes, options: { public?: boolean } = {}) {
-  const app = new Hono<AppEnv>();
+  // Not strict: a trailing slash reaches the route that routeExists accepted it for.
+  const app = new Hono<AppEnv>({ strict: false });
   app.use('*', requestId());
   if (!options.public) app.use('*', authenticate(), countUsage());
   app.use('*', routeExists(knownRoutes(name, routes)));
   if (!options.public) app.use('*', readBody(), idempotency());
   app.route(`/${name}`, routes);
   app.onError(renderError);
+  app.notFound((c) => renderError(new ApiError('not_found', `No endpoint at /functions/v1${new URL(c.req.url).pathname}.`), c));
   return app;
 }
