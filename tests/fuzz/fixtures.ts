@@ -3,8 +3,8 @@
 // and nonexistent values (which must answer 4xx, never 5xx); a route family that needs real ids to be
 // fuzzed in depth adds an entry to `pathFixtures` and, if needed, a step to `createFixtures`.
 import { client, createKey, createTenant } from '../helpers.ts';
-import { claimBody, pdfBytes, upload } from '../claims/fixtures.ts';
-import { completeHome } from '../properties/fixtures.ts';
+import { claimBody, inDays, pdfBytes, upload } from '../claims/fixtures.ts';
+import { completeHome, minimalHome } from '../properties/fixtures.ts';
 
 export type Side = 'carrier' | 'provider';
 
@@ -27,6 +27,23 @@ export const pathFixtures: { path: RegExp; param: string; fixture: (side: Side) 
   { path: /^\/webhooks\/\{id\}/, param: 'id', fixture: (side) => `${side}:endpoint` },
   { path: /^\/events\/\{id\}/, param: 'id', fixture: (side) => `${side}:event` },
 ];
+
+/**
+ * Valid bodies per operation: the fuzzer puts one fault at a time into them (besides bodies generated
+ * from the document), so that a fault deep in a full body is not masked by another refusal.
+ */
+export const bodyExamples: Record<string, (world: World) => unknown[]> = {
+  'POST /properties': () => [completeHome(), minimalHome()],
+  'PATCH /properties/{ref}': () => [completeHome(), { monthly_rate: 2100, available_from: '2027-02-01' }],
+  'POST /properties/batch': () => [{ properties: [completeHome(), minimalHome()] }],
+  'POST /properties/{ref}/availability': () => [{ start_date: '2027-03-01', end_date: '2027-03-02', reason: 'owner stay' }],
+  'POST /properties/availability': (world) => [{ blocks: [{ property_id: world.ids.home[0], start_date: '2027-04-01', end_date: '2027-04-02', reason: 'repairs' }] }],
+  'POST /claims': () => [claimBody({ max_budget: 3200, ale_limit: 30000, adjuster_name: 'Dana Reyes', policyholder_name: 'Lee Park' })],
+  'PATCH /claims/{reference}': () => [{ max_budget: 3000, ale_limit: 20000, adjuster_name: 'Dana Reyes', target_move_in: inDays(40) }],
+  'POST /claims/batch': () => [{ requests: [claimBody({ max_budget: 2500 }), claimBody()] }],
+  'POST /webhooks': () => [{ url: 'https://hooks.example.com/fuzz-new', description: 'claims system' }],
+  'PATCH /webhooks/{id}': () => [{ url: 'https://hooks.example.com/fuzz-moved', description: 'moved', is_active: true }],
+};
 
 /** Operations whose success ends the calling key: each call gets a fresh key of the side. */
 export const consumesKey = new Set(['POST /usage/keys/self/revoke']);
