@@ -14,6 +14,7 @@ import { errorFingerprint } from './fingerprint.ts';
 interface KnownRoute {
   method: string;
   pattern: RegExp;
+  takesBody: boolean;
 }
 
 /** The group's declared routes, as full paths under the function name (`/claims/{reference}`). */
@@ -22,14 +23,15 @@ function knownRoutes(name: string, routes: Routes): KnownRoute[] {
     if (definition.type !== 'route') return [];
     const path = `/${name}${definition.route.path === '/' ? '' : definition.route.path}`;
     const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
-    return [{ method: definition.route.method.toUpperCase(), pattern: new RegExp(`^${source}/?$`) }];
+    return [{ method: definition.route.method.toUpperCase(), pattern: new RegExp(`^${source}/?$`), takesBody: Boolean(definition.route.request?.body) }];
   });
 }
 
 /** 404 not_found for a path no route has; 405 (with Allow) for a known path and another method. */
 const routeExists = (known: KnownRoute[]): MiddlewareHandler<AppEnv> => async (c, next) => {
   const path = new URL(c.req.url).pathname;
-  const methods = known.filter((r) => r.pattern.test(path)).map((r) => r.method);
+  const matching = known.filter((r) => r.pattern.test(path));
+  const methods = matching.map((r) => r.method);
   if (methods.length === 0) throw new ApiError('not_found', `No endpoint at /functions/v1${path}.`);
   const requested = c.env?.requestMethod ?? c.req.method;
   const method = requested === 'HEAD' ? 'GET' : requested;
@@ -37,6 +39,7 @@ const routeExists = (known: KnownRoute[]): MiddlewareHandler<AppEnv> => async (c
     c.header('Allow', [...new Set(methods)].join(', '));
     throw new ApiError('method_not_allowed', `${requested} is not allowed on /functions/v1${path}; use ${[...new Set(methods)].join(' or ')}.`);
   }
+  c.set('takesBody', matching.some((r) => r.method === method && r.takesBody));
   await next();
 };
 

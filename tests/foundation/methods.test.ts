@@ -5,7 +5,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverFetch } from '../../scripts/lib/router.ts';
 import { freePort } from '../../scripts/lib/scratch.ts';
-import { createTenant } from '../helpers.ts';
+import { call, createTenant } from '../helpers.ts';
 
 let server: ServerType;
 let port: number;
@@ -54,6 +54,26 @@ describe('undeclared methods over HTTP', () => {
       const res = await send(method, '/properties', t.sandbox);
       expect(res.status, method).toBe(405);
       expect(res.allow?.split(', ').sort(), method).toEqual(['GET', 'POST']);
+    }
+  });
+});
+
+describe('bodies on routes that declare none', () => {
+  it('are refused (422 invalid_field on body), except nothing or {}, and the write does not happen', async () => {
+    const t = await createTenant('carrier');
+    const created = await call('POST', '/webhooks', { key: t.sandbox, body: { url: 'https://hooks.example.com/body-check' } });
+    expect(created.status).toBe(201);
+    const rotate = `/webhooks/${created.body.data.id}/rotate-secret`;
+    for (const body of ['{"secret":"mine"}', 'not json', '[]', 'null']) {
+      const res = await call('POST', rotate, { key: t.sandbox, body, headers: { 'content-type': 'application/json' } });
+      expect(res.status, body).toBe(422);
+      expect(res.body.error, body).toMatchObject({ code: 'invalid_field', field: 'body' });
+    }
+    const listed = await call('GET', '/webhooks', { key: t.sandbox });
+    expect(listed.body.data[0].secret_rotated_at).toBeNull();
+    for (const body of [undefined, '', '{}', ' { } ']) {
+      const res = await call('POST', rotate, { key: t.sandbox, body, headers: body === undefined ? {} : { 'content-type': 'application/json' } });
+      expect(res.status, String(body)).toBe(200);
     }
   });
 });
