@@ -1,4 +1,4 @@
-import { calendarDate, money as moneyValue, storedText as storable, timestampQuery, valueException } from '../../shared/http/values.ts';
+import { calendarDate, measure, money as moneyValue, storedText as storable, timestampQuery, valueException } from '../../shared/http/values.ts';
 import { RowPageQuery } from '../../shared/db/row-cursor.ts';
 import { z } from '@hono/zod-openapi';
 import {
@@ -76,8 +76,8 @@ const loss = {
   loss_state: text().describe('For a loss in the US, a USPS state code such as TX.'),
   loss_zip: storable(z.string().trim().min(1).max(20)).describe('For a loss in the US, a ZIP code: 12345 or 12345-6789.'),
   loss_country: storable().trim().toUpperCase().regex(/^[A-Z]{2}$/, 'must be a two-letter country code').describe('ISO country code of the loss (default US).'),
-  loss_lat: z.number().min(-90).max(90).describe('Latitude of the loss; with loss_lng. Required outside the US.'),
-  loss_lng: z.number().min(-180).max(180).describe('Longitude of the loss; with loss_lat. Required outside the US.'),
+  loss_lat: measure(-90, 90).describe('Latitude of the loss; with loss_lng. Required outside the US.'),
+  loss_lng: measure(-180, 180).describe('Longitude of the loss; with loss_lat. Required outside the US.'),
   policyholder_name: text().describe('Name of the policyholder (the household), recorded at creation.'),
 };
 

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { calendarDate, maxMoney, money, storedText } from '../../shared/http/values.ts';
+import { calendarDate, maxMoney, measure, money, storedText } from '../../shared/http/values.ts';
 
 // The provider side's request and response schemas. Amounts are major units (dollars, at most two
 // decimals); the database keeps cents.
@@ -30,8 +30,8 @@ const homeFieldSchemas = {
   city: Text().trim().min(1).max(100),
   state: storedText().trim().toUpperCase().regex(/^[A-Z]{2}$/, { message: 'must be a two-letter state code' }).openapi({ example: 'TX' }),
   zip_code: storedText().trim().regex(/^\d{5}(-\d{4})?$/, { message: 'must be a US ZIP code (12345 or 12345-6789)' }).openapi({ example: '78701' }),
-  latitude: z.number().min(-90).max(90).nullable(),
-  longitude: z.number().min(-180).max(180).nullable(),
+  latitude: measure(-90, 90).nullable(),
+  longitude: measure(-180, 180).nullable(),
   currency: z.enum(['usd']).describe('Currency of every amount of the home. Only usd is accepted.'),
   monthly_rate: PositiveAmount.describe('The headline monthly rent, and the rate of stays under two months.'),
   rent_1_3_months: PositiveAmount.nullable().describe('Monthly rent for stays of 2 to 3 months.'),

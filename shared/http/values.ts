@@ -8,7 +8,7 @@ import { isWholeCents } from '../money.ts';
 // (tests/foundation/values.test.ts) fails on a field that uses a plain string or number instead.
 
 /** The kinds of shared value, as the guard test reads them back from a schema. */
-export type ValueKind = 'money' | 'date' | 'timestamp' | 'text' | 'json' | 'exception';
+export type ValueKind = 'money' | 'measure' | 'date' | 'timestamp' | 'text' | 'json' | 'exception';
 
 const markers = new Map<unknown, ValueKind>();
 
@@ -84,6 +84,16 @@ export function money(options: { positive: boolean; max?: number }) {
   return marked(base.max(max), moneyCheck,
     'must be in whole cents (at most two decimals)').openapi({ multipleOf: 0.01 });
 }
+
+// --- Measures (fractional numbers stored as double precision) --------------------------------
+
+/** The smallest positive normal double: PostgreSQL's double precision refuses the subnormals below it. */
+const minNormal = 2.2250738585072014e-308;
+const measureCheck = kindCheck('measure', (value: number) => value === 0 || Math.abs(value) >= minNormal);
+
+/** A fractional number within [min, max] that double precision stores as sent (coordinates). */
+export const measure = (min: number, max: number) =>
+  marked(z.number().min(min).max(max), measureCheck, 'is too close to zero to store; send 0');
 
 // --- Calendar dates ----------------------------------------------------------------------------
 

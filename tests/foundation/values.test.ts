@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from '@hono/zod-openapi';
 import { apiGroups } from '../../functions/groups.ts';
-import { calendarDate, isStorableText, money, storedText, timestampQuery, valueKindOf } from '../../shared/http/values.ts';
+import { calendarDate, isStorableText, measure, money, storedText, timestampQuery, valueKindOf } from '../../shared/http/values.ts';
 
 type Def = { type: string; [key: string]: unknown };
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
@@ -58,13 +58,16 @@ export function plainFields(schema: z.ZodType, path: string, found: string[] = [
       return found;
     }
     case 'number': {
-      if (kind === 'money') return found;
+      if (kind === 'money' || kind === 'measure') return found;
       if (moneyName.test(name)) {
         found.push(`${path}: an amount as a plain number, use money()`);
         return found;
       }
-      const checks = ((def.checks ?? []) as { _zod: { def: { check: string } } }[]).map((c) => c._zod.def.check);
-      if (!checks.includes('greater_than') || !checks.includes('less_than')) found.push(`${path}: an unbounded number`);
+      const checks = ((def.checks ?? []) as { _zod: { def: { check: string; format?: string } } }[]).map((c) => c._zod.def);
+      const kinds = checks.map((c) => c.check);
+      if (!kinds.includes('greater_than') || !kinds.includes('less_than')) found.push(`${path}: an unbounded number`);
+      // A fraction that is neither money nor a step (multipleOf) can be subnormal, which double precision refuses.
+      else if (!checks.some((c) => c.format === 'safeint' || c.check === 'multiple_of')) found.push(`${path}: a fraction, use measure() or money()`);
       return found;
     }
     case 'date':
@@ -128,8 +131,11 @@ describe('shared value types', () => {
       day: calendarDate().optional(),
       since: timestampQuery().nullable(),
       amount: money({ positive: true }),
+      lat: measure(-90, 90),
+      ratio: z.number().min(0).max(1),
+      beds: z.number().int().min(0).max(9),
     });
-    expect(plainFields(body, 'body').map((f) => f.split(':')[0])).toEqual(['body.note', 'body.monthly_rate', 'body.count', 'body.on', 'body.at']);
+    expect(plainFields(body, 'body').map((f) => f.split(':')[0])).toEqual(['body.note', 'body.monthly_rate', 'body.count', 'body.on', 'body.at', 'body.ratio']);
   });
 
   it('refuse what PostgreSQL cannot take, and nothing else', () => {
@@ -141,6 +147,9 @@ describe('shared value types', () => {
     for (const value of [0, 1e-9, 0.001, 10.005, 0.1 + 0.2, 10_000_000.01, -1]) expect(positive.safeParse(value).success, String(value)).toBe(false);
     expect(nonNegative.safeParse(0).success).toBe(true);
     expect(nonNegative.safeParse(1e-9).success).toBe(false);
+    expect(measure(-90, 90).safeParse(5e-324).success).toBe(false);
+    expect(measure(-90, 90).safeParse(0).success).toBe(true);
+    expect(measure(-90, 90).safeParse(-1e-300).success).toBe(true);
     const date = calendarDate();
     for (const value of ['2000-01-01', '2026-02-28', '2028-02-29', '2099-12-31']) expect(date.safeParse(value).success, value).toBe(true);
     for (const value of ['0000-01-01', '0079-06-01', '1999-12-31', '2100-01-01', '9999-12-31', '2026-02-30', '2026-13-01']) {

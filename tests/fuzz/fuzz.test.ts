@@ -53,7 +53,9 @@ interface Generated {
 function pathValue(path: string, param: string, side: Side): fc.Arbitrary<string> {
   const fixture = pathFixtures.find((f) => f.param === param && f.path.test(path));
   const real = fixture ? world.ids[fixture.fixture(side)] ?? [] : [];
-  const random = fc.oneof(fc.uuid(), fc.string({ maxLength: 30 }), fc.constantFrom('REQ-000000', 'x', '%00', 'a\u0000b', '\ud800', '..'));
+  // Never empty, '.' or '..': those make another route's path.
+  const random = fc.oneof(fc.uuid(), fc.string({ minLength: 1, maxLength: 30 }), fc.constantFrom('REQ-000000', 'x', '%00', 'a\u0000b', '\ud800'))
+    .filter((value) => value !== '.' && value !== '..');
   return real.length > 0 ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...real) }, { weight: 1, arbitrary: random }) : random;
 }
 
@@ -173,6 +175,7 @@ describe('fuzz: fixed cases (values the schema accepted and PostgreSQL refused)'
     ['a lone surrogate in a home description (was stored as U+FFFD)', 'provider', 'PATCH', () => `/properties/${home()}`, { description: 'x\udc00' }, 'description'],
     ['a lone surrogate in a claim text field', 'carrier', 'PATCH', () => `/claims/${claim()}`, { adjuster_name: '\ud800' }, 'adjuster_name'],
     ['a lone surrogate in a webhook description', 'carrier', 'POST', () => '/webhooks', { url: 'https://hooks.example.com/x', description: '\ud800' }, 'description'],
+    ['a subnormal coordinate (double precision refuses it)', 'provider', 'POST', () => '/properties', completeHome({ longitude: 5e-324 }), 'longitude'],
     ['a lone surrogate in a block reason', 'provider', 'POST', () => `/properties/${home()}/availability`, { start_date: '2027-02-01', end_date: '2027-02-02', reason: '\ud800' }, 'reason'],
   ];
 
