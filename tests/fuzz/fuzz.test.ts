@@ -78,7 +78,11 @@ function requestArbitrary(name: string, path: string, op: any, side: Side): fc.A
   );
   const queryMembers: Record<string, fc.Arbitrary<unknown>> = Object.fromEntries(queryParams.map((p) => [p.name, arbitraryFor(doc, p.schema ?? {})]));
   const queryValues = fc.record(queryMembers, { requiredKeys: queryParams.filter((p) => p.required).map((p) => p.name as string) as never[] });
-  const queryArb = withOneFault(queryValues, { root: false }).map((values) =>
+  // Either all parameters with one fault, or one parameter alone (with or without a fault), so that a
+  // fault in one is not masked by the refusal of another.
+  const single = queryParams.length === 0 ? fc.constant({}) : fc.constantFrom(...queryParams).chain((p) =>
+    withOneFault(arbitraryFor(doc, p.schema ?? {})).map((value) => ({ [p.name]: value })));
+  const queryArb = fc.oneof(withOneFault(queryValues, { root: false }), single).map((values) =>
     Object.entries((values ?? {}) as Record<string, unknown>).map(([k, v]) => `${encodeURIComponent(k)}=${encode(v)}`).join('&'),
   );
   const content = op.requestBody?.content ?? {};

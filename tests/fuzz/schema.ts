@@ -35,9 +35,18 @@ const nastyNumber = fc.oneof({ weight: 4, arbitrary: fc.constant(1e-9) }, { weig
 /** Any nasty value, whatever the place. */
 export const nastyValue: fc.Arbitrary<unknown> = fc.oneof(nastyString, nastyNumber, fc.constantFrom(...wrongTypes), fc.string({ unit: 'binary', maxLength: 20 }));
 
-/** A nasty value for the place of `current`: mostly of its own type, sometimes of another. */
+const nastyDate = fc.constantFrom('0000-01-01', '0079-06-01', '9999-12-31', '2026-02-30', '1999-12-31', '2100-01-01');
+const nastyTimestamp = fc.constantFrom('0000-01-01T00:00:00Z', '0001-01-01T00:00:00+14:00', '9999-12-31T23:59:59Z', '0000-12-31T23:59:59.999-12:00', '2100-01-01T00:00:00Z');
+
+/** Nasty strings for the place of `current`, by its shape: dates and timestamps get their own. */
+const nastyStringFor = (current: string): fc.Arbitrary<unknown> =>
+  /^\d{4}-\d{2}-\d{2}$/.test(current) ? fc.oneof({ weight: 3, arbitrary: nastyDate }, { weight: 1, arbitrary: nastyString })
+    : /^\d{4}-\d{2}-\d{2}T/.test(current) ? fc.oneof({ weight: 3, arbitrary: nastyTimestamp }, { weight: 1, arbitrary: nastyString })
+      : nastyString;
+
+/** A nasty value for the place of `current`: mostly of its own type (and shape), sometimes of another. */
 const nastyFor = (current: unknown): fc.Arbitrary<unknown> =>
-  typeof current === 'string' ? fc.oneof({ weight: 4, arbitrary: nastyString }, { weight: 1, arbitrary: nastyValue })
+  typeof current === 'string' ? fc.oneof({ weight: 4, arbitrary: nastyStringFor(current) }, { weight: 1, arbitrary: nastyValue })
     : typeof current === 'number' ? fc.oneof({ weight: 4, arbitrary: nastyNumber }, { weight: 1, arbitrary: nastyValue })
       : nastyValue;
 
