@@ -46,18 +46,13 @@ process.env.DATABASE_URL = database.url;
 }
 
 // Imported after DATABASE_URL is known; the functions open their pool on first use.
-const { route } = await import('./lib/router.ts');
+const { serverFetch } = await import('./lib/router.ts');
 const { closeDb } = await import('../shared/db/client.ts');
 
 const server: ServerType = serve({
   hostname: '127.0.0.1',
   port,
-  fetch: (request, env: { incoming?: { socket?: { remoteAddress?: string } } }) => {
-    // As Supabase's edge does, the server states the client address; a client cannot forge it.
-    const headers = new Headers(request.headers);
-    headers.set('x-forwarded-for', env.incoming?.socket?.remoteAddress ?? 'unknown');
-    return route(new Request(request, { headers }));
-  },
+  fetch: (request, env: { incoming?: { socket?: { remoteAddress?: string } } }) => serverFetch(request, env.incoming?.socket?.remoteAddress),
 });
 const stopJobs = startBackgroundJobs();
 log.info('listening', { url: `http://127.0.0.1:${port}/functions/v1`, database: embedded ? 'embedded' : 'DATABASE_URL' });

@@ -16,7 +16,11 @@ export function amountOrNull(cents: number | null | undefined): number | null {
   return cents == null ? null : fromCents(Number(cents));
 }
 
-/** Whether an amount in major units is expressible in whole cents. */
+/**
+ * Whether an amount in major units is written with at most two decimals: exactly the number that its
+ * two-decimal rendering reads back as (19.99 yes; 1e-9 and 0.30000000000000004 no, which a tolerance
+ * would round to 0 or to a different amount).
+ */
 export function isWholeCents(amount: number): boolean {
-  return Math.abs(amount * 100 - Math.round(amount * 100)) < 1e-6;
+  return Number.isFinite(amount) && Number(amount.toFixed(2)) === amount;
 }

@@ -1,4 +1,4 @@
-import { storable } from '../../shared/http/text.ts';
+import { calendarDate, measure, money as moneyValue, storedText as storable, timestampQuery, valueException } from '../../shared/http/values.ts';
 import { RowPageQuery } from '../../shared/db/row-cursor.ts';
 import { z } from '@hono/zod-openapi';
 import {
@@ -7,7 +7,6 @@ import {
 } from '../../shared/claims/values.ts';
 import { statuses } from '../../shared/claims/status.ts';
 import { weights } from '../../shared/claims/scoring.ts';
-import { isWholeCents } from '../../shared/money.ts';
 
 // The housing request's schemas: one definition per field, shared by creation, amendment, batch
 // items and the responses, so validation, the 422 field names and the API reference agree.
@@ -15,9 +14,9 @@ import { isWholeCents } from '../../shared/money.ts';
 const text = (max: number = limits.text) => storable(z.string().trim().min(1).max(max));
 const int = (range: { min: number; max: number }) => z.number().int().min(range.min).max(range.max);
 const money = (description: string) =>
-  z.number().positive().max(limits.money).refine(isWholeCents, 'must have at most two decimals').describe(description);
+  moneyValue({ positive: true, max: limits.money }).describe(description);
 const list = (description: string) => z.array(text(100)).max(limits.listItems).describe(description);
-const phone = z.string().trim().regex(/^\+?[0-9 ().-]{7,30}$/, 'must be a phone number (digits, spaces, + ( ) . -)');
+const phone = storable().trim().regex(/^\+?[0-9 ().-]{7,30}$/, 'must be a phone number (digits, spaces, + ( ) . -)');
 const email = z.email().max(255);
 
 /** The UTC date `days` from now, as YYYY-MM-DD. */
@@ -26,8 +25,7 @@ const hour = 3_600_000;
 
 // "Today" for the caller is today somewhere: a date that is still today in the westernmost time zone
 // (UTC-12) is accepted.
-const moveInDate = z.iso
-  .date()
+const moveInDate = calendarDate()
   .refine((d) => d >= utcDate(-12 * hour), 'must not be in the past')
   .refine((d) => d <= utcDate(limits.moveInHorizonDays * 24 * hour), `must be within ${limits.moveInHorizonDays} days`)
   .describe('Target move-in date, YYYY-MM-DD; today or later, at most two years ahead.')
@@ -77,9 +75,9 @@ const loss = {
   loss_city: text(),
   loss_state: text().describe('For a loss in the US, a USPS state code such as TX.'),
   loss_zip: storable(z.string().trim().min(1).max(20)).describe('For a loss in the US, a ZIP code: 12345 or 12345-6789.'),
-  loss_country: z.string().trim().toUpperCase().regex(/^[A-Z]{2}$/, 'must be a two-letter country code').describe('ISO country code of the loss (default US).'),
-  loss_lat: z.number().min(-90).max(90).describe('Latitude of the loss; with loss_lng. Required outside the US.'),
-  loss_lng: z.number().min(-180).max(180).describe('Longitude of the loss; with loss_lat. Required outside the US.'),
+  loss_country: storable().trim().toUpperCase().regex(/^[A-Z]{2}$/, 'must be a two-letter country code').describe('ISO country code of the loss (default US).'),
+  loss_lat: measure(-90, 90).describe('Latitude of the loss; with loss_lng. Required outside the US.'),
+  loss_lng: measure(-180, 180).describe('Longitude of the loss; with loss_lat. Required outside the US.'),
   policyholder_name: text().describe('Name of the policyholder (the household), recorded at creation.'),
 };
 
@@ -168,7 +166,7 @@ export type CreateClaimInput = z.infer<typeof CreateClaim>;
 
 /** A field sent in an amendment that the request keeps for good. */
 const refused = (reason: string) =>
-  z.unknown().refine((value) => value === undefined, `cannot be changed: ${reason}`).optional().describe(`Refused: ${reason}`);
+  valueException(z.unknown(), 'only absence is accepted').refine((value) => value === undefined, `cannot be changed: ${reason}`).optional().describe(`Refused: ${reason}`);
 const lossRefusal = 'the loss address is fixed; a different address is a different request';
 
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
@@ -300,17 +298,13 @@ export const PlacementInProgress = z
   .openapi('PlacementInProgress');
 
 export const ListQuery = RowPageQuery.extend({
-  status: z
-    .string()
+  status: storable()
     .optional()
     .describe('One or more status_primary values, comma-separated.')
     .refine((value) => value === undefined || value.split(',').every((s) => (statuses as readonly string[]).includes(s.trim())), {
       message: `each value must be one of ${statuses.join(', ')}`,
     }),
-  updated_since: z.iso
-    .datetime({ offset: true })
-    // ISO 8601 has a year 0000; PostgreSQL does not.
-    .refine((value) => !value.startsWith('0000'), 'must be from the year 0001 on')
+  updated_since: timestampQuery()
     .optional()
     .describe('ISO timestamp with Z or an offset; only requests changed after it.'),
 });
@@ -319,7 +313,7 @@ export const BatchBody = z
   .strictObject({
     // Items are validated one by one in the handler, so that one bad item never fails the others.
     requests: z
-      .array(z.unknown().openapi({ $ref: '#/components/schemas/CreateHousingRequest' } as never))
+      .array(valueException(z.unknown(), 'each item is validated against CreateHousingRequest by the handler').openapi({ $ref: '#/components/schemas/CreateHousingRequest' } as never))
       .min(1)
       .max(limits.batchItems)
       .describe(`Up to ${limits.batchItems} creation bodies.`),

@@ -1,30 +1,19 @@
-import { storable } from '../../shared/http/text.ts';
 import { z } from '@hono/zod-openapi';
-import { isWholeCents } from '../../shared/money.ts';
+import { calendarDate, maxMoney, measure, money, storedText } from '../../shared/http/values.ts';
 
 // The provider side's request and response schemas. Amounts are major units (dollars, at most two
 // decimals); the database keeps cents.
 
-const maxAmount = 10_000_000;
+const Amount = money({ positive: false, max: maxMoney });
 
-const Amount = z
-  .number()
-  .min(0)
-  .max(maxAmount)
-  .refine(isWholeCents, { message: 'must be in whole cents (at most two decimals)' });
+const PositiveAmount = money({ positive: true, max: maxMoney });
 
-const PositiveAmount = z
-  .number()
-  .positive({ message: 'must be above zero' })
-  .max(maxAmount)
-  .refine(isWholeCents, { message: 'must be in whole cents (at most two decimals)' });
-
-export const IsoDate = z.iso.date().openapi({ example: '2026-12-01' });
+export const IsoDate = calendarDate();
 
 /** Text input: any string PostgreSQL can store. */
-const Text = () => storable(z.string());
+const Text = () => storedText();
 
-const ImageUrl = storable(z.url({ protocol: /^https?$/, message: 'must be an http(s) address' }).max(2000));
+const ImageUrl = storedText(z.url({ protocol: /^https?$/, message: 'must be an http(s) address' }).max(2000));
 
 export const homeStatuses = ['available', 'pending', 'unavailable'] as const;
 const furnishedStatuses = ['furnished', 'partial', 'unfurnished'] as const;
@@ -39,10 +28,10 @@ const homeFieldSchemas = {
   name: Text().trim().max(200).nullable(),
   address: Text().trim().min(1).max(300),
   city: Text().trim().min(1).max(100),
-  state: z.string().trim().toUpperCase().regex(/^[A-Z]{2}$/, { message: 'must be a two-letter state code' }).openapi({ example: 'TX' }),
-  zip_code: z.string().trim().regex(/^\d{5}(-\d{4})?$/, { message: 'must be a US ZIP code (12345 or 12345-6789)' }).openapi({ example: '78701' }),
-  latitude: z.number().min(-90).max(90).nullable(),
-  longitude: z.number().min(-180).max(180).nullable(),
+  state: storedText().trim().toUpperCase().regex(/^[A-Z]{2}$/, { message: 'must be a two-letter state code' }).openapi({ example: 'TX' }),
+  zip_code: storedText().trim().regex(/^\d{5}(-\d{4})?$/, { message: 'must be a US ZIP code (12345 or 12345-6789)' }).openapi({ example: '78701' }),
+  latitude: measure(-90, 90).nullable(),
+  longitude: measure(-180, 180).nullable(),
   currency: z.enum(['usd']).describe('Currency of every amount of the home. Only usd is accepted.'),
   monthly_rate: PositiveAmount.describe('The headline monthly rent, and the rate of stays under two months.'),
   rent_1_3_months: PositiveAmount.nullable().describe('Monthly rent for stays of 2 to 3 months.'),

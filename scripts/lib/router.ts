@@ -10,7 +10,7 @@ import { ApiError } from '../../shared/http/errors.ts';
 // The local stand-in for Supabase's functions gateway: `/functions/v1/<name>/...` is handed to the
 // function `<name>` as `/<name>/...`, exactly as deployed functions receive it.
 
-type FetchApp = { fetch: (request: Request) => Response | Promise<Response> };
+type FetchApp = { fetch: (request: Request, env?: { requestMethod?: string }) => Response | Promise<Response> };
 
 const functions: Record<string, FetchApp> = {
   health,
@@ -28,7 +28,11 @@ const functions: Record<string, FetchApp> = {
 
 export const basePath = '/functions/v1';
 
-export async function route(request: Request): Promise<Response> {
+/**
+ * `method` is the method the client sent when the Request cannot carry it (TRACE arrives from Node's
+ * adapter as a GET): the functions answer it 405 like any undeclared method, never as the GET.
+ */
+export async function route(request: Request, method: string = request.method): Promise<Response> {
   const url = new URL(request.url);
   // The OpenAPI document is also offered at the address the operating contract names.
   if (url.pathname === `${basePath}/openapi.json`) url.pathname = `${basePath}/docs/openapi.json`;
@@ -39,5 +43,15 @@ export async function route(request: Request): Promise<Response> {
     return Response.json(error.toBody(), { status: 404 });
   }
   url.pathname = url.pathname.slice(basePath.length);
-  return target.fetch(new Request(url, request));
+  return target.fetch(new Request(url, request), method === request.method ? undefined : { requestMethod: method });
+}
+
+/**
+ * The local server's handler: as Supabase's edge does, it states the client address (a client cannot
+ * forge it), and it passes on the method sent, which new Request() cannot always keep (TRACE).
+ */
+export function serverFetch(request: Request, remoteAddress: string | undefined): Promise<Response> {
+  const headers = new Headers(request.headers);
+  headers.set('x-forwarded-for', remoteAddress ?? 'unknown');
+  return route(new Request(request, { headers }), request.method);
 }

@@ -3,6 +3,7 @@ import type { Tx } from './client.ts';
 import { decodeCursor, page } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
 import { isUuid } from '../ids.ts';
+import { storedText } from '../http/values.ts';
 
 // Row-anchored keyset paging, newest first on (created_at, id): the cursor names the last row of the
 // previous page by id, and the next page continues after that row's (created_at, id). Used by lists
@@ -12,8 +13,7 @@ import { isUuid } from '../ids.ts';
 /** The paging parameters of a row-anchored list; lists extend it with their filters. */
 export const RowPageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(25).describe('Page size, 1 to 100 (default 25).'),
-  cursor: z
-    .string()
+  cursor: storedText()
     .optional()
     .describe('next_cursor of the previous page, passed back unchanged. A cursor this list did not give to this key is refused (422 on cursor).'),
 });

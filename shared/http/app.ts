@@ -9,10 +9,12 @@ import { requestId } from './middleware/request-id.ts';
 import { countUsage } from './middleware/usage.ts';
 import type { Routes } from './routes.ts';
 import { log, errorFields } from '../log.ts';
+import { errorFingerprint } from './fingerprint.ts';
 
 interface KnownRoute {
   method: string;
   pattern: RegExp;
+  takesBody: boolean;
 }
 
 /** The group's declared routes, as full paths under the function name (`/claims/{reference}`). */
@@ -21,25 +23,28 @@ function knownRoutes(name: string, routes: Routes): KnownRoute[] {
     if (definition.type !== 'route') return [];
     const path = `/${name}${definition.route.path === '/' ? '' : definition.route.path}`;
     const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
-    return [{ method: definition.route.method.toUpperCase(), pattern: new RegExp(`^${source}/?$`) }];
+    return [{ method: definition.route.method.toUpperCase(), pattern: new RegExp(`^${source}/?$`), takesBody: Boolean(definition.route.request?.body) }];
   });
 }
 
 /** 404 not_found for a path no route has; 405 (with Allow) for a known path and another method. */
 const routeExists = (known: KnownRoute[]): MiddlewareHandler<AppEnv> => async (c, next) => {
   const path = new URL(c.req.url).pathname;
-  const methods = known.filter((r) => r.pattern.test(path)).map((r) => r.method);
+  const matching = known.filter((r) => r.pattern.test(path));
+  const methods = matching.map((r) => r.method);
   if (methods.length === 0) throw new ApiError('not_found', `No endpoint at /functions/v1${path}.`);
-  const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+  const requested = c.env?.requestMethod ?? c.req.method;
+  const method = requested === 'HEAD' ? 'GET' : requested;
   if (!methods.includes(method)) {
     c.header('Allow', [...new Set(methods)].join(', '));
-    throw new ApiError('method_not_allowed', `${c.req.method} is not allowed on /functions/v1${path}; use ${[...new Set(methods)].join(' or ')}.`);
+    throw new ApiError('method_not_allowed', `${requested} is not allowed on /functions/v1${path}; use ${[...new Set(methods)].join(' or ')}.`);
   }
+  c.set('takesBody', matching.some((r) => r.method === method && r.takesBody));
   await next();
 };
 
 /** The one place where failures become responses of the specification's error shape. */
-export function renderError(error: Error, c: Context<AppEnv>) {
+export async function renderError(error: Error, c: Context<AppEnv>) {
   let apiError: ApiError;
   if (error instanceof ApiError) {
     apiError = error;
@@ -47,7 +52,15 @@ export function renderError(error: Error, c: Context<AppEnv>) {
     // Hono's JSON validator and media-type gate: malformed JSON, or a body sent as something else.
     apiError = new ApiError('invalid_json', 'The body could not be read as JSON; send valid JSON with Content-Type: application/json.');
   } else {
-    log.error('unhandled error', { request_id: c.get('requestId'), ...errorFields(error) });
+    // Every 500 is one log line an operator can group (fingerprint) and trace (request id); the
+    // usage counter records it under 5xx.
+    log.error('unhandled error', {
+      request_id: c.get('requestId'),
+      fingerprint: await errorFingerprint(error),
+      method: c.env?.requestMethod ?? c.req.method,
+      path: new URL(c.req.url).pathname,
+      ...errorFields(error),
+    });
     apiError = new ApiError('server_error', 'Something went wrong on our side. Retry with backoff; quote the X-Request-Id if it persists.');
   }
   return c.json(apiError.toBody(), apiError.status as 400);
@@ -78,5 +91,6 @@ export function functionApp() {
   const app = new Hono<AppEnv>({ strict: false });
   app.notFound((c) => renderError(new ApiError('not_found', `No endpoint at /functions/v1${new URL(c.req.url).pathname}.`), c));
   app.onError(renderError);
+  app.notFound((c) => renderError(new ApiError('not_found', `No endpoint at /functions/v1${new URL(c.req.url).pathname}.`), c));
   return app;
 }

@@ -1,8 +1,10 @@
 import type { z } from '@hono/zod-openapi';
+import { isStorableText, storedText } from './values.ts';
 
-/** PostgreSQL text cannot hold the NUL character: input with one is refused per field (422), never a failed write. */
-export const hasNoNul = (value: string) => !value.includes('\u0000');
+// Kept for existing imports: the stored-text type lives in values.ts with the other value types.
 
-/** The string schema, refusing the NUL character. */
-export const storable = <T extends z.ZodType<string>>(schema: T): T =>
-  schema.refine(hasNoNul, 'must not contain the NUL character (\\u0000)') as unknown as T;
+/** Whether PostgreSQL can store the string unchanged (no NUL, no lone surrogate). */
+export const hasNoNul = isStorableText;
+
+/** The string schema as stored text: refusing the NUL character and lone surrogates (422 on the field). */
+export const storable = <T extends z.ZodType<string>>(schema: T): T => storedText(schema);

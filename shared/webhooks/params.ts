@@ -4,6 +4,7 @@ import type { Tx } from '../db/client.ts';
 import type { Side } from '../db/tenant.ts';
 import { ApiError, notFound } from '../http/errors.ts';
 import { decodeCursor, page } from '../http/envelope.ts';
+import { isPlausibleTimestamp } from '../http/values.ts';
 import { eventsFor, sendsTo, type EventName } from '../events/registry.ts';
 
 // Request pieces shared by the events and webhooks groups: ids, event names, and the newest-first
@@ -46,7 +47,7 @@ export type Keyset = readonly [position: string, id: string];
 export function keysetOf(cursor: string | undefined): Keyset | undefined {
   if (cursor === undefined) return undefined;
   const [position, id] = decodeCursor(cursor, 2);
-  if (typeof position !== 'string' || Number.isNaN(Date.parse(position)) || typeof id !== 'string' || !isUuid(id)) {
+  if (typeof position !== 'string' || !isPlausibleTimestamp(position) || typeof id !== 'string' || !isUuid(id)) {
     throw new ApiError('invalid_field', 'cursor is not a cursor returned by this endpoint.', 'cursor');
   }
   return [position, id];

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createTenant } from '../helpers.ts';
+import { call, createTenant } from '../helpers.ts';
 import { callProbe, failures } from './probe-app.ts';
 
 describe('error rendering', () => {
@@ -48,5 +48,24 @@ describe('error rendering', () => {
     const logged = lines.map((l) => JSON.parse(l));
     expect(logged.find((l) => l.message === 'unhandled error')).toMatchObject({ level: 'error', request_id: 'crash-1' });
     expect(logged.find((l) => l.message === 'request')).toMatchObject({ request_id: 'crash-1', status: 500, org_id: t.orgId });
+  });
+
+  it('every 500 carries a stable fingerprint in its log line and is counted under 5xx in GET /usage', async () => {
+    const t = await createTenant('carrier');
+    vi.stubEnv('LOG_LEVEL', 'error');
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
+    failures.crashesLeft = 2;
+    for (const id of ['crash-a', 'crash-b']) {
+      expect((await callProbe(t.sandbox, { note: 'x', fail: 'crash' }, { 'x-request-id': id })).status).toBe(500);
+    }
+    const crashes = lines.map((l) => JSON.parse(l)).filter((l) => l.message === 'unhandled error');
+    expect(crashes.map((l) => l.request_id)).toEqual(['crash-a', 'crash-b']);
+    expect(crashes[0].fingerprint).toMatch(/^[0-9a-f]{16}$/);
+    expect(crashes[1].fingerprint).toBe(crashes[0].fingerprint);
+    expect(crashes[0]).toMatchObject({ method: 'POST', path: '/probe/writes' });
+    const usage = await call('GET', '/usage', { key: t.sandbox });
+    const today = usage.body.data.key.days[0];
+    expect(today['5xx']).toBe(2);
   });
 });

@@ -9,6 +9,7 @@ import { definitionOf, eventsFor, type EventDefinition } from '../../../shared/e
 import { knownEvents } from '../../../shared/webhooks/params.ts';
 import { recordSimulatedEvent } from '../repository.ts';
 import { Event } from '../schemas.ts';
+import { storedJson, storedText } from '../../../shared/http/values.ts';
 
 // What the event registry offers the caller's side: the catalogue, and simulated events in sandbox.
 
@@ -24,8 +25,8 @@ const EventType = z
 
 const SimulateBody = z
   .strictObject({
-    event: z.string().min(1).openapi({ example: 'lease.signed' }),
-    data: z.record(z.string(), z.unknown()).optional().describe("The payload; omitted, the event type's sample."),
+    event: storedText().min(1).openapi({ example: 'lease.signed' }),
+    data: storedJson().optional().describe("The payload; omitted, the event type's sample."),
   })
   .openapi('SimulateEvent');
 

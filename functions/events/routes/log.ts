@@ -6,16 +6,17 @@ import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../.
 import { existingId, IdParams, keysetOf, knownEvents, newestFirstPage } from '../../../shared/webhooks/params.ts';
 import { listEvents, queueReplay, readEvent } from '../repository.ts';
 import { Event, renderEvent } from '../schemas.ts';
+import { storedText, timestampQuery } from '../../../shared/http/values.ts';
 
 // The event log, the system of record of everything announced, and replay of what it holds.
 
 const maxPageSize = 250;
 
 const ListQuery = z.object({
-  event: z.string().optional().openapi({ description: 'Comma-separated event types.', example: 'lease.sent,lease.signed' }),
-  since: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Only events recorded after this ISO timestamp, with `Z` or an offset.', example: '2026-11-21T10:15:00Z' }),
+  event: storedText().optional().openapi({ description: 'Comma-separated event types.', example: 'lease.sent,lease.signed' }),
+  since: timestampQuery().optional().openapi({ description: 'Only events recorded after this ISO timestamp, with `Z` or an offset.', example: '2026-11-21T10:15:00Z' }),
   limit: z.coerce.number().int().min(1).max(maxPageSize).default(100).openapi({ description: `1 to ${maxPageSize}, default 100.` }),
-  cursor: z.string().optional().openapi({ description: '`next_cursor` of the previous page, unchanged.' }),
+  cursor: storedText().optional().openapi({ description: '`next_cursor` of the previous page, unchanged.' }),
 });
 
 const DeliveryCounts = z

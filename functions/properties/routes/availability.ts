@@ -5,6 +5,7 @@ import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../..
 import { addBlock, listBlocks, releaseBlock, syncCalendars } from '../availability.ts';
 import { batchStatus } from '../batch.ts';
 import { resolveHome } from '../homes.ts';
+import { valueException } from '../../../shared/http/values.ts';
 import { Block, BlockInput, BulkBlockInput, BulkBlocksResult, HomeRefParams, IsoDate } from '../schemas.ts';
 
 // Availability calendars: blocks per home, the bulk calendar sync, and releasing a provider block.
@@ -39,7 +40,7 @@ availabilityRoutes
           z.strictObject({
             replace: z.boolean().default(false).describe('Clear the provider blocks of the homes named by the accepted blocks first.'),
             blocks: z
-              .array(z.unknown())
+              .array(valueException(z.unknown(), 'each item is validated against AvailabilityBulkItem by the handler'))
               .min(1)
               .max(maxBulkBlocks)
               .openapi({ items: { $ref: '#/components/schemas/AvailabilityBulkItem' }, description: 'At most 500 blocks.' }),

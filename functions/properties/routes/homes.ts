@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { valueException } from '../../../shared/http/values.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
@@ -31,7 +32,7 @@ export const homeRoutes = createRoutes()
         body: jsonBody(
           z.strictObject({
             properties: z
-              .array(z.unknown())
+              .array(valueException(z.unknown(), 'each item is validated against HomeInput by the handler'))
               .min(1)
               .max(maxBatchHomes)
               .openapi({ items: { $ref: '#/components/schemas/HomeInput' }, description: 'At most 100 homes (HomeInput each).' }),

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { list } from '../../../shared/http/envelope.ts';
 import { createRoutes, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { storedText } from '../../../shared/http/values.ts';
 import { keysetOf, newestFirstPage, olderThan, positionColumn } from '../../../shared/webhooks/params.ts';
 
 // The delivery queue as the caller sees it: one item per delivery (an event, replay or ping queued to
@@ -48,7 +49,7 @@ const ListQuery = z.object({
   event_id: z.string().uuid().optional().openapi({ description: 'Only deliveries of this event (its original delivery and replays).' }),
   status: z.enum(deliveryStatuses).optional().openapi({ description: 'Only deliveries in this status.' }),
   limit: z.coerce.number().int().min(1).max(maxPageSize).default(25).openapi({ description: `1 to ${maxPageSize}, default 25.` }),
-  cursor: z.string().optional().openapi({ description: '`next_cursor` of the previous page, unchanged.' }),
+  cursor: storedText().optional().openapi({ description: '`next_cursor` of the previous page, unchanged.' }),
 });
 
 type AttemptEntry = z.infer<typeof Attempt>;

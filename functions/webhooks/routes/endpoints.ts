@@ -6,6 +6,7 @@ import { list, single } from '../../../shared/http/envelope.ts';
 import { ApiError, notFound } from '../../../shared/http/errors.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { randomString } from '../../../shared/keys.ts';
+import { storedText } from '../../../shared/http/values.ts';
 import { checkEndpointUrl, maxEndpointUrlLength } from '../../../shared/webhooks/destination.ts';
 import { existingId, IdParams, keysetOf, knownEvents, newestFirstPage, olderThan, positionColumn } from '../../../shared/webhooks/params.ts';
 
@@ -44,12 +45,12 @@ const maxPageSize = 100;
 
 const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(maxPageSize).default(maxPageSize).openapi({ description: `1 to ${maxPageSize}, default ${maxPageSize}.` }),
-  cursor: z.string().optional().openapi({ description: '`next_cursor` of the previous page, unchanged.' }),
+  cursor: storedText().optional().openapi({ description: '`next_cursor` of the previous page, unchanged.' }),
 });
 
-const url = z.string().max(maxEndpointUrlLength).openapi({ example: 'https://hooks.example.com/housing' });
-const eventList = z.array(z.string()).min(1).max(100);
-const description = z.string().max(500);
+const url = storedText().max(maxEndpointUrlLength).openapi({ example: 'https://hooks.example.com/housing' });
+const eventList = z.array(storedText()).min(1).max(100);
+const description = storedText().max(500);
 
 const CreateBody = z
   .strictObject({

@@ -8,6 +8,9 @@ export const maxBodyBytes = 10 * 1024 * 1024;
 /** A multipart upload may add its framing (boundaries, part headers, small fields) to a document of the full limit. */
 const multipartFramingBytes = 64 * 1024;
 
+/** Nothing, whitespace, or an empty JSON object (some clients send {} on every POST). */
+const isEmptyBody = (bytes: Uint8Array) => /^\s*(\{\s*\})?\s*$/.test(new TextDecoder().decode(bytes));
+
 const tooLarge = () => new ApiError('file_too_large', 'The request body is larger than the 10 MB limit.');
 
 /**
@@ -40,6 +43,9 @@ export const readBody = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   for (const chunk of chunks) {
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
+  }
+  if (c.get('takesBody') === false && !isEmptyBody(bytes)) {
+    throw new ApiError('invalid_field', `${c.req.method} ${new URL(c.req.url).pathname} takes no body; send none (or {}).`, 'body');
   }
   c.set('rawBody', bytes);
   // Hono caches body promises (typed as values); c.req.json() and c.req.formData() read from here.
