@@ -412,7 +412,7 @@ export const Timeline = z
 // ---- Placement: budget review, options, dates, signer, the placement read ----
 
 const PropertyId = z.string().uuid().describe('The home (property id).');
-const PlacementDate = z.iso.date().describe('YYYY-MM-DD').openapi({ example: '2026-12-01' });
+const PlacementDate = calendarDate().describe('YYYY-MM-DD');
 const amount = (description: string) => z.number().describe(description);
 
 export const BudgetParams = ReferenceParam.extend({

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { storable } from '../../shared/http/text.ts';
+import { calendarDate } from '../../shared/http/values.ts';
 
 // The counterpart helpers' schemas (operating contract §3).
 
@@ -8,7 +9,7 @@ export const HomeOnRequestParams = z.object({
   propertyId: z.string().openapi({ param: { name: 'propertyId', in: 'path' }, description: 'The home (property id).' }),
 });
 
-const day = z.iso.date().describe('YYYY-MM-DD');
+const day = calendarDate().describe('YYYY-MM-DD');
 
 export const HouseholdAction = z
   .strictObject({

@@ -63,7 +63,7 @@ describe('the delivery queue', () => {
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
-      await until(() => receiver.at(path).length === 30, 20_000);
+      await until(() => receiver.at(path).length === 30, 60_000); // the child compiles the code on start: slow on a loaded machine
     } finally {
       child.kill('SIGKILL');
       await exited;
