@@ -1068,8 +1068,8 @@ begin
   return true;
 end $$;
 revoke all on function app.schedule_webhook_jobs() from public;
-
-select app.schedule_webhook_jobs();
+-- Scheduled by migration 20261123110000, whose version of the function never aborts (an older
+-- pg_cron without seconds schedules falls back to every minute).
 
 -- ============================================================================================
 -- simulated_events_in_sandbox
