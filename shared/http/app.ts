@@ -60,7 +60,8 @@ export function renderError(error: Error, c: Context<AppEnv>) {
  * Public functions (health, docs) skip authentication.
  */
 export function createFunctionApp(name: string, routes: Routes, options: { public?: boolean } = {}) {
-  const app = new Hono<AppEnv>();
+  // Not strict: `/docs/` is `/docs`, as the route check above already treats a trailing slash.
+  const app = new Hono<AppEnv>({ strict: false });
   app.use('*', requestId());
   if (!options.public) app.use('*', authenticate(), countUsage());
   app.use('*', routeExists(knownRoutes(name, routes)));
