@@ -1,8 +1,11 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { Scalar } from '@scalar/hono-api-reference';
-import type { Context, Next } from 'hono';
 import { createFunctionApp } from '../../shared/http/app.ts';
-import { createRoutes } from '../../shared/http/routes.ts';
+import type { Context } from 'hono';
+import type { AppEnv } from '../../shared/http/context.ts';
+import { ApiError } from '../../shared/http/errors.ts';
+import { createRoutes, ErrorSchema } from '../../shared/http/routes.ts';
+import { bundleStream, gzippedBundle, referenceBundle } from './reference-bundle.ts';
 import { apiGroups } from '../groups.ts';
 import { openApiWebhooks } from '../../shared/events/registry.ts';
 
@@ -47,8 +50,42 @@ const documentRoute = createRoute({
   responses: { 200: { description: 'OpenAPI document', content: { 'application/json': { schema: z.object({}).passthrough() } } } },
 });
 
-const page = Scalar({ url: './docs/openapi.json', pageTitle: 'Housing Placement Service API' });
-const slashedPage = Scalar({ url: './openapi.json', pageTitle: 'Housing Placement Service API' });
+/**
+ * The reference page, built from the pinned bundle and the document, both served by this function:
+ * the page loads nothing from another origin (no CDN, no web fonts, no telemetry, no vendor toolbar). Addresses are
+ * relative to the page, so it works at `/functions/v1/docs` and `/functions/v1/docs/`, locally and on
+ * Supabase alike.
+ */
+function referencePage(c: Context<AppEnv>) {
+  const here = new URL(c.req.url).pathname.endsWith('/') ? './' : './docs/';
+  return Scalar({
+    url: `${here}openapi.json`,
+    cdn: `${here}assets/${referenceBundle.name}`,
+    pageTitle: 'Housing Placement Service API',
+    withDefaultFonts: false,
+    telemetry: false,
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    // Its Share and Deploy buttons talk to the vendor's service.
+    showDeveloperTools: 'never',
+  } as Parameters<typeof Scalar>[0])(c as never, async () => {});
+}
+
+/** The page's script: gzip bytes as embedded when the client accepts gzip, else decompressed. */
+function referenceScript(c: Context<AppEnv>) {
+  if (c.req.param('name') !== referenceBundle.name) {
+    throw new ApiError('not_found', `No endpoint at /functions/v1${new URL(c.req.url).pathname}.`);
+  }
+  const headers: Record<string, string> = {
+    'content-type': 'text/javascript; charset=utf-8',
+    'cache-control': 'public, max-age=31536000, immutable',
+    vary: 'Accept-Encoding',
+  };
+  if (/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) {
+    return c.body(gzippedBundle(), 200, { ...headers, 'content-encoding': 'gzip' });
+  }
+  return c.body(bundleStream(), 200, headers);
+}
 
 export const routes = createRoutes()
   .openapi(documentRoute, (c) => c.json((cached ??= openApiDocument()) as unknown as Record<string, unknown>, 200))
@@ -58,11 +95,25 @@ export const routes = createRoutes()
       path: '/',
       tags: ['Service'],
       summary: 'Interactive API reference (no key needed)',
+      description: 'Served entirely by this function (also at `/docs/`): it makes no request to another origin.',
       responses: { 200: { description: 'HTML page' } },
     }),
-    // Relative to the page, so it works locally and on Supabase alike; `/docs/` (a trailing slash
-    // routes as without) resolves relative URLs one folder deeper.
-    ((c: Context, next: Next) => (new URL(c.req.url).pathname.endsWith('/') ? slashedPage : page)(c, next)) as never,
+    referencePage as never,
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/assets/{name}',
+      tags: ['Service'],
+      summary: "The reference page's script (no key needed)",
+      description: `The pinned ${referenceBundle.package}@${referenceBundle.version} browser build; cacheable for good (the name carries the version).`,
+      request: { params: z.object({ name: z.string() }) },
+      responses: {
+        200: { description: 'JavaScript (gzip-encoded when the client accepts gzip)' },
+        404: { description: 'No such asset (not_found)', content: { 'application/json': { schema: ErrorSchema } } },
+      },
+    }),
+    referenceScript as never,
   );
 
 export const app = createFunctionApp('docs', routes, { public: true });

@@ -1,10 +1,11 @@
 /**
  * Verifies a webhook delivery of the Housing Placement Service (X-Service-Signature, scheme v1).
  *
- * Copy this function into your receiver: it has no dependencies and runs wherever WebCrypto does
- * (Node 18+, Deno, Bun, Cloudflare Workers). Pass the raw body exactly as received, before any JSON
- * parsing, the X-Service-Signature header, and your endpoint's secret (`whsec_...`). While you rotate
- * a secret, pass both the new and the old one: deliveries queued before the rotation keep the old.
+ * Copy this function into your receiver: it has no dependencies and runs wherever global WebCrypto
+ * does (Node 19+, Deno, Bun, Cloudflare Workers; verify-signature.mjs is the plain JavaScript copy,
+ * which also runs on Node 18). Pass the raw body exactly as received, before any JSON parsing, the
+ * X-Service-Signature header, and your endpoint's secret (`whsec_...`). While you rotate a secret,
+ * pass both the new and the old one: deliveries queued before the rotation keep the old.
  *
  * Returns true only when a v1 signature matches and its timestamp is within `toleranceSeconds`
  * (default 300) of your clock. Signatures are compared in constant time.

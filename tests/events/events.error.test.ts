@@ -64,6 +64,14 @@ describe('POST /events/simulate', () => {
     expectError(await sandbox.post('/events/simulate', { event: 'payment.succeeded', data }), 422, 'invalid_field', 'data.amount');
   });
 
+  it('refuses a partial payload with a wrong value, or a field the payload does not have, naming it', async () => {
+    expectError(await sandbox.post('/events/simulate', { event: 'option.declined', data: { reason: 42 } }), 422, 'invalid_field', 'data.reason');
+    expectError(await sandbox.post('/events/simulate', { event: 'booking.confirmed', data: { property: 'Maple Court' } }), 422, 'invalid_field', 'data.property');
+    const unknown = await sandbox.post('/events/simulate', { event: 'option.declined', data: { reference: 'REQ-TEST01', mood: 'sad' } });
+    expectError(unknown, 422, 'invalid_field', 'data.mood');
+    expect((await sandbox.get('/events')).body.count).toBe(0);
+  });
+
   it('refuses a missing event and unknown fields', async () => {
     expectError(await sandbox.post('/events/simulate', {}), 422, 'invalid_field', 'event');
     expectError(await sandbox.post('/events/simulate', { event: 'lease.signed', queue: true }), 422, 'invalid_field', 'queue');

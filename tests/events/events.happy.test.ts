@@ -218,6 +218,32 @@ describe('POST /events/simulate', () => {
     expect((await emittedPayloadIssues(tenant.orgId)).some((issue) => issue.startsWith(`lease.sent ${drifted}: `))).toBe(true);
   });
 
+  it("lays a subset of the documented fields over the sample: option.declined with {reference, reason}", async () => {
+    const res = await sandbox.post('/events/simulate', { event: 'option.declined', data: { reference: 'REQ-TEST01', reason: 'Too far from work.' } });
+    expect(res.status).toBe(202);
+    const event = await sandbox.get(`/events/${res.body.data.event_id}`);
+    expect(event.body.data.data).toEqual({ ...sampleOf('option.declined'), reference: 'REQ-TEST01', reason: 'Too far from work.', simulated: true });
+  });
+
+  it('merges nested objects too: booking.confirmed with {reference, property: {name}}', async () => {
+    const res = await sandbox.post('/events/simulate', { event: 'booking.confirmed', data: { reference: 'REQ-TEST02', property: { name: 'Birch House 1A' } } });
+    expect(res.status).toBe(202);
+    const event = await sandbox.get(`/events/${res.body.data.event_id}`);
+    const sample = sampleOf('booking.confirmed') as { property: { id: string } };
+    expect(event.body.data.data).toMatchObject({ reference: 'REQ-TEST02', property: { id: sample.property.id, name: 'Birch House 1A' }, simulated: true });
+    expect(await emittedPayloadIssues(tenant.orgId)).toEqual([]);
+  });
+
+  it('accepts empty data, null for a nullable field, and an event pasted back from the log', async () => {
+    const empty = await sandbox.post('/events/simulate', { event: 'option.saved', data: {} });
+    expect(empty.status).toBe(202);
+    const nulled = await sandbox.post('/events/simulate', { event: 'option.saved', data: { external_id: null } });
+    expect(nulled.status).toBe(202);
+    const logged = (await sandbox.get(`/events/${nulled.body.data.event_id}`)).body.data.data;
+    expect(logged).toEqual({ ...sampleOf('option.saved'), external_id: null, simulated: true });
+    expect((await sandbox.post('/events/simulate', { event: 'option.saved', data: logged })).status).toBe(202);
+  });
+
   it("simulates the provider side's events for providers", async () => {
     const provider = await createTenant('provider');
     const res = await client(provider.sandbox).post('/events/simulate', { event: 'booking.updated' });

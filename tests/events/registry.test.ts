@@ -21,6 +21,9 @@ describe('event registry', () => {
   it.each(eventDefinitions.map((d) => [`${d.event} (${d.audience})`, d] as const))('%s: the sample satisfies the payload and carries external_id', (_, definition) => {
     expect(payloadIssues(definition.event, definition.audience, definition.sample)).toEqual([]);
     expect(definition.sample).toHaveProperty('external_id');
+    // Obviously fictional, never the guides' examples: a sample cannot pass for a real request's event.
+    expect(definition.sample.external_id).toMatch(/^SIM-/);
+    if ('reference' in definition.sample) expect(definition.sample.reference).toMatch(/^SIM-/);
   });
 
   it('reports payloads that drift from their definition', () => {

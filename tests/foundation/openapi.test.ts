@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { call } from '../helpers.ts';
 import { apiGroups } from '../../functions/groups.ts';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { route } from '../../scripts/lib/router.ts';
+import { gzippedBundle, referenceBundle } from '../../functions/docs/reference-bundle.ts';
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 describe('API reference', () => {
   it('serves one OpenAPI 3.1 document covering every function, without a key', async () => {
@@ -41,5 +48,70 @@ describe('API reference', () => {
     expect(slashed.status).toBe(200);
     expect(slashed.text).toContain('"./openapi.json"');
     expect(new URL('./openapi.json', 'http://host/functions/v1/docs/').pathname).toBe('/functions/v1/docs/openapi.json');
+  });
+});
+
+describe('API reference page', () => {
+  const origin = 'http://localhost';
+  /** Every address the page names: attributes and the reference's configuration. */
+  const addresses = (html: string) => [
+    ...[...html.matchAll(/\b(?:src|href)\s*=\s*["']([^"']*)["']/g)].map((m) => m[1]),
+    ...[...html.matchAll(/"(?:url|cdn|proxyUrl)"\s*:\s*"([^"]*)"/g)].map((m) => m[1]),
+  ];
+
+  for (const path of ['/docs', '/docs/']) {
+    it(`at ${path} names only its own origin, and everything it names is served`, async () => {
+      const page = await call('GET', path);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toContain('text/html');
+      // No absolute or protocol-relative address at all, so nothing from another origin.
+      expect(page.text).not.toMatch(/(?:https?:)?\/\/[a-z0-9]/i);
+      const named = addresses(page.text);
+      expect(named).toHaveLength(2);
+      for (const address of named) {
+        const url = new URL(address, `${origin}/functions/v1${path}`);
+        expect(url.origin).toBe(origin);
+        const res = await call('GET', url.pathname.replace('/functions/v1', ''));
+        expect(res.status, url.pathname).toBe(200);
+      }
+      expect(page.text).toContain('"withDefaultFonts": false');
+      expect(page.text).toContain('"telemetry": false');
+    });
+  }
+
+  it("serves the pinned package's script, gzipped when the client accepts it", async () => {
+    const path = `/docs/assets/${referenceBundle.name}`;
+    const plain = await route(new Request(`${origin}/functions/v1${path}`));
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('content-type')).toContain('javascript');
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(plain.headers.get('cache-control')).toContain('immutable');
+    const script = new Uint8Array(await plain.arrayBuffer());
+    expect(sha256(script)).toBe(referenceBundle.sha256);
+    expect(new TextDecoder().decode(script.slice(-2000))).toContain('createApiReference');
+
+    const zipped = await route(new Request(`${origin}/functions/v1${path}`, { headers: { 'accept-encoding': 'gzip, br' } }));
+    expect(zipped.status).toBe(200);
+    expect(zipped.headers.get('content-encoding')).toBe('gzip');
+    expect(zipped.headers.get('vary')).toBe('Accept-Encoding');
+    expect(sha256(gunzipSync(new Uint8Array(await zipped.arrayBuffer())))).toBe(referenceBundle.sha256);
+
+    const other = await call('GET', '/docs/assets/scalar-api-reference-0.0.1.js');
+    expect(other.status).toBe(404);
+    expect(other.body.error.code).toBe('not_found');
+  });
+
+  it('embeds exactly the package pinned in package.json', () => {
+    const pin = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).referenceBundle;
+    expect({ package: referenceBundle.package, version: referenceBundle.version, integrity: referenceBundle.integrity, file: referenceBundle.file })
+      .toEqual(pin);
+    // The embedded bytes are the file whose hash the generator recorded from the published package.
+    expect(sha256(gunzipSync(gzippedBundle()))).toBe(referenceBundle.sha256);
+  });
+
+  it('answers a path with a trailing slash like the path without it', async () => {
+    const res = await call('GET', '/docs/openapi.json/');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
   });
 });

@@ -4,8 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { client, createTenant } from '../helpers.ts';
 import { definitionOf } from '../../shared/events/registry.ts';
-import { verifyWebhookSignature } from '../../shared/webhooks/verify-signature.ts';
-import { dispatchFor, recordEvent, useReceiver } from './support.ts';
+import { dispatchFor, recordEvent, useReceiver, verifyWebhookSignature } from './support.ts';
 
 const receiver = useReceiver();
 

@@ -3,9 +3,8 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { client, createTenant, ownerSql } from '../helpers.ts';
-import { verifyWebhookSignature } from '../../shared/webhooks/verify-signature.ts';
 import { definitionOf, payloadIssues } from '../../shared/events/registry.ts';
-import { dispatchFor, makeDue, recordEvent, useReceiver, type Received } from './support.ts';
+import { dispatchFor, makeDue, recordEvent, useReceiver, verifyWebhookSignature, type Received } from './support.ts';
 
 const receiver = useReceiver();
 let tenant: Awaited<ReturnType<typeof createTenant>>;

@@ -9,6 +9,18 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { receiverCertificate, receiverKey } from '../fixtures/tls/trust.ts';
 import { dispatchDue, type DispatchOptions } from '../../shared/webhooks/dispatcher.ts';
 import { createKey, createTenant, ownerSql } from '../helpers.ts';
+import { verifyWebhookSignature as typescriptHelper } from '../../shared/webhooks/verify-signature.ts';
+import { verifyWebhookSignature as javascriptHelper } from '../../shared/webhooks/verify-signature.mjs';
+
+/**
+ * Verifies a delivery with both helpers the guides give, the TypeScript one and its plain JavaScript
+ * copy: they must agree on every real delivery the tests receive.
+ */
+export async function verifyWebhookSignature(...args: Parameters<typeof typescriptHelper>): Promise<boolean> {
+  const [typescript, javascript] = await Promise.all([typescriptHelper(...args), javascriptHelper(...args)]);
+  expect(javascript).toBe(typescript);
+  return typescript;
+}
 
 export interface Received {
   path: string;

@@ -58,12 +58,31 @@ const sandboxOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** The payload to simulate: `data` checked against the event's schema (422 naming `data.<field>`), or the sample. */
-function payloadToSimulate(definition: EventDefinition, data: Record<string, unknown> | undefined): Record<string, unknown> {
-  if (data === undefined) return definition.sample;
-  const checked = z.object({ data: definition.payload }).safeParse({ data });
+/**
+ * The payload to simulate: `data` merged over the event type's sample (nested objects merged too),
+ * so any subset of the documented fields works, then checked against the payload: a wrong value or
+ * a field the payload does not have is 422 naming `data.<field>`.
+ */
+function payloadToSimulate(definition: EventDefinition, data: Record<string, unknown> = {}): Record<string, unknown> {
+  const merged = mergeOver(definition.sample, data);
+  const payload = definition.payload instanceof z.ZodObject
+    ? definition.payload.extend({ simulated: z.literal(true).optional() }).strict()
+    : definition.payload;
+  const checked = z.object({ data: payload }).safeParse({ data: merged });
   if (!checked.success) throw validationError(checked.error);
-  return data;
+  return merged;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `over` laid over `base`: keys of both objects merged, anything else (arrays, null) replaced. */
+function mergeOver(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const merged = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    merged[key] = isPlainObject(value) && isPlainObject(base[key]) ? mergeOver(base[key], value) : value;
+  }
+  return merged;
 }
 
 const routes = createRoutes();
@@ -99,14 +118,14 @@ export const catalogueRoutes = routes
       summary: 'Raise a simulated event in sandbox',
       description: [
         "Records the event in the sandbox log with `simulated: true` (in the envelope and in `data`) and queues it to the caller's sandbox endpoints subscribed to it, signed and retried like a real event. Nothing else changes: no request, lease, booking or money moves.",
-        '`data` is checked against the event type\'s payload; omitted, the sample of GET /events/types is used.',
+        "`data` is laid over the event type's sample (GET /events/types) and the result checked against the payload, so any subset of the documented fields works: `{\"reference\": \"REQ-TEST01\", \"reason\": \"...\"}` for option.declined; omitted, the sample itself. Samples name an obviously fictional request (`SIM-...`).",
       ].join('\n\n'),
       scope: 'any-write',
       request: { body: jsonBody(SimulateBody) },
       responses: { 202: jsonResponse(dataOf(Simulated), 'Recorded and queued.') },
       errors: {
         403: 'sandbox_only: a live key (whatever the body); forbidden: a sandbox key without a write scope (the message names it).',
-        422: 'unknown_event: not an event of the caller\'s side; invalid_field: an event outside the simulatable list (field `event`) or `data` not matching its payload (field `data.<name>`).',
+        422: 'unknown_event: not an event of the caller\'s side; invalid_field: an event outside the simulatable list (field `event`) or `data` with a wrong value or a field the payload does not have (field `data.<name>`).',
       },
     }),
     async (c) => {

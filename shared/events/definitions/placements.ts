@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { EventDefinition } from '../registry.ts';
+import { sampleRequest } from './samples.ts';
 
 // Events of the placement lifecycle as the carrier sees them: the household's answers, the lease,
 // the money and the booking. Every payload names the request (`request_id`, `reference`, the
@@ -7,9 +8,7 @@ import type { EventDefinition } from '../registry.ts';
 // Amounts are in major currency units, as everywhere in the API.
 
 const samples = {
-  request_id: '0b9f6a4e-5f55-4a43-9d1c-3c2f1d9a7e10',
-  reference: 'REQ-7KQ2MX',
-  external_id: 'CLM-1001',
+  ...sampleRequest,
   property_id: '5d1c7a2e-8f0b-4c61-9a3e-2b7d4e6f8a90',
 };
 

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { EventDefinition } from '../registry.ts';
+import { sampleHomeRef, sampleRequest } from './samples.ts';
 
 // Events for housing providers (bookings and money reaching their account). They are raised by the
 // placement work, in the operation's transaction, filed under the provider's organisation and the
@@ -58,11 +59,11 @@ export const ProviderPaymentFailedPayload = z.object({
 });
 
 const sampleBooking = {
-  reference: 'REQ-7KQ2MX',
+  reference: sampleRequest.reference,
   booking_id: '6f1d2a0c-8b7e-4c55-9a11-2f4e7d9c3b21',
   property_id: '3c9e5b7a-1d2f-4e8a-b6c4-7a9d0e1f2b3c',
-  external_id: 'UNIT-204',
-  property: { name: 'Maple Court 204', api_external_id: 'UNIT-204' },
+  external_id: sampleHomeRef,
+  property: { name: 'Maple Court 204', api_external_id: sampleHomeRef },
   booking_status: 'confirmed',
   check_in: '2026-12-01',
   check_out: '2027-03-01',
@@ -72,7 +73,7 @@ const samplePayment = {
   payment_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
   booking_id: sampleBooking.booking_id,
   property_id: sampleBooking.property_id,
-  external_id: 'UNIT-204',
+  external_id: sampleHomeRef,
   charge_type: 'initial',
   gross: 4950,
   currency: 'usd',

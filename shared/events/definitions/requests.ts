@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { statuses } from '../../claims/status.ts';
 import type { EventDefinition } from '../registry.ts';
+import { sampleRequest } from './samples.ts';
 
 // Events about housing requests themselves (carrier side).
 
@@ -22,9 +23,7 @@ export const requestEvents: EventDefinition[] = [
       previous_status: status.nullable().describe('The status the request left; null when it was just opened.'),
     }),
     sample: {
-      request_id: '0b9f6a4e-5f55-4a43-9d1c-3c2f1d9a7e10',
-      reference: 'REQ-7KQ2MX',
-      external_id: 'CLM-1001',
+      ...sampleRequest,
       status: 'housing_options_found',
       previous_status: 'housing_needs_collected',
     },

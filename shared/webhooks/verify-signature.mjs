@@ -1,0 +1,55 @@
+/**
+ * Verifies a webhook delivery of the Housing Placement Service (X-Service-Signature, scheme v1).
+ *
+ * Plain JavaScript (ES module) with no dependencies: save it as verify-signature.mjs in your receiver.
+ * Runs on Node 18+ (it takes WebCrypto from node:crypto where the global is missing), Deno, Bun and
+ * Workers. Pass the raw body exactly as received, before any JSON parsing (a string or the bytes),
+ * the X-Service-Signature header, and your endpoint's secret (`whsec_...`). While you rotate a
+ * secret, pass both the new and the old one: deliveries queued before the rotation keep the old.
+ *
+ * Returns true only when a v1 signature matches and its timestamp is within `toleranceSeconds`
+ * (default 300) of your clock. Signatures are compared in constant time.
+ *
+ * @param {string | Uint8Array} rawBody
+ * @param {string | null | undefined} signatureHeader
+ * @param {string | string[]} secrets
+ * @param {{ toleranceSeconds?: number, nowMs?: number }} [options]
+ * @returns {Promise<boolean>}
+ */
+export async function verifyWebhookSignature(rawBody, signatureHeader, secrets, options = {}) {
+  if (!signatureHeader) return false;
+  let timestamp;
+  const candidates = [];
+  for (const part of signatureHeader.split(',')) {
+    const separator = part.indexOf('=');
+    const name = part.slice(0, separator).trim();
+    const value = part.slice(separator + 1).trim();
+    if (name === 't') timestamp = value;
+    if (name === 'v1') candidates.push(value.toLowerCase());
+  }
+  if (!timestamp || !/^\d+$/.test(timestamp) || candidates.length === 0) return false;
+  const nowSeconds = Math.floor((options.nowMs ?? Date.now()) / 1000);
+  if (Math.abs(nowSeconds - Number(timestamp)) > (options.toleranceSeconds ?? 300)) return false;
+
+  const encoder = new TextEncoder();
+  const body = typeof rawBody === 'string' ? encoder.encode(rawBody) : rawBody;
+  const prefix = encoder.encode(`${timestamp}.`);
+  const signed = new Uint8Array(prefix.length + body.length);
+  signed.set(prefix);
+  signed.set(body, prefix.length);
+
+  const subtle = globalThis.crypto?.subtle ?? (await import('node:crypto')).webcrypto.subtle;
+  let matched = false;
+  for (const secret of Array.isArray(secrets) ? secrets : [secrets]) {
+    const key = await subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    const mac = new Uint8Array(await subtle.sign('HMAC', key, signed));
+    const expected = Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
+    for (const candidate of candidates) {
+      // Constant time: every character is compared, whatever the first difference.
+      let difference = expected.length ^ candidate.length;
+      for (let i = 0; i < expected.length; i++) difference |= expected.charCodeAt(i) ^ candidate.charCodeAt(i);
+      matched = matched || difference === 0;
+    }
+  }
+  return matched;
+}
