@@ -12,6 +12,7 @@ import { documentStorage } from '../../../shared/claims/storage.ts';
 import { documentKinds } from '../../../shared/claims/values.ts';
 import { isUuid } from '../../../shared/ids.ts';
 import { findClaim } from '../repository.ts';
+import { documentsOf, findDocument, insertDocument, toDocument, type DocumentRow } from '../documents-repository.ts';
 import { hasNoNul } from '../../../shared/http/text.ts';
 import { Document, DocumentParams, ReferenceParam } from '../schemas.ts';
 
@@ -20,29 +21,6 @@ import { Document, DocumentParams, ReferenceParam } from '../schemas.ts';
 
 const tags = ['Housing requests'];
 const notFoundError = { 404: 'not_found: no such request (or document) for this organisation in this environment.' };
-
-interface DocumentRow {
-  id: string;
-  kind: (typeof documentKinds)[number];
-  description: string | null;
-  filename: string;
-  content_type: string;
-  size_bytes: number;
-  uploaded_via: 'api' | 'service';
-  storage_key: string;
-  created_at: Date;
-}
-
-const toDocument = (row: DocumentRow): z.infer<typeof Document> => ({
-  id: row.id,
-  kind: row.kind,
-  description: row.description,
-  filename: row.filename,
-  content_type: row.content_type,
-  size_bytes: row.size_bytes,
-  via_api: row.uploaded_via === 'api',
-  created_at: row.created_at.toISOString(),
-});
 
 const formFields = ['file', 'kind', 'description'];
 const invalid = (field: string, message: string) => new ApiError('invalid_field', `${field}: ${message}`, field);
@@ -86,8 +64,6 @@ async function readUpload(c: Context<AppEnv>) {
   const base = (file.name || 'document').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f"]/g, '').replace(/\.[^.]*$/, '').slice(0, 200) || 'document';
   return { bytes, type, kind: kind as DocumentRow['kind'], description, filename: `${base}.${type.extension}` };
 }
-
-const documentColumns = 'id, kind, description, filename, content_type, size_bytes, uploaded_via, storage_key, created_at';
 
 export const documentRoutes = createRoutes()
   .openapi(
@@ -136,13 +112,19 @@ export const documentRoutes = createRoutes()
       const storageKey = `${caller.orgId}/${caller.environment}/${claim.id}/${id}`;
       // Stored first: a row never points at bytes that are not there.
       await documentStorage().put(storageKey, upload.bytes, upload.type.contentType);
-      const [row] = await withTenant(caller, async (tx) => tx<DocumentRow[]>`
-        insert into app.claim_documents
-          (id, org_id, environment, claim_id, kind, description, filename, content_type, size_bytes, sha256, storage_key, uploaded_via, api_key_id)
-        values (${id}, ${caller.orgId}, ${caller.environment}, ${claim.id}, ${upload.kind}, ${upload.description as string | null},
-                ${upload.filename}, ${upload.type.contentType}, ${upload.bytes.length}, ${await sha256Hex(upload.bytes)}, ${storageKey},
-                'api', ${caller.keyId})
-        returning ${tx.unsafe(documentColumns)}`);
+      const sha256 = await sha256Hex(upload.bytes);
+      const row = await withTenant(caller, (tx) =>
+        insertDocument(tx, caller, {
+          id,
+          claimId: claim.id,
+          kind: upload.kind,
+          description: upload.description,
+          filename: upload.filename,
+          contentType: upload.type.contentType,
+          sizeBytes: upload.bytes.length,
+          sha256,
+          storageKey,
+        }));
       return c.json(single(toDocument(row)), 201);
     },
   )
@@ -161,8 +143,7 @@ export const documentRoutes = createRoutes()
     async (c) => {
       const rows = await withTenant(c.get('caller'), async (tx) => {
         const claim = await findClaim(tx, c.req.valid('param').reference);
-        return tx<DocumentRow[]>`
-          select ${tx.unsafe(documentColumns)} from app.claim_documents where claim_id = ${claim.id} order by created_at, id`;
+        return documentsOf(tx, claim.id);
       });
       return c.json(list(rows.map(toDocument)), 200);
     },
@@ -187,10 +168,7 @@ export const documentRoutes = createRoutes()
       const { reference, documentId } = c.req.valid('param');
       const row = await withTenant(c.get('caller'), async (tx) => {
         const claim = await findClaim(tx, reference);
-        if (!isUuid(documentId)) return undefined;
-        const [found] = await tx<DocumentRow[]>`
-          select ${tx.unsafe(documentColumns)} from app.claim_documents where claim_id = ${claim.id} and id = ${documentId}::uuid`;
-        return found;
+        return isUuid(documentId) ? findDocument(tx, claim.id, documentId) : undefined;
       });
       if (!row) throw notFound('document');
       if (row.uploaded_via !== 'api') {
