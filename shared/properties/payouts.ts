@@ -89,6 +89,30 @@ function render(row: PayoutRow, liveSetupUrl?: string): PayoutStatus {
   };
 }
 
+/**
+ * What the processor's onboarding of the tenant's live account starts from: the connected account
+ * created at an earlier visit (null before the first) and the organisation's contact address.
+ */
+export async function readOnboarding(tx: Tx, tenant: Tenant): Promise<{ processor_account_id: string | null; email: string | null }> {
+  const [row] = await tx<{ processor_account_id: string | null; email: string | null }[]>`
+    select (app.payout_status(${tenant.orgId}, ${tenant.environment})).processor_account_id,
+           (select contact_email from app.organisations) as email`;
+  return row;
+}
+
+/**
+ * Records the connected account the processor created for the tenant, unless one already is: two
+ * visits racing keep the first account.
+ */
+export async function attachProcessorAccount(tx: Tx, tenant: Tenant, processorAccountId: string): Promise<void> {
+  await tx`
+    insert into app.payout_accounts select * from app.payout_status(${tenant.orgId}, ${tenant.environment})
+    on conflict (org_id, environment) do nothing`;
+  await tx`
+    update app.payout_accounts set processor_account_id = ${processorAccountId}, updated_at = clock_timestamp()
+     where processor_account_id is null`;
+}
+
 export async function readPayoutStatus(tx: Tx, tenant: Tenant, liveSetupUrl?: string): Promise<PayoutStatus> {
   const [row] = await tx<PayoutRow[]>`select * from app.payout_status(${tenant.orgId}, ${tenant.environment})`;
   return render(row, liveSetupUrl);

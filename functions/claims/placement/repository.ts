@@ -248,8 +248,25 @@ export async function contactAddresses(tx: Tx): Promise<{ team: string | null }>
   return row ?? { team: null };
 }
 
+/** A home on the request as its placement shows it. */
+export interface HomeOnRequest {
+  name: string | null;
+  address: string;
+  city: string;
+  state: string;
+  currency: string;
+  monthly_rate_cents: number;
+}
+
+/** One home on the request (placed or not), or null. */
+export async function homeOnRequest(tx: Tx, claimId: string, propertyId: string): Promise<HomeOnRequest | null> {
+  const [home] = await tx<HomeOnRequest[]>`
+    select name, address, city, state, currency, monthly_rate_cents from app.homes_on_request(${claimId}) where id = ${propertyId}`;
+  return home ?? null;
+}
+
 export interface PlacementHomeRow extends PlacementRow, PlacementMoneyJson {
-  home: { name: string | null; address: string; city: string; state: string; currency: string; monthly_rate_cents: number };
+  home: HomeOnRequest;
   budget_approved: boolean;
   leases: (Omit<LeaseRow, 'sent_at' | 'policyholder_signed_at' | 'owner_signed_at' | 'superseded_at' | 'withdrawn_at' | 'created_at'> & {
     sent_at: string | null;
