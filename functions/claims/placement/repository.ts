@@ -1,4 +1,4 @@
-import type { Tx } from '../../../shared/db/client.ts';
+import { db, type Tx } from '../../../shared/db/client.ts';
 import type { Tenant } from '../../../shared/db/tenant.ts';
 import { isUuid } from '../../../shared/ids.ts';
 import { ApiError, notFound } from '../../../shared/http/errors.ts';
@@ -116,7 +116,7 @@ export async function saveApproval(tx: Tx, claimId: string, propertyId: string, 
 /** Whether the caller's organisation is linked to a billing account (sandbox: always). */
 export async function hasBillingAccount(tx: Tx): Promise<boolean> {
   const [row] = await tx<{ linked: boolean }[]>`
-    select app.current_env() = 'sandbox' or exists (select 1 from app.carrier_billing_accounts where org_id = app.current_org()) as linked`;
+    select app.current_env() = 'sandbox' or exists (select 1 from app.carrier_billing_accounts) as linked`;
   return row.linked;
 }
 
@@ -147,6 +147,13 @@ export async function reopenPlacement(tx: Tx, placementId: string, columns: Reco
      where id = ${placementId} and option_status = 'cancelled'
     returning *`.catch(rethrowTaken);
   return row ?? null;
+}
+
+/** Takes the home off the request (cancel-booking); a placement already cancelled stays as it was. */
+export async function cancelPlacement(tx: Tx, placementId: string, reason: string | null): Promise<void> {
+  await tx`
+    update app.claim_homes set option_status = 'cancelled', cancelled_at = clock_timestamp(), cancel_reason = ${reason}
+     where id = ${placementId} and option_status <> 'cancelled'`;
 }
 
 /** Updates a placement's own columns (signer, proposal), no state move. */
@@ -224,6 +231,40 @@ export async function releaseHolds(tx: Tx, leaseId: string): Promise<void> {
   await tx`select app.release_holds(${leaseId}, app.current_env())`;
 }
 
+/**
+ * A stay ending earlier: the fully signed contract and the placement take the new move-out, and the
+ * tail of the contract's hold is released. Null when the contract is no longer fully signed.
+ */
+export async function shortenLease(tx: Tx, placementId: string, leaseId: string, moveOut: string): Promise<LeaseRow | null> {
+  const [shortened] = await tx<LeaseRow[]>`
+    update app.lease_agreements set move_out_date = ${moveOut} where id = ${leaseId} and status = 'fully_signed' returning *`;
+  await tx`update app.claim_homes set move_out_date = ${moveOut} where id = ${placementId}`;
+  await tx`select app.shorten_holds(${leaseId}, app.current_env(), ${moveOut})`;
+  return shortened ?? null;
+}
+
+export interface CallbackLease {
+  org_id: string;
+  environment: 'live' | 'sandbox';
+  claim_id: string;
+  property_id: string;
+  status: string;
+  /** Whether it is the placement's current version (only that one acts). */
+  current: boolean;
+}
+
+/**
+ * The contract an e-signature callback names by the provider's reference, across tenants: the
+ * callback carries no key, so this read finds the tenant rather than running inside it.
+ */
+export async function leaseByProviderRef(providerRef: string): Promise<CallbackLease | null> {
+  const [lease] = await db()<CallbackLease[]>`
+    select l.org_id, l.environment, l.claim_id, l.property_id, l.status, h.current_lease_id = l.id as current
+      from app.lease_agreements l join app.claim_homes h on h.id = l.claim_home_id
+     where l.provider_ref = ${providerRef}`;
+  return lease ?? null;
+}
+
 /** Takes the calendar hold of a lease; null when something holds part of the range. */
 export async function takeHold(tx: Tx, propertyId: string, start: string, end: string, leaseId: string, reason: string): Promise<string | null> {
   try {
@@ -244,7 +285,7 @@ export async function rangeConflicts(tx: Tx, propertyId: string, start: string, 
 
 /** The addresses a placement's messages go to. */
 export async function contactAddresses(tx: Tx): Promise<{ team: string | null }> {
-  const [row] = await tx<{ team: string | null }[]>`select contact_email as team from app.organisations where id = app.current_org()`;
+  const [row] = await tx<{ team: string | null }[]>`select contact_email as team from app.organisations`;
   return row ?? { team: null };
 }
 
