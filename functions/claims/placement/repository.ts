@@ -2,7 +2,7 @@ import { db, type Tx } from '../../../shared/db/client.ts';
 import type { Tenant } from '../../../shared/db/tenant.ts';
 import { isUuid } from '../../../shared/ids.ts';
 import { ApiError, notFound } from '../../../shared/http/errors.ts';
-import type { PricedHome } from '../../../shared/placements/pricing.ts';
+import type { BudgetReview, PricedHome } from '../../../shared/placements/pricing.ts';
 import type { LeaseRow } from '../../../shared/placements/lease.ts';
 import type { PlacementMoneyJson } from './money-render.ts';
 import type { ApplicationStatus, OfferEvent, OptionStatus } from '../../../shared/placements/states.ts';
@@ -91,7 +91,8 @@ export async function placementOnRequest(tx: Tx, claimId: string, propertyId: st
 export interface ApprovalRow {
   approved: boolean;
   approved_at: Date | null;
-  figures: Record<string, unknown>;
+  /** The review the decision was made on, as it stood then. */
+  figures: BudgetReview;
 }
 
 export async function readApproval(tx: Tx, claimId: string, propertyId: string): Promise<ApprovalRow | null> {
@@ -101,7 +102,7 @@ export async function readApproval(tx: Tx, claimId: string, propertyId: string):
 }
 
 /** Records (or withdraws) the budget approval with the figures it concerns. Approving again keeps the first approved_at. */
-export async function saveApproval(tx: Tx, claimId: string, propertyId: string, approved: boolean, figures: unknown): Promise<ApprovalRow> {
+export async function saveApproval(tx: Tx, claimId: string, propertyId: string, approved: boolean, figures: BudgetReview): Promise<ApprovalRow> {
   const [row] = await tx<ApprovalRow[]>`
     insert into app.budget_approvals (org_id, environment, claim_id, property_id, approved, approved_at, figures)
     values (app.current_org(), app.current_env(), ${claimId}, ${propertyId}, ${approved}, ${approved ? new Date() : null}, ${tx.json(figures as never)})
