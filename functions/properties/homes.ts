@@ -6,6 +6,7 @@ import { amountOrNull, fromCents, toCents } from '../../shared/money.ts';
 import type { z } from '@hono/zod-openapi';
 import { parseItem, type ItemError } from './batch.ts';
 import { afterCursorRow, assertCursorRowVisible } from '../../shared/db/row-cursor.ts';
+import type { PricedHome } from '../../shared/placements/pricing.ts';
 import { HomeInput, type BatchResult, type Home, type HomeField, type HomePatch, type Readiness } from './schemas.ts';
 
 // Homes in the database: the one mapping between API fields and columns, the set-based upsert
@@ -100,39 +101,27 @@ const upsertStatement = `
     status = coalesce((select i.status from input i where i.id = excluded.id), p.status)
   returning ${homeSelection}, (p.xmax = 0) as inserted`;
 
-/** A row of app.properties as every read selects it (`homeSelection`). Money is in cents. */
-export interface HomeRow {
+/**
+ * A row of app.properties as every read selects it (`homeSelection`): the priced columns that
+ * placements read too, and the rest. Money is in cents.
+ */
+export interface HomeRow extends PricedHome {
   id: string;
   org_id: string;
   environment: 'live' | 'sandbox';
   external_id: string | null;
-  name: string | null;
   address: string;
   city: string;
   state: string;
   zip_code: string;
   latitude: number | null;
   longitude: number | null;
-  currency: string;
-  monthly_rate_cents: number;
-  rent_1_3_months_cents: number | null;
-  rent_4_6_months_cents: number | null;
-  rent_7_9_months_cents: number | null;
-  rent_10_12_months_cents: number | null;
   bedrooms: number;
   /** numeric(4, 1), which the driver reads as text. */
   bathrooms: string;
   sqft: number | null;
   furnished_status: Home['furnished_status'];
   available_from: string | null;
-  security_deposit_cents: number | null;
-  cleaning_fee_cents: number | null;
-  application_fee_cents: number | null;
-  pet_fee_cents: number | null;
-  pet_rent_cents: number | null;
-  pet_deposit_cents: number | null;
-  utilities_included: boolean | null;
-  utilities_monthly_cents: number | null;
   contract_template: Home['contract_template'];
   image_urls: string[];
   description: string | null;
@@ -142,7 +131,7 @@ export interface HomeRow {
   listed: boolean;
   verified: boolean;
   missing_fields: string[];
-  /** The matching index's point, kept by the database from latitude and longitude; never rendered. */
+  /** The point the distance search indexes (a cube, read as text), kept by a trigger; never rendered. */
   geo_point: string | null;
   availability_via: Home['availability_via'];
   verified_via: Home['verified_via'];
