@@ -3,7 +3,9 @@ import type { DueCharge } from '../../../shared/placements/billing.ts';
 
 // The money of a placement in SQL: payments and the booking (rows owned by the landlord, written by
 // the carrier whose request they are for: the counterpart policies of the payments migration) and
-// refund requests. Everything runs inside the request's tenant transaction.
+// refund requests. Everything but livePaymentByRef (which finds the tenant of a processor
+// notification) runs inside a tenant transaction: the request's, or the landlord's for
+// providerRefundRequests.
 
 export interface Payee {
   org_id: string;

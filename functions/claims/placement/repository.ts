@@ -9,9 +9,10 @@ import type { ApplicationStatus, OfferEvent, OptionStatus } from '../../../share
 import { offerGuard } from '../../../shared/placements/states.ts';
 
 // The placement's SQL: homes on a request (app.claim_homes), budget approvals, household answers,
-// contract versions and calendar holds. Everything runs inside withTenant: row-level security keeps
-// it to the caller's organisation and environment; the provider's home is read through
-// app.home_for_request, which answers only for the tenant's own request.
+// contract versions and calendar holds. Everything but leaseByProviderRef (which finds the tenant
+// of a callback) runs inside withTenant: row-level security keeps it to the caller's organisation
+// and environment; the provider's home is read through app.home_for_request, which answers only
+// for the tenant's own request.
 
 export interface PlacementRow {
   id: string;
