@@ -7,7 +7,7 @@ import type { CheckoutRequest } from '../../shared/placements/ports/types.ts';
 import { findClaim, type ClaimRow } from '../claims/repository.ts';
 import { paymentsOf, placementKeys } from '../claims/placement/money-repository.ts';
 import { payable, paySandbox, requireDue } from '../claims/placement/payments.ts';
-import { findPlacement, placementOnRequest, type PlacementRow } from '../claims/placement/repository.ts';
+import { findPlacement, homeOnRequest, placementOnRequest, type PlacementRow } from '../claims/placement/repository.ts';
 import type { PayActions } from './app.ts';
 import type { PayView } from './page.ts';
 
@@ -31,8 +31,7 @@ const paidTitle = (chargeType: string, start: string | null) => (chargeType === 
 
 async function view(link: PayLink): Promise<PayView | null> {
   return inPlacement(link, false, async (tx, claim, placement) => {
-    const [home] = await tx<{ name: string | null; address: string; city: string; state: string; currency: string }[]>`
-      select name, address, city, state, currency from app.homes_on_request(${claim.id}) where id = ${placement.property_id}`;
+    const home = (await homeOnRequest(tx, claim.id, placement.property_id))!;
     const payments = await paymentsOf(tx, placement.id);
     const base = {
       environment: link.environment,

@@ -3,6 +3,7 @@ import { withTenant } from '../../shared/db/tenant.ts';
 import type { AppEnv } from '../../shared/http/context.ts';
 import { publicBaseUrl, readSetupLink, signSetupLink } from '../../shared/placements/pay-link.ts';
 import { paymentsPort } from '../../shared/placements/ports/index.ts';
+import { attachProcessorAccount, readOnboarding } from '../../shared/properties/payouts.ts';
 
 // finish_setup_url of a live payout account: a signed link to the service (GET /pay/setup/<token>)
 // that, when someone at the provider opens it, creates the Connect account if there is none yet and
@@ -20,9 +21,7 @@ export async function startSetup(c: Context<AppEnv>, token: string): Promise<str
   const here = new URL(c.req.url);
   here.search = '';
   const tenant = { orgId, environment };
-  const [account] = await withTenant(tenant, (tx) =>
-    tx<{ processor_account_id: string | null; email: string | null }[]>`
-      select (app.payout_status(${orgId}, ${environment})).processor_account_id, (select contact_email from app.organisations where id = ${orgId}) as email`);
+  const account = await withTenant(tenant, (tx) => readOnboarding(tx, tenant));
   const link = await paymentsPort(environment).accountLink({
     connectedAccount: account.processor_account_id ?? undefined,
     email: account.email ?? undefined,
@@ -30,11 +29,7 @@ export async function startSetup(c: Context<AppEnv>, token: string): Promise<str
     returnUrl: `${here.toString()}?result=returned`,
   });
   if (!account.processor_account_id) {
-    await withTenant(tenant, async (tx) => {
-      await tx`insert into app.payout_accounts select * from app.payout_status(${orgId}, ${environment}) on conflict (org_id, environment) do nothing`;
-      await tx`update app.payout_accounts set processor_account_id = ${link.connectedAccount}, updated_at = clock_timestamp()
-                where org_id = ${orgId} and environment = ${environment} and processor_account_id is null`;
-    });
+    await withTenant(tenant, (tx) => attachProcessorAccount(tx, tenant, link.connectedAccount));
   }
   return link.url;
 }

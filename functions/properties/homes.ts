@@ -2,10 +2,11 @@ import { hasNoNul } from '../../shared/http/text.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { Tx } from '../../shared/db/client.ts';
 import { ApiError, notFound } from '../../shared/http/errors.ts';
-import { amountOrNull, toCents } from '../../shared/money.ts';
+import { amountOrNull, fromCents, toCents } from '../../shared/money.ts';
 import type { z } from '@hono/zod-openapi';
 import { parseItem, type ItemError } from './batch.ts';
 import { afterCursorRow, assertCursorRowVisible } from '../../shared/db/row-cursor.ts';
+import type { PricedHome } from '../../shared/placements/pricing.ts';
 import { HomeInput, type BatchResult, type Home, type HomeField, type HomePatch, type Readiness } from './schemas.ts';
 
 // Homes in the database: the one mapping between API fields and columns, the set-based upsert
@@ -100,15 +101,38 @@ const upsertStatement = `
     status = coalesce((select i.status from input i where i.id = excluded.id), p.status)
   returning ${homeSelection}, (p.xmax = 0) as inserted`;
 
-export interface HomeRow {
-  [column: string]: unknown;
+/**
+ * A row of app.properties as every read selects it (`homeSelection`): the priced columns that
+ * placements read too, and the rest. Money is in cents.
+ */
+export interface HomeRow extends PricedHome {
   id: string;
-  external_id: string | null;
+  org_id: string;
   environment: 'live' | 'sandbox';
+  external_id: string | null;
+  address: string;
+  city: string;
+  state: string;
+  zip_code: string;
+  latitude: number | null;
+  longitude: number | null;
+  bedrooms: number;
+  /** numeric(4, 1), which the driver reads as text. */
+  bathrooms: string;
+  sqft: number | null;
+  furnished_status: Home['furnished_status'];
+  available_from: string | null;
+  contract_template: Home['contract_template'];
   image_urls: string[];
+  description: string | null;
+  amenities: string[] | null;
+  pet_policy: string | null;
+  status: Home['status'];
   listed: boolean;
   verified: boolean;
   missing_fields: string[];
+  /** The point the distance search indexes (a cube, read as text), kept by a trigger; never rendered. */
+  geo_point: string | null;
   availability_via: Home['availability_via'];
   verified_via: Home['verified_via'];
   calendar_synced_at: Date | null;
@@ -232,48 +256,44 @@ export async function listHomes(tx: Tx, query: HomePageQuery): Promise<HomeRow[]
   return rows;
 }
 
-/** A money column of the row (typed loosely by the row's column map) in major units. */
-const money = (cents: unknown) => amountOrNull(cents as number | null);
-
 /** A home row as the API shows it. */
 export function renderHome(row: HomeRow): Home {
-  const r = row as Record<string, any>;
   return {
     id: row.id,
     api_external_id: row.external_id,
-    name: r.name,
-    address: r.address,
-    city: r.city,
-    state: r.state,
-    zip_code: r.zip_code,
-    latitude: r.latitude,
-    longitude: r.longitude,
-    currency: r.currency,
-    monthly_rate: money(r.monthly_rate_cents)!,
-    rent_1_3_months: money(r.rent_1_3_months_cents),
-    rent_4_6_months: money(r.rent_4_6_months_cents),
-    rent_7_9_months: money(r.rent_7_9_months_cents),
-    rent_10_12_months: money(r.rent_10_12_months_cents),
-    bedrooms: r.bedrooms,
-    bathrooms: Number(r.bathrooms),
-    sqft: r.sqft,
-    furnished_status: r.furnished_status,
-    available_from: r.available_from,
-    security_deposit: money(r.security_deposit_cents),
-    cleaning_fee: money(r.cleaning_fee_cents),
-    application_fee: money(r.application_fee_cents),
-    pet_fee: money(r.pet_fee_cents),
-    pet_rent: money(r.pet_rent_cents),
-    pet_deposit: money(r.pet_deposit_cents),
-    utilities_included: r.utilities_included,
-    utilities_monthly: money(r.utilities_monthly_cents),
-    contract_template: r.contract_template,
+    name: row.name,
+    address: row.address,
+    city: row.city,
+    state: row.state,
+    zip_code: row.zip_code,
+    latitude: row.latitude,
+    longitude: row.longitude,
+    currency: row.currency,
+    monthly_rate: fromCents(row.monthly_rate_cents),
+    rent_1_3_months: amountOrNull(row.rent_1_3_months_cents),
+    rent_4_6_months: amountOrNull(row.rent_4_6_months_cents),
+    rent_7_9_months: amountOrNull(row.rent_7_9_months_cents),
+    rent_10_12_months: amountOrNull(row.rent_10_12_months_cents),
+    bedrooms: row.bedrooms,
+    bathrooms: Number(row.bathrooms),
+    sqft: row.sqft,
+    furnished_status: row.furnished_status,
+    available_from: row.available_from,
+    security_deposit: amountOrNull(row.security_deposit_cents),
+    cleaning_fee: amountOrNull(row.cleaning_fee_cents),
+    application_fee: amountOrNull(row.application_fee_cents),
+    pet_fee: amountOrNull(row.pet_fee_cents),
+    pet_rent: amountOrNull(row.pet_rent_cents),
+    pet_deposit: amountOrNull(row.pet_deposit_cents),
+    utilities_included: row.utilities_included,
+    utilities_monthly: amountOrNull(row.utilities_monthly_cents),
+    contract_template: row.contract_template,
     image_url: row.image_urls[0] ?? null,
     image_urls: row.image_urls,
-    description: r.description,
-    amenities: r.amenities,
-    pet_policy: r.pet_policy,
-    status: r.status,
+    description: row.description,
+    amenities: row.amenities,
+    pet_policy: row.pet_policy,
+    status: row.status,
     test_data: row.environment === 'sandbox',
     listed: row.listed,
     missing_fields: row.missing_fields,

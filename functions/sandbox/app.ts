@@ -1,9 +1,9 @@
 import { createFunctionApp } from '../../shared/http/app.ts';
 import { createRoutes } from '../../shared/http/routes.ts';
 import { sandboxOnly } from './guard.ts';
-import { payoutRoutes } from './payouts.ts';
-import { counterpartRoutes } from './counterparts.ts';
-import { paymentRoutes } from './payment.ts';
+import { payoutRoutes } from './routes/payouts.ts';
+import { counterpartRoutes } from './routes/counterparts.ts';
+import { paymentRoutes } from './routes/payment.ts';
 
 // Sandbox counterpart helpers (operating contract §3): one module per counterpart, each mounted
 // here behind the sandbox-only check, which runs before each route's scope check and validation.

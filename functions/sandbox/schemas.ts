@@ -36,3 +36,10 @@ export const LandlordAction = z
 export const PaymentAction = z
   .strictObject({ outcome: z.enum(['succeeded', 'failed']).describe('succeeded: the charge clears; failed: the card is declined.') })
   .openapi('SandboxPaymentAction');
+
+/** POST /sandbox/payouts: what the processor reports changing on the payout account. */
+export const ProcessorAction = z.strictObject({
+  connected: z.boolean().optional(),
+  charges_enabled: z.boolean().optional(),
+  payouts_enabled: z.boolean().optional(),
+});

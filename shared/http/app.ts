@@ -67,9 +67,10 @@ export async function renderError(error: Error, c: Context<AppEnv>) {
 }
 
 /**
- * One edge function: the shared middleware in the order of DESIGN.md (request id, auth and rate
- * limit, route check, body, idempotency; validation runs per route), then the group's routes under
- * `/<name>`, the path at which Supabase hands requests to a function.
+ * One edge function: the shared middleware in the order docs/architecture.md describes (request id,
+ * auth and rate limit, route check, body, idempotency; the scope check and validation run per
+ * route), then the group's routes under `/<name>`, the path at which Supabase hands requests to a
+ * function.
  * Public functions (health, docs) skip authentication.
  */
 export function createFunctionApp(name: string, routes: Routes, options: { public?: boolean } = {}) {

@@ -1,13 +1,17 @@
 import type { Side } from '../db/tenant.ts';
 
 // Scopes of the specification, per side. `webhooks:manage` is available to both sides.
+// Literal types, so that a route declaring a misspelt scope does not compile.
 
-export const scopesBySide: Record<Side, readonly string[]> = {
+export const scopesBySide = {
   carrier: ['claims:read', 'claims:write', 'options:read', 'options:write', 'placements:read'],
   provider: ['properties:read', 'properties:write', 'bookings:read', 'payouts:read'],
-};
+} as const satisfies Record<Side, readonly string[]>;
 
 export const webhooksManage = 'webhooks:manage';
+
+/** A scope a key may hold. */
+export type Scope = (typeof scopesBySide)[Side][number] | typeof webhooksManage;
 
 /** Every scope a key of the side may hold; a key created without --scopes gets all of them. */
 export function scopesOfSide(side: Side): string[] {
@@ -22,7 +26,7 @@ export function scopesOfSide(side: Side): string[] {
  * - `read-webhooks`: any read scope or `webhooks:manage` (reading one's own endpoints and deliveries);
  * - `none`: only a valid key.
  */
-export type ScopeRule = string | 'any-read' | 'any-write' | 'manage-webhooks' | 'read-webhooks' | 'none';
+export type ScopeRule = Scope | 'any-read' | 'any-write' | 'manage-webhooks' | 'read-webhooks' | 'none';
 
 const isRead = (s: string) => s.endsWith(':read');
 const isWrite = (s: string) => s.endsWith(':write');

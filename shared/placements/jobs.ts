@@ -5,42 +5,19 @@ import { enqueue } from '../jobs/queue.ts';
 import type { JobDefinition } from '../jobs/runner.ts';
 import { placementPorts } from './ports/index.ts';
 import type { EmailMessage } from './ports/types.ts';
-import { lockLease, moveLease } from './lease.ts';
+import { contractContext, lockLease, moveLease } from './lease.ts';
 
 // The placement's durable jobs. Each acts for the tenant that queued it (row-level security as for
 // its API calls) and talks to the third party outside any transaction.
 
 const tenantOf = (job: { org_id: string; environment: 'live' | 'sandbox' }): Tenant => ({ orgId: job.org_id, environment: job.environment });
 
-interface ContractContext {
-  lease_id: string;
-  reference: string;
-  external_id: string | null;
-  request_id: string;
-  property_id: string;
-  home: { name: string | null; address: string; city: string; state: string; owner_contact_email: string | null } | null;
-  policyholder_name: string | null;
-  status: string;
-  move_in_date: string;
-  move_out_date: string;
-  signer_name: string | null;
-  signer_email: string | null;
-}
-
 /** send_contract: creates the contract at the e-signature provider and moves the lease to sent_for_signature. */
 export const sendContract: JobDefinition<{ lease_id: string }> = {
   kind: 'send_contract',
   async run({ lease_id }, { job }) {
     const tenant = tenantOf(job);
-    const context = await withTenant(tenant, async (tx) => {
-      const [row] = await tx<ContractContext[]>`
-        select l.id as lease_id, c.claim_ref as reference, c.external_id, c.id as request_id, l.property_id, l.status,
-               l.move_in_date, l.move_out_date, l.signer_name, l.signer_email, c.policyholder_name,
-               (select to_jsonb(h) from app.home_for_request(c.id, l.property_id) h) as home
-          from app.lease_agreements l join app.claims c on c.id = l.claim_id
-         where l.id = ${lease_id}`;
-      return row;
-    });
+    const context = await withTenant(tenant, (tx) => contractContext(tx, lease_id));
     if (!context || context.status !== 'awaiting_lease') return { skipped: `lease is ${context?.status ?? 'gone'}` };
     if (!context.signer_email) throw new Error('no address for the first signer: name a signer (POST signer) or set adjuster_email');
     const home = context.home;

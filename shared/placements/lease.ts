@@ -1,8 +1,8 @@
 import type { Tx } from '../db/client.ts';
 import { leaseTransitions, type LeaseEvent, type LeaseStatus } from './states.ts';
 
-// Applying the lease state machine (./states.ts) in SQL: every move is one update guarded by the
-// states the transition leaves, so a move that lost a race changes nothing and returns null.
+// The leases' SQL. Applying the lease state machine (./states.ts): every move is one update guarded
+// by the states the transition leaves, so a move that lost a race changes nothing and returns null.
 
 export interface LeaseRow {
   id: string;
@@ -52,5 +52,31 @@ export async function moveLease(tx: Tx, leaseId: string, event: LeaseEvent, colu
 /** A lease of the transaction's tenant, locked for a move. */
 export async function lockLease(tx: Tx, leaseId: string): Promise<LeaseRow | null> {
   const [row] = await tx<LeaseRow[]>`select * from app.lease_agreements where id = ${leaseId} for update`;
+  return row ?? null;
+}
+
+/** What sending a lease's contract needs: the lease, its request and its home. */
+export interface ContractContext {
+  lease_id: string;
+  reference: string;
+  external_id: string | null;
+  request_id: string;
+  property_id: string;
+  home: { name: string | null; address: string; city: string; state: string; owner_contact_email: string | null } | null;
+  policyholder_name: string | null;
+  status: string;
+  move_in_date: string;
+  move_out_date: string;
+  signer_name: string | null;
+  signer_email: string | null;
+}
+
+export async function contractContext(tx: Tx, leaseId: string): Promise<ContractContext | null> {
+  const [row] = await tx<ContractContext[]>`
+    select l.id as lease_id, c.claim_ref as reference, c.external_id, c.id as request_id, l.property_id, l.status,
+           l.move_in_date, l.move_out_date, l.signer_name, l.signer_email, c.policyholder_name,
+           (select to_jsonb(h) from app.home_for_request(c.id, l.property_id) h) as home
+      from app.lease_agreements l join app.claims c on c.id = l.claim_id
+     where l.id = ${leaseId}`;
   return row ?? null;
 }

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { Tx } from '../db/client.ts';
+import { db, type Tx } from '../db/client.ts';
 import type { Tenant } from '../db/tenant.ts';
 import { config } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
@@ -7,6 +7,8 @@ import { ApiError } from '../http/errors.ts';
 // A provider's payout account on its payment processor, per environment. Setup happens in a browser
 // at the processor; the service only reads the outcome. The starting state of each environment
 // lives in app.payout_status (live: not connected; sandbox: connected with charges and payouts on).
+// Inside the tenant transaction the tenant's own account row is the only one row-level security
+// lets a statement see, so reads and updates of it name no organisation or environment.
 
 const onboardingStatuses = ['not_started', 'pending', 'complete'] as const;
 
@@ -89,6 +91,50 @@ function render(row: PayoutRow, liveSetupUrl?: string): PayoutStatus {
   };
 }
 
+/**
+ * What the processor's onboarding of the tenant's live account starts from: the connected account
+ * created at an earlier visit (null before the first) and the organisation's contact address.
+ */
+export async function readOnboarding(tx: Tx, tenant: Tenant): Promise<{ processor_account_id: string | null; email: string | null }> {
+  const [row] = await tx<{ processor_account_id: string | null; email: string | null }[]>`
+    select (app.payout_status(${tenant.orgId}, ${tenant.environment})).processor_account_id,
+           (select contact_email from app.organisations) as email`;
+  return row;
+}
+
+/** Writes the tenant's account row with the environment's starting state unless it exists. */
+async function ensureAccountRow(tx: Tx, tenant: Tenant): Promise<void> {
+  await tx`
+    insert into app.payout_accounts select * from app.payout_status(${tenant.orgId}, ${tenant.environment})
+    on conflict (org_id, environment) do nothing`;
+}
+
+/**
+ * Records the connected account the processor created for the tenant, unless one already is: two
+ * visits racing keep the first account.
+ */
+export async function attachProcessorAccount(tx: Tx, tenant: Tenant, processorAccountId: string): Promise<void> {
+  await ensureAccountRow(tx, tenant);
+  await tx`
+    update app.payout_accounts set processor_account_id = ${processorAccountId}, updated_at = clock_timestamp()
+     where processor_account_id is null`;
+}
+
+/**
+ * The organisation whose live payout account is the processor's connected account, across tenants
+ * (the processor's notification carries no key), or null.
+ */
+export async function liveAccountOwner(processorAccountId: string | null): Promise<{ org_id: string } | null> {
+  const [account] = await db()<{ org_id: string }[]>`
+    select org_id from app.payout_accounts where environment = 'live' and processor_account_id = ${processorAccountId}`;
+  return account ?? null;
+}
+
+/** The bank account the processor reports for the tenant's payouts. */
+export async function setBankAccountLast4(tx: Tx, last4: string | null): Promise<void> {
+  await tx`update app.payout_accounts set bank_account_last4 = ${last4}`;
+}
+
 export async function readPayoutStatus(tx: Tx, tenant: Tenant, liveSetupUrl?: string): Promise<PayoutStatus> {
   const [row] = await tx<PayoutRow[]>`select * from app.payout_status(${tenant.orgId}, ${tenant.environment})`;
   return render(row, liveSetupUrl);
@@ -100,17 +146,13 @@ export async function readPayoutStatus(tx: Tx, tenant: Tenant, liveSetupUrl?: st
  * queue and each applies to the result of the one before.
  */
 export async function updatePayoutStatus(tx: Tx, tenant: Tenant, update: ProcessorUpdate): Promise<PayoutStatus> {
-  await tx`
-    insert into app.payout_accounts select * from app.payout_status(${tenant.orgId}, ${tenant.environment})
-    on conflict (org_id, environment) do nothing`;
-  const [current] = await tx<PayoutRow[]>`
-    select * from app.payout_accounts where org_id = ${tenant.orgId} and environment = ${tenant.environment} for update`;
+  await ensureAccountRow(tx, tenant);
+  const [current] = await tx<PayoutRow[]>`select * from app.payout_accounts for update`;
   const next = applyProcessorUpdate(current, update);
   const [row] = await tx<PayoutRow[]>`
     update app.payout_accounts set
       connected = ${next.connected}, charges_enabled = ${next.charges_enabled}, payouts_enabled = ${next.payouts_enabled},
       onboarding_status = ${next.onboarding_status}, bank_account_last4 = ${next.bank_account_last4}, updated_at = clock_timestamp()
-     where org_id = ${tenant.orgId} and environment = ${tenant.environment}
     returning *`;
   return render(row);
 }

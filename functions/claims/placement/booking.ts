@@ -11,9 +11,10 @@ import { lockLease, moveLease, type LeaseRow } from '../../../shared/placements/
 import { findClaim, type ClaimRow } from '../repository.ts';
 import { providerBookingFields } from './money-render.ts';
 import {
-  cancelBookingRow, clearSignatures, confirmedBooking, homeLabel, latestSettled, otherHomesState, payeeOf, recordMoveIn, type BookingRow,
+  cancelBookingRow, clearSignatures, confirmedBooking, homeLabel, latestSettled, otherHomesState, payeeOf, recordMoveIn, shortenBooking,
+  type BookingRow,
 } from './money-repository.ts';
-import { contactAddresses, currentLease, placementOnRequest, releaseHolds, type PlacementRow } from './repository.ts';
+import { cancelPlacement, contactAddresses, currentLease, placementOnRequest, releaseHolds, shortenLease, type PlacementRow } from './repository.ts';
 
 // The stay: confirming move-in, and cancelling a placement (before or after payment). Each runs in
 // the request's tenant transaction with the request and the placement locked (the shape of
@@ -52,13 +53,13 @@ export async function confirmMoveIn(caller: Caller, reference: string, propertyI
       await moveStatus(tx, [claim.id], 'move_in_complete');
       await scheduleStay(tx, claim.id, placement.id, movedIn);
     }
-    const [status] = await tx<{ status_primary: RequestStatus }[]>`select status_primary from app.claims where id = ${claim.id}`;
+    const after = await findClaim(tx, claim.id);
     return {
       request_id: claim.id,
       property_id: placement.property_id,
       booking_id: movedIn.id,
       move_in_confirmed_at: movedIn.move_in_confirmed_at!.toISOString(),
-      status: status.status_primary,
+      status: after.status_primary,
     };
   });
 }
@@ -102,9 +103,7 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
       const cancelled = (await cancelBookingRow(tx, booking.id, reason))!;
       await announceBookingChange(tx, claim, placement, cancelled, 'cancelled', 'confirmed');
     }
-    await tx`
-      update app.claim_homes set option_status = 'cancelled', cancelled_at = clock_timestamp(), cancel_reason = ${reason}
-       where id = ${placement.id} and option_status <> 'cancelled'`;
+    await cancelPlacement(tx, placement.id, reason);
 
     const [payee, label, contacts] = await Promise.all([payeeOf(tx, placement.property_id), homeLabel(tx, placement.property_id), contactAddresses(tx)]);
     const recipients = [payee.contact_email, claim.household_email, claim.adjuster_email ?? contacts.team].filter((to): to is string => !!to);
@@ -190,12 +189,8 @@ export const advanceStay: JobDefinition<{ claim_id: string; placement_id: string
 export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, moveIn: string, moveOut: string) {
   const booking = await confirmedBooking(tx, placement.id);
   if (!booking?.move_in_confirmed_at || moveIn !== lease.move_in_date || moveOut >= lease.move_out_date) return null;
-  const [shortened] = await tx<LeaseRow[]>`
-    update app.lease_agreements set move_out_date = ${moveOut} where id = ${lease.id} and status = 'fully_signed' returning *`;
-  await tx`update app.claim_homes set move_out_date = ${moveOut} where id = ${placement.id}`;
-  await tx`select app.shorten_holds(${lease.id}, app.current_env(), ${moveOut})`;
-  const [updated] = await tx<BookingRow[]>`
-    update app.bookings set check_out = ${moveOut}, updated_at = clock_timestamp() where id = ${booking.id} returning *`;
+  const shortened = await shortenLease(tx, placement.id, lease.id, moveOut);
+  const updated = await shortenBooking(tx, booking.id, moveOut);
   await announceBookingChange(tx, claim, placement, updated, 'dates_changed', 'confirmed');
   return shortened;
 }

@@ -1,7 +1,7 @@
-import { db } from '../../../shared/db/client.ts';
 import { ApiError } from '../../../shared/http/errors.ts';
 import type { SignatureCallback } from '../../../shared/placements/ports/types.ts';
 import { answer, sign } from './answers.ts';
+import { leaseByProviderRef } from './repository.ts';
 
 // A verified callback of the live e-signature provider, applied as the counterpart's own action.
 // The contract is found by the provider's reference across tenants (the callback carries no key),
@@ -10,10 +10,7 @@ import { answer, sign } from './answers.ts';
 // a repeated callback (already applied) is acknowledged without a second move.
 
 export async function applySignatureCallback(callback: SignatureCallback): Promise<{ applied: boolean; note?: string }> {
-  const [lease] = await db()<{ org_id: string; environment: 'live' | 'sandbox'; claim_id: string; property_id: string; status: string; current: boolean }[]>`
-    select l.org_id, l.environment, l.claim_id, l.property_id, l.status, h.current_lease_id = l.id as current
-      from app.lease_agreements l join app.claim_homes h on h.id = l.claim_home_id
-     where l.provider_ref = ${callback.providerRef}`;
+  const lease = await leaseByProviderRef(callback.providerRef);
   if (!lease || lease.environment !== 'live') return { applied: false, note: 'unknown contract' };
   if (!lease.current) return { applied: false, note: `contract ${lease.status}` };
   if (callback.kind === 'declined') return { applied: false, note: 'a refusal to sign is left to the placement team' };

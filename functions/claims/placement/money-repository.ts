@@ -1,9 +1,11 @@
-import type { Tx } from '../../../shared/db/client.ts';
+import { db, type Tx } from '../../../shared/db/client.ts';
 import type { DueCharge } from '../../../shared/placements/billing.ts';
 
 // The money of a placement in SQL: payments and the booking (rows owned by the landlord, written by
 // the carrier whose request they are for: the counterpart policies of the payments migration) and
-// refund requests. Everything runs inside the request's tenant transaction.
+// refund requests. Everything but livePaymentByRef (which finds the tenant of a processor
+// notification) runs inside a tenant transaction: the request's, or the landlord's for
+// providerRefundRequests.
 
 export interface Payee {
   org_id: string;
@@ -173,6 +175,13 @@ export async function recordMoveIn(tx: Tx, bookingId: string, placementId: strin
   return row ?? null;
 }
 
+/** The booking ends earlier (a shortened stay). */
+export async function shortenBooking(tx: Tx, bookingId: string, checkOut: string): Promise<BookingRow> {
+  const [row] = await tx<BookingRow[]>`
+    update app.bookings set check_out = ${checkOut}, updated_at = clock_timestamp() where id = ${bookingId} returning *`;
+  return row;
+}
+
 export async function cancelBookingRow(tx: Tx, bookingId: string, reason: string | null): Promise<BookingRow | null> {
   const [row] = await tx<BookingRow[]>`
     update app.bookings set booking_status = 'cancelled', cancelled_at = clock_timestamp(), cancel_reason = ${reason}, updated_at = clock_timestamp()
@@ -266,4 +275,60 @@ export async function otherHomesState(tx: Tx, claimId: string, placementId: stri
   return tx<{ option_status: string; application_status: string; lease_status: string | null; proposed_at: Date | null }[]>`
     select option_status, application_status, lease_status, proposed_at from app.claim_homes
      where claim_id = ${claimId} and id <> ${placementId} and option_status not in ('declined', 'cancelled')`;
+}
+
+/**
+ * Claims a processor event for the tenant in its transaction: false when it was claimed before (a
+ * repeated delivery), so each event is acted on once.
+ */
+export async function claimProcessorEvent(
+  tx: Tx,
+  event: { eventId: string; kind: string; connectedAccount: string | null },
+  outcome: string,
+): Promise<boolean> {
+  const [row] = await tx<{ claimed: boolean }[]>`
+    select app.claim_processor_event(${event.eventId}, ${event.kind}, ${event.connectedAccount}, ${outcome}) as claimed`;
+  return row.claimed;
+}
+
+/**
+ * The live payment a processor notification names, across tenants (the notification carries no
+ * key): its id and the carrier whose tenant transaction records the change.
+ */
+export async function livePaymentByRef(paymentRef: string): Promise<{ id: string; carrier_org_id: string } | null> {
+  const [payment] = await db()<{ id: string; carrier_org_id: string }[]>`
+    select id, carrier_org_id from app.payments where environment = 'live' and provider_ref = ${paymentRef}`;
+  return payment ?? null;
+}
+
+/** What issuing a refund needs: the request, the payment's processor reference and the landlord's account. */
+export interface RefundContext {
+  request: RefundRequestRow;
+  payment_ref: string | null;
+  connected_account: string | null;
+}
+
+export async function refundContext(tx: Tx, refundRequestId: string): Promise<RefundContext | null> {
+  const [row] = await tx<RefundContext[]>`
+    select to_jsonb(r) as request, p.provider_ref as payment_ref,
+           (select processor_account_id from app.payee_of(r.property_id, r.environment)) as connected_account
+      from app.refund_requests r join app.payments p on p.id = r.payment_id
+     where r.id = ${refundRequestId}`;
+  return row ?? null;
+}
+
+export type ProviderRefundRequestRow = RefundRequestRow & { reference: string };
+
+/**
+ * The refund requests on the calling provider's homes (one of them with `id`), newest first, the
+ * latest 100. The provider_org_id condition is not a tenant filter: the carrier that asked also
+ * reads these rows, and this list is the landlord's side of them.
+ */
+export function providerRefundRequests(tx: Tx, id?: string): Promise<ProviderRefundRequestRow[]> {
+  return tx<ProviderRefundRequestRow[]>`
+    select r.*, (select claim_ref from app.refund_request_reference(r.id)) as reference
+      from app.refund_requests r
+     where r.provider_org_id = app.current_org() ${id ? tx`and r.id = ${id}` : tx``}
+     order by r.created_at desc, r.id desc
+     limit 100`;
 }

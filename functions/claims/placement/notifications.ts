@@ -1,11 +1,10 @@
-import { db } from '../../../shared/db/client.ts';
 import { withTenant, type Tenant } from '../../../shared/db/tenant.ts';
 import type { ProcessorNotification } from '../../../shared/placements/ports/types.ts';
-import { updatePayoutStatus } from '../../../shared/properties/payouts.ts';
+import { liveAccountOwner, setBankAccountLast4, updatePayoutStatus } from '../../../shared/properties/payouts.ts';
 import { splitCharge } from '../../../shared/properties/earnings.ts';
 import { lockLease } from '../../../shared/placements/lease.ts';
 import { findClaim } from '../repository.ts';
-import { markRefunded, payeeOf, placementKeys } from './money-repository.ts';
+import { claimProcessorEvent, livePaymentByRef, markRefunded, payeeOf, placementKeys } from './money-repository.ts';
 import { recordCharge } from './payments.ts';
 import { findPlacement } from './repository.ts';
 
@@ -23,9 +22,6 @@ import { findPlacement } from './repository.ts';
 export type NotificationOutcome = 'applied' | 'duplicate' | `ignored: ${string}`;
 
 const live = (orgId: string): Tenant => ({ orgId, environment: 'live' });
-
-const claim = (tx: Parameters<Parameters<typeof withTenant>[1]>[0], n: ProcessorNotification, outcome: string) =>
-  tx<{ claimed: boolean }[]>`select app.claim_processor_event(${n.eventId}, ${n.kind}, ${n.connectedAccount}, ${outcome}) as claimed`.then(([row]) => row.claimed);
 
 export async function applyNotification(n: ProcessorNotification): Promise<NotificationOutcome> {
   switch (n.kind) {
@@ -53,7 +49,7 @@ export async function applyNotification(n: ProcessorNotification): Promise<Notif
         if (n.connectedAccount !== payee.processor_account_id) return "ignored: not the landlord's account";
         if (n.amountCents !== parts.rentCents + parts.depositCents + parts.feesCents) return 'ignored: amount differs from the checkout';
         // Claimed once checked, under the request's lock: a second delivery waits here, then finds it claimed.
-        if (!(await claim(tx, n, 'applied'))) return 'duplicate';
+        if (!(await claimProcessorEvent(tx, n, 'applied'))) return 'duplicate';
         const recorded = await recordCharge(tx, request, placement, { lease, payee, currency: n.currency }, charge, {
           status: n.kind === 'payment_succeeded' ? 'succeeded' : 'failed',
           providerRef: n.paymentRef,
@@ -63,27 +59,25 @@ export async function applyNotification(n: ProcessorNotification): Promise<Notif
       });
     }
     case 'refunded': {
-      const [payment] = await db()<{ id: string; carrier_org_id: string }[]>`
-        select id, carrier_org_id from app.payments where environment = 'live' and provider_ref = ${n.paymentRef}`;
+      const payment = await livePaymentByRef(n.paymentRef);
       if (!payment) return 'ignored: unknown payment';
       return withTenant(live(payment.carrier_org_id), async (tx) => {
-        if (!(await claim(tx, n, 'applied'))) return 'duplicate';
+        if (!(await claimProcessorEvent(tx, n, 'applied'))) return 'duplicate';
         await markRefunded(tx, payment.id, n.amountRefundedCents);
         return 'applied';
       });
     }
     case 'account_updated': {
-      const [account] = await db()<{ org_id: string }[]>`
-        select org_id from app.payout_accounts where environment = 'live' and processor_account_id = ${n.connectedAccount}`;
+      const account = await liveAccountOwner(n.connectedAccount);
       if (!account) return 'ignored: unknown account';
       return withTenant(live(account.org_id), async (tx) => {
-        if (!(await claim(tx, n, 'applied'))) return 'duplicate';
+        if (!(await claimProcessorEvent(tx, n, 'applied'))) return 'duplicate';
         await updatePayoutStatus(tx, live(account.org_id), {
           connected: n.detailsSubmitted || n.chargesEnabled || n.payoutsEnabled,
           charges_enabled: n.chargesEnabled,
           payouts_enabled: n.payoutsEnabled,
         });
-        await tx`update app.payout_accounts set bank_account_last4 = ${n.bankAccountLast4} where org_id = ${account.org_id} and environment = 'live'`;
+        await setBankAccountLast4(tx, n.bankAccountLast4);
         return 'applied';
       });
     }

@@ -10,7 +10,8 @@ import { fromCents } from '../../../shared/money.ts';
 import { paymentsPort } from '../../../shared/placements/ports/index.ts';
 import { findClaim, type ClaimRow } from '../repository.ts';
 import {
-  homeLabel, insertRefundRequest, latestSettled, markRefunded, moveRefundRequest, openRefundRequest, payeeOf, type RefundRequestRow,
+  homeLabel, insertRefundRequest, latestSettled, markRefunded, moveRefundRequest, openRefundRequest, payeeOf, providerRefundRequests, refundContext,
+  type ProviderRefundRequestRow, type RefundRequestRow,
 } from './money-repository.ts';
 import { onHome } from './payments.ts';
 import { findPlacement, type PlacementRow } from './repository.ts';
@@ -76,12 +77,6 @@ export async function decideRefund(tx: Tx, claim: ClaimRow, placement: Pick<Plac
   return approved;
 }
 
-interface RefundContext {
-  request: RefundRequestRow;
-  payment_ref: string | null;
-  connected_account: string | null;
-}
-
 /**
  * issue_refund: refunds the payment on the landlord's account (idempotent at the processor by the
  * refund request's id), then records it: the request refunded, the payment refunded, payment.refunded.
@@ -90,14 +85,7 @@ export const issueRefund: JobDefinition<{ refund_request_id: string }> = {
   kind: 'issue_refund',
   async run({ refund_request_id }, { job }) {
     const tenant: Tenant = { orgId: job.org_id, environment: job.environment };
-    const context = await withTenant(tenant, async (tx) => {
-      const [row] = await tx<RefundContext[]>`
-        select to_jsonb(r) as request, p.provider_ref as payment_ref,
-               (select processor_account_id from app.payee_of(r.property_id, r.environment)) as connected_account
-          from app.refund_requests r join app.payments p on p.id = r.payment_id
-         where r.id = ${refund_request_id}`;
-      return row;
-    });
+    const context = await withTenant(tenant, (tx) => refundContext(tx, refund_request_id));
     if (!context || context.request.status !== 'approved') return { skipped: `refund request is ${context?.request.status ?? 'gone'}` };
     const port = paymentsPort(job.environment);
     if (port.kind === 'live' && (!context.connected_account || !context.payment_ref)) throw new Error('the payment has no processor reference or account');
@@ -126,7 +114,7 @@ export const issueRefund: JobDefinition<{ refund_request_id: string }> = {
 };
 
 /** A refund request as the landlord reads it. */
-export function renderRefundForProvider(r: RefundRequestRow & { reference: string }) {
+export function renderRefundForProvider(r: ProviderRefundRequestRow) {
   return {
     id: r.id,
     reference: r.reference,
@@ -143,16 +131,9 @@ export function renderRefundForProvider(r: RefundRequestRow & { reference: strin
   };
 }
 
-const providerRequests = (tx: Tx, id?: string) => tx<(RefundRequestRow & { reference: string })[]>`
-  select r.*, (select claim_ref from app.refund_request_reference(r.id)) as reference
-    from app.refund_requests r
-   where r.provider_org_id = app.current_org() ${id ? tx`and r.id = ${id}` : tx``}
-   order by r.created_at desc, r.id desc
-   limit 100`;
-
 /** The refund requests on the provider's homes, newest first (the latest 100). */
 export async function listRefundRequests(caller: Caller) {
-  return withTenant(caller, async (tx) => (await providerRequests(tx)).map(renderRefundForProvider));
+  return withTenant(caller, async (tx) => (await providerRefundRequests(tx)).map(renderRefundForProvider));
 }
 
 /**
@@ -161,13 +142,13 @@ export async function listRefundRequests(caller: Caller) {
  * helper (decideRefund).
  */
 export async function answerRefundRequest(caller: Caller, id: string, approve: boolean) {
-  const [found] = isUuid(id) ? await withTenant(caller, (tx) => providerRequests(tx, id)) : [];
+  const [found] = isUuid(id) ? await withTenant(caller, (tx) => providerRefundRequests(tx, id)) : [];
   if (!found) throw notFound('refund request');
   const carrier: Tenant = { orgId: found.org_id, environment: caller.environment };
   await withTenant(carrier, async (tx) => {
     const claim = await findClaim(tx, found.claim_id, { lock: true });
     await decideRefund(tx, claim, { id: found.claim_home_id, property_id: found.property_id }, approve);
   });
-  const [after] = await withTenant(caller, (tx) => providerRequests(tx, id));
+  const [after] = await withTenant(caller, (tx) => providerRefundRequests(tx, id));
   return renderRefundForProvider(after);
 }

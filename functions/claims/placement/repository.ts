@@ -1,17 +1,18 @@
-import type { Tx } from '../../../shared/db/client.ts';
+import { db, type Tx } from '../../../shared/db/client.ts';
 import type { Tenant } from '../../../shared/db/tenant.ts';
 import { isUuid } from '../../../shared/ids.ts';
 import { ApiError, notFound } from '../../../shared/http/errors.ts';
-import type { PricedHome } from '../../../shared/placements/pricing.ts';
+import type { BudgetReview, PricedHome } from '../../../shared/placements/pricing.ts';
 import type { LeaseRow } from '../../../shared/placements/lease.ts';
 import type { PlacementMoneyJson } from './money-render.ts';
 import type { ApplicationStatus, OfferEvent, OptionStatus } from '../../../shared/placements/states.ts';
 import { offerGuard } from '../../../shared/placements/states.ts';
 
 // The placement's SQL: homes on a request (app.claim_homes), budget approvals, household answers,
-// contract versions and calendar holds. Everything runs inside withTenant: row-level security keeps
-// it to the caller's organisation and environment; the provider's home is read through
-// app.home_for_request, which answers only for the tenant's own request.
+// contract versions and calendar holds. Everything but leaseByProviderRef (which finds the tenant
+// of a callback) runs inside withTenant: row-level security keeps it to the caller's organisation
+// and environment; the provider's home is read through app.home_for_request, which answers only
+// for the tenant's own request.
 
 export interface PlacementRow {
   id: string;
@@ -91,7 +92,8 @@ export async function placementOnRequest(tx: Tx, claimId: string, propertyId: st
 export interface ApprovalRow {
   approved: boolean;
   approved_at: Date | null;
-  figures: Record<string, unknown>;
+  /** The review the decision was made on, as it stood then. */
+  figures: BudgetReview;
 }
 
 export async function readApproval(tx: Tx, claimId: string, propertyId: string): Promise<ApprovalRow | null> {
@@ -101,7 +103,7 @@ export async function readApproval(tx: Tx, claimId: string, propertyId: string):
 }
 
 /** Records (or withdraws) the budget approval with the figures it concerns. Approving again keeps the first approved_at. */
-export async function saveApproval(tx: Tx, claimId: string, propertyId: string, approved: boolean, figures: unknown): Promise<ApprovalRow> {
+export async function saveApproval(tx: Tx, claimId: string, propertyId: string, approved: boolean, figures: BudgetReview): Promise<ApprovalRow> {
   const [row] = await tx<ApprovalRow[]>`
     insert into app.budget_approvals (org_id, environment, claim_id, property_id, approved, approved_at, figures)
     values (app.current_org(), app.current_env(), ${claimId}, ${propertyId}, ${approved}, ${approved ? new Date() : null}, ${tx.json(figures as never)})
@@ -116,7 +118,7 @@ export async function saveApproval(tx: Tx, claimId: string, propertyId: string, 
 /** Whether the caller's organisation is linked to a billing account (sandbox: always). */
 export async function hasBillingAccount(tx: Tx): Promise<boolean> {
   const [row] = await tx<{ linked: boolean }[]>`
-    select app.current_env() = 'sandbox' or exists (select 1 from app.carrier_billing_accounts where org_id = app.current_org()) as linked`;
+    select app.current_env() = 'sandbox' or exists (select 1 from app.carrier_billing_accounts) as linked`;
   return row.linked;
 }
 
@@ -147,6 +149,13 @@ export async function reopenPlacement(tx: Tx, placementId: string, columns: Reco
      where id = ${placementId} and option_status = 'cancelled'
     returning *`.catch(rethrowTaken);
   return row ?? null;
+}
+
+/** Takes the home off the request (cancel-booking); a placement already cancelled stays as it was. */
+export async function cancelPlacement(tx: Tx, placementId: string, reason: string | null): Promise<void> {
+  await tx`
+    update app.claim_homes set option_status = 'cancelled', cancelled_at = clock_timestamp(), cancel_reason = ${reason}
+     where id = ${placementId} and option_status <> 'cancelled'`;
 }
 
 /** Updates a placement's own columns (signer, proposal), no state move. */
@@ -224,6 +233,40 @@ export async function releaseHolds(tx: Tx, leaseId: string): Promise<void> {
   await tx`select app.release_holds(${leaseId}, app.current_env())`;
 }
 
+/**
+ * A stay ending earlier: the fully signed contract and the placement take the new move-out, and the
+ * tail of the contract's hold is released. Null when the contract is no longer fully signed.
+ */
+export async function shortenLease(tx: Tx, placementId: string, leaseId: string, moveOut: string): Promise<LeaseRow | null> {
+  const [shortened] = await tx<LeaseRow[]>`
+    update app.lease_agreements set move_out_date = ${moveOut} where id = ${leaseId} and status = 'fully_signed' returning *`;
+  await tx`update app.claim_homes set move_out_date = ${moveOut} where id = ${placementId}`;
+  await tx`select app.shorten_holds(${leaseId}, app.current_env(), ${moveOut})`;
+  return shortened ?? null;
+}
+
+export interface CallbackLease {
+  org_id: string;
+  environment: 'live' | 'sandbox';
+  claim_id: string;
+  property_id: string;
+  status: string;
+  /** Whether it is the placement's current version (only that one acts). */
+  current: boolean;
+}
+
+/**
+ * The contract an e-signature callback names by the provider's reference, across tenants: the
+ * callback carries no key, so this read finds the tenant rather than running inside it.
+ */
+export async function leaseByProviderRef(providerRef: string): Promise<CallbackLease | null> {
+  const [lease] = await db()<CallbackLease[]>`
+    select l.org_id, l.environment, l.claim_id, l.property_id, l.status, h.current_lease_id = l.id as current
+      from app.lease_agreements l join app.claim_homes h on h.id = l.claim_home_id
+     where l.provider_ref = ${providerRef}`;
+  return lease ?? null;
+}
+
 /** Takes the calendar hold of a lease; null when something holds part of the range. */
 export async function takeHold(tx: Tx, propertyId: string, start: string, end: string, leaseId: string, reason: string): Promise<string | null> {
   try {
@@ -244,12 +287,29 @@ export async function rangeConflicts(tx: Tx, propertyId: string, start: string, 
 
 /** The addresses a placement's messages go to. */
 export async function contactAddresses(tx: Tx): Promise<{ team: string | null }> {
-  const [row] = await tx<{ team: string | null }[]>`select contact_email as team from app.organisations where id = app.current_org()`;
+  const [row] = await tx<{ team: string | null }[]>`select contact_email as team from app.organisations`;
   return row ?? { team: null };
 }
 
+/** A home on the request as its placement shows it. */
+export interface HomeOnRequest {
+  name: string | null;
+  address: string;
+  city: string;
+  state: string;
+  currency: string;
+  monthly_rate_cents: number;
+}
+
+/** One home on the request (placed or not), or null. */
+export async function homeOnRequest(tx: Tx, claimId: string, propertyId: string): Promise<HomeOnRequest | null> {
+  const [home] = await tx<HomeOnRequest[]>`
+    select name, address, city, state, currency, monthly_rate_cents from app.homes_on_request(${claimId}) where id = ${propertyId}`;
+  return home ?? null;
+}
+
 export interface PlacementHomeRow extends PlacementRow, PlacementMoneyJson {
-  home: { name: string | null; address: string; city: string; state: string; currency: string; monthly_rate_cents: number };
+  home: HomeOnRequest;
   budget_approved: boolean;
   leases: (Omit<LeaseRow, 'sent_at' | 'policyholder_signed_at' | 'owner_signed_at' | 'superseded_at' | 'withdrawn_at' | 'created_at'> & {
     sent_at: string | null;

@@ -1,18 +1,12 @@
 import { z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { createRoutes, dataOf, defineRoute, jsonResponse } from '../../../shared/http/routes.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
-import { ApiError, notFound } from '../../../shared/http/errors.ts';
-import type { AppEnv } from '../../../shared/http/context.ts';
-import { maxBodyBytes as maxDocumentBytes } from '../../../shared/http/middleware/body.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
-import { sha256Hex } from '../../../shared/keys.ts';
-import { acceptedFormats, detectDocumentType } from '../../../shared/claims/documents.ts';
-import { documentStorage } from '../../../shared/claims/storage.ts';
+import { acceptedFormats } from '../../../shared/claims/documents.ts';
 import { documentKinds } from '../../../shared/claims/values.ts';
-import { isUuid } from '../../../shared/ids.ts';
 import { findClaim } from '../repository.ts';
-import { hasNoNul } from '../../../shared/http/text.ts';
+import { documentsOf, toDocument } from '../documents-repository.ts';
+import { downloadDocument, fileDocument, readUpload } from '../documents.ts';
 import { Document, DocumentParams, ReferenceParam } from '../schemas.ts';
 
 // Documents filed on a request: uploaded as multipart/form-data, typed by their content, stored
@@ -20,74 +14,6 @@ import { Document, DocumentParams, ReferenceParam } from '../schemas.ts';
 
 const tags = ['Housing requests'];
 const notFoundError = { 404: 'not_found: no such request (or document) for this organisation in this environment.' };
-
-interface DocumentRow {
-  id: string;
-  kind: (typeof documentKinds)[number];
-  description: string | null;
-  filename: string;
-  content_type: string;
-  size_bytes: number;
-  uploaded_via: 'api' | 'service';
-  storage_key: string;
-  created_at: Date;
-}
-
-const toDocument = (row: DocumentRow): z.infer<typeof Document> => ({
-  id: row.id,
-  kind: row.kind,
-  description: row.description,
-  filename: row.filename,
-  content_type: row.content_type,
-  size_bytes: row.size_bytes,
-  via_api: row.uploaded_via === 'api',
-  created_at: row.created_at.toISOString(),
-});
-
-const formFields = ['file', 'kind', 'description'];
-const invalid = (field: string, message: string) => new ApiError('invalid_field', `${field}: ${message}`, field);
-
-/** The upload's parts, checked: the file with its detected type, an optional kind and description. */
-async function readUpload(c: Context<AppEnv>) {
-  if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? '')) {
-    throw invalid('file', 'send the document as multipart/form-data, the file in the part named "file".');
-  }
-  let form: FormData;
-  try {
-    form = await c.req.formData();
-  } catch {
-    throw invalid('file', 'the multipart body could not be read.');
-  }
-  const keys = [...form.keys()];
-  const unknown = keys.find((key) => !formFields.includes(key));
-  if (unknown) throw invalid(unknown, 'is not a known field (file, kind, description).');
-  // A second part of the same name would otherwise be dropped without a word: one document per call.
-  const repeated = keys.find((key, i) => keys.indexOf(key) !== i);
-  if (repeated) throw invalid(repeated, 'is sent more than once; file one document per call.');
-  const file = form.get('file');
-  if (!(file instanceof File)) throw invalid('file', 'is required: a file part named "file".');
-  const bytes = new Uint8Array(await file.arrayBuffer());
-  if (bytes.length === 0) throw invalid('file', 'is empty.');
-  // The body was read no further than this limit plus the multipart framing; the document itself may be 10 MB exactly.
-  if (bytes.length > maxDocumentBytes) {
-    throw new ApiError('file_too_large', `The document is ${bytes.length} bytes; at most ${maxDocumentBytes} (10 MB) are accepted.`, 'file');
-  }
-  const kind = form.get('kind') ?? 'other';
-  if (typeof kind !== 'string' || !(documentKinds as readonly string[]).includes(kind)) {
-    throw invalid('kind', `must be one of ${documentKinds.join(', ')}.`);
-  }
-  const description = form.get('description');
-  if (description !== null && (typeof description !== 'string' || description.length > 500 || !hasNoNul(description))) {
-    throw invalid('description', 'must be text of at most 500 characters, without the NUL character.');
-  }
-  const type = detectDocumentType(bytes);
-  if (!type) throw new ApiError('unsupported_type', `The file is not a document the service accepts (${acceptedFormats}); its content was checked, not only its name.`, 'file');
-  // The caller's name, cleaned of paths and control characters, with the extension of what it really is.
-  const base = (file.name || 'document').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f"]/g, '').replace(/\.[^.]*$/, '').slice(0, 200) || 'document';
-  return { bytes, type, kind: kind as DocumentRow['kind'], description, filename: `${base}.${type.extension}` };
-}
-
-const documentColumns = 'id, kind, description, filename, content_type, size_bytes, uploaded_via, storage_key, created_at';
 
 export const documentRoutes = createRoutes()
   .openapi(
@@ -130,19 +56,9 @@ export const documentRoutes = createRoutes()
     }),
     async (c) => {
       const caller = c.get('caller');
+      // The request first: an unknown request is 404 whatever the body holds.
       const claim = await withTenant(caller, (tx) => findClaim(tx, c.req.valid('param').reference));
-      const upload = await readUpload(c);
-      const id = crypto.randomUUID();
-      const storageKey = `${caller.orgId}/${caller.environment}/${claim.id}/${id}`;
-      // Stored first: a row never points at bytes that are not there.
-      await documentStorage().put(storageKey, upload.bytes, upload.type.contentType);
-      const [row] = await withTenant(caller, async (tx) => tx<DocumentRow[]>`
-        insert into app.claim_documents
-          (id, org_id, environment, claim_id, kind, description, filename, content_type, size_bytes, sha256, storage_key, uploaded_via, api_key_id)
-        values (${id}, ${caller.orgId}, ${caller.environment}, ${claim.id}, ${upload.kind}, ${upload.description as string | null},
-                ${upload.filename}, ${upload.type.contentType}, ${upload.bytes.length}, ${await sha256Hex(upload.bytes)}, ${storageKey},
-                'api', ${caller.keyId})
-        returning ${tx.unsafe(documentColumns)}`);
+      const row = await fileDocument(caller, claim, await readUpload(c));
       return c.json(single(toDocument(row)), 201);
     },
   )
@@ -161,8 +77,7 @@ export const documentRoutes = createRoutes()
     async (c) => {
       const rows = await withTenant(c.get('caller'), async (tx) => {
         const claim = await findClaim(tx, c.req.valid('param').reference);
-        return tx<DocumentRow[]>`
-          select ${tx.unsafe(documentColumns)} from app.claim_documents where claim_id = ${claim.id} order by created_at, id`;
+        return documentsOf(tx, claim.id);
       });
       return c.json(list(rows.map(toDocument)), 200);
     },
@@ -185,19 +100,7 @@ export const documentRoutes = createRoutes()
     }),
     async (c) => {
       const { reference, documentId } = c.req.valid('param');
-      const row = await withTenant(c.get('caller'), async (tx) => {
-        const claim = await findClaim(tx, reference);
-        if (!isUuid(documentId)) return undefined;
-        const [found] = await tx<DocumentRow[]>`
-          select ${tx.unsafe(documentColumns)} from app.claim_documents where claim_id = ${claim.id} and id = ${documentId}::uuid`;
-        return found;
-      });
-      if (!row) throw notFound('document');
-      if (row.uploaded_via !== 'api') {
-        throw new ApiError('not_yours', "This document was filed by the service's team, not uploaded through your integration; it can be listed but not downloaded.");
-      }
-      const bytes = await documentStorage().get(row.storage_key);
-      if (!bytes) throw notFound('document');
+      const { row, bytes } = await downloadDocument(c.get('caller'), reference, documentId);
       // Header values are Latin-1: an ASCII stand-in for old clients, the exact name per RFC 6266.
       const asciiName = row.filename.replace(/[^\x20-\x7e]/g, '_');
       return c.body(bytes, 200, {

@@ -1,8 +1,8 @@
-import { z } from '@hono/zod-openapi';
-import { withTenant } from '../../shared/db/tenant.ts';
-import { single } from '../../shared/http/envelope.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../shared/http/routes.ts';
-import { PayoutStatus, updatePayoutStatus } from '../../shared/properties/payouts.ts';
+import { withTenant } from '../../../shared/db/tenant.ts';
+import { single } from '../../../shared/http/envelope.ts';
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { PayoutStatus, updatePayoutStatus } from '../../../shared/properties/payouts.ts';
+import { ProcessorAction } from '../schemas.ts';
 
 // Provider side: the payment processor finishing or undoing the payout-account setup.
 
@@ -18,13 +18,7 @@ export const payoutRoutes = createRoutes().openapi(
       "With `charges_enabled: false` the provider's homes cannot be placed in sandbox. Sandbox keys only.",
     scope: 'properties:write',
     request: {
-      body: jsonBody(
-        z.strictObject({
-          connected: z.boolean().optional(),
-          charges_enabled: z.boolean().optional(),
-          payouts_enabled: z.boolean().optional(),
-        }),
-      ),
+      body: jsonBody(ProcessorAction),
     },
     responses: { 200: jsonResponse(dataOf(PayoutStatus), 'The payout account status after the change.') },
     errors: {

@@ -1,9 +1,9 @@
-import { single } from '../../shared/http/envelope.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../shared/http/routes.ts';
-import { answer } from '../claims/placement/answers.ts';
-import { paySandbox } from '../claims/placement/payments.ts';
-import { PlacementHome } from '../claims/schemas.ts';
-import { HomeOnRequestParams, PaymentAction } from './schemas.ts';
+import { single } from '../../../shared/http/envelope.ts';
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { answer } from '../../claims/placement/answers.ts';
+import { paySandbox } from '../../claims/placement/payments.ts';
+import { PlacementHome } from '../../claims/schemas.ts';
+import { HomeOnRequestParams, PaymentAction } from '../schemas.ts';
 
 // Carrier side: the payer, paying the amount due now in the pay-in-app page. Exactly what the
 // page's sandbox buttons do (functions/claims/placement/payments.ts).
