@@ -1,5 +1,5 @@
 import { calendarDate, measure, money as moneyValue, storedText as storable, timestampQuery, valueException } from '../../shared/http/values.ts';
-import { RowPageQuery } from '../../shared/db/row-cursor.ts';
+import { pageQuery, pageSizes } from '../../shared/http/paging.ts';
 import { z } from '@hono/zod-openapi';
 import {
   documentKinds, furnishings, laundryPreferences, limits, parkingPreferences, payers, priorities, propertyTypes,
@@ -297,7 +297,7 @@ export const PlacementInProgress = z
   })
   .openapi('PlacementInProgress');
 
-export const ListQuery = RowPageQuery.extend({
+export const ListQuery = pageQuery(pageSizes.claims).extend({
   status: storable()
     .optional()
     .describe('One or more status_primary values, comma-separated.')

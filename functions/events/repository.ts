@@ -1,7 +1,7 @@
 import type { Tx } from '../../shared/db/client.ts';
 import type { Tenant } from '../../shared/db/tenant.ts';
 import type { EventName } from '../../shared/events/registry.ts';
-import { olderThan, positionColumn, type Keyset } from '../../shared/webhooks/params.ts';
+import { olderThan, positionColumn, type Keyset } from '../../shared/http/paging.ts';
 
 // The event log's statements. They run inside withTenant: row-level security limits each one to the
 // caller's organisation and environment, so a live key sees live events and a sandbox key sandbox
@@ -16,7 +16,7 @@ export interface EventRow {
 }
 
 interface LoggedEvent extends EventRow {
-  /** The keyset position of the row (see newestFirstPage). */
+  /** The keyset position of the row (see keysetPage). */
   position: string;
 }
 

@@ -5,7 +5,7 @@ import { ApiError, notFound } from '../../shared/http/errors.ts';
 import { amountOrNull, toCents } from '../../shared/money.ts';
 import type { z } from '@hono/zod-openapi';
 import { parseItem, type ItemError } from './batch.ts';
-import { afterCursorRow, assertCursorRowVisible } from '../../shared/db/row-cursor.ts';
+import { afterCursorRow, assertCursorRowVisible } from '../../shared/http/paging.ts';
 import { HomeInput, type BatchResult, type Home, type HomeField, type HomePatch, type Readiness } from './schemas.ts';
 
 // Homes in the database: the one mapping between API fields and columns, the set-based upsert

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createOrg, ownerSql } from '../helpers.ts';
 import { withTenant, type Tenant } from '../../shared/db/tenant.ts';
 import { listEvents, type EventFilter } from '../../functions/events/repository.ts';
-import type { Keyset } from '../../shared/webhooks/params.ts';
+import type { Keyset } from '../../shared/http/paging.ts';
 
 interface PlanNode {
   'Node Type': string;

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { createRoutes, dataOf, defineRoute, ErrorSchema, jsonBody, jsonResponse, pageOf, validationError } from '../../../shared/http/routes.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
-import { rowPage } from '../../../shared/db/row-cursor.ts';
+import { rowPage } from '../../../shared/http/paging.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { findClaim, listClaims, toClaim, toCreated, toListItem } from '../repository.ts';
 import { amendClaim } from '../amend.ts';

@@ -6,7 +6,7 @@ import { list, single } from '../../../shared/http/envelope.ts';
 import { ApiError } from '../../../shared/http/errors.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, validationError } from '../../../shared/http/routes.ts';
 import { definitionOf, eventsFor, type EventDefinition } from '../../../shared/events/registry.ts';
-import { knownEvents } from '../../../shared/webhooks/params.ts';
+import { knownEvents } from '../../../shared/events/params.ts';
 import { recordSimulatedEvent } from '../repository.ts';
 import { Event } from '../schemas.ts';
 import { storedJson, storedText } from '../../../shared/http/values.ts';

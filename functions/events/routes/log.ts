@@ -3,20 +3,17 @@ import { withTenant } from '../../../shared/db/tenant.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { ApiError, notFound } from '../../../shared/http/errors.ts';
 import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
-import { existingId, IdParams, keysetOf, knownEvents, newestFirstPage } from '../../../shared/webhooks/params.ts';
+import { existingId, IdParams, knownEvents } from '../../../shared/events/params.ts';
+import { cursorKeyset, keysetPage, pageQuery, pageSizes } from '../../../shared/http/paging.ts';
 import { listEvents, queueReplay, readEvent } from '../repository.ts';
 import { Event, renderEvent } from '../schemas.ts';
 import { storedText, timestampQuery } from '../../../shared/http/values.ts';
 
 // The event log, the system of record of everything announced, and replay of what it holds.
 
-const maxPageSize = 250;
-
-const ListQuery = z.object({
+const ListQuery = pageQuery(pageSizes.events).extend({
   event: storedText().optional().openapi({ description: 'Comma-separated event types.', example: 'lease.sent,lease.signed' }),
   since: timestampQuery().optional().openapi({ description: 'Only events recorded after this ISO timestamp, with `Z` or an offset.', example: '2026-11-21T10:15:00Z' }),
-  limit: z.coerce.number().int().min(1).max(maxPageSize).default(100).openapi({ description: `1 to ${maxPageSize}, default 100.` }),
-  cursor: storedText().optional().openapi({ description: '`next_cursor` of the previous page, unchanged.' }),
 });
 
 const DeliveryCounts = z
@@ -60,11 +57,11 @@ export const logRoutes = createRoutes()
       const filter = {
         names: knownEvents(requested, caller.side, 'event'),
         since: query.since,
-        after: keysetOf(query.cursor),
+        after: cursorKeyset(query.cursor),
         limit: query.limit,
       };
       const rows = await withTenant(caller, (tx) => listEvents(tx, caller, filter));
-      const { items, nextCursor } = newestFirstPage(rows, query.limit);
+      const { items, nextCursor } = keysetPage(rows, query.limit);
       return c.json(list(items.map(renderEvent), nextCursor), 200);
     },
   )

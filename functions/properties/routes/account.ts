@@ -4,7 +4,7 @@ import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../.
 import { PayoutStatus, readPayoutStatus } from '../../../shared/properties/payouts.ts';
 import { setupPageUrl } from '../../pay/setup.ts';
 import { listBookings, renderBooking } from '../bookings.ts';
-import { cursorRowId, rowPage, RowPageQuery } from '../../../shared/db/row-cursor.ts';
+import { cursorRowId, pageQuery, pageSizes, rowPage } from '../../../shared/http/paging.ts';
 import { Booking } from '../schemas.ts';
 
 // The provider's account: bookings with earnings, and the payout account status.
@@ -20,7 +20,7 @@ export const accountRoutes = createRoutes()
         'Newest first, keyset-paged. Each settled charge shows `gross` (what the payer was charged), `platform_fee` (the service\'s fee, ' +
         'from rent only), `processing_fee` (the card processor\'s fee on the whole charge) and `net_to_you`. Failed charges are not listed.',
       scope: 'bookings:read',
-      request: { query: RowPageQuery },
+      request: { query: pageQuery(pageSizes.bookings) },
       responses: { 200: jsonResponse(pageOf(Booking), 'One page of bookings.') },
       errors: { 422: 'invalid_field: a bad limit or cursor.' },
     }),

@@ -4,7 +4,7 @@ import { withTenant } from '../../../shared/db/tenant.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { batchStatus } from '../batch.ts';
-import { cursorRowId, rowPage, RowPageQuery } from '../../../shared/db/row-cursor.ts';
+import { cursorRowId, pageQuery, pageSizes, rowPage } from '../../../shared/http/paging.ts';
 import { listHomes, patchHome, publishBatch, readHome, readReadiness, renderHome, resolveHome, upsertHomes } from '../homes.ts';
 import { BatchResult, Home, HomeInput, HomePatch, HomeRefParams, Readiness, homeStatuses } from '../schemas.ts';
 
@@ -96,7 +96,7 @@ export const homeRoutes = createRoutes()
       description: 'Newest first, keyset-paged: pass `next_cursor` back as `cursor` until it is null.',
       scope: 'properties:read',
       request: {
-        query: RowPageQuery.extend({ status: z.enum(homeStatuses).optional() }),
+        query: pageQuery(pageSizes.homes).extend({ status: z.enum(homeStatuses).optional() }),
       },
       responses: { 200: jsonResponse(pageOf(Home), 'One page of homes.') },
       errors: { 422: 'invalid_field: a bad limit, status or cursor.' },

@@ -2,8 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { list } from '../../../shared/http/envelope.ts';
 import { createRoutes, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
-import { storedText } from '../../../shared/http/values.ts';
-import { keysetOf, newestFirstPage, olderThan, positionColumn } from '../../../shared/webhooks/params.ts';
+import { cursorKeyset, keysetPage, olderThan, pageQuery, pageSizes, positionColumn } from '../../../shared/http/paging.ts';
 
 // The delivery queue as the caller sees it: one item per delivery (an event, replay or ping queued to
 // one endpoint) with every attempt. Rows are written only by the fan-out, the queueing functions and
@@ -42,14 +41,10 @@ const Delivery = z
   })
   .openapi('WebhookDelivery');
 
-const maxPageSize = 100;
-
-const ListQuery = z.object({
+const ListQuery = pageQuery(pageSizes.webhookDeliveries).extend({
   endpoint_id: z.string().uuid().optional().openapi({ description: 'Only deliveries to this endpoint.' }),
   event_id: z.string().uuid().optional().openapi({ description: 'Only deliveries of this event (its original delivery and replays).' }),
   status: z.enum(deliveryStatuses).optional().openapi({ description: 'Only deliveries in this status.' }),
-  limit: z.coerce.number().int().min(1).max(maxPageSize).default(25).openapi({ description: `1 to ${maxPageSize}, default 25.` }),
-  cursor: storedText().optional().openapi({ description: '`next_cursor` of the previous page, unchanged.' }),
 });
 
 type AttemptEntry = z.infer<typeof Attempt>;
@@ -118,7 +113,7 @@ export const deliveryRoutes = createRoutes().openapi(
   async (c) => {
     const caller = c.get('caller');
     const query = c.req.valid('query');
-    const after = keysetOf(query.cursor);
+    const after = cursorKeyset(query.cursor);
     const rows = await withTenant(caller, (tx) => tx<DeliveryRow[]>`
       select id, endpoint_id, event_id, event, replay, status, attempts, next_attempt_at, created_at, completed_at,
              history, ${positionColumn(tx)}
@@ -130,7 +125,7 @@ export const deliveryRoutes = createRoutes().openapi(
          ${olderThan(tx, after)}
        order by created_at desc, id desc
        limit ${query.limit + 1}`);
-    const { items, nextCursor } = newestFirstPage(rows, query.limit);
+    const { items, nextCursor } = keysetPage(rows, query.limit);
     return c.json(list(items.map(renderDelivery), nextCursor), 200);
   },
 );

@@ -8,7 +8,8 @@ import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } fro
 import { randomString } from '../../../shared/keys.ts';
 import { storedText } from '../../../shared/http/values.ts';
 import { checkEndpointUrl, maxEndpointUrlLength } from '../../../shared/webhooks/destination.ts';
-import { existingId, IdParams, keysetOf, knownEvents, newestFirstPage, olderThan, positionColumn } from '../../../shared/webhooks/params.ts';
+import { existingId, IdParams, knownEvents } from '../../../shared/events/params.ts';
+import { cursorKeyset, keysetPage, olderThan, pageQuery, pageSizes, positionColumn } from '../../../shared/http/paging.ts';
 
 // Webhook endpoints of the caller's organisation in the key's environment. An endpoint's secret is
 // returned when issued (creation, rotation) and never again: the API role cannot read it back
@@ -40,13 +41,6 @@ const DeletedEndpoint = z.object({ id: z.string().uuid(), deleted: z.literal(tru
 const QueuedPing = z
   .object({ delivery_id: z.string().uuid(), endpoint_id: z.string().uuid(), event: z.literal('ping') })
   .openapi('QueuedPing');
-
-const maxPageSize = 100;
-
-const ListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(maxPageSize).default(maxPageSize).openapi({ description: `1 to ${maxPageSize}, default ${maxPageSize}.` }),
-  cursor: storedText().optional().openapi({ description: '`next_cursor` of the previous page, unchanged.' }),
-});
 
 const url = storedText().max(maxEndpointUrlLength).openapi({ example: 'https://hooks.example.com/housing' });
 const eventList = z.array(storedText()).min(1).max(100);
@@ -146,20 +140,20 @@ export const endpointRoutes = createRoutes()
       summary: "The caller's webhook endpoints in the key's environment, newest first",
       description: 'Secrets are never listed.',
       scope: 'read-webhooks',
-      request: { query: ListQuery },
+      request: { query: pageQuery(pageSizes.webhookEndpoints) },
       responses: { 200: jsonResponse(pageOf(Endpoint), 'A page of endpoints.') },
       errors: { 422: 'invalid_field (limit, cursor).' },
     }),
     async (c) => {
       const caller = c.get('caller');
       const query = c.req.valid('query');
-      const after = keysetOf(query.cursor);
+      const after = cursorKeyset(query.cursor);
       const rows = await withTenant(caller, (tx) => tx<EndpointRow[]>`
         select ${endpointColumns(tx)} from app.webhook_endpoints
          where org_id = ${caller.orgId} and environment = ${caller.environment} ${olderThan(tx, after)}
          order by created_at desc, id desc
          limit ${query.limit + 1}`);
-      const { items, nextCursor } = newestFirstPage(rows, query.limit);
+      const { items, nextCursor } = keysetPage(rows, query.limit);
       return c.json(list(items.map(renderEndpoint), nextCursor), 200);
     },
   )
