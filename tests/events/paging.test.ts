@@ -39,7 +39,7 @@ beforeAll(async () => {
 async function planOf(filter: Partial<EventFilter>): Promise<PlanNode[]> {
   const full: EventFilter = { names: [], limit: 100, ...filter };
   const [row] = await withTenant(tenant, (tx) => tx<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>`
-    explain (analyze, format json) ${listEvents(tx, tenant, full)}`);
+    explain (analyze, format json) ${listEvents(tx, full)}`);
   return nodesOf(row['QUERY PLAN'][0].Plan);
 }
 

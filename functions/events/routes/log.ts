@@ -60,7 +60,7 @@ export const logRoutes = createRoutes()
         after: cursorKeyset(query.cursor),
         limit: query.limit,
       };
-      const rows = await withTenant(caller, (tx) => listEvents(tx, caller, filter));
+      const rows = await withTenant(caller, (tx) => listEvents(tx, filter));
       const { items, nextCursor } = keysetPage(rows, query.limit);
       return c.json(list(items.map(renderEvent), nextCursor), 200);
     },
