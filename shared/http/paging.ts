@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { Tx } from '../db/client.ts';
 import { isUuid } from '../ids.ts';
+import { list } from './envelope.ts';
 import { ApiError } from './errors.ts';
 import { isPlausibleTimestamp, storedText } from './values.ts';
 
@@ -97,8 +98,11 @@ export function cursorRowId(cursor: string | undefined): string | undefined {
   return id;
 }
 
-/** The page of a row-anchored query that fetched `limit + 1` rows, and the cursor naming its last row. */
-export const rowPage = <T extends { id: string }>(rows: T[], limit: number) => page(rows, limit, (row) => [row.id]);
+/** The list envelope of a row-anchored query that fetched `limit + 1` rows, its cursor naming the last row shown. */
+export function rowPage<T extends { id: string }, R>(rows: T[], limit: number, render: (row: T) => R) {
+  const { items, nextCursor } = page(rows, limit, (row) => [row.id]);
+  return list(items.map(render), nextCursor);
+}
 
 /**
  * The condition "after the row the cursor names": `and (alias.created_at, alias.id) < (that row's
@@ -147,6 +151,8 @@ export const positionColumn = (tx: Tx) => tx`to_json(created_at) #>> '{}' as pos
 export const olderThan = (tx: Tx, after: Keyset | undefined) =>
   after ? tx`and (created_at, id) < (${after[0]}::text::timestamptz, ${after[1]}::uuid)` : tx``;
 
-/** The page of a time-anchored query that fetched `limit + 1` rows, and the cursor after its last row. */
-export const keysetPage = <T extends { position: string; id: string }>(rows: T[], limit: number) =>
-  page(rows, limit, (row) => [row.position, row.id]);
+/** The list envelope of a time-anchored query that fetched `limit + 1` rows, its cursor after the last row shown. */
+export function keysetPage<T extends { position: string; id: string }, R>(rows: T[], limit: number, render: (row: T) => R) {
+  const { items, nextCursor } = page(rows, limit, (row) => [row.position, row.id]);
+  return list(items.map(render), nextCursor);
+}

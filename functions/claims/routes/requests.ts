@@ -1,6 +1,6 @@
 import { batchAnswer, batchResponses, parseItems, refusedItem, succeededItem } from '../../../shared/http/batch.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
-import { list, single } from '../../../shared/http/envelope.ts';
+import { single } from '../../../shared/http/envelope.ts';
 import { rowPage } from '../../../shared/http/paging.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { findClaim, listClaims, toClaim, toCreated, toListItem } from '../repository.ts';
@@ -86,8 +86,7 @@ export const requestRoutes = createRoutes()
       const { limit, status, updated_since: updatedSince, cursor } = c.req.valid('query');
       const rows = await withTenant(c.get('caller'), (tx) =>
         listClaims(tx, { limit, statuses: status?.split(',').map((s) => s.trim()), updatedSince, cursor }));
-      const { items, nextCursor } = rowPage(rows, limit);
-      return c.json(list(items.map(toListItem), nextCursor), 200);
+      return c.json(rowPage(rows, limit, toListItem), 200);
     },
   )
   .openapi(

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { withTenant } from '../../../shared/db/tenant.ts';
-import { list, single } from '../../../shared/http/envelope.ts';
+import { single } from '../../../shared/http/envelope.ts';
 import { ApiError, notFound } from '../../../shared/http/errors.ts';
 import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { existingId, IdParams, knownEvents } from '../../../shared/events/params.ts';
@@ -61,8 +61,7 @@ export const logRoutes = createRoutes()
         limit: query.limit,
       };
       const rows = await withTenant(caller, (tx) => listEvents(tx, filter));
-      const { items, nextCursor } = keysetPage(rows, query.limit);
-      return c.json(list(items.map(renderEvent), nextCursor), 200);
+      return c.json(keysetPage(rows, query.limit, renderEvent), 200);
     },
   )
   .openapi(

@@ -1,5 +1,5 @@
 import { withTenant } from '../../../shared/db/tenant.ts';
-import { list, single } from '../../../shared/http/envelope.ts';
+import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { PayoutStatus, readPayoutStatus } from '../../../shared/properties/payouts.ts';
 import { setupPageUrl } from '../../pay/setup.ts';
@@ -27,8 +27,7 @@ export const accountRoutes = createRoutes()
     async (c) => {
       const { limit, cursor } = c.req.valid('query');
       const rows = await withTenant(c.get('caller'), (tx) => listBookings(tx, { limit, after: cursorRowId(cursor) }));
-      const { items, nextCursor } = rowPage(rows, limit);
-      return c.json(list(items.map(renderBooking), nextCursor), 200);
+      return c.json(rowPage(rows, limit, renderBooking), 200);
     },
   )
   .openapi(

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { withTenant } from '../../../shared/db/tenant.ts';
-import { list, single } from '../../../shared/http/envelope.ts';
+import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { batchAnswer, batchResponses } from '../../../shared/http/batch.ts';
 import { cursorRowId, pageQuery, pageSizes, rowPage } from '../../../shared/http/paging.ts';
@@ -90,8 +90,7 @@ export const homeRoutes = createRoutes()
     async (c) => {
       const { limit, status, cursor } = c.req.valid('query');
       const rows = await withTenant(c.get('caller'), (tx) => listHomes(tx, { limit, status, after: cursorRowId(cursor) }));
-      const { items, nextCursor } = rowPage(rows, limit);
-      return c.json(list(items.map(renderHome), nextCursor), 200);
+      return c.json(rowPage(rows, limit, renderHome), 200);
     },
   )
   .openapi(

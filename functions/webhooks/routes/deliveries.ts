@@ -1,5 +1,4 @@
 import { withTenant } from '../../../shared/db/tenant.ts';
-import { list } from '../../../shared/http/envelope.ts';
 import { cursorKeyset, keysetPage } from '../../../shared/http/paging.ts';
 import { createRoutes, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { listDeliveries } from '../repository.ts';
@@ -33,7 +32,6 @@ export const deliveryRoutes = createRoutes().openapi(
       limit: query.limit,
     };
     const rows = await withTenant(c.get('caller'), (tx) => listDeliveries(tx, filter));
-    const { items, nextCursor } = keysetPage(rows, query.limit);
-    return c.json(list(items.map(renderDelivery), nextCursor), 200);
+    return c.json(keysetPage(rows, query.limit, renderDelivery), 200);
   },
 );

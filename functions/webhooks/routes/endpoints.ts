@@ -1,6 +1,6 @@
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { existingId, IdParams } from '../../../shared/events/params.ts';
-import { list, single } from '../../../shared/http/envelope.ts';
+import { single } from '../../../shared/http/envelope.ts';
 import { notFound } from '../../../shared/http/errors.ts';
 import { cursorKeyset, keysetPage } from '../../../shared/http/paging.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
@@ -54,8 +54,7 @@ export const endpointRoutes = createRoutes()
       const query = c.req.valid('query');
       const after = cursorKeyset(query.cursor);
       const rows = await withTenant(c.get('caller'), (tx) => listEndpoints(tx, { limit: query.limit, after }));
-      const { items, nextCursor } = keysetPage(rows, query.limit);
-      return c.json(list(items.map(renderEndpoint), nextCursor), 200);
+      return c.json(keysetPage(rows, query.limit, renderEndpoint), 200);
     },
   )
   .openapi(
