@@ -1,36 +1,13 @@
-import { z } from '@hono/zod-openapi';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { ApiError, notFound } from '../../../shared/http/errors.ts';
 import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { existingId, IdParams, knownEvents } from '../../../shared/events/params.ts';
-import { cursorKeyset, keysetPage, pageQuery, pageSizes } from '../../../shared/http/paging.ts';
+import { cursorKeyset, keysetPage } from '../../../shared/http/paging.ts';
 import { listEvents, queueReplay, readEvent } from '../repository.ts';
-import { Event, renderEvent } from '../schemas.ts';
-import { storedText, timestampQuery } from '../../../shared/http/values.ts';
+import { Event, EventDetail, EventsQuery, renderEvent, Replayed } from '../schemas.ts';
 
 // The event log, the system of record of everything announced, and replay of what it holds.
-
-const ListQuery = pageQuery(pageSizes.events).extend({
-  event: storedText().optional().openapi({ description: 'Comma-separated event types.', example: 'lease.sent,lease.signed' }),
-  since: timestampQuery().optional().openapi({ description: 'Only events recorded after this ISO timestamp, with `Z` or an offset.', example: '2026-11-21T10:15:00Z' }),
-});
-
-const DeliveryCounts = z
-  .object({
-    total: z.number().int(),
-    succeeded: z.number().int(),
-    pending: z.number().int(),
-    abandoned: z.number().int(),
-    cancelled: z.number().int(),
-  })
-  .describe("The event's webhook deliveries by status (see GET /webhooks/deliveries?event_id=).");
-
-const EventDetail = Event.extend({ simulated: z.boolean(), deliveries: DeliveryCounts }).openapi('EventDetail');
-
-const Replayed = z
-  .object({ event_id: z.string().uuid(), queued_to: z.number().int(), replay: z.literal(true) })
-  .openapi('ReplayedEvent');
 
 const notFoundError = { 404: 'not_found: no such event in this organisation and environment (or past its 90 days).' };
 
@@ -46,7 +23,7 @@ export const logRoutes = createRoutes()
         'Paged with an opaque `cursor`; the cost of a page does not grow with its depth.',
       ].join('\n\n'),
       scope: 'any-read',
-      request: { query: ListQuery },
+      request: { query: EventsQuery },
       responses: { 200: jsonResponse(pageOf(Event), 'A page of events.') },
       errors: { 422: 'invalid_field (limit, since, cursor) or unknown_event (an `event` name the side is not sent).' },
     }),
