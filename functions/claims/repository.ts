@@ -1,6 +1,6 @@
 import { isUuid } from '../../shared/ids.ts';
 import type { Tx } from '../../shared/db/client.ts';
-import { afterCursorRow, assertCursorRowVisible, cursorRowId } from '../../shared/db/row-cursor.ts';
+import { afterCursorRow, assertCursorRowVisible, cursorRowId } from '../../shared/http/paging.ts';
 import { notFound } from '../../shared/http/errors.ts';
 import type { RequestStatus } from '../../shared/claims/status.ts';
 import { claimRefPattern, type payers, type priorities } from '../../shared/claims/values.ts';
@@ -89,7 +89,7 @@ export async function findClaim(tx: Tx, reference: string, options: { lock?: boo
 
 /**
  * A page of requests, newest first (created_at, then id), `limit` + 1 rows at most, after the row a
- * cursor names (shared/db/row-cursor.ts: a cursor this tenant cannot see is refused, not answered
+ * cursor names (shared/http/paging.ts: a cursor this tenant cannot see is refused, not answered
  * with an empty page).
  */
 export async function listClaims(

@@ -1,5 +1,6 @@
 import { calendarDate, measure, money as moneyValue, storedText as storable, timestampQuery, valueException } from '../../shared/http/values.ts';
-import { RowPageQuery } from '../../shared/db/row-cursor.ts';
+import { batchItems, batchResult } from '../../shared/http/batch.ts';
+import { pageQuery, pageSizes } from '../../shared/http/paging.ts';
 import { z } from '@hono/zod-openapi';
 import {
   documentKinds, furnishings, laundryPreferences, limits, parkingPreferences, payers, priorities, propertyTypes,
@@ -297,7 +298,7 @@ export const PlacementInProgress = z
   })
   .openapi('PlacementInProgress');
 
-export const ListQuery = RowPageQuery.extend({
+export const ListQuery = pageQuery(pageSizes.claims).extend({
   status: storable()
     .optional()
     .describe('One or more status_primary values, comma-separated.')
@@ -310,33 +311,13 @@ export const ListQuery = RowPageQuery.extend({
 });
 
 export const BatchBody = z
-  .strictObject({
-    // Items are validated one by one in the handler, so that one bad item never fails the others.
-    requests: z
-      .array(valueException(z.unknown(), 'each item is validated against CreateHousingRequest by the handler').openapi({ $ref: '#/components/schemas/CreateHousingRequest' } as never))
-      .min(1)
-      .max(limits.batchItems)
-      .describe(`Up to ${limits.batchItems} creation bodies.`),
-  })
+  .strictObject({ requests: batchItems('CreateHousingRequest', limits.batchItems) })
   .openapi('HousingRequestBatch');
 
-const ItemError = z.object({ code: z.string(), message: z.string(), field: z.string().optional() });
-
-export const BatchResult = z
-  .object({
-    created: z.number().int().describe('Items that succeeded: new requests, and repeats of an external_id (their data has idempotent: true).'),
-    failed: z.number().int().describe('Items refused; each result carries its error.'),
-    results: z.array(
-      z.object({
-        index: z.number().int(),
-        external_id: z.string().nullable(),
-        ok: z.boolean(),
-        data: ClaimCreated.optional(),
-        error: ItemError.optional(),
-      }),
-    ),
-  })
-  .openapi('HousingRequestBatchResult');
+export const BatchResult = batchResult('HousingRequestBatchResult', {
+  lead: { created: z.number().int().describe('Items that succeeded: new requests, and repeats of an external_id (their data has idempotent: true).') },
+  item: { data: ClaimCreated.optional() },
+});
 
 export const Match = z
   .object({

@@ -1,12 +1,11 @@
 import type { Tx } from '../../shared/db/client.ts';
-import type { Tenant } from '../../shared/db/tenant.ts';
 import type { EventName } from '../../shared/events/registry.ts';
-import { olderThan, positionColumn, type Keyset } from '../../shared/webhooks/params.ts';
+import { olderThan, positionColumn, type Keyset } from '../../shared/http/paging.ts';
 
 // The event log's statements. They run inside withTenant: row-level security limits each one to the
-// caller's organisation and environment, so a live key sees live events and a sandbox key sandbox
-// events, simulated ones included (simulated events exist in sandbox only: a database constraint).
-// Reading changes nothing.
+// caller's organisation and environment (none of them repeats that filter), so a live key sees live
+// events and a sandbox key sandbox events, simulated ones included (simulated events exist in sandbox
+// only: a database constraint). Reading changes nothing.
 
 export interface EventRow {
   id: string;
@@ -16,7 +15,7 @@ export interface EventRow {
 }
 
 interface LoggedEvent extends EventRow {
-  /** The keyset position of the row (see newestFirstPage). */
+  /** The keyset position of the row (see keysetPage). */
   position: string;
 }
 
@@ -44,14 +43,15 @@ export interface EventFilter {
 
 /**
  * A newest-first page of the log, `limit + 1` rows (the extra one says whether a page follows).
- * Read along events_feed (org_id, environment, created_at desc, id desc) with the keyset as an index
- * condition. Returned unawaited, so that a test can look at its plan.
+ * Read along events_feed (org_id, environment, created_at desc, id desc): the policy's tenant
+ * condition and the keyset are its index conditions. Returned unawaited, so that a test can look at
+ * its plan.
  */
-export function listEvents(tx: Tx, tenant: Tenant, filter: EventFilter) {
+export function listEvents(tx: Tx, filter: EventFilter) {
   return tx<LoggedEvent[]>`
     select id, event, created_at, payload as data, ${positionColumn(tx)}
       from app.events
-     where org_id = ${tenant.orgId} and environment = ${tenant.environment}
+     where true
        ${filter.names.length ? tx`and event = any (${filter.names})` : tx``}
        ${filter.since ? tx`and created_at > ${filter.since}::text::timestamptz` : tx``}
        ${olderThan(tx, filter.after)}

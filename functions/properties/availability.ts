@@ -3,8 +3,8 @@ import { isUuid } from '../../shared/ids.ts';
 import type { z } from '@hono/zod-openapi';
 import type { Tx } from '../../shared/db/client.ts';
 import { ApiError, notFound } from '../../shared/http/errors.ts';
-import { parseItem, type ItemError } from './batch.ts';
-import { BulkBlockInput, type Block, type BlockInput, type BulkBlocksResult } from './schemas.ts';
+import { parseItems, refusedItem, succeededItem } from '../../shared/http/batch.ts';
+import { BulkBlockInput, type Block, type BlockInput } from './schemas.ts';
 
 // Availability blocks in the database. Every statement runs under the caller's tenant, so only
 // blocks of the caller's environment are seen or touched: a sandbox hold on a real home never
@@ -99,14 +99,15 @@ const trimmedString = (value: unknown) => (typeof value === 'string' ? value.tri
  * POST /properties/availability: items are checked one by one and their homes found (and locked)
  * in one statement; the accepted blocks are then written in one more. A refused item changes
  * nothing: with replace, a home is cleared only for an accepted block of it, so a block refused for
- * its dates never leaves its home without the blocks it had.
+ * its dates never leaves its home without the blocks it had. Results in input order.
  */
-export async function syncCalendars(tx: Tx, blocks: unknown[], replace: boolean): Promise<z.infer<typeof BulkBlocksResult>> {
-  const items = blocks.map((raw) => {
+export async function syncCalendars(tx: Tx, blocks: unknown[], replace: boolean) {
+  const parsed = parseItems(BulkBlockInput, blocks);
+  const items = blocks.map((raw, index) => {
     const sent = (raw ?? {}) as { property_id?: unknown; external_id?: unknown };
     const propertyId = trimmedString(sent.property_id);
     const ref = propertyId ?? trimmedString(sent.external_id) ?? null;
-    return { ref, byId: propertyId !== undefined, parsed: parseItem(BulkBlockInput, raw) };
+    return { ref, byId: propertyId !== undefined, parsed: parsed[index] };
   });
 
   // Every item's home, also a refused item's, so that its result names the home it meant.
@@ -120,28 +121,28 @@ export async function syncCalendars(tx: Tx, blocks: unknown[], replace: boolean)
   const homeOf = (item: (typeof items)[number]) =>
     item.ref === null ? undefined : item.byId ? (ids.has(item.ref) ? item.ref : undefined) : byExternalId.get(item.ref);
 
-  const resolved = items.map((item): { homeId?: string; block?: SentBlock; error?: ItemError } => {
+  const resolved = items.map((item): { homeId?: string; block?: SentBlock; externalId?: string | null; error?: ApiError } => {
     const homeId = homeOf(item);
-    if (!item.parsed.ok) return { homeId, error: item.parsed.error };
+    if (item.parsed instanceof ApiError) return { homeId, error: item.parsed };
     if (!homeId) {
       const field = item.byId ? 'property_id' : 'external_id';
-      return { error: { code: 'not_found', message: `No home ${item.ref} for this organisation in this environment.`, field } };
+      return { error: new ApiError('not_found', `No home ${item.ref} for this organisation in this environment.`, field) };
     }
-    const { start_date, end_date, reason } = item.parsed.value;
-    return { homeId, block: { id: crypto.randomUUID(), property_id: homeId, start_date, end_date, reason: reason ?? null } };
+    const { start_date, end_date, reason, external_id } = item.parsed;
+    const block = { id: crypto.randomUUID(), property_id: homeId, start_date, end_date, reason: reason ?? null };
+    return { homeId, block, externalId: external_id ?? null };
   });
   const accepted = resolved.flatMap((r) => (r.block ? [r.block] : []));
   const { replaced_existing, homes_touched } =
     accepted.length > 0 ? await writeBlocks(tx, accepted, replace) : { replaced_existing: 0, homes_touched: 0 };
 
-  const results = resolved.map((r, index) => ({
-    index,
-    ref: items[index].ref,
-    ok: r.block !== undefined,
-    property_id: r.homeId ?? null,
-    ...(r.block ? { block_id: r.block.id } : { error: r.error }),
-  }));
-  return { blocked: accepted.length, failed: results.length - accepted.length, replaced_existing, homes_touched, results };
+  const results = resolved.map((r, index) => {
+    const home = { ref: items[index].ref, property_id: r.homeId ?? null };
+    return r.block
+      ? succeededItem(index, r.externalId ?? null, { ...home, block_id: r.block.id })
+      : refusedItem(index, blocks[index], r.error!, home);
+  });
+  return { blocked: accepted.length, replaced_existing, homes_touched, results };
 }
 
 interface BlockWindow {

@@ -4,10 +4,10 @@ import type { Tx } from '../../shared/db/client.ts';
 import { ApiError, notFound } from '../../shared/http/errors.ts';
 import { amountOrNull, fromCents, toCents } from '../../shared/money.ts';
 import type { z } from '@hono/zod-openapi';
-import { parseItem, type ItemError } from './batch.ts';
-import { afterCursorRow, assertCursorRowVisible } from '../../shared/db/row-cursor.ts';
+import { parseItems, refusedItem, succeededItem } from '../../shared/http/batch.ts';
+import { afterCursorRow, assertCursorRowVisible } from '../../shared/http/paging.ts';
 import type { PricedHome } from '../../shared/placements/pricing.ts';
-import { HomeInput, type BatchResult, type Home, type HomeField, type HomePatch, type Readiness } from './schemas.ts';
+import { HomeInput, type Home, type HomeField, type HomePatch, type Readiness } from './schemas.ts';
 
 // Homes in the database: the one mapping between API fields and columns, the set-based upsert
 // behind POST /properties and /properties/batch, PATCH, and the rendering of a row.
@@ -165,37 +165,27 @@ export async function upsertHomes(tx: Tx, inputs: HomeInput[]): Promise<Upserted
 /**
  * POST /properties/batch: items are checked one by one (a bad item never affects the others, and an
  * external_id may appear once), then every accepted item is written by one upsert statement.
+ * Results in input order; `created` counts new homes, `updated` homes refreshed under their external_id.
  */
-export async function publishBatch(tx: Tx, items: unknown[]): Promise<z.infer<typeof BatchResult>> {
+export async function publishBatch(tx: Tx, items: unknown[]) {
   const seen = new Set<string>();
-  const accepted: { index: number; input: HomeInput }[] = [];
-  const refused = new Map<number, ItemError>();
-  items.forEach((item, index) => {
-    const parsed = parseItem(HomeInput, item);
-    const externalId = parsed.ok ? parsed.value.external_id : null;
-    if (!parsed.ok) {
-      refused.set(index, parsed.error);
-    } else if (externalId != null && seen.has(externalId)) {
-      refused.set(index, { code: 'invalid_field', message: `external_id ${externalId} appears earlier in this batch.`, field: 'external_id' });
-    } else {
-      if (externalId != null) seen.add(externalId);
-      accepted.push({ index, input: parsed.value });
-    }
+  const checked = parseItems(HomeInput, items).map((parsed) => {
+    const externalId = parsed instanceof ApiError ? null : parsed.external_id;
+    if (externalId == null) return parsed;
+    if (seen.has(externalId)) return new ApiError('invalid_field', `external_id ${externalId} appears earlier in this batch.`, 'external_id');
+    seen.add(externalId);
+    return parsed;
   });
-
-  const saved = await upsertHomes(tx, accepted.map((a) => a.input));
-  const savedByIndex = new Map(accepted.map((a, i) => [a.index, saved[i]]));
-  const results = items.map((item, index) => {
-    const error = refused.get(index);
-    if (error) {
-      const sent = (item as { external_id?: unknown } | null)?.external_id;
-      return { index, external_id: typeof sent === 'string' ? sent : null, ok: false, updated: false, error };
-    }
-    const { row, created } = savedByIndex.get(index)!;
-    return { index, external_id: row.external_id, ok: true, updated: !created, data: summarizeHome(row) };
+  const accepted = checked.filter((c): c is HomeInput => !(c instanceof ApiError));
+  const saved = await upsertHomes(tx, accepted);
+  const savedOf = new Map(accepted.map((input, i) => [input, saved[i]]));
+  const results = checked.map((c, index) => {
+    if (c instanceof ApiError) return refusedItem(index, items[index], c, { updated: false });
+    const { row, created } = savedOf.get(c)!;
+    return succeededItem(index, row.external_id, { updated: !created, data: summarizeHome(row) });
   });
   const created = saved.filter((s) => s.created).length;
-  return { created, updated: saved.length - created, failed: refused.size, results };
+  return { created, updated: saved.length - created, results };
 }
 
 /** The id of the caller's home named by `ref` (its id, else its external_id); 404 otherwise. */

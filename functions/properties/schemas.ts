@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { batchItems, batchResult } from '../../shared/http/batch.ts';
 import { calendarDate, maxMoney, measure, money, storedText } from '../../shared/http/values.ts';
 
 // The provider side's request and response schemas. Amounts are major units (dollars, at most two
@@ -171,25 +172,19 @@ export const Readiness = z
   })
   .openapi('Readiness');
 
-const BatchItemError = z.object({ code: z.string(), message: z.string(), field: z.string().optional() }).openapi('BatchItemError');
+/** At most this many homes in one POST /properties/batch, blocks in one POST /properties/availability. */
+export const batchLimits = { homes: 100, blocks: 500 } as const;
 
-export const BatchResult = z
-  .object({
-    created: z.number().int().describe('New homes.'),
-    updated: z.number().int().describe('Existing homes refreshed under their external_id.'),
-    failed: z.number().int(),
-    results: z.array(
-      z.object({
-        index: z.number().int(),
-        external_id: z.string().nullable(),
-        ok: z.boolean(),
-        updated: z.boolean(),
-        data: HomeSummary.optional(),
-        error: BatchItemError.optional(),
-      }),
-    ),
-  })
-  .openapi('HomeBatchResult');
+export const HomeBatchBody = z.strictObject({ properties: batchItems('HomeInput', batchLimits.homes) });
+
+export const HomeBatchResult = batchResult('HomeBatchResult', {
+  lead: { created: z.number().int().describe('New homes.') },
+  tail: { updated: z.number().int().describe('Existing homes refreshed under their external_id.') },
+  item: {
+    updated: z.boolean().describe('true when an existing home under that external_id was refreshed.'),
+    data: HomeSummary.optional(),
+  },
+});
 
 export const Block = z
   .object({
@@ -228,24 +223,23 @@ export const BulkBlockInput = z
   .openapi('AvailabilityBulkItem');
 export type BulkBlockInput = z.infer<typeof BulkBlockInput>;
 
-export const BulkBlocksResult = z
-  .object({
-    blocked: z.number().int().describe('Blocks added.'),
-    failed: z.number().int(),
+export const BulkBlocksBody = z.strictObject({
+  replace: z.boolean().default(false).describe('Clear the provider blocks of the homes named by the accepted blocks first.'),
+  blocks: batchItems('AvailabilityBulkItem', batchLimits.blocks),
+});
+
+export const BulkBlocksResult = batchResult('AvailabilityBulkResult', {
+  lead: { blocked: z.number().int().describe('Blocks added.') },
+  tail: {
     replaced_existing: z.number().int().describe('Provider blocks cleared by replace.'),
     homes_touched: z.number().int().describe('Homes that received blocks (with replace, cleared first).'),
-    results: z.array(
-      z.object({
-        index: z.number().int(),
-        ref: z.string().nullable().describe('The property_id or external_id sent.'),
-        ok: z.boolean(),
-        property_id: z.string().uuid().nullable(),
-        block_id: z.string().uuid().optional(),
-        error: BatchItemError.optional().describe('Why the item was refused.'),
-      }),
-    ),
-  })
-  .openapi('AvailabilityBulkResult');
+  },
+  item: {
+    ref: z.string().nullable().describe('The property_id or external_id sent.'),
+    property_id: z.string().uuid().nullable(),
+    block_id: z.string().uuid().optional(),
+  },
+});
 
 const Payment = z
   .object({

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createOrg, ownerSql } from '../helpers.ts';
 import { withTenant, type Tenant } from '../../shared/db/tenant.ts';
 import { listEvents, type EventFilter } from '../../functions/events/repository.ts';
-import type { Keyset } from '../../shared/webhooks/params.ts';
+import type { Keyset } from '../../shared/http/paging.ts';
 
 interface PlanNode {
   'Node Type': string;
@@ -39,7 +39,7 @@ beforeAll(async () => {
 async function planOf(filter: Partial<EventFilter>): Promise<PlanNode[]> {
   const full: EventFilter = { names: [], limit: 100, ...filter };
   const [row] = await withTenant(tenant, (tx) => tx<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>`
-    explain (analyze, format json) ${listEvents(tx, tenant, full)}`);
+    explain (analyze, format json) ${listEvents(tx, full)}`);
   return nodesOf(row['QUERY PLAN'][0].Plan);
 }
 

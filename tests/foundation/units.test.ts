@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { usesTransactionPooler } from '../../shared/db/client.ts';
-import { decodeCursor, encodeCursor, page } from '../../shared/http/envelope.ts';
+import { decodeCursor, encodeCursor, page } from '../../shared/http/paging.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { environmentOfKey, generateApiKey } from '../../shared/keys.ts';
 import { allows } from '../../shared/http/scopes.ts';

@@ -114,10 +114,11 @@ describe('POST /properties/availability (bulk calendar sync)', () => {
         { property_id: other.id, start_date: '2027-02-01', end_date: '2027-02-05' },
       ],
     });
-    expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ blocked: 2, failed: 0, replaced_existing: 0, homes_touched: 2 });
-    expect(res.body.data.results[0]).toMatchObject({ index: 0, ref: 'B-1', ok: true, property_id: home.id, block_id: expect.any(String) });
-    expect(res.body.data.results[1]).toMatchObject({ index: 1, ref: other.id, ok: true, property_id: other.id });
+    expect(res.status).toBe(201);
+    expect(Object.keys(res.body)).toEqual(['blocked', 'failed', 'replaced_existing', 'homes_touched', 'results']);
+    expect(res.body).toMatchObject({ blocked: 2, failed: 0, replaced_existing: 0, homes_touched: 2 });
+    expect(res.body.results[0]).toMatchObject({ index: 0, external_id: 'B-1', ref: 'B-1', ok: true, property_id: home.id, block_id: expect.any(String) });
+    expect(res.body.results[1]).toMatchObject({ index: 1, external_id: null, ref: other.id, ok: true, property_id: other.id });
     const after = (await api.get('/properties/B-1')).body.data;
     expect(after.availability_via).toEqual(['complete_profile', 'calendar_synced', 'manual_blocks', 'available_dates']);
     expect(after.verified_via).toBe('calendar_synced');
@@ -158,8 +159,8 @@ describe('POST /properties/availability (bulk calendar sync)', () => {
         { property_id: home.id, start_date: '2027-03-01', end_date: '2027-03-03' },
       ],
     });
-    expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ blocked: 2, failed: 0, replaced_existing: 2, homes_touched: 1 });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ blocked: 2, failed: 0, replaced_existing: 2, homes_touched: 1 });
     const blocks = (await api.get(`/properties/${home.id}/availability`)).body.data;
     expect(blocks.map((b: any) => [b.start_date, b.source])).toEqual([
       ['2027-02-01', 'provider'],
@@ -177,7 +178,7 @@ describe('POST /properties/availability (bulk calendar sync)', () => {
     const body = { replace: true, blocks: [{ property_id: home.id, start_date: '2027-01-01', end_date: '2027-01-05' }] };
     await api.post('/properties/availability', body);
     const second = await api.post('/properties/availability', body);
-    expect(second.body.data.replaced_existing).toBe(1);
+    expect(second.body.replaced_existing).toBe(1);
     expect((await api.get(`/properties/${home.id}/availability`)).body.count).toBe(1);
   });
 
@@ -201,16 +202,18 @@ describe('POST /properties/availability (bulk calendar sync)', () => {
       ],
     });
     expect(res.status).toBe(207);
-    expect(res.body.data).toMatchObject({ blocked: 1, failed: 8, replaced_existing: 1, homes_touched: 1 });
-    const r = res.body.data.results;
-    expect(r[0]).toMatchObject({ ok: true, ref: 'MIX', property_id: home.id });
-    expect(r[1]).toMatchObject({ ok: false, ref: 'GHOST', property_id: null, error: { code: 'not_found', field: 'external_id' } });
-    expect(r[2]).toMatchObject({ ok: false, property_id: null, error: { code: 'not_found', field: 'property_id' } });
+    expect(res.body).toMatchObject({ blocked: 1, failed: 8, replaced_existing: 1, homes_touched: 1 });
+    const r = res.body.results;
+    expect(r.map((item: any) => item.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(r[0]).toMatchObject({ ok: true, external_id: 'MIX', ref: 'MIX', property_id: home.id });
+    expect(r[1]).toMatchObject({ ok: false, external_id: 'GHOST', ref: 'GHOST', property_id: null, error: { code: 'not_found', field: 'external_id' } });
+    expect(r[2]).toMatchObject({ ok: false, external_id: null, property_id: null, error: { code: 'not_found', field: 'property_id' } });
     expect(r[3]).toMatchObject({ ok: false, ref: 'OTHER', property_id: other.id, error: { code: 'invalid_field', field: 'end_date' } });
     expect(r[4]).toMatchObject({ ok: false, ref: null, error: { code: 'invalid_field', field: 'property_id' } });
     expect(r[5]).toMatchObject({ ok: false, error: { code: 'invalid_field', field: 'property_id' } });
     expect(r[6]).toMatchObject({ ok: false, error: { code: 'invalid_field', field: 'property_id' } });
-    expect(r[7]).toMatchObject({ ok: false, ref: null, error: { code: 'invalid_field' } });
+    expect(r[7]).toMatchObject({ ok: false, external_id: null, ref: null, error: { code: 'invalid_field', message: expect.stringMatching(/^The item: /) } });
+    expect(r[7].error).not.toHaveProperty('field');
     expect(r[8]).toMatchObject({ ok: false, ref: 'MIX', property_id: home.id, error: { code: 'invalid_field', field: 'start_date' } });
     // The home with an accepted block was replaced; the home whose only block was refused kept its calendar.
     expect((await api.get(`/properties/${home.id}/availability`)).body.data.map((b: any) => b.start_date)).toEqual(['2027-01-01']);
@@ -228,20 +231,21 @@ describe('POST /properties/availability (bulk calendar sync)', () => {
       ],
     });
     expect(res.status).toBe(207);
-    expect(res.body.data).toMatchObject({ blocked: 1, failed: 2 });
-    expect(res.body.data.results[1]).toMatchObject({ ok: false, property_id: null, error: { code: 'invalid_field', field: 'external_id' } });
-    expect(res.body.data.results[2]).toMatchObject({ ok: false, error: { code: 'invalid_field', field: 'reason' } });
+    expect(res.body).toMatchObject({ blocked: 1, failed: 2 });
+    expect(res.body.results[1]).toMatchObject({ ok: false, property_id: null, error: { code: 'invalid_field', field: 'external_id' } });
+    expect(res.body.results[2]).toMatchObject({ ok: false, error: { code: 'invalid_field', field: 'reason' } });
     const single = await api.post(`/properties/${home.id}/availability`, { start_date: '2027-01-01', end_date: '2027-01-02', reason: '\u0000' });
     expect(single.status).toBe(422);
     expect(single.body.error).toMatchObject({ code: 'invalid_field', field: 'reason' });
   });
 
-  it('a call whose every block is refused changes nothing', async () => {
+  it('a call whose every block is refused answers 422 with the batch result and changes nothing', async () => {
     const { api, home } = await providerWithHome();
     const kept = (await api.post(`/properties/${home.id}/availability`, { start_date: '2027-01-01', end_date: '2027-01-02' })).body.data;
     const res = await api.post('/properties/availability', { replace: true, blocks: [{ property_id: home.id, start_date: '2027-02-02', end_date: '2027-02-01' }] });
-    expect(res.status).toBe(207);
-    expect(res.body.data).toMatchObject({ blocked: 0, failed: 1, replaced_existing: 0, homes_touched: 0 });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ blocked: 0, failed: 1, replaced_existing: 0, homes_touched: 0 });
+    expect(res.body.results[0]).toMatchObject({ index: 0, ok: false, error: { code: 'invalid_field', field: 'end_date' } });
     expect((await api.get(`/properties/${home.id}/availability`)).body.data.map((b: any) => b.id)).toEqual([kept.id]);
   });
 
@@ -251,7 +255,7 @@ describe('POST /properties/availability (bulk calendar sync)', () => {
       api.post('/properties/availability', { replace: true, blocks: [{ property_id: home.id, start_date: `2027-${month}-01`, end_date: `2027-${month}-02` }] });
     for (let round = 0; round < 5; round++) {
       const responses = await Promise.all(['01', '02', '03', '04'].map(sync));
-      expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      expect(responses.map((r) => r.status)).toEqual([201, 201, 201, 201]);
       expect((await api.get(`/properties/${home.id}/availability`)).body.count).toBe(1);
     }
   });
@@ -267,7 +271,7 @@ describe('POST /properties/availability (bulk calendar sync)', () => {
         api.post('/properties/availability', { replace: true, blocks: [...blocks].reverse() }),
         api.post('/properties/batch', { properties: homes }),
       ]);
-      expect([sync.status, publish.status]).toEqual([200, 200]);
+      expect([sync.status, publish.status]).toEqual([201, 200]);
     }
   });
 
@@ -275,8 +279,8 @@ describe('POST /properties/availability (bulk calendar sync)', () => {
     const { api, home } = await providerWithHome();
     const blocks = Array.from({ length: 500 }, (_, i) => ({ property_id: home.id, start_date: '2027-01-01', end_date: '2027-01-02', reason: `r${i}` }));
     const ok = await api.post('/properties/availability', { blocks });
-    expect(ok.status).toBe(200);
-    expect(ok.body.data.blocked).toBe(500);
+    expect(ok.status).toBe(201);
+    expect(ok.body.blocked).toBe(500);
     const tooMany = await api.post('/properties/availability', { blocks: [...blocks, blocks[0]] });
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.error).toMatchObject({ code: 'invalid_field', field: 'blocks' });

@@ -139,7 +139,7 @@ describe('GET /properties refusals', () => {
 });
 
 describe('POST /properties/batch', () => {
-  it('handles items independently: 207 with per-item results, created and updated counted apart', async () => {
+  it('handles items independently: 207 with per-item results in input order, created and updated counted apart', async () => {
     const api = client((await createTenant('provider')).live);
     const existing = await api.post('/properties', completeHome({ external_id: 'E-1' }));
     const res = await api.post('/properties/batch', {
@@ -154,14 +154,17 @@ describe('POST /properties/batch', () => {
       ],
     });
     expect(res.status).toBe(207);
-    expect(res.body.data).toMatchObject({ created: 2, updated: 1, failed: 4 });
-    const [e1, n1, bad, minimal, dup, text, unknown] = res.body.data.results;
+    expect(Object.keys(res.body)).toEqual(['created', 'failed', 'updated', 'results']);
+    expect(res.body).toMatchObject({ created: 2, updated: 1, failed: 4 });
+    expect(res.body.results.map((r: any) => r.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    const [e1, n1, bad, minimal, dup, text, unknown] = res.body.results;
     expect(e1).toMatchObject({ index: 0, external_id: 'E-1', ok: true, updated: true, data: { id: existing.body.data.id, listed: true } });
     expect(n1).toMatchObject({ index: 1, external_id: 'N-1', ok: true, updated: false, data: { api_external_id: 'N-1', listed: true, missing_fields: [], availability_via: ['complete_profile', 'available_dates'] } });
     expect(bad).toMatchObject({ index: 2, external_id: 'BAD', ok: false, error: { code: 'invalid_field', field: 'monthly_rate' } });
     expect(minimal).toMatchObject({ index: 3, external_id: null, ok: true, data: { listed: false } });
-    expect(dup).toMatchObject({ index: 4, ok: false, error: { code: 'invalid_field', field: 'external_id' } });
-    expect(text).toMatchObject({ index: 5, ok: false, error: { code: 'invalid_field' } });
+    expect(dup).toMatchObject({ index: 4, external_id: 'N-1', ok: false, error: { code: 'invalid_field', field: 'external_id' } });
+    expect(text).toMatchObject({ index: 5, external_id: null, ok: false, error: { code: 'invalid_field', message: expect.stringMatching(/^The item: /) } });
+    expect(text.error).not.toHaveProperty('field');
     expect(unknown).toMatchObject({ index: 6, ok: false, error: { code: 'invalid_field', field: 'surprise' } });
     expect((await api.get('/properties/E-1')).body.data.monthly_rate).toBe(3000);
     expect((await api.get('/properties/BAD')).status).toBe(404);
@@ -171,26 +174,33 @@ describe('POST /properties/batch', () => {
     const api = client((await createTenant('provider')).live);
     const res = await api.post('/properties/batch', { properties: [completeHome({ external_id: 'GOOD' }), completeHome({ description: 'x\u0000' })] });
     expect(res.status).toBe(207);
-    expect(res.body.data).toMatchObject({ created: 1, failed: 1 });
-    expect(res.body.data.results[1]).toMatchObject({ ok: false, error: { code: 'invalid_field', field: 'description' } });
+    expect(res.body).toMatchObject({ created: 1, failed: 1 });
+    expect(res.body.results[1]).toMatchObject({ ok: false, error: { code: 'invalid_field', field: 'description' } });
     expect((await api.get('/properties/GOOD')).status).toBe(200);
   });
 
-  it('answers 200 when every item goes through, and 207 when every item fails', async () => {
+  it('answers 201 when every item goes through, 200 when every item refreshed an existing home, 422 when every item fails', async () => {
     const api = client((await createTenant('provider')).live);
     const ok = await api.post('/properties/batch', { properties: [completeHome(), completeHome()] });
-    expect(ok.status).toBe(200);
-    expect(ok.body.data).toMatchObject({ created: 2, updated: 0, failed: 0 });
+    expect(ok.status).toBe(201);
+    expect(ok.body).toMatchObject({ created: 2, updated: 0, failed: 0 });
+    const refreshed = [completeHome({ external_id: 'UP-1' }), completeHome({ external_id: 'UP-2' })];
+    expect((await api.post('/properties/batch', { properties: [refreshed[0]] })).status).toBe(201);
+    const mixed = await api.post('/properties/batch', { properties: refreshed });
+    expect([mixed.status, mixed.body.created, mixed.body.updated]).toEqual([201, 1, 1]);
+    const again = await api.post('/properties/batch', { properties: refreshed });
+    expect([again.status, again.body.created, again.body.updated]).toEqual([200, 0, 2]);
     const bad = await api.post('/properties/batch', { properties: [{}, { address: 'x' }] });
-    expect(bad.status).toBe(207);
-    expect(bad.body.data).toMatchObject({ created: 0, failed: 2 });
+    expect(bad.status).toBe(422);
+    expect(bad.body).toMatchObject({ created: 0, failed: 2 });
+    expect(bad.body.results.map((r: any) => [r.index, r.ok, r.error.code])).toEqual([[0, false, 'invalid_field'], [1, false, 'invalid_field']]);
   });
 
   it('accepts 100 items and refuses 101 or none', async () => {
     const api = client((await createTenant('provider')).live);
     const hundred = await api.post('/properties/batch', { properties: Array.from({ length: 100 }, (_, i) => minimalHome({ external_id: `H-${i}` })) });
-    expect(hundred.status).toBe(200);
-    expect(hundred.body.data.created).toBe(100);
+    expect(hundred.status).toBe(201);
+    expect(hundred.body.created).toBe(100);
     const tooMany = await api.post('/properties/batch', { properties: Array.from({ length: 101 }, () => minimalHome()) });
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.error).toMatchObject({ code: 'invalid_field', field: 'properties' });
@@ -205,8 +215,8 @@ describe('POST /properties/batch', () => {
     const body = { properties: [completeHome({ external_id: 'R-1' }), completeHome({ external_id: 'R-2' })] };
     const first = await api.post('/properties/batch', body);
     const second = await api.post('/properties/batch', body);
-    expect(second.body.data).toMatchObject({ created: 0, updated: 2 });
-    expect(second.body.data.results.map((r: any) => r.data.id)).toEqual(first.body.data.results.map((r: any) => r.data.id));
+    expect(second.body).toMatchObject({ created: 0, updated: 2 });
+    expect(second.body.results.map((r: any) => r.data.id)).toEqual(first.body.results.map((r: any) => r.data.id));
   });
 
   it('with an Idempotency-Key a retry of items without external_id replays instead of duplicating', async () => {

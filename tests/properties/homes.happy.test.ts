@@ -124,7 +124,7 @@ describe('POST /properties', () => {
         api.post('/properties/batch', { properties: [...homes].reverse() }),
         api.post('/properties/batch', { properties: [...homes.slice(30), ...homes.slice(0, 30)] }),
       ]);
-      expect(responses.map((r) => [r.status, r.body.data?.updated])).toEqual([[200, 60], [200, 60], [200, 60]]);
+      expect(responses.map((r) => [r.status, r.body.updated])).toEqual([[200, 60], [200, 60], [200, 60]]);
     }
     expect((await api.get('/properties?limit=100')).body.count).toBe(60);
   });
@@ -260,7 +260,7 @@ describe('GET /properties/readiness', () => {
       completeHome({ pet_fee: null, amenities: [], external_id: 'NEWEST' }),
     ];
     const res = await api.post('/properties/batch', { properties: homes });
-    expect(res.status).toBe(200);
+    expect(res.status).toBe(201);
     const readiness = await api.get('/properties/readiness');
     expect(readiness.status).toBe(200);
     expect(readiness.body.data).toMatchObject({

@@ -137,7 +137,7 @@ describe('collection routes stay within the organisation and environment', () =>
       expect(res.body.data.id).not.toBe(owner.homeId);
     }
     const batch = await client(stranger.live).post('/properties/batch', { properties: [completeHome({ external_id: 'SEC-1', monthly_rate: 2 })] });
-    expect(batch.body.data.results[0].data.id).not.toBe(owner.homeId);
+    expect(batch.body.results[0].data.id).not.toBe(owner.homeId);
     const [row] = await ownerSql()`select monthly_rate_cents from app.properties where id = ${owner.homeId}`;
     expect(row.monthly_rate_cents).toBe(245000);
   });
@@ -148,9 +148,9 @@ describe('collection routes stay within the organisation and environment', () =>
         replace: true,
         blocks: [{ property_id: owner.homeId, start_date: '2027-04-01', end_date: '2027-04-02' }],
       });
-      expect(res.status).toBe(207);
-      expect(res.body.data).toMatchObject({ blocked: 0, failed: 1, replaced_existing: 0, homes_touched: 0 });
-      expect(res.body.data.results.every((r: any) => r.error.code === 'not_found' && r.property_id === null)).toBe(true);
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ blocked: 0, failed: 1, replaced_existing: 0, homes_touched: 0 });
+      expect(res.body.results.every((r: any) => r.error.code === 'not_found' && r.property_id === null)).toBe(true);
     }
     const [{ n }] = await ownerSql()`select count(*)::int as n from app.availability_blocks where id = ${owner.blockId}`;
     expect(n).toBe(1);

@@ -1,5 +1,7 @@
 // Every webhooks route: another organisation's and the other environment's endpoints answer 404
-// exactly like unknown ones; a key without the needed scope gets 403 forbidden naming it.
+// exactly like unknown ones, and lists show nothing of theirs; a key without the needed scope gets
+// 403 forbidden naming it. The webhooks statements carry no tenant filter of their own: these tests
+// are what proves that row-level security alone keeps tenants apart.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, client } from '../helpers.ts';
 import { recordEvent, securityFixture } from './support.ts';
@@ -64,6 +66,8 @@ describe('POST /webhooks', () => {
 
   it("files the endpoint under the key's organisation and environment only", async () => {
     const created = (await client(stranger.sandbox).post('/webhooks', { url })).body.data.id;
+    // Filed by the policy's tenant, not by a value of the request: its own key lists it.
+    expect((await client(stranger.sandbox).get('/webhooks')).body.data.map((e: any) => e.id)).toEqual([created]);
     expect((await client(stranger.live).get('/webhooks')).body.data.map((e: any) => e.id)).not.toContain(created);
     expect((await client(owner.sandbox).get('/webhooks')).body.data.map((e: any) => e.id)).not.toContain(created);
   });

@@ -1,7 +1,7 @@
-import { z } from '@hono/zod-openapi';
-import { createRoutes, dataOf, defineRoute, ErrorSchema, jsonBody, jsonResponse, pageOf, validationError } from '../../../shared/http/routes.ts';
-import { list, single } from '../../../shared/http/envelope.ts';
-import { rowPage } from '../../../shared/db/row-cursor.ts';
+import { batchAnswer, batchResponses, parseItems, refusedItem, succeededItem } from '../../../shared/http/batch.ts';
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { single } from '../../../shared/http/envelope.ts';
+import { rowPage } from '../../../shared/http/paging.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { findClaim, listClaims, toClaim, toCreated, toListItem } from '../repository.ts';
 import { amendClaim } from '../amend.ts';
@@ -13,12 +13,6 @@ import {
 // Housing requests: create (one or a batch), list, read, amend.
 
 const tags = ['Housing requests'];
-
-/** A refused batch item's external_id as sent, for its result (whatever the item's shape). */
-function externalIdOf(item: unknown): string | null {
-  const value = (item as { external_id?: unknown } | null)?.external_id;
-  return typeof value === 'string' ? value : null;
-}
 
 export const requestRoutes = createRoutes()
   .openapi(
@@ -56,34 +50,23 @@ export const requestRoutes = createRoutes()
       summary: 'Open up to 50 housing requests in one call',
       description:
         'Each item is validated and created on its own, exactly as POST /claims would (external_id idempotency per item): ' +
-        'one bad item never affects the others. Status 201 when every item succeeded, 207 when some failed, 422 when all failed; ' +
-        'the body is the batch result in each case. An item whose external_id already created a request is ok, with idempotent: true.',
+        'one bad item never affects the others. The answer is the batch result at the top level, as for every batch route: ' +
+        '`created`, `failed` and `results` in the order sent, each with `index`, `external_id`, `ok` and `data` or `error`. ' +
+        'Status 201 when every item succeeded, 207 when some failed, 422 when all failed. ' +
+        'An item whose external_id already created a request is ok, with idempotent: true.',
       scope: 'claims:write',
       request: { body: jsonBody(BatchBody) },
-      responses: {
-        201: jsonResponse(BatchResult, 'Every item succeeded.'),
-        207: jsonResponse(BatchResult, 'Some items succeeded, some failed.'),
-        422: jsonResponse(z.union([BatchResult, ErrorSchema]), 'Every item failed (the batch result), or the body itself is invalid (invalid_field on requests).'),
-      },
+      responses: batchResponses(BatchResult, 'requests'),
     }),
     async (c) => {
       const { requests } = c.req.valid('json');
-      const inputs = requests.map((item) => {
-        const parsed = CreateClaim.safeParse(item);
-        return parsed.success ? parsed.data : validationError(parsed.error);
-      });
-      const outcomes = await createClaims(c.get('caller'), inputs);
-      const results = outcomes.map((outcome, index) => ({
-        index,
-        external_id: outcome.ok ? outcome.row.external_id : externalIdOf(requests[index]),
-        ok: outcome.ok,
-        ...(outcome.ok ? { data: toCreated(outcome.row, outcome.idempotent) } : { error: outcome.error.toBody().error }),
-      }));
-      const created = outcomes.filter((o) => o.ok).length;
-      const failed = outcomes.length - created;
-      const body = { created, failed, results };
-      if (failed === 0) return c.json(body, 201);
-      return created === 0 ? c.json(body, 422) : c.json(body, 207);
+      const outcomes = await createClaims(c.get('caller'), parseItems(CreateClaim, requests));
+      const results = outcomes.map((outcome, index) =>
+        outcome.ok
+          ? succeededItem(index, outcome.row.external_id, { data: toCreated(outcome.row, outcome.idempotent) })
+          : refusedItem(index, requests[index], outcome.error, {}));
+      const { body, status } = batchAnswer({ created: outcomes.filter((o) => o.ok).length }, results, {});
+      return c.json(body, status);
     },
   )
   .openapi(
@@ -103,8 +86,7 @@ export const requestRoutes = createRoutes()
       const { limit, status, updated_since: updatedSince, cursor } = c.req.valid('query');
       const rows = await withTenant(c.get('caller'), (tx) =>
         listClaims(tx, { limit, statuses: status?.split(',').map((s) => s.trim()), updatedSince, cursor }));
-      const { items, nextCursor } = rowPage(rows, limit);
-      return c.json(list(items.map(toListItem), nextCursor), 200);
+      return c.json(rowPage(rows, limit, toListItem), 200);
     },
   )
   .openapi(

@@ -4,48 +4,13 @@ import type { AppEnv } from '../../../shared/http/context.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { ApiError } from '../../../shared/http/errors.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, validationError } from '../../../shared/http/routes.ts';
-import { definitionOf, eventsFor, type EventDefinition } from '../../../shared/events/registry.ts';
-import { knownEvents } from '../../../shared/webhooks/params.ts';
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { definitionOf, eventsFor } from '../../../shared/events/registry.ts';
+import { knownEvents } from '../../../shared/events/params.ts';
 import { recordSimulatedEvent } from '../repository.ts';
-import { Event } from '../schemas.ts';
-import { storedJson, storedText } from '../../../shared/http/values.ts';
+import { EventType, payloadToSimulate, sampleEnvelope, SimulateBody, Simulated } from '../schemas.ts';
 
 // What the event registry offers the caller's side: the catalogue, and simulated events in sandbox.
-
-const EventType = z
-  .object({
-    event: z.string(),
-    summary: z.string(),
-    audience: z.enum(['carrier', 'provider']),
-    simulatable: z.boolean(),
-    sample: Event.describe('A representative envelope, as delivered.'),
-  })
-  .openapi('EventType');
-
-const SimulateBody = z
-  .strictObject({
-    event: storedText().min(1).openapi({ example: 'lease.signed' }),
-    data: storedJson().optional().describe("The payload; omitted, the event type's sample."),
-  })
-  .openapi('SimulateEvent');
-
-const Simulated = z
-  .object({
-    event_id: z.string().uuid(),
-    event: z.string(),
-    queued_to: z.number().int().describe('Sandbox endpoints the event was queued to.'),
-    simulated: z.literal(true),
-    note: z.string(),
-  })
-  .openapi('SimulatedEvent');
-
-const sampleEnvelope = (definition: EventDefinition) => ({
-  id: '00000000-0000-4000-8000-000000000000',
-  event: definition.event,
-  created_at: '2026-11-21T10:15:00.000Z',
-  data: definition.sample,
-});
 
 /**
  * Simulate is for sandbox keys whatever the body says, so a live key is told that first, before any
@@ -57,33 +22,6 @@ const sandboxOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   await next();
 };
-
-/**
- * The payload to simulate: `data` merged over the event type's sample (nested objects merged too),
- * so any subset of the documented fields works, then checked against the payload: a wrong value or
- * a field the payload does not have is 422 naming `data.<field>`.
- */
-function payloadToSimulate(definition: EventDefinition, data: Record<string, unknown> = {}): Record<string, unknown> {
-  const merged = mergeOver(definition.sample, data);
-  const payload = definition.payload instanceof z.ZodObject
-    ? definition.payload.extend({ simulated: z.literal(true).optional() }).strict()
-    : definition.payload;
-  const checked = z.object({ data: payload }).safeParse({ data: merged });
-  if (!checked.success) throw validationError(checked.error);
-  return merged;
-}
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** `over` laid over `base`: keys of both objects merged, anything else (arrays, null) replaced. */
-function mergeOver(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
-  const merged = { ...base };
-  for (const [key, value] of Object.entries(over)) {
-    merged[key] = isPlainObject(value) && isPlainObject(base[key]) ? mergeOver(base[key], value) : value;
-  }
-  return merged;
-}
 
 const routes = createRoutes();
 routes.post('/simulate', sandboxOnly);

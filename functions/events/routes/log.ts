@@ -1,39 +1,13 @@
-import { z } from '@hono/zod-openapi';
 import { withTenant } from '../../../shared/db/tenant.ts';
-import { list, single } from '../../../shared/http/envelope.ts';
+import { single } from '../../../shared/http/envelope.ts';
 import { ApiError, notFound } from '../../../shared/http/errors.ts';
 import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
-import { existingId, IdParams, keysetOf, knownEvents, newestFirstPage } from '../../../shared/webhooks/params.ts';
+import { existingId, IdParams, knownEvents } from '../../../shared/events/params.ts';
+import { cursorKeyset, keysetPage } from '../../../shared/http/paging.ts';
 import { listEvents, queueReplay, readEvent } from '../repository.ts';
-import { Event, renderEvent } from '../schemas.ts';
-import { storedText, timestampQuery } from '../../../shared/http/values.ts';
+import { Event, EventDetail, EventsQuery, renderEvent, Replayed } from '../schemas.ts';
 
 // The event log, the system of record of everything announced, and replay of what it holds.
-
-const maxPageSize = 250;
-
-const ListQuery = z.object({
-  event: storedText().optional().openapi({ description: 'Comma-separated event types.', example: 'lease.sent,lease.signed' }),
-  since: timestampQuery().optional().openapi({ description: 'Only events recorded after this ISO timestamp, with `Z` or an offset.', example: '2026-11-21T10:15:00Z' }),
-  limit: z.coerce.number().int().min(1).max(maxPageSize).default(100).openapi({ description: `1 to ${maxPageSize}, default 100.` }),
-  cursor: storedText().optional().openapi({ description: '`next_cursor` of the previous page, unchanged.' }),
-});
-
-const DeliveryCounts = z
-  .object({
-    total: z.number().int(),
-    succeeded: z.number().int(),
-    pending: z.number().int(),
-    abandoned: z.number().int(),
-    cancelled: z.number().int(),
-  })
-  .describe("The event's webhook deliveries by status (see GET /webhooks/deliveries?event_id=).");
-
-const EventDetail = Event.extend({ simulated: z.boolean(), deliveries: DeliveryCounts }).openapi('EventDetail');
-
-const Replayed = z
-  .object({ event_id: z.string().uuid(), queued_to: z.number().int(), replay: z.literal(true) })
-  .openapi('ReplayedEvent');
 
 const notFoundError = { 404: 'not_found: no such event in this organisation and environment (or past its 90 days).' };
 
@@ -49,7 +23,7 @@ export const logRoutes = createRoutes()
         'Paged with an opaque `cursor`; the cost of a page does not grow with its depth.',
       ].join('\n\n'),
       scope: 'any-read',
-      request: { query: ListQuery },
+      request: { query: EventsQuery },
       responses: { 200: jsonResponse(pageOf(Event), 'A page of events.') },
       errors: { 422: 'invalid_field (limit, since, cursor) or unknown_event (an `event` name the side is not sent).' },
     }),
@@ -60,12 +34,11 @@ export const logRoutes = createRoutes()
       const filter = {
         names: knownEvents(requested, caller.side, 'event'),
         since: query.since,
-        after: keysetOf(query.cursor),
+        after: cursorKeyset(query.cursor),
         limit: query.limit,
       };
-      const rows = await withTenant(caller, (tx) => listEvents(tx, caller, filter));
-      const { items, nextCursor } = newestFirstPage(rows, query.limit);
-      return c.json(list(items.map(renderEvent), nextCursor), 200);
+      const rows = await withTenant(caller, (tx) => listEvents(tx, filter));
+      return c.json(keysetPage(rows, query.limit, renderEvent), 200);
     },
   )
   .openapi(

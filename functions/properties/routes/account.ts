@@ -1,10 +1,10 @@
 import { withTenant } from '../../../shared/db/tenant.ts';
-import { list, single } from '../../../shared/http/envelope.ts';
+import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { PayoutStatus, readPayoutStatus } from '../../../shared/properties/payouts.ts';
 import { setupPageUrl } from '../../pay/setup.ts';
 import { listBookings, renderBooking } from '../bookings.ts';
-import { cursorRowId, rowPage, RowPageQuery } from '../../../shared/db/row-cursor.ts';
+import { cursorRowId, pageQuery, pageSizes, rowPage } from '../../../shared/http/paging.ts';
 import { Booking } from '../schemas.ts';
 
 // The provider's account: bookings with earnings, and the payout account status.
@@ -20,15 +20,14 @@ export const accountRoutes = createRoutes()
         'Newest first, keyset-paged. Each settled charge shows `gross` (what the payer was charged), `platform_fee` (the service\'s fee, ' +
         'from rent only), `processing_fee` (the card processor\'s fee on the whole charge) and `net_to_you`. Failed charges are not listed.',
       scope: 'bookings:read',
-      request: { query: RowPageQuery },
+      request: { query: pageQuery(pageSizes.bookings) },
       responses: { 200: jsonResponse(pageOf(Booking), 'One page of bookings.') },
       errors: { 422: 'invalid_field: a bad limit or cursor.' },
     }),
     async (c) => {
       const { limit, cursor } = c.req.valid('query');
       const rows = await withTenant(c.get('caller'), (tx) => listBookings(tx, { limit, after: cursorRowId(cursor) }));
-      const { items, nextCursor } = rowPage(rows, limit);
-      return c.json(list(items.map(renderBooking), nextCursor), 200);
+      return c.json(rowPage(rows, limit, renderBooking), 200);
     },
   )
   .openapi(

@@ -3,15 +3,12 @@ import { withTenant } from '../../../shared/db/tenant.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
 import { addBlock, listBlocks, releaseBlock, syncCalendars } from '../availability.ts';
-import { batchStatus } from '../batch.ts';
+import { batchAnswer, batchResponses } from '../../../shared/http/batch.ts';
 import { resolveHome } from '../homes.ts';
-import { valueException } from '../../../shared/http/values.ts';
-import { Block, BlockInput, BulkBlockInput, BulkBlocksResult, HomeRefParams, IsoDate } from '../schemas.ts';
+import { Block, BlockInput, BulkBlockInput, BulkBlocksBody, BulkBlocksResult, HomeRefParams, IsoDate } from '../schemas.ts';
 
 // Availability calendars: blocks per home, the bulk calendar sync, and releasing a provider block.
 // Dates are inclusive on both ends.
-
-const maxBulkBlocks = 500;
 
 const notFoundError = { 404: 'not_found: no such home for this organisation in this environment.' };
 
@@ -33,30 +30,18 @@ availabilityRoutes
         'service took for a lease or booking always survive. A refused block changes nothing: a home whose every block was refused ' +
         'keeps its calendar. Without `replace` the blocks are added, so a retry duplicates them: send an Idempotency-Key. ' +
         'Everything happens in one transaction; concurrent syncs of the same home run one after the other. ' +
-        'Status 200 when every block was added, 207 when any was refused.',
+        'The answer is the batch result at the top level, as for every batch route: `blocked`, `failed`, `replaced_existing`, ' +
+        '`homes_touched` and `results` in the order sent (with the item\'s `external_id` when it named its home by one). ' +
+        'Status 201 when every block was added, 207 when some were refused, 422 when all were.',
       scope: 'properties:write',
-      request: {
-        body: jsonBody(
-          z.strictObject({
-            replace: z.boolean().default(false).describe('Clear the provider blocks of the homes named by the accepted blocks first.'),
-            blocks: z
-              .array(valueException(z.unknown(), 'each item is validated against AvailabilityBulkItem by the handler'))
-              .min(1)
-              .max(maxBulkBlocks)
-              .openapi({ items: { $ref: '#/components/schemas/AvailabilityBulkItem' }, description: 'At most 500 blocks.' }),
-          }),
-        ),
-      },
-      responses: {
-        200: jsonResponse(dataOf(BulkBlocksResult), 'Every block was added.'),
-        207: jsonResponse(dataOf(BulkBlocksResult), 'Some blocks were refused; see results[].error.'),
-      },
-      errors: { 422: 'invalid_field: `blocks` is missing, empty or longer than 500 items.' },
+      request: { body: jsonBody(BulkBlocksBody) },
+      responses: batchResponses(BulkBlocksResult, 'blocks'),
     }),
     async (c) => {
       const { replace, blocks } = c.req.valid('json');
-      const result = await withTenant(c.get('caller'), (tx) => syncCalendars(tx, blocks, replace));
-      return c.json(single(result), batchStatus(result.failed));
+      const { blocked, replaced_existing, homes_touched, results } = await withTenant(c.get('caller'), (tx) => syncCalendars(tx, blocks, replace));
+      const { body, status } = batchAnswer({ blocked }, results, { replaced_existing, homes_touched });
+      return c.json(body, status);
     },
   )
   .openapi(

@@ -1,16 +1,13 @@
 import { z } from '@hono/zod-openapi';
-import { valueException } from '../../../shared/http/values.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
-import { list, single } from '../../../shared/http/envelope.ts';
+import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
-import { batchStatus } from '../batch.ts';
-import { cursorRowId, rowPage, RowPageQuery } from '../../../shared/db/row-cursor.ts';
+import { batchAnswer, batchResponses } from '../../../shared/http/batch.ts';
+import { cursorRowId, pageQuery, pageSizes, rowPage } from '../../../shared/http/paging.ts';
 import { listHomes, patchHome, publishBatch, readHome, readReadiness, renderHome, resolveHome, upsertHomes } from '../homes.ts';
-import { BatchResult, Home, HomeInput, HomePatch, HomeRefParams, Readiness, homeStatuses } from '../schemas.ts';
+import { Home, HomeBatchBody, HomeBatchResult, HomeInput, HomePatch, HomeRefParams, Readiness, homeStatuses } from '../schemas.ts';
 
 // Publishing and reading homes. Routes with a fixed path come before /{ref} so that they win.
-
-const maxBatchHomes = 100;
 
 const notOffered = 'Deleting a home is not offered: set status to unavailable instead (deletion would lose its history and placements).';
 
@@ -25,29 +22,18 @@ export const homeRoutes = createRoutes()
         'Each item is a home as for POST /properties and is handled on its own: a bad item is reported in `results` and does ' +
         'not affect the others. Items with an `external_id` update that home in place (`updated: true`); items without one ' +
         'create a new home, so a retry duplicates them unless the call carries an Idempotency-Key. ' +
-        'Status 200 when every item went through, 207 when any was refused. ' +
-        'Within one call an external_id may appear once; a repeat is refused.',
+        'Within one call an external_id may appear once; a repeat is refused. ' +
+        'The answer is the batch result at the top level, as for every batch route: `created`, `failed`, `updated` and `results` ' +
+        'in the order sent. Status 201 when every item succeeded, 200 when every item succeeded and each refreshed an existing ' +
+        'home (nothing was created, as POST /properties answers an update in place), 207 when some were refused, 422 when all were.',
       scope: 'properties:write',
-      request: {
-        body: jsonBody(
-          z.strictObject({
-            properties: z
-              .array(valueException(z.unknown(), 'each item is validated against HomeInput by the handler'))
-              .min(1)
-              .max(maxBatchHomes)
-              .openapi({ items: { $ref: '#/components/schemas/HomeInput' }, description: 'At most 100 homes (HomeInput each).' }),
-          }),
-        ),
-      },
-      responses: {
-        200: jsonResponse(dataOf(BatchResult), 'Every item went through.'),
-        207: jsonResponse(dataOf(BatchResult), 'Some items were refused; see results[].error.'),
-      },
-      errors: { 422: 'invalid_field: `properties` is missing, empty or longer than 100 items.' },
+      request: { body: jsonBody(HomeBatchBody) },
+      responses: batchResponses(HomeBatchResult, 'properties', 'Every item succeeded and refreshed an existing home under its external_id.'),
     }),
     async (c) => {
-      const result = await withTenant(c.get('caller'), (tx) => publishBatch(tx, c.req.valid('json').properties));
-      return c.json(single(result), batchStatus(result.failed));
+      const { created, updated, results } = await withTenant(c.get('caller'), (tx) => publishBatch(tx, c.req.valid('json').properties));
+      const { body, status } = batchAnswer({ created }, results, { updated }, { createdNothing: created === 0 });
+      return c.json(body, status);
     },
   )
   .openapi(
@@ -96,7 +82,7 @@ export const homeRoutes = createRoutes()
       description: 'Newest first, keyset-paged: pass `next_cursor` back as `cursor` until it is null.',
       scope: 'properties:read',
       request: {
-        query: RowPageQuery.extend({ status: z.enum(homeStatuses).optional() }),
+        query: pageQuery(pageSizes.homes).extend({ status: z.enum(homeStatuses).optional() }),
       },
       responses: { 200: jsonResponse(pageOf(Home), 'One page of homes.') },
       errors: { 422: 'invalid_field: a bad limit, status or cursor.' },
@@ -104,8 +90,7 @@ export const homeRoutes = createRoutes()
     async (c) => {
       const { limit, status, cursor } = c.req.valid('query');
       const rows = await withTenant(c.get('caller'), (tx) => listHomes(tx, { limit, status, after: cursorRowId(cursor) }));
-      const { items, nextCursor } = rowPage(rows, limit);
-      return c.json(list(items.map(renderHome), nextCursor), 200);
+      return c.json(rowPage(rows, limit, renderHome), 200);
     },
   )
   .openapi(
