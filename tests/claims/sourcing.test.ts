@@ -174,6 +174,28 @@ describe('sourcing a new request: a durable job started after the commit', () =>
     }
   }
 
+  it('starts in the creating process right after the commit, handed to EdgeRuntime.waitUntil where there is one', async () => {
+    const origin = spot(1, 11);
+    const c = await carrier();
+    await insertHome(await provider(), { latitude: origin.lat, longitude: origin.lng });
+    const handed: Promise<unknown>[] = [];
+    const edge = globalThis as { EdgeRuntime?: { waitUntil(promise: Promise<unknown>): void } };
+    edge.EdgeRuntime = { waitUntil: (promise) => handed.push(promise) };
+    let made;
+    try {
+      made = (await c.liveApi.post('/claims', claimBody(at(origin)))).body.data;
+    } finally {
+      delete edge.EdgeRuntime;
+    }
+    expect(made.status_primary).toBe('housing_needs_collected');
+    expect(handed).toHaveLength(1);
+    // No runner is called here: the run started by the creation itself sources the request.
+    await handed[0];
+    expect(await sourcingJobs(c.orgId)).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 1 })]);
+    expect((await c.liveApi.get(`/claims/${made.id}`)).body.data.status_primary).toBe('housing_options_found');
+    expect(await moves(c.orgId)).toEqual(['housing_options_found']);
+  });
+
   it('is finished by the scheduler when the creating process never started it', async () => {
     const origin = spot(1, 8);
     const c = await carrier();
