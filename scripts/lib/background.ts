@@ -51,7 +51,7 @@ export function startWebhookDispatch(options: Pick<DispatchOptions, 'organisatio
 }
 
 /**
- * The durable jobs (sending contracts and emails) on the same ticker as webhook delivery:
+ * The durable jobs (sourcing new requests, sending contracts and emails) on the same ticker as webhook delivery:
  * each run drains what is due; on stop it claims nothing more.
  */
 export function startJobRunner(options: { organisations?: string[] } = {}): StopJob {
