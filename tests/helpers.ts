@@ -20,6 +20,9 @@ export function ownerSql(): postgres.Sql {
 }
 
 afterAll(async () => {
+  // Jobs that creations started after their commit finish before the pool closes under them.
+  const { settleRunsAfterCommit } = await import('../shared/jobs/after-commit.ts');
+  await settleRunsAfterCommit();
   await owner?.end();
   owner = undefined;
   const { closeDb } = await import('../shared/db/client.ts');

@@ -4,12 +4,13 @@ import type { Caller } from '../../shared/http/context.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { initialStatus } from '../../shared/claims/status.ts';
 import { toCents } from '../../shared/money.ts';
-import { claimColumns, findClaim, type ClaimRow } from './repository.ts';
+import { claimColumns, findClaim, toClaim, type ClaimRow } from './repository.ts';
 import type { AmendClaimInput } from './schemas.ts';
 import { homesFound } from './sourcing.ts';
 
-// Amending a housing request: the pet rules against the stored request, the change itself, and the
-// note about placements already in flight (which an amendment never touches).
+// Amending a housing request: the pet rules against the stored request, the change itself, its
+// record for the timeline (request.amended), and the note about placements already in flight (which
+// an amendment never touches).
 
 const petDetails = ['number_of_pets', 'pet_details', 'pet_breeds'] as const;
 
@@ -42,6 +43,32 @@ function changesOf(body: AmendClaimInput, claim: ClaimRow): Record<string, unkno
   return { ...changes, ...petChanges(body, claim) };
 }
 
+/**
+ * Fields whose values identify or describe people: the household's and the adjuster's contact
+ * details, the household's accessibility needs (health) and the free-text pet description (which may
+ * name anyone). The amendment record lists them by name only and never keeps their values.
+ */
+const personalFields: ReadonlySet<string> = new Set([
+  'household_email', 'household_phone', 'adjuster_name', 'adjuster_email', 'adjuster_phone', 'accessibility_needs', 'pet_details',
+]);
+
+/**
+ * Records what the amendment changed (fields that were sent, or cleared with the pets, whose value
+ * as the API renders it differs): every changed field by name, and from/to of the non-personal ones.
+ * An amendment that changed nothing records nothing.
+ */
+async function recordAmendment(tx: Tx, body: AmendClaimInput, before: ClaimRow, after: ClaimRow): Promise<void> {
+  const [was, now] = [toClaim(before), toClaim(after)] as Record<string, unknown>[];
+  const sent = Object.keys(body).filter((field) => body[field as keyof AmendClaimInput] !== undefined);
+  const candidates = body.has_pets === undefined ? sent : [...new Set([...sent, ...petDetails])];
+  const fields = candidates.filter((field) => JSON.stringify(was[field]) !== JSON.stringify(now[field]));
+  if (fields.length === 0) return;
+  const changes = Object.fromEntries(fields.filter((f) => !personalFields.has(f)).map((f) => [f, { from: was[f], to: now[f] }]));
+  await tx`
+    insert into app.claim_amendments (org_id, environment, claim_id, fields, changes)
+    values (app.current_org(), app.current_env(), ${before.id}, ${fields}::text[], ${tx.json(changes as never)})`;
+}
+
 export interface PlacementInProgress {
   note: string;
   homes: { property_id: string; status: string; move_in_date: string | null }[];
@@ -69,6 +96,7 @@ export async function amendClaim(caller: Caller, reference: string, body: AmendC
     const [amended] = await tx<ClaimRow[]>`
       update app.claims c set ${tx(changesOf(body, claim) as Record<string, never>)} where c.id = ${claim.id}
       returning ${claimColumns(tx)}`;
+    await recordAmendment(tx, body, claim, amended);
     let row = amended;
     // Needs apply to matching at once: a fresh request that now has homes moves on.
     if (row.status_primary === initialStatus) {

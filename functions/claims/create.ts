@@ -6,14 +6,18 @@ import { ApiError } from '../../shared/http/errors.ts';
 import { announceStatus } from '../../shared/claims/lifecycle.ts';
 import { initialStatus } from '../../shared/claims/status.ts';
 import { limits, newClaimRef } from '../../shared/claims/values.ts';
+import { enqueue } from '../../shared/jobs/queue.ts';
+import { runAfterCommit } from '../../shared/jobs/after-commit.ts';
 import { toCents } from '../../shared/money.ts';
 import { claimColumns, type ClaimRow } from './repository.ts';
 import type { CreateClaimInput } from './schemas.ts';
-import { recordSourcingRounds, sendCrawls } from './sourcing.ts';
+import { sourceNewRequests } from './sourcing.ts';
 
 // Creating housing requests, one or a batch, the same way: set-based inserts, external_id
 // idempotency arbitrated by the database's unique index (race-safe), creation announced through the
-// outbox, and sourcing started at once.
+// outbox, and sourcing started at once: a durable job queued in the same transaction and started
+// right after the commit, so the answer does not wait for matching and the crawl, and a process that
+// dies after the commit loses nothing (the scheduler runs the job).
 
 export type CreateOutcome = { ok: true; row: ClaimRow; idempotent: boolean } | { ok: false; error: ApiError };
 
@@ -161,11 +165,11 @@ async function origins(tx: Tx, inputs: (CreateClaimInput | ApiError)[]) {
 /**
  * Creates a request per valid input (an ApiError input is a validation failure passed through, so
  * batch results keep their positions). A repeated external_id gives the existing request with
- * idempotent: true. New requests are announced (request.status_changed from null) and sourcing
- * starts: a round each, whose crawl requests go out after commit.
+ * idempotent: true and queues nothing. New requests are announced (request.status_changed from
+ * null) at housing_needs_collected, and one sourcing job for them all starts after the commit.
  */
 export async function createClaims(caller: Caller, inputs: (CreateClaimInput | ApiError)[]): Promise<CreateOutcome[]> {
-  const { outcomes, rounds } = await withTenant(caller, async (tx) => {
+  const { outcomes, job } = await withTenant(caller, async (tx) => {
     const located = await origins(tx, inputs);
     const rows = inputs.map((input, i) => {
       const origin = located[i];
@@ -177,16 +181,15 @@ export async function createClaims(caller: Caller, inputs: (CreateClaimInput | A
     const created = [...inserted.values()].filter((r): r is ClaimRow => !(r instanceof ApiError));
     await announceStatus(tx, created.map((row) => (
       { request_id: row.id, reference: row.claim_ref, external_id: row.external_id, status: initialStatus, previous_status: null })));
-    const rounds = await recordSourcingRounds(tx, created, 'opened');
+    const job = created.length ? await enqueue(tx, sourceNewRequests.kind, { request_ids: created.map((r) => r.id) }) : undefined;
 
-    // Read back after sourcing, which may have moved the status already. A row not inserted met an
-    // external_id that exists (possibly made by an earlier item of the same batch).
+    // A row not inserted met an external_id that exists (possibly made by an earlier item of the
+    // same batch): the answer is that request as it stands.
     const repeated = fresh.filter((r) => !inserted.has(r)).map((r) => r.external_id!);
-    const current = await tx<ClaimRow[]>`
-      select ${claimColumns(tx)} from app.claims c
-       where c.id = any(${created.map((r) => r.id)}::uuid[]) or c.external_id = any(${repeated}::text[])`;
-    const currentById = new Map(current.map((r) => [r.id, r]));
-    const currentByExternalId = new Map(current.map((r) => [r.external_id, r]));
+    const earlier = repeated.length
+      ? await tx<ClaimRow[]>`select ${claimColumns(tx)} from app.claims c where c.external_id = any(${repeated}::text[])`
+      : [];
+    const earlierByExternalId = new Map(earlier.map((r) => [r.external_id, r]));
 
     const outcomes = inputs.map((input, i): CreateOutcome => {
       if (input instanceof ApiError) return { ok: false, error: input };
@@ -194,12 +197,12 @@ export async function createClaims(caller: Caller, inputs: (CreateClaimInput | A
       if (origin instanceof ApiError) return { ok: false, error: origin };
       const result = inserted.get(rows[i]!);
       if (result instanceof ApiError) return { ok: false, error: result };
-      if (result) return { ok: true, row: currentById.get(result.id)!, idempotent: false };
-      const earlier = currentByExternalId.get(input.external_id!);
-      return earlier ? { ok: true, row: earlier, idempotent: true } : { ok: false, error: couldNotCreate() };
+      if (result) return { ok: true, row: result, idempotent: false };
+      const existing = earlierByExternalId.get(input.external_id!);
+      return existing ? { ok: true, row: existing, idempotent: true } : { ok: false, error: couldNotCreate() };
     });
-    return { outcomes, rounds };
+    return { outcomes, job };
   });
-  await sendCrawls(caller, rounds);
+  if (job) runAfterCommit([sourceNewRequests], [job]);
   return outcomes;
 }

@@ -230,7 +230,8 @@ export const ClaimCreated = z
   .object({
     id: z.string().uuid(),
     claim_ref: z.string().openapi({ example: 'REQ-7KQ2MX' }),
-    status_primary: Status,
+    status_primary: Status.describe('housing_needs_collected for a new request (sourcing runs after the answer); a repeat answers the current status.')
+      .openapi({ example: 'housing_needs_collected' }),
     created_at: z.string(),
     idempotent: z.boolean().describe('true when the external_id had already created this request; nothing new was created.'),
   })

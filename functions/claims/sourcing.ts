@@ -3,13 +3,15 @@ import { withTenant, type Tenant } from '../../shared/db/tenant.ts';
 import { moveStatus } from '../../shared/claims/lifecycle.ts';
 import { crawlerFor, type CrawlRequest, type CrawlStatus } from '../../shared/claims/crawl.ts';
 import { rank, type Candidate, type Needs } from '../../shared/claims/scoring.ts';
-import type { ClaimRow } from './repository.ts';
+import type { JobDefinition } from '../../shared/jobs/runner.ts';
+import { claimColumns, type ClaimRow } from './repository.ts';
 import { errorFields, log } from '../../shared/log.ts';
 import { fromCents } from '../../shared/money.ts';
 
 // Sourcing: matching homes to a request (app.match_candidates finds the eligible homes nearest
 // first; shared/claims/scoring.ts ranks them) and sourcing rounds (matching again plus a crawl
-// request in the loss postcode).
+// request in the loss postcode). A new request's first round is a durable job, queued with the
+// request and started right after its commit (see create.ts).
 
 /** How many eligible homes, nearest first, matching ranks and counts. */
 export const candidatePool = 200;
@@ -105,6 +107,8 @@ export interface RoundRow {
   created_at: Date;
 }
 
+const roundColumns = (tx: Tx) => tx`id, claim_id, coordinator_email, matches_found, crawl_postcode, crawl_request, crawl_status, created_at`;
+
 /**
  * Records one sourcing round per request, in one statement: matching runs again (requests with homes
  * move on) and the crawl request is kept with the round, to be sent by sendCrawls after commit.
@@ -121,7 +125,7 @@ export async function recordSourcingRounds(tx: Tx, claims: ClaimRow[], trigger: 
     select c.org_id, c.environment, c.id, ${trigger}, app.coordinator_of(c),
            (select count(*)::integer from app.match_candidates(c.id, ${candidatePool})), c.loss_zip, i.crawl
       from input i join app.claims c on c.id = i.claim_id
-    returning id, claim_id, coordinator_email, matches_found, crawl_postcode, crawl_request, crawl_status, created_at`;
+    returning ${roundColumns(tx)}`;
   await homesFound(tx, rounds.filter((r) => r.matches_found > 0).map((r) => r.claim_id));
   return rounds;
 }
@@ -148,3 +152,34 @@ export async function sendCrawls(caller: Tenant, rounds: RoundRow[]): Promise<(R
   }
   return rounds.map((round, i) => ({ ...round, crawl_status: outcomes[i].status }));
 }
+
+/**
+ * The opening round of each request that has none yet, recorded now; plus the opening rounds recorded
+ * by an earlier run whose crawl was never sent (that run died between its commit and the crawl).
+ * The requests are locked first, in id order (as status moves lock them), so two runs at once
+ * serialise here and the second finds the first's rounds; the unique index on opening rounds backs it.
+ */
+async function openingRounds(tx: Tx, requestIds: string[]): Promise<RoundRow[]> {
+  const claims = await tx<ClaimRow[]>`
+    select ${claimColumns(tx)} from app.claims c where c.id = any(${requestIds}::uuid[]) order by c.id for update`;
+  const earlier = await tx<RoundRow[]>`
+    select ${roundColumns(tx)} from app.sourcing_rounds where claim_id = any(${requestIds}::uuid[]) and trigger = 'opened'`;
+  const sourced = new Set(earlier.map((round) => round.claim_id));
+  const fresh = await recordSourcingRounds(tx, claims.filter((claim) => !sourced.has(claim.id)), 'opened');
+  return [...fresh, ...earlier.filter((round) => round.crawl_status === 'pending')];
+}
+
+/**
+ * source_new_requests: the first sourcing round of requests just created (one job per creation call,
+ * a batch's requests together, set-based): matching, the move to housing_options_found with its
+ * request.status_changed where homes match, then the crawl requests. Safe to run twice.
+ */
+export const sourceNewRequests: JobDefinition<{ request_ids: string[] }> = {
+  kind: 'source_new_requests',
+  async run({ request_ids }, { job }) {
+    const tenant: Tenant = { orgId: job.org_id, environment: job.environment };
+    const rounds = await withTenant(tenant, (tx) => openingRounds(tx, request_ids));
+    const crawled = await sendCrawls(tenant, rounds);
+    return { rounds: crawled.map((round) => ({ request_id: round.claim_id, matches_found: round.matches_found, crawl: round.crawl_status })) };
+  },
+};

@@ -39,7 +39,16 @@ const documentTimeline: TimelineSource = {
       from app.claim_documents d where d.claim_id = ${claim.id}`,
 };
 
-export const timelineSources: readonly TimelineSource[] = [requestTimeline, documentTimeline, placementTimeline, moneyTimeline];
+/** Amendments (amend.ts records them): the fields changed; from/to of the non-personal ones only. */
+const amendmentTimeline: TimelineSource = {
+  summaries: { 'request.amended': (d) => `Request amended: ${(d.fields as string[]).join(', ')}.` },
+  entries: (tx, claim) => tx<TimelineRow[]>`
+    select a.created_at as at, 'request.amended' as type, null::uuid as property_id,
+           jsonb_build_object('fields', to_jsonb(a.fields), 'changes', a.changes) as detail
+      from app.claim_amendments a where a.claim_id = ${claim.id}`,
+};
+
+export const timelineSources: readonly TimelineSource[] = [requestTimeline, amendmentTimeline, documentTimeline, placementTimeline, moneyTimeline];
 
 /** Every source's entries, oldest first, each with its summary. */
 export async function assembleTimeline(tx: Tx, claim: ClaimRow) {

@@ -6,6 +6,7 @@ import { dispatchDue, type DispatchOptions } from '../../shared/webhooks/dispatc
 import { purgeExpiredEvents } from '../../shared/webhooks/retention.ts';
 import { runDueJobs } from '../../shared/jobs/runner.ts';
 import { jobRegistry } from '../../shared/jobs/registry.ts';
+import { settleRunsAfterCommit } from '../../shared/jobs/after-commit.ts';
 
 export type StopJob = () => Promise<void>;
 
@@ -50,7 +51,7 @@ export function startWebhookDispatch(options: Pick<DispatchOptions, 'organisatio
 }
 
 /**
- * The durable jobs (sending contracts and emails) on the same ticker as webhook delivery:
+ * The durable jobs (sourcing new requests, sending contracts and emails) on the same ticker as webhook delivery:
  * each run drains what is due; on stop it claims nothing more.
  */
 export function startJobRunner(options: { organisations?: string[] } = {}): StopJob {
@@ -65,10 +66,13 @@ function startEventRetention(): StopJob {
   return every('event retention', hour, async () => ({ deleted: await purgeExpiredEvents() }));
 }
 
-/** Starts every background job; returns a function that stops them all. */
+/**
+ * Starts every background job; returns a function that stops them all, and waits for the jobs that
+ * requests started after their commit (sourcing), which need the pool until they end.
+ */
 export function startBackgroundJobs(): StopJob {
   const stops = [startWebhookDispatch(), startJobRunner(), startEventRetention()];
   return async () => {
-    await Promise.all(stops.map((stop) => stop()));
+    await Promise.all([...stops.map((stop) => stop()), settleRunsAfterCommit()]);
   };
 }

@@ -27,13 +27,23 @@ export interface EnqueueOptions {
 /**
  * Queues a job for the transaction's tenant, in the caller's transaction: it commits with the
  * operation or not at all, so no operation is committed without its work and none is sent twice.
+ * Returns the new job's id (undefined when the dedupe key was queued already), for an operation
+ * that starts its job itself after commit (shared/jobs/after-commit.ts).
  */
-export async function enqueue(tx: Tx, kind: string, payload: Record<string, unknown>, options: EnqueueOptions = {}): Promise<void> {
-  await tx`
+export async function enqueue(tx: Tx, kind: string, payload: Record<string, unknown>, options: EnqueueOptions = {}): Promise<string | undefined> {
+  const [job] = await tx<{ id: string }[]>`
     insert into app.jobs (kind, org_id, environment, payload, dedupe_key, run_at, max_attempts)
     values (${kind}, app.current_org(), app.current_env(), ${tx.json(payload as never)}, ${options.dedupeKey ?? null},
             coalesce(${options.runAt ?? null}::timestamptz, now()), ${options.maxAttempts ?? 8})
-    on conflict (kind, dedupe_key) where dedupe_key is not null do nothing`;
+    on conflict (kind, dedupe_key) where dedupe_key is not null do nothing
+    returning id`;
+  return job?.id;
+}
+
+/** Which due jobs a runner claims: of some organisations only (tests share one database), or only the given jobs. */
+export interface JobFilter {
+  organisations?: string[];
+  ids?: string[];
 }
 
 /**
@@ -41,12 +51,13 @@ export async function enqueue(tx: Tx, kind: string, payload: Record<string, unkn
  * runners pass each other; the claim leases each row (run_at and locked_until move `leaseMs` ahead),
  * so a runner that dies mid-job loses nothing: the job falls due again when its lease runs out.
  */
-export async function claimJobs(sql: Sql, kinds: string[], limit: number, leaseMs: number, organisations?: string[]): Promise<JobRow[]> {
-  const onlyThese = organisations ? sql`and org_id = any (${organisations}::uuid[])` : sql``;
+export async function claimJobs(sql: Sql, kinds: string[], limit: number, leaseMs: number, filter: JobFilter = {}): Promise<JobRow[]> {
+  const ofOrganisations = filter.organisations ? sql`and org_id = any (${filter.organisations}::uuid[])` : sql``;
+  const onlyThese = filter.ids ? sql`and id = any (${filter.ids}::uuid[])` : sql``;
   return sql<JobRow[]>`
     with due as (
       select id from app.jobs
-       where status = 'pending' and run_at <= now() and kind = any (${kinds}::text[]) ${onlyThese}
+       where status = 'pending' and run_at <= now() and kind = any (${kinds}::text[]) ${ofOrganisations} ${onlyThese}
        order by run_at
        limit ${limit}
        for update skip locked

@@ -33,6 +33,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Only jobs of these organisations (tests share one database). */
   organisations?: string[];
+  /** Only these jobs (the ones an operation just queued and starts itself). */
+  ids?: string[];
 }
 
 export interface RunReport {
@@ -62,7 +64,7 @@ export async function runDueJobs(options: RunOptions): Promise<RunReport> {
   const deadline = options.budgetMs === undefined ? Infinity : Date.now() + options.budgetMs;
   const report: RunReport = { claimed: 0, succeeded: 0, failed: 0 };
   while (Date.now() < deadline && !options.signal?.aborted) {
-    const jobs = await claimJobs(sql, [...handlers.keys()], batch, leaseMs(), options.organisations);
+    const jobs = await claimJobs(sql, [...handlers.keys()], batch, leaseMs(), { organisations: options.organisations, ids: options.ids });
     report.claimed += jobs.length;
     await Promise.all(jobs.map(async (job) => {
       try {

@@ -2,6 +2,8 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { jobRegistry } from '../../shared/jobs/registry.ts';
+import { runDueJobs } from '../../shared/jobs/runner.ts';
 import { client, createOrg, createTenant, ownerSql } from '../helpers.ts';
 
 /** Documents go to a fresh folder per test file, never into the working tree. */
@@ -41,11 +43,36 @@ export async function carrier() {
   return { ...tenant, liveApi: client(tenant.live), sandboxApi: client(tenant.sandbox) };
 }
 
-/** Opens a request and returns its creation data. */
+/**
+ * Waits until the sourcing of these requests (the job their creation queued) has run: runs the job
+ * through the real job runner, as the scheduler would, or, while the run the creation started after
+ * its commit holds it, waits for that run to record its outcome. A failed run fails the test.
+ */
+export async function sourced(...requestIds: string[]): Promise<void> {
+  const jobsOf = () => ownerSql()<{ id: string; status: string; last_error: string | null }[]>`
+    select id, status, last_error from app.jobs
+     where kind = 'source_new_requests' and payload -> 'request_ids' ?| ${requestIds}::text[]`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const jobs = await jobsOf();
+    if (jobs.length === 0) throw new Error(`no sourcing job for ${requestIds.join(', ')}`);
+    const failed = jobs.find((job) => job.last_error !== null);
+    if (failed) throw new Error(`sourcing job ${failed.id} failed: ${failed.last_error}`);
+    if (jobs.every((job) => job.status === 'succeeded')) return;
+    if (Date.now() > deadline) throw new Error(`sourcing of ${requestIds.join(', ')} did not finish: ${JSON.stringify(jobs)}`);
+    const pending = jobs.filter((job) => job.status === 'pending').map((job) => job.id);
+    if (pending.length) await runDueJobs({ registry: jobRegistry, ids: pending });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Opens a request, waits for its sourcing (see sourced) and returns its creation data. */
 export async function openClaim(api: ReturnType<typeof client>, overrides: Record<string, unknown> = {}) {
   const res = await api.post('/claims', claimBody(overrides));
   if (res.status !== 201) throw new Error(`claim not created: ${res.status} ${res.text}`);
-  return res.body.data as { id: string; claim_ref: string; status_primary: string };
+  const created = res.body.data as { id: string; claim_ref: string; status_primary: string };
+  await sourced(created.id);
+  return created;
 }
 
 export interface HomeSeed {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { call, ownerSql } from '../helpers.ts';
 import { definitionOf } from '../../shared/events/registry.ts';
-import { at, carrier, claimBody, eventsOf, inDays, insertHome, milesNorth, openClaim, provider, spot } from './fixtures.ts';
+import { at, carrier, claimBody, eventsOf, inDays, insertHome, milesNorth, openClaim, provider, sourced, spot } from './fixtures.ts';
 
 const refPattern = /^REQ-[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}$/;
 // No home is ever put near `here`: requests opened there stay at housing_needs_collected.
@@ -96,13 +96,15 @@ describe('POST /claims', () => {
     expect(count).toBe(1);
   });
 
-  it('starts sourcing at once: a round with its crawl request, and housing_options_found when homes match', async () => {
+  it('answers housing_needs_collected; sourcing runs after the commit: a round with its crawl request, then housing_options_found', async () => {
     const c = await carrier();
     const origin = spot(2, 1);
     await insertHome(await provider(), { latitude: milesNorth(origin, 3).lat, longitude: origin.lng, environment: 'sandbox' });
     const res = await c.sandboxApi.post('/claims', claimBody({ ...at(origin), loss_zip: '99701' }));
     expect(res.status).toBe(201);
-    expect(res.body.data.status_primary).toBe('housing_options_found');
+    expect(res.body.data.status_primary).toBe('housing_needs_collected');
+    await sourced(res.body.data.id);
+    expect((await c.sandboxApi.get(`/claims/${res.body.data.id}`)).body.data.status_primary).toBe('housing_options_found');
     const rounds = await ownerSql()`
       select trigger, matches_found, crawl_postcode, crawl_status, crawl_request, coordinator_email from app.sourcing_rounds where claim_id = ${res.body.data.id}`;
     expect(rounds).toEqual([{
@@ -255,6 +257,25 @@ describe('POST /claims/batch', () => {
     const [{ count }] = await ownerSql()`select count(*)::int as count from app.claims where org_id = ${c.orgId}`;
     expect(count).toBe(3);
     expect(await eventsOf(c.orgId)).toHaveLength(3);
+  });
+
+  it('answers housing_needs_collected for every item; one job sources the batch after the commit', async () => {
+    const c = await carrier();
+    const origin = spot(2, 3);
+    await insertHome(await provider(), { latitude: origin.lat, longitude: origin.lng });
+    const res = await c.liveApi.post('/claims/batch', {
+      requests: [claimBody({ ...at(origin), external_id: 'S-1' }), claimBody(at(origin)), claimBody(at(here))],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.results.map((r: any) => r.data.status_primary)).toEqual(Array(3).fill('housing_needs_collected'));
+    const ids: string[] = res.body.results.map((r: any) => r.data.id);
+    const jobs = await ownerSql()`select payload from app.jobs where org_id = ${c.orgId} and kind = 'source_new_requests'`;
+    expect(jobs).toEqual([{ payload: { request_ids: expect.arrayContaining(ids) } }]);
+    await sourced(...ids);
+    const statuses = await Promise.all(ids.map(async (id) => (await c.liveApi.get(`/claims/${id}`)).body.data.status_primary));
+    expect(statuses).toEqual(['housing_options_found', 'housing_options_found', 'housing_needs_collected']);
+    const moves = (await eventsOf(c.orgId)).filter((e) => e.payload.previous_status !== null);
+    expect(moves.map((e) => e.payload.request_id).sort()).toEqual(ids.slice(0, 2).sort());
   });
 
   it('lets concurrent batches naming the same external_ids in opposite orders both succeed, one request per id', async () => {

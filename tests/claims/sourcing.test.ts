@@ -2,7 +2,11 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { consoleCommand, createOrg, ownerSql } from '../helpers.ts';
 import { ConsoleError } from '../../scripts/console/commands.ts';
-import { at, carrier, claimBody, insertHome, openClaim, provider, spot } from './fixtures.ts';
+import { startJobRunner } from '../../scripts/lib/background.ts';
+import { runAfterCommit, settleRunsAfterCommit } from '../../shared/jobs/after-commit.ts';
+import type { JobRow } from '../../shared/jobs/queue.ts';
+import { sourceNewRequests } from '../../functions/claims/sourcing.ts';
+import { at, carrier, claimBody, eventsOf, insertHome, openClaim, provider, sourced, spot } from './fixtures.ts';
 
 // Row 1 of the grid: only this file's homes.
 
@@ -104,6 +108,7 @@ describe('POST /claims/{reference}/source-more', () => {
     try {
       const created = await c.sandboxApi.post('/claims', claimBody({ ...at(spot(1, 7)), external_id: 'CRAWL-UNRECORDED' }));
       expect(created.status).toBe(201);
+      await sourced(created.body.data.id);
       const more = await c.sandboxApi.post(`/claims/${created.body.data.id}/source-more`);
       expect(more.status).toBe(202);
       expect(more.body.data.crawl.status).toBe('recorded');
@@ -149,6 +154,102 @@ describe('POST /claims/{reference}/source-more', () => {
     const res = await c.sandboxApi.post('/claims/REQ-ZZZZZZ/source-more');
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('not_found');
+  });
+});
+
+describe('sourcing a new request: a durable job started after the commit', () => {
+  const sourcingJobs = (orgId: string) =>
+    ownerSql()<(JobRow & { status: string })[]>`select * from app.jobs where org_id = ${orgId} and kind = 'source_new_requests' order by created_at`;
+  const moves = async (orgId: string) => (await eventsOf(orgId)).filter((e) => e.payload.previous_status !== null).map((e) => e.payload.status);
+
+  /** Creation as in a process that dies right after its commit: the job is queued, nothing starts it. */
+  async function createWithoutStart(api: Awaited<ReturnType<typeof carrier>>['liveApi'], body: Record<string, unknown>) {
+    process.env.JOBS_RUN_AFTER_COMMIT = 'false';
+    try {
+      const res = await api.post('/claims', claimBody(body));
+      expect(res.status).toBe(201);
+      return res.body.data as { id: string; status_primary: string };
+    } finally {
+      delete process.env.JOBS_RUN_AFTER_COMMIT;
+    }
+  }
+
+  it('starts in the creating process right after the commit, handed to EdgeRuntime.waitUntil where there is one', async () => {
+    const origin = spot(1, 11);
+    const c = await carrier();
+    await insertHome(await provider(), { latitude: origin.lat, longitude: origin.lng });
+    const handed: Promise<unknown>[] = [];
+    const edge = globalThis as { EdgeRuntime?: { waitUntil(promise: Promise<unknown>): void } };
+    edge.EdgeRuntime = { waitUntil: (promise) => handed.push(promise) };
+    let made;
+    try {
+      made = (await c.liveApi.post('/claims', claimBody(at(origin)))).body.data;
+    } finally {
+      delete edge.EdgeRuntime;
+    }
+    expect(made.status_primary).toBe('housing_needs_collected');
+    expect(handed).toHaveLength(1);
+    // No runner is called here: the run started by the creation itself sources the request.
+    await handed[0];
+    expect(await sourcingJobs(c.orgId)).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 1 })]);
+    expect((await c.liveApi.get(`/claims/${made.id}`)).body.data.status_primary).toBe('housing_options_found');
+    expect(await moves(c.orgId)).toEqual(['housing_options_found']);
+  });
+
+  it('is finished by the scheduler when the creating process never started it', async () => {
+    const origin = spot(1, 8);
+    const c = await carrier();
+    await insertHome(await provider(), { latitude: origin.lat, longitude: origin.lng });
+    const made = await createWithoutStart(c.liveApi, at(origin));
+    expect(made.status_primary).toBe('housing_needs_collected');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await sourcingJobs(c.orgId)).toEqual([expect.objectContaining({ status: 'pending', attempts: 0, payload: { request_ids: [made.id] } })]);
+    expect(await rounds(made.id)).toEqual([]);
+
+    // The local server's scheduler (the same runner pg_cron drives on Supabase), for this organisation.
+    const stop = startJobRunner({ organisations: [c.orgId] });
+    try {
+      for (let waited = 0; (await sourcingJobs(c.orgId))[0].status === 'pending' && waited < 10_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await stop();
+    }
+    expect(await sourcingJobs(c.orgId)).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 1 })]);
+    expect((await c.liveApi.get(`/claims/${made.id}`)).body.data.status_primary).toBe('housing_options_found');
+    expect(await rounds(made.id)).toEqual([expect.objectContaining({ trigger: 'opened', matches_found: 1, crawl_status: 'not_configured' })]);
+    expect(await moves(c.orgId)).toEqual(['housing_options_found']);
+  });
+
+  it('is queued once per creation: an external_id repeat and an Idempotency-Key replay queue nothing', async () => {
+    const c = await carrier();
+    const body = claimBody({ ...at(spot(1, 9)), external_id: 'ONCE-1' });
+    const first = await c.liveApi.post('/claims', body, { 'Idempotency-Key': 'once-1' });
+    expect((await c.liveApi.post('/claims', body, { 'Idempotency-Key': 'once-1' })).body).toEqual(first.body);
+    expect((await c.liveApi.post('/claims', body)).body.data).toMatchObject({ id: first.body.data.id, idempotent: true });
+    const batch = await c.liveApi.post('/claims/batch', { requests: [body] });
+    expect(batch.body.results[0].data).toMatchObject({ id: first.body.data.id, idempotent: true });
+    await sourced(first.body.data.id);
+    expect(await sourcingJobs(c.orgId)).toEqual([expect.objectContaining({ payload: { request_ids: [first.body.data.id] } })]);
+    expect(await rounds(first.body.data.id)).toHaveLength(1);
+  });
+
+  it('sources once when started twice at once, or run again after it succeeded', async () => {
+    const origin = spot(1, 10);
+    const c = await carrier();
+    await insertHome(await provider(), { latitude: origin.lat, longitude: origin.lng });
+    const made = await createWithoutStart(c.liveApi, at(origin));
+    const [job] = await sourcingJobs(c.orgId);
+    // Two starts after commit race for the job: one claims it, the other finds nothing to claim.
+    runAfterCommit([sourceNewRequests], [job.id]);
+    runAfterCommit([sourceNewRequests], [job.id]);
+    await settleRunsAfterCommit();
+    expect(await sourcingJobs(c.orgId)).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 1 })]);
+    // The handler itself, run twice more at once (a runner whose lease ran out while it still worked):
+    // the request is sourced already, so nothing is recorded again.
+    await Promise.all([1, 2].map(() => sourceNewRequests.run({ request_ids: [made.id] }, { sql: ownerSql(), job })));
+    expect(await rounds(made.id)).toHaveLength(1);
+    expect(await moves(c.orgId)).toEqual(['housing_options_found']);
   });
 });
 

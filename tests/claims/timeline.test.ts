@@ -50,6 +50,45 @@ describe('GET /claims/{reference}/timeline', () => {
     expect([...times].sort()).toEqual(times);
   });
 
+  it('records each amendment as request.amended: the changed fields, from/to of the non-personal ones only', async () => {
+    const c = await carrier();
+    const made = await openClaim(c.liveApi, { ...at(here), max_budget: 3000, household_email: 'old@example.com' });
+    const personal = {
+      household_email: 'family.new@example.com', household_phone: '+1 512 555 0100', adjuster_name: 'Jo Adjuster',
+      adjuster_email: 'jo@carrier.example', adjuster_phone: '512-555-0101', accessibility_needs: ['wheelchair_accessible'],
+    };
+    expect((await c.liveApi.patch(`/claims/${made.id}`, { bedrooms: 3, max_budget: 3200.5, priority: 'urgent', ...personal })).status).toBe(200);
+    expect((await c.liveApi.patch(`/claims/${made.id}`, { has_pets: true, number_of_pets: 1, pet_details: 'Rex, a calm dog', pet_breeds: ['beagle'] })).status).toBe(200);
+    // Sending values the request already has changes nothing and records nothing.
+    expect((await c.liveApi.patch(`/claims/${made.id}`, { bedrooms: 3, household_email: 'family.new@example.com' })).status).toBe(200);
+    expect((await c.liveApi.patch(`/claims/${made.id}`, { has_pets: false })).status).toBe(200);
+
+    const res = await c.liveApi.get(`/claims/${made.id}/timeline`);
+    const amended = res.body.data.filter((e: any) => e.type === 'request.amended');
+    expect(amended).toHaveLength(3);
+    expect(amended[0]).toEqual({
+      at: expect.any(String), type: 'request.amended',
+      summary: 'Request amended: max_budget, priority, household_email, household_phone, adjuster_name, adjuster_email, adjuster_phone, bedrooms, accessibility_needs.',
+      detail: {
+        fields: ['max_budget', 'priority', 'household_email', 'household_phone', 'adjuster_name', 'adjuster_email', 'adjuster_phone', 'bedrooms', 'accessibility_needs'],
+        changes: { max_budget: { from: 3000, to: 3200.5 }, priority: { from: 'standard', to: 'urgent' }, bedrooms: { from: 2, to: 3 } },
+      },
+    });
+    expect(amended[1].detail).toEqual({
+      fields: ['has_pets', 'number_of_pets', 'pet_details', 'pet_breeds'],
+      changes: { has_pets: { from: false, to: true }, number_of_pets: { from: null, to: 1 }, pet_breeds: { from: null, to: ['beagle'] } },
+    });
+    // Withdrawing pets lists the detail it cleared.
+    expect(amended[2].detail.fields).toEqual(['has_pets', 'number_of_pets', 'pet_details', 'pet_breeds']);
+    // No personal value is in the timeline, nor kept in the amendment records.
+    const stored = JSON.stringify(await ownerSql()`select fields, changes from app.claim_amendments where claim_id = ${made.id}`);
+    for (const text of [JSON.stringify(res.body), stored]) {
+      for (const value of [...Object.values(personal).flat(), 'old@example.com', 'Rex, a calm dog']) expect(text).not.toContain(value);
+    }
+    const times = res.body.data.map((e: any) => e.at);
+    expect([...times].sort()).toEqual(times);
+  });
+
   it('answers 404 for an unknown request', async () => {
     const c = await carrier();
     const res = await c.liveApi.get('/claims/REQ-ZZZZZZ/timeline');

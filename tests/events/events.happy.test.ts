@@ -4,7 +4,7 @@ import { definitionOf, eventsFor } from '../../shared/events/registry.ts';
 import { purgeExpiredEvents } from '../../shared/webhooks/retention.ts';
 import { recordEvent } from '../webhooks/support.ts';
 import { emittedPayloadIssues } from './payloads.ts';
-import { claimBody } from '../claims/fixtures.ts';
+import { openClaim } from '../claims/fixtures.ts';
 
 /**
  * A digest of every row the organisation has in each table of the service, by table. Usage counters
@@ -190,20 +190,21 @@ describe('POST /events/simulate', () => {
   });
 
   it('changes nothing but the event log and the delivery queue, even when the payload names a real request', async () => {
-    const claim = await sandbox.post('/claims', claimBody());
-    expect(claim.status).toBe(201);
+    const claim = await openClaim(sandbox);
+    const status = async () => (await sandbox.get(`/claims/${claim.id}`)).body.data.status_primary;
+    const statusBefore = await status();
     await sandbox.post('/webhooks', { url: 'https://hooks.customer.example/all' });
     const before = await tenantRows(tenant.orgId);
     const data = {
       ...sampleOf('request.status_changed'),
-      request_id: claim.body.data.id,
-      reference: claim.body.data.claim_ref,
+      request_id: claim.id,
+      reference: claim.claim_ref,
       status: 'booking_confirmed',
-      previous_status: claim.body.data.status_primary,
+      previous_status: statusBefore,
     };
     const res = await sandbox.post('/events/simulate', { event: 'request.status_changed', data });
     expect(res.status).toBe(202);
-    expect((await sandbox.get(`/claims/${claim.body.data.id}`)).body.data.status_primary).toBe(claim.body.data.status_primary);
+    expect(await status()).toBe(statusBefore);
     const after = await tenantRows(tenant.orgId);
     const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
     expect(changed.sort()).toEqual(['events', 'webhook_deliveries']);

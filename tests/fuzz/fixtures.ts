@@ -3,7 +3,7 @@
 // and nonexistent values (which must answer 4xx, never 5xx); a route family that needs real ids to be
 // fuzzed in depth adds an entry to `pathFixtures` and, if needed, a step to `createFixtures`.
 import { client, createKey, createTenant } from '../helpers.ts';
-import { claimBody, inDays, pdfBytes, upload } from '../claims/fixtures.ts';
+import { claimBody, inDays, pdfBytes, sourced, upload } from '../claims/fixtures.ts';
 import { completeHome, minimalHome } from '../properties/fixtures.ts';
 
 export type Side = 'carrier' | 'provider';
@@ -74,6 +74,7 @@ export async function createFixtures(): Promise<World> {
   ids.block = [block];
 
   const claim = expectCreated('claim', await c.post('/claims', claimBody({ external_id: 'FUZZ-CLAIM-1' })), (b) => b.data as { id: string; claim_ref: string });
+  await sourced(claim.id);
   ids.claim = [claim.claim_ref, claim.id];
   const document = expectCreated('document', await c.post(`/claims/${claim.claim_ref}/documents`, upload(pdfBytes, 'report.pdf')), (b) => b.data.id as string);
   ids.document = [document];

@@ -2,14 +2,14 @@
 // job runner drained for the carrier (the send-contract and email jobs).
 import { runDueJobs } from '../../shared/jobs/runner.ts';
 import { jobRegistry } from '../../shared/jobs/registry.ts';
-import { carrier, claimBody, inDays, insertHome, provider, type HomeSeed } from '../claims/fixtures.ts';
+import { carrier, claimBody, inDays, insertHome, provider, sourced, type HomeSeed } from '../claims/fixtures.ts';
 import { ownerSql } from '../helpers.ts';
 
 export { inDays };
 
 export type Api = Awaited<ReturnType<typeof carrier>>['sandboxApi'];
 
-/** A carrier, a provider with one home, and a request of the given environment with household_email. */
+/** A carrier, a provider with one home, and a request of the given environment with household_email, sourced. */
 export async function scene(environment: 'live' | 'sandbox' = 'sandbox', options: { home?: HomeSeed; claim?: Record<string, unknown> } = {}) {
   const c = await carrier();
   const providerOrg = await provider();
@@ -19,6 +19,7 @@ export async function scene(environment: 'live' | 'sandbox' = 'sandbox', options
   const res = await api.post('/claims', claimBody({ household_email: 'family@example.com', adjuster_email: 'adjuster@example.com', ...options.claim }));
   if (res.status !== 201) throw new Error(`claim not created: ${res.status} ${res.text}`);
   const claim = res.body.data as { id: string; claim_ref: string; status_primary: string };
+  await sourced(claim.id);
   return { c, api, providerOrg, home, claim, ref: claim.claim_ref };
 }
 

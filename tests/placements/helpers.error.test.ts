@@ -1,6 +1,6 @@
 // The sandbox helpers' answers that do not fit the state: 409 with a clear code, nothing moved.
 import { describe, expect, it } from 'vitest';
-import { claimBody } from '../claims/fixtures.ts';
+import { openClaim } from '../claims/fixtures.ts';
 import { drainJobs, inDays, placeWithDates, scene } from './fixtures.ts';
 
 describe('sandbox helpers out of turn', () => {
@@ -45,7 +45,7 @@ describe('sandbox helpers out of turn', () => {
     expect((await landlord({ action: 'approve_application' })).body.error.code).toBe('option_not_open');
     expect((await landlord({ action: 'sign' })).body.error.code).toBe('lease_not_signable');
     await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/household`, { action: 'apply' });
-    const other = (await s.api.post('/claims', claimBody())).body.data;
+    const other = await openClaim(s.api);
     expect((await s.api.post(`/claims/${other.claim_ref}/options`, { property_id: s.home, action: 'place', approve_budget: true })).status).toBe(200);
     const taken = await landlord({ action: 'approve_application' });
     expect(taken.status).toBe(409);

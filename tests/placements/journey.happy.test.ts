@@ -42,6 +42,6 @@ describe('placing a home to a fully signed lease (sandbox)', () => {
     expect((await events(c.orgId, 'lease.signed')).length).toBe(1);
     const statuses = (await events(c.orgId, 'request.status_changed')).map((e) => e.payload.status);
     expect(statuses).toEqual(['housing_needs_collected', 'housing_options_found', 'landlord_approval', 'lease_execution', 'lease_signed']);
-    expect((await jobsOf(c.orgId)).map((j) => [j.kind, j.status])).toEqual([['send_email', 'succeeded'], ['send_contract', 'succeeded']]);
+    expect((await jobsOf(c.orgId)).map((j) => [j.kind, j.status])).toEqual([['source_new_requests', 'succeeded'], ['send_email', 'succeeded'], ['send_contract', 'succeeded']]);
   });
 });

@@ -1,6 +1,6 @@
 // Every error of the budget and options routes.
 import { describe, expect, it } from 'vitest';
-import { blockHome, claimBody, insertHome, provider } from '../claims/fixtures.ts';
+import { blockHome, insertHome, openClaim, provider } from '../claims/fixtures.ts';
 import { client, createTenant, ownerSql } from '../helpers.ts';
 import { drainJobs, inDays, scene } from './fixtures.ts';
 
@@ -71,9 +71,9 @@ describe('POST options errors', () => {
 
   it('400 could_not_place: placed on another request, provider without charges, send without household_email, declined home', async () => {
     const first = await scene();
-    const other = await first.api.post('/claims', claimBody());
+    const other = await openClaim(first.api);
     expect((await first.api.post(`/claims/${first.ref}/options`, { property_id: first.home, action: 'place', approve_budget: true })).status).toBe(200);
-    const taken = await first.api.post(`/claims/${other.body.data.claim_ref}/options`, { property_id: first.home, action: 'place', approve_budget: true });
+    const taken = await first.api.post(`/claims/${other.claim_ref}/options`, { property_id: first.home, action: 'place', approve_budget: true });
     expect(taken.status).toBe(400);
     expect(taken.body.error).toMatchObject({ code: 'could_not_place', field: 'property_id' });
 
@@ -103,12 +103,12 @@ describe('POST options errors', () => {
     const live = client(tenant.live);
     const providerOrg = await provider();
     const home = await insertHome(providerOrg);
-    const made = (await live.post('/claims', claimBody())).body.data;
+    const made = await openClaim(live);
     const res = await live.post(`/claims/${made.claim_ref}/options`, { property_id: home, action: 'place', approve_budget: true });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('no_billing_account');
     const sandbox = client(tenant.sandbox);
-    const test = (await sandbox.post('/claims', claimBody())).body.data;
+    const test = await openClaim(sandbox);
     expect((await sandbox.post(`/claims/${test.claim_ref}/options`, { property_id: home, action: 'place', approve_budget: true })).status).toBe(200);
   });
 });

@@ -2,14 +2,14 @@
 // one wins; nothing is half-written.
 import { describe, expect, it } from 'vitest';
 import postgres from 'postgres';
-import { claimBody } from '../claims/fixtures.ts';
+import { openClaim } from '../claims/fixtures.ts';
 import { ownerSql } from '../helpers.ts';
 import { inDays, scene } from './fixtures.ts';
 
 describe('races', () => {
   it('two requests placing one home at once: one 200, one 400 could_not_place, one commitment', async () => {
     const s = await scene();
-    const other = (await s.api.post('/claims', claimBody())).body.data;
+    const other = await openClaim(s.api);
     for (const ref of [s.ref, other.claim_ref]) await s.api.post(`/claims/${ref}/options/${s.home}/budget`, { approved: true });
     const results = await Promise.all([s.ref, other.claim_ref].map((ref) => s.api.post(`/claims/${ref}/options`, { property_id: s.home, action: 'place' })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 400]);

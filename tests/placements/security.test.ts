@@ -3,7 +3,7 @@
 // (403), and, for the helpers, a live key (403 sandbox_only). Nothing is written by a refused call.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { scopesBySide } from '../../shared/http/scopes.ts';
-import { carrier, claimBody, insertHome, provider } from '../claims/fixtures.ts';
+import { carrier, insertHome, openClaim, provider } from '../claims/fixtures.ts';
 import { client, createKey, createTenant, ownerSql } from '../helpers.ts';
 import { inDays, linkBilling } from './fixtures.ts';
 
@@ -23,8 +23,8 @@ beforeAll(async () => {
   await linkBilling(owner.orgId);
   await linkBilling(otherOrg.orgId);
   home = await insertHome(await provider());
-  live = (await owner.liveApi.post('/claims', claimBody({ household_email: 'f@example.com' }))).body.data;
-  sandbox = (await owner.sandboxApi.post('/claims', claimBody({ household_email: 'f@example.com' }))).body.data;
+  live = await openClaim(owner.liveApi, { household_email: 'f@example.com' });
+  sandbox = await openClaim(owner.sandboxApi, { household_email: 'f@example.com' });
   providerApi = client((await createTenant('provider')).live);
 });
 
@@ -107,11 +107,11 @@ describe.each(routes)('$name', (route) => {
 
 describe('the placement of one organisation never shows in another', () => {
   it("a home placed by one carrier is not on another carrier's placement, and its hold reason is not shown", async () => {
-    const mine = (await owner.sandboxApi.post('/claims', claimBody())).body.data;
+    const mine = await openClaim(owner.sandboxApi);
     const h = await insertHome(await provider());
     await owner.sandboxApi.post(`/claims/${mine.claim_ref}/options`, { property_id: h, action: 'place', approve_budget: true });
     await owner.sandboxApi.post(`/claims/${mine.claim_ref}/dates`, { property_id: h, move_in: inDays(40), move_out: inDays(100) });
-    const theirs = (await otherOrg.sandboxApi.post('/claims', claimBody())).body.data;
+    const theirs = await openClaim(otherOrg.sandboxApi);
     expect((await otherOrg.sandboxApi.get(`/claims/${theirs.claim_ref}/placement`)).body.data.homes).toEqual([]);
     const refused = await otherOrg.sandboxApi.post(`/claims/${theirs.claim_ref}/options`, { property_id: h, action: 'place', approve_budget: true });
     expect(refused.body.error.code).toBe('could_not_place');

@@ -22,8 +22,9 @@ export const requestRoutes = createRoutes()
       tags,
       summary: 'Open a housing request',
       description:
-        'Creates the request at housing_needs_collected and starts sourcing at once: matching against verified homes ' +
-        '(a request with matches moves to housing_options_found before this call returns) and a crawl in the loss postcode. ' +
+        'Creates the request and answers with status_primary housing_needs_collected. Sourcing starts at once, right after the ' +
+        'request is committed, without this call waiting for it: matching against verified homes (a request with matches moves to ' +
+        'housing_options_found, with its request.status_changed, usually well within a second) and a crawl in the loss postcode. ' +
         'A repeated external_id answers 200 with the existing request and idempotent: true; nothing is created or changed.',
       scope: 'claims:write',
       request: { body: jsonBody(CreateClaim) },
@@ -49,8 +50,9 @@ export const requestRoutes = createRoutes()
       tags,
       summary: 'Open up to 50 housing requests in one call',
       description:
-        'Each item is validated and created on its own, exactly as POST /claims would (external_id idempotency per item): ' +
-        'one bad item never affects the others. The answer is the batch result at the top level, as for every batch route: ' +
+        'Each item is validated and created on its own, exactly as POST /claims would (external_id idempotency per item; new ' +
+        'requests answer housing_needs_collected and are sourced right after the commit): one bad item never affects the others. ' +
+        'The answer is the batch result at the top level, as for every batch route: ' +
         '`created`, `failed` and `results` in the order sent, each with `index`, `external_id`, `ok` and `data` or `error`. ' +
         'Status 201 when every item succeeded, 207 when some failed, 422 when all failed. ' +
         'An item whose external_id already created a request is ok, with idempotent: true.',

@@ -13,7 +13,9 @@ export const timelineRoutes = createRoutes().openapi(
     tags: ['Housing requests'],
     summary: "The request's history, oldest first",
     description:
-      'Entries: request.opened, document.added (detail.via_api tells whether it arrived over this interface), home.added, home.offered, ' +
+      'Entries: request.opened, request.amended (each PATCH that changed something: detail.fields names every changed field; ' +
+      'detail.changes gives from and to of the non-personal ones only, never of contact details, accessibility_needs or pet_details), ' +
+      'document.added (detail.via_api tells whether it arrived over this interface), home.added, home.offered, ' +
       'home.placed, household.responded (detail.action; the decline reason), dates.set, dates.changed (both ranges), lease.sent, ' +
       'lease.signed_by_recipient, lease.signed_by_owner. days_open counts whole days since opened_at.',
     scope: 'claims:read',
