@@ -272,7 +272,8 @@ export const fixtures: Record<string, Fixture> = {
   'POST /usage/keys/self/revoke': { consumesKey: true, build: async () => ({ paths: ['/usage/keys/self/revoke'] }) },
 
   // Sandbox counterpart helpers
-  'POST /sandbox/payouts': { build: async () => ({ paths: ['/sandbox/payouts'], body: () => ({}) }) },
+  // A body that would change the account, so a refused call that went through would show.
+  'POST /sandbox/payouts': { build: async () => ({ paths: ['/sandbox/payouts'], body: () => ({ charges_enabled: false }) }) },
   'POST /sandbox/claims/{reference}/homes/{propertyId}/household': { build: onSandboxHelper('household', { action: 'save' }) },
   'POST /sandbox/claims/{reference}/homes/{propertyId}/landlord': { build: onSandboxHelper('landlord', { action: 'sign' }) },
   'POST /sandbox/claims/{reference}/homes/{propertyId}/payment': { build: onSandboxHelper('payment', { outcome: 'succeeded' }) },

@@ -8,7 +8,7 @@
 // - another organisation: 404 not_found on the owner's resource (by every path that names it), or,
 //   for a collection, an answer that shows none of the owner's;
 // - the other environment, both ways: the same as another organisation;
-// - afterwards, every refused call has left the owner's data unchanged;
+// - afterwards, the refused calls have changed no row of any organisation involved;
 // - and the owner's own key reaches the resource, so the refusals above are about who asks.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Environment, Side } from '../../shared/db/tenant.ts';
@@ -76,7 +76,8 @@ export function securityMatrix(filter: (route: DeclaredRoute) => boolean) {
     let wrongSide: Tenant;
     const targets: Partial<Record<Environment, Target>> = {};
     let before: Record<string, string>;
-    const orgs = () => [owner.orgId, ...built.flatMap((environment) => targets[environment]!.orgs ?? [])];
+    // Every organisation of the route: until the check, every call was one to refuse, so none may have changed.
+    const orgs = () => [owner.orgId, stranger.orgId, wrongSide.orgId, ...built.flatMap((environment) => targets[environment]!.orgs ?? [])];
 
     const keyOf = async (who: Tenant, environment: Environment) =>
       fixture.consumesKey ? (await createKey(who.orgId, environment)).key : who.keys[environment];
@@ -252,7 +253,7 @@ export function securityMatrix(filter: (route: DeclaredRoute) => boolean) {
       });
 
       for (const refusal of cases.filter((c) => c.refusal)) it(refusal.name, refusal.run);
-      it("the refused calls changed nothing of the owner's", async () => {
+      it('the refused calls changed nothing', async () => {
         expect(await footprint(orgs())).toEqual(before);
       });
       for (const served of cases.filter((c) => !c.refusal)) it(served.name, served.run);
