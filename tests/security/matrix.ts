@@ -15,6 +15,7 @@ import type { Environment, Side } from '../../shared/db/tenant.ts';
 import { describeRule, scopesOfSide } from '../../shared/http/scopes.ts';
 import { call, createKey, ownerSql } from '../helpers.ts';
 import { useTemporaryDataDir } from '../claims/fixtures.ts';
+import { drainJobs } from '../placements/fixtures.ts';
 import { fixtures, tenant, type Target, type Tenant } from './fixtures.ts';
 import { declaredRoutes, refusedScopes, sideOfRule, type DeclaredRoute } from './routes.ts';
 
@@ -91,6 +92,8 @@ export function securityMatrix(filter: (route: DeclaredRoute) => boolean) {
       beforeAll(async () => {
         [owner, stranger, wrongSide] = await Promise.all([tenant(side), tenant(side), tenant(otherSide(side))]);
         for (const environment of built) targets[environment] = await fixture.build({ owner, stranger }, environment);
+        // Work the fixtures queued (a placement's contract) runs now, so the footprint is taken at rest.
+        await drainJobs(...orgs());
         before = await footprint(orgs());
       });
 
