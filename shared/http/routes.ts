@@ -64,6 +64,8 @@ export function defineRoute<const R extends Omit<RouteConfig, 'middleware'>>(con
   return createRoute({
     ...route,
     description,
+    // The rule, machine-readable: the security tests generate their cases from it.
+    'x-scope': scope,
     middleware: [requireScope(scope)] as const,
     security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
     ...(write
@@ -82,6 +84,9 @@ export function defineRoute<const R extends Omit<RouteConfig, 'middleware'>>(con
     responses: { ...commonErrors, ...(write ? writeErrors : {}), ...routeErrors, ...route.responses },
   } as unknown as R & { middleware: [MiddlewareHandler<AppEnv>] });
 }
+
+/** The scope rule a route was defined with (its operation's `x-scope`). */
+export const scopeOf = (route: RouteConfig): ScopeRule | undefined => (route as { 'x-scope'?: ScopeRule })['x-scope'];
 
 /** Turns the first zod issue into the specification's 422 invalid_field naming the field. */
 export function validationError(error: z.ZodError): ApiError {

@@ -1,13 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { client, createKey, createTenant, ownerSql } from '../helpers.ts';
-import { scopesBySide } from '../../shared/http/scopes.ts';
+import { ownerSql } from '../helpers.ts';
 import { at, carrier, claimBody, openClaim, pdfBytes, spot, upload, useTemporaryDataDir } from './fixtures.ts';
 
-// Every housing-request route against: another organisation's request (404), the other
-// environment's request (404), a key without the route's scope (403 forbidden naming it), and a
-// provider's key (403).
+// What the generated security matrix (tests/security) cannot ask of every route: lists and
+// references that mix tenants (another organisation's external_id, another's document through
+// one's own request) and requests the service opened itself.
 
-type Api = ReturnType<typeof client>;
 type Owner = Awaited<ReturnType<typeof carrier>>;
 
 const here = spot(7, 0);
@@ -16,7 +14,6 @@ let liveClaim: { id: string; claim_ref: string };
 let sandboxClaim: { id: string; claim_ref: string };
 let documentId: string;
 let otherOrg: Owner;
-let providerApi: Api;
 
 beforeAll(async () => {
   await useTemporaryDataDir();
@@ -25,64 +22,6 @@ beforeAll(async () => {
   liveClaim = await openClaim(owner.liveApi, at(here));
   sandboxClaim = await openClaim(owner.sandboxApi, at(here));
   documentId = (await owner.liveApi.post(`/claims/${liveClaim.id}/documents`, upload(pdfBytes, 'a.pdf'))).body.data.id;
-  providerApi = client((await createTenant('provider')).live);
-});
-
-interface Route {
-  name: string;
-  scope: string;
-  /** Calls the route on the given request reference (ignored by routes without one). */
-  call: (api: Api, reference: string) => Promise<{ status: number; body: any }>;
-}
-
-const routes: Route[] = [
-  { name: 'POST /claims', scope: 'claims:write', call: (api) => api.post('/claims', claimBody(at(here))) },
-  { name: 'POST /claims/batch', scope: 'claims:write', call: (api) => api.post('/claims/batch', { requests: [claimBody(at(here))] }) },
-  { name: 'GET /claims', scope: 'claims:read', call: (api) => api.get('/claims') },
-  { name: 'GET /claims/{reference}', scope: 'claims:read', call: (api, ref) => api.get(`/claims/${ref}`) },
-  { name: 'PATCH /claims/{reference}', scope: 'claims:write', call: (api, ref) => api.patch(`/claims/${ref}`, { bedrooms: 3 }) },
-  { name: 'GET /claims/{reference}/matches', scope: 'options:read', call: (api, ref) => api.get(`/claims/${ref}/matches`) },
-  { name: 'POST /claims/{reference}/source-more', scope: 'claims:write', call: (api, ref) => api.post(`/claims/${ref}/source-more`) },
-  { name: 'POST /claims/{reference}/documents', scope: 'claims:write', call: (api, ref) => api.post(`/claims/${ref}/documents`, upload(pdfBytes, 'a.pdf')) },
-  { name: 'GET /claims/{reference}/documents', scope: 'claims:read', call: (api, ref) => api.get(`/claims/${ref}/documents`) },
-  { name: 'GET /claims/{reference}/documents/{documentId}', scope: 'claims:read', call: (api, ref) => api.get(`/claims/${ref}/documents/${documentId}`) },
-  { name: 'GET /claims/{reference}/timeline', scope: 'claims:read', call: (api, ref) => api.get(`/claims/${ref}/timeline`) },
-];
-const byReference = routes.filter((r) => r.name.includes('{reference}'));
-
-describe.each(byReference)('$name', (route) => {
-  it("answers 404 not_found for another organisation's request, by claim_ref and by id", async () => {
-    for (const reference of [liveClaim.claim_ref, liveClaim.id]) {
-      const res = await route.call(otherOrg.liveApi, reference);
-      expect(res.status).toBe(404);
-      expect(res.body.error.code).toBe('not_found');
-    }
-  });
-
-  it("answers 404 not_found for the other environment's request, both ways", async () => {
-    for (const [api, reference] of [[owner.sandboxApi, liveClaim.claim_ref], [owner.liveApi, sandboxClaim.claim_ref]] as const) {
-      const res = await route.call(api, reference);
-      expect(res.status).toBe(404);
-      expect(res.body.error.code).toBe('not_found');
-    }
-  });
-});
-
-describe.each(routes)('$name', (route) => {
-  it('answers 403 forbidden naming the scope to a key without it', async () => {
-    const key = await createKey(owner.orgId, 'live', { scopes: scopesBySide.carrier.filter((s) => s !== route.scope) });
-    const res = await route.call(client(key.key), liveClaim.claim_ref);
-    expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('forbidden');
-    expect(res.body.error.message).toContain(route.scope);
-  });
-
-  it("answers 403 forbidden naming the scope to a provider's key", async () => {
-    const res = await route.call(providerApi, liveClaim.claim_ref);
-    expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('forbidden');
-    expect(res.body.error.message).toContain(route.scope);
-  });
 });
 
 describe('isolation of lists and references', () => {

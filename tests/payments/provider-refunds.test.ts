@@ -1,11 +1,10 @@
 // The landlord answers refund requests through the provider API (the live path; sandbox alike).
 import { describe, expect, it } from 'vitest';
-import { client, createKey, createTenant } from '../helpers.ts';
 import { drainJobs } from '../placements/fixtures.ts';
 import { events, signedLease } from './fixtures.ts';
 
 describe('refund requests on the provider side', () => {
-  it('lists the requests, declines one, approves the next; errors and security', async () => {
+  it('lists the requests, declines one, approves the next; errors (security cases: tests/security)', async () => {
     const s = await signedLease();
     await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' });
     const asked = await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home, reason: 'Moved early' });
@@ -29,13 +28,5 @@ describe('refund requests on the provider side', () => {
 
     expect((await s.providerApi.post(`/properties/refund-requests/${next}`, { decision: 'maybe' })).body.error).toMatchObject({ code: 'invalid_field', field: 'decision' });
     expect((await s.providerApi.post(`/properties/refund-requests/not-a-uuid`, { decision: 'approve' })).status).toBe(404);
-    const otherProvider = await createTenant('provider');
-    expect((await client(otherProvider.sandbox).post(`/properties/refund-requests/${next}`, { decision: 'approve' })).status).toBe(404);
-    expect((await client(otherProvider.sandbox).get('/properties/refund-requests')).body.count).toBe(0);
-    const liveKey = await createKey(s.providerOrg, 'live');
-    expect((await client(liveKey.key).post(`/properties/refund-requests/${next}`, { decision: 'approve' })).status).toBe(404);
-    const readOnly = await createKey(s.providerOrg, 'sandbox', { scopes: ['bookings:read'] });
-    expect((await client(readOnly.key).post(`/properties/refund-requests/${next}`, { decision: 'approve' })).status).toBe(403);
-    expect((await s.api.post(`/properties/refund-requests/${next}`, { decision: 'approve' })).status).toBe(403);
   });
 });

@@ -9,10 +9,16 @@ export { inDays };
 
 export type Api = Awaited<ReturnType<typeof carrier>>['sandboxApi'];
 
-/** A carrier, a provider with one home, and a request of the given environment with household_email, sourced. */
-export async function scene(environment: 'live' | 'sandbox' = 'sandbox', options: { home?: HomeSeed; claim?: Record<string, unknown> } = {}) {
+/**
+ * A carrier, a provider with one home, and a request of the given environment with household_email, sourced.
+ * `providerOrg` names an existing provider (with payout accounts) to own the home instead of a new one.
+ */
+export async function scene(
+  environment: 'live' | 'sandbox' = 'sandbox',
+  options: { home?: HomeSeed; claim?: Record<string, unknown>; providerOrg?: string } = {},
+) {
   const c = await carrier();
-  const providerOrg = await provider();
+  const providerOrg = options.providerOrg ?? await provider();
   const home = await insertHome(providerOrg, options.home);
   const api = environment === 'sandbox' ? c.sandboxApi : c.liveApi;
   if (environment === 'live') await linkBilling(c.orgId);
