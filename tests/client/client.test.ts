@@ -124,8 +124,9 @@ describe('webhook deliveries', () => {
     expect(secret).toMatch(/^whsec_/);
 
     const request = await openHousingRequest(api, claimNumber(), inDays(14));
-    expect((await dispatchFor([tenant.orgId])).succeeded).toBe(1);
-    const [received] = receiver.at('/housing');
+    // The creation's status change; sourcing in the background may already have announced the next.
+    expect((await dispatchFor([tenant.orgId])).succeeded).toBeGreaterThanOrEqual(1);
+    const received = receiver.at('/housing').find((delivery) => delivery.json.data.previous_status === null)!;
     const signature = String(received.headers['x-service-signature']);
     /** The delivery as a receiver's framework hands it over, with this body. */
     const delivered = (body: BodyInit) => new Request('https://receiver.example/housing', { method: 'POST', headers: { 'x-service-signature': signature }, body });
@@ -134,7 +135,9 @@ describe('webhook deliveries', () => {
     const onStatusChange = async (reference: string, status: string, eventId: string) => void statuses.push([reference, status, eventId]);
     const accepted = await receiveDelivery(delivered(new Uint8Array(received.raw)), secret, onStatusChange);
     expect(accepted.status).toBe(200);
-    expect(statuses).toEqual([[request.claim_ref, request.status_primary, received.json.id]]);
+    const logged = await api.GET('/events/{id}', { params: { path: { id: received.json.id } } });
+    expect(logged.data?.data).toMatchObject({ id: received.json.id, event: 'request.status_changed', data: { reference: request.claim_ref } });
+    expect(statuses).toEqual([[request.claim_ref, logged.data?.data.data.status, logged.data?.data.id]]);
 
     const envelope = await parseWebhook(received.raw, signature, ['whsec_rotated-away', secret]);
     expect(envelope?.event).toBe('request.status_changed');
