@@ -18,7 +18,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description next_cursor of the previous page, passed back unchanged. A cursor this list did not give to this key is refused (422 on cursor). */
+                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
                     cursor?: string;
                     /** @description Page size, 1 to 100 (default 25). */
                     limit?: number;
@@ -105,7 +105,7 @@ export interface paths {
         put?: never;
         /**
          * Open a housing request
-         * @description Creates the request at housing_needs_collected and starts sourcing at once: matching against verified homes (a request with matches moves to housing_options_found before this call returns) and a crawl in the loss postcode. A repeated external_id answers 200 with the existing request and idempotent: true; nothing is created or changed.
+         * @description Creates the request and answers with status_primary housing_needs_collected. Sourcing starts at once, right after the request is committed, without this call waiting for it: matching against verified homes (a request with matches moves to housing_options_found, with its request.status_changed, usually well within a second) and a crawl in the loss postcode. A repeated external_id answers 200 with the existing request and idempotent: true; nothing is created or changed.
          *
          *     Requires: claims:write.
          */
@@ -2247,7 +2247,7 @@ export interface paths {
         };
         /**
          * The request's history, oldest first
-         * @description Entries: request.opened, document.added (detail.via_api tells whether it arrived over this interface), home.added, home.offered, home.placed, household.responded (detail.action; the decline reason), dates.set, dates.changed (both ranges), lease.sent, lease.signed_by_recipient, lease.signed_by_owner. days_open counts whole days since opened_at.
+         * @description Entries: request.opened, request.amended (each PATCH that changed something: detail.fields names every changed field; detail.changes gives from and to of the non-personal ones only, never of contact details, accessibility_needs or pet_details), document.added (detail.via_api tells whether it arrived over this interface), home.added, home.offered, home.placed, household.responded (detail.action; the decline reason), dates.set, dates.changed (both ranges), lease.sent, lease.signed_by_recipient, lease.signed_by_owner. days_open counts whole days since opened_at.
          *
          *     Requires: claims:read.
          */
@@ -2356,7 +2356,7 @@ export interface paths {
         put?: never;
         /**
          * Open up to 50 housing requests in one call
-         * @description Each item is validated and created on its own, exactly as POST /claims would (external_id idempotency per item): one bad item never affects the others. Status 201 when every item succeeded, 207 when some failed, 422 when all failed; the body is the batch result in each case. An item whose external_id already created a request is ok, with idempotent: true.
+         * @description Each item is validated and created on its own, exactly as POST /claims would (external_id idempotency per item; new requests answer housing_needs_collected and are sourced right after the commit): one bad item never affects the others. The answer is the batch result at the top level, as for every batch route: `created`, `failed` and `results` in the order sent, each with `index`, `external_id`, `ok` and `data` or `error`. Status 201 when every item succeeded, 207 when some failed, 422 when all failed. An item whose external_id already created a request is ok, with idempotent: true.
          *
          *     Requires: claims:write.
          */
@@ -2385,7 +2385,7 @@ export interface paths {
                         "application/json": components["schemas"]["HousingRequestBatchResult"];
                     };
                 };
-                /** @description Some items succeeded, some failed. */
+                /** @description Some items succeeded, some were refused: see results[].error. */
                 207: {
                     headers: {
                         [name: string]: unknown;
@@ -2430,7 +2430,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Every item failed (the batch result), or the body itself is invalid (invalid_field on requests). */
+                /** @description Every item was refused (the batch answer), or the body itself is invalid: invalid_field on `requests` (missing, empty or too long). */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2483,11 +2483,11 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description `next_cursor` of the previous page, unchanged. */
+                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
                     cursor?: string;
                     /** @description Comma-separated event types. */
                     event?: string;
-                    /** @description 1 to 250, default 100. */
+                    /** @description Page size, 1 to 250 (default 100). */
                     limit?: number;
                     /** @description Only events recorded after this ISO timestamp, with `Z` or an offset. */
                     since?: string;
@@ -3034,7 +3034,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description next_cursor of the previous page, passed back unchanged. A cursor this list did not give to this key is refused (422 on cursor). */
+                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
                     cursor?: string;
                     /** @description Page size, 1 to 100 (default 25). */
                     limit?: number;
@@ -3802,7 +3802,7 @@ export interface paths {
         put?: never;
         /**
          * Sync calendars: up to 500 blocks across homes in one call
-         * @description Each block names its home by `property_id` or `external_id`. With `replace: true` the blocks the provider set earlier on the homes named in the payload are cleared first, then the sent blocks are added; homes not named are untouched, and holds the service took for a lease or booking always survive. A refused block changes nothing: a home whose every block was refused keeps its calendar. Without `replace` the blocks are added, so a retry duplicates them: send an Idempotency-Key. Everything happens in one transaction; concurrent syncs of the same home run one after the other. Status 200 when every block was added, 207 when any was refused.
+         * @description Each block names its home by `property_id` or `external_id`. With `replace: true` the blocks the provider set earlier on the homes named in the payload are cleared first, then the sent blocks are added; homes not named are untouched, and holds the service took for a lease or booking always survive. A refused block changes nothing: a home whose every block was refused keeps its calendar. Without `replace` the blocks are added, so a retry duplicates them: send an Idempotency-Key. Everything happens in one transaction; concurrent syncs of the same home run one after the other. The answer is the batch result at the top level, as for every batch route: `blocked`, `failed`, `replaced_existing`, `homes_touched` and `results` in the order sent (with the item's `external_id` when it named its home by one). Status 201 when every block was added, 207 when some were refused, 422 when all were.
          *
          *     Requires: properties:write.
          */
@@ -3819,7 +3819,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description At most 500 blocks. */
+                        /** @description 1 to 500 items, each a AvailabilityBulkItem. */
                         blocks: components["schemas"]["AvailabilityBulkItem"][];
                         /**
                          * @description Clear the provider blocks of the homes named by the accepted blocks first.
@@ -3830,26 +3830,22 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Every block was added. */
-                200: {
+                /** @description Every item succeeded. */
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            data: components["schemas"]["AvailabilityBulkResult"];
-                        };
+                        "application/json": components["schemas"]["AvailabilityBulkResult"];
                     };
                 };
-                /** @description Some blocks were refused; see results[].error. */
+                /** @description Some items succeeded, some were refused: see results[].error. */
                 207: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            data: components["schemas"]["AvailabilityBulkResult"];
-                        };
+                        "application/json": components["schemas"]["AvailabilityBulkResult"];
                     };
                 };
                 /** @description The body could not be read (invalid_json) or the write was refused. */
@@ -3888,13 +3884,13 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description invalid_field: `blocks` is missing, empty or longer than 500 items. */
+                /** @description Every item was refused (the batch answer), or the body itself is invalid: invalid_field on `blocks` (missing, empty or too long). */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["AvailabilityBulkResult"] | components["schemas"]["Error"];
                     };
                 };
                 /** @description Over the per-minute limit (rate_limited); see Retry-After. */
@@ -3934,7 +3930,7 @@ export interface paths {
         put?: never;
         /**
          * Publish up to 100 homes in one call
-         * @description Each item is a home as for POST /properties and is handled on its own: a bad item is reported in `results` and does not affect the others. Items with an `external_id` update that home in place (`updated: true`); items without one create a new home, so a retry duplicates them unless the call carries an Idempotency-Key. Status 200 when every item went through, 207 when any was refused. Within one call an external_id may appear once; a repeat is refused.
+         * @description Each item is a home as for POST /properties and is handled on its own: a bad item is reported in `results` and does not affect the others. Items with an `external_id` update that home in place (`updated: true`); items without one create a new home, so a retry duplicates them unless the call carries an Idempotency-Key. Within one call an external_id may appear once; a repeat is refused. The answer is the batch result at the top level, as for every batch route: `created`, `failed`, `updated` and `results` in the order sent. Status 201 when every item succeeded, 200 when every item succeeded and each refreshed an existing home (nothing was created, as POST /properties answers an update in place), 207 when some were refused, 422 when all were.
          *
          *     Requires: properties:write.
          */
@@ -3951,32 +3947,37 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description At most 100 homes (HomeInput each). */
+                        /** @description 1 to 100 items, each a HomeInput. */
                         properties: components["schemas"]["HomeInput"][];
                     };
                 };
             };
             responses: {
-                /** @description Every item went through. */
+                /** @description Every item succeeded and refreshed an existing home under its external_id. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            data: components["schemas"]["HomeBatchResult"];
-                        };
+                        "application/json": components["schemas"]["HomeBatchResult"];
                     };
                 };
-                /** @description Some items were refused; see results[].error. */
+                /** @description Every item succeeded. */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HomeBatchResult"];
+                    };
+                };
+                /** @description Some items succeeded, some were refused: see results[].error. */
                 207: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            data: components["schemas"]["HomeBatchResult"];
-                        };
+                        "application/json": components["schemas"]["HomeBatchResult"];
                     };
                 };
                 /** @description The body could not be read (invalid_json) or the write was refused. */
@@ -4015,13 +4016,13 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description invalid_field: `properties` is missing, empty or longer than 100 items. */
+                /** @description Every item was refused (the batch answer), or the body itself is invalid: invalid_field on `properties` (missing, empty or too long). */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["HomeBatchResult"] | components["schemas"]["Error"];
                     };
                 };
                 /** @description Over the per-minute limit (rate_limited); see Retry-After. */
@@ -4066,7 +4067,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description next_cursor of the previous page, passed back unchanged. A cursor this list did not give to this key is refused (422 on cursor). */
+                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
                     cursor?: string;
                     /** @description Page size, 1 to 100 (default 25). */
                     limit?: number;
@@ -5291,9 +5292,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description `next_cursor` of the previous page, unchanged. */
+                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
                     cursor?: string;
-                    /** @description 1 to 100, default 100. */
+                    /** @description Page size, 1 to 100 (default 100). */
                     limit?: number;
                 };
                 header?: never;
@@ -5968,13 +5969,13 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description `next_cursor` of the previous page, unchanged. */
+                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
                     cursor?: string;
                     /** @description Only deliveries to this endpoint. */
                     endpoint_id?: string;
                     /** @description Only deliveries of this event (its original delivery and replays). */
                     event_id?: string;
-                    /** @description 1 to 100, default 25. */
+                    /** @description Page size, 1 to 100 (default 25). */
                     limit?: number;
                     /** @description Only deliveries in this status. */
                     status?: "pending" | "succeeded" | "abandoned" | "cancelled";
@@ -7279,15 +7280,20 @@ export interface components {
         AvailabilityBulkResult: {
             /** @description Blocks added. */
             blocked: number;
+            /** @description Items refused; each of their results carries `error`. */
             failed: number;
             /** @description Homes that received blocks (with replace, cleared first). */
             homes_touched: number;
             /** @description Provider blocks cleared by replace. */
             replaced_existing: number;
+            /** @description One per item, in the order sent. */
             results: {
                 /** Format: uuid */
                 block_id?: string;
                 error?: components["schemas"]["BatchItemError"];
+                /** @description The item's external_id; null when it had none. */
+                external_id: string | null;
+                /** @description The item's place in the sent array, from 0. */
                 index: number;
                 ok: boolean;
                 /** Format: uuid */
@@ -7296,9 +7302,11 @@ export interface components {
                 ref: string | null;
             }[];
         };
-        /** @description Why the item was refused. */
+        /** @description Why the item was refused (ok false). */
         BatchItemError: {
+            /** @example invalid_field */
             code: string;
+            /** @description The field inside the item; absent when the item as a whole is refused (not an object). */
             field?: string;
             message: string;
         };
@@ -7711,13 +7719,18 @@ export interface components {
         HomeBatchResult: {
             /** @description New homes. */
             created: number;
+            /** @description Items refused; each of their results carries `error`. */
             failed: number;
+            /** @description One per item, in the order sent. */
             results: {
                 data?: components["schemas"]["HomeSummary"];
                 error?: components["schemas"]["BatchItemError"];
+                /** @description The item's external_id; null when it had none. */
                 external_id: string | null;
+                /** @description The item's place in the sent array, from 0. */
                 index: number;
                 ok: boolean;
+                /** @description true when an existing home under that external_id was refreshed. */
                 updated: boolean;
             }[];
             /** @description Existing homes refreshed under their external_id. */
@@ -7926,22 +7939,21 @@ export interface components {
             sqft: number;
         };
         HousingRequestBatch: {
-            /** @description Up to 50 creation bodies. */
+            /** @description 1 to 50 items, each a CreateHousingRequest. */
             requests: components["schemas"]["CreateHousingRequest"][];
         };
         HousingRequestBatchResult: {
             /** @description Items that succeeded: new requests, and repeats of an external_id (their data has idempotent: true). */
             created: number;
-            /** @description Items refused; each result carries its error. */
+            /** @description Items refused; each of their results carries `error`. */
             failed: number;
+            /** @description One per item, in the order sent. */
             results: {
                 data?: components["schemas"]["HousingRequestCreated"];
-                error?: {
-                    code: string;
-                    field?: string;
-                    message: string;
-                };
+                error?: components["schemas"]["BatchItemError"];
+                /** @description The item's external_id; null when it had none. */
                 external_id: string | null;
+                /** @description The item's place in the sent array, from 0. */
                 index: number;
                 ok: boolean;
             }[];
@@ -7954,7 +7966,11 @@ export interface components {
             id: string;
             /** @description true when the external_id had already created this request; nothing new was created. */
             idempotent: boolean;
-            /** @enum {string} */
+            /**
+             * @description housing_needs_collected for a new request (sourcing runs after the answer); a repeat answers the current status.
+             * @example housing_needs_collected
+             * @enum {string}
+             */
             status_primary: "housing_needs_collected" | "housing_options_found" | "options_sent" | "awaiting_approval" | "landlord_approval" | "lease_execution" | "lease_signed" | "payment_setup" | "booking_confirmed" | "move_in_complete" | "in_stay" | "move_out_closeout";
         };
         HousingRequestDocument: {
