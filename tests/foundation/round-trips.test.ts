@@ -22,13 +22,13 @@ function observe(_connection: number, statement: string) {
 }
 
 vi.mock('postgres', async (importActual) => {
-  const actual = await importActual<typeof import('postgres')>();
+  const actual = await importActual<{ default: typeof import('postgres') }>();
   const withDebug = ((url: string, options: Record<string, unknown>) => actual.default(url, { ...options, debug: observe })) as unknown as typeof actual.default;
   return { ...actual, default: Object.assign(withDebug, actual.default) };
 });
 
 /** The round trips `request` makes once its statements are prepared on every connection in use. */
-async function roundTrips(request: () => Promise<Response>) {
+async function roundTrips(request: () => Promise<Response> | Response) {
   for (let i = 0; i < 5; i++) await request();
   await settle();
   sent.length = 0;
