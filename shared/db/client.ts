@@ -37,7 +37,15 @@ export function db(): Sql {
   return client;
 }
 
+const beforeClose: (() => Promise<void>)[] = [];
+
+/** Work to finish on the pool before it closes (counts held in memory are written). */
+export function onCloseDb(hook: () => Promise<void>): void {
+  beforeClose.push(hook);
+}
+
 export async function closeDb(): Promise<void> {
+  if (client) for (const hook of beforeClose) await hook();
   const current = client;
   client = undefined;
   if (current) await current.end({ timeout: 5 });

@@ -1,4 +1,6 @@
+import type postgres from 'postgres';
 import { db, type Tx } from './client.ts';
+import { log, errorFields } from '../log.ts';
 
 export type Environment = 'live' | 'sandbox';
 export type Side = 'carrier' | 'provider';
@@ -7,20 +9,98 @@ export type Side = 'carrier' | 'provider';
 export interface Tenant {
   orgId: string;
   environment: Environment;
+  /**
+   * The request only reads (GET, HEAD): its transactions start READ ONLY, so the database itself
+   * guarantees that their commit has nothing to lose, and the response does not wait for it.
+   */
+  readsOnly?: boolean;
 }
+
+/** SQLSTATE of a write attempted in a READ ONLY transaction. */
+const readOnlyTransaction = '25006';
 
 /**
  * Runs `work` in a transaction under the API role (no BYPASSRLS) with the tenant context set,
  * so row-level security limits every statement to this organisation and environment.
- * The context statement is pipelined with the first statement of `work`: no extra round trip.
+ *
+ * Round trips: `begin` and the context statement are pipelined with the first statement of
+ * `work` (they travel in one write and are answered together), so a single-statement read costs
+ * one round trip. A read-write transaction adds its commit; a read-only one sends its commit after
+ * the response is on its way (the connection runs it before anything else, so nothing can run
+ * inside the finished transaction). A request that reads only but whose work writes anyway is
+ * refused by the database in the read-only attempt and runs again, read-write.
  */
 export async function withTenant<T>(tenant: Tenant, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return db().begin(async (tx) => {
-    const context = tx`
-      select set_config('role', 'svc_api', true),
-             set_config('app.org_id', ${tenant.orgId}, true),
-             set_config('app.env', ${tenant.environment}, true)`.execute();
-    const [, result] = await Promise.all([context, work(tx)]);
+  if (tenant.readsOnly) {
+    try {
+      return await transaction(tenant, work, true);
+    } catch (error) {
+      if ((error as { code?: string }).code !== readOnlyTransaction) throw error;
+    }
+  }
+  return transaction(tenant, work, false);
+}
+
+/** Runs once the current turn of the event loop is over: after a response built in it is returned. */
+const afterThisTurn: (task: () => void) => void =
+  typeof setImmediate === 'function' ? (task) => setImmediate(task) : (task) => setTimeout(task, 0);
+
+/** Ends the transaction without anyone waiting, and only then hands the connection back. */
+function finish(sql: postgres.ReservedSql, statement: 'commit' | 'rollback') {
+  sql.unsafe(statement).execute()
+    .catch((error) => log.warn(`${statement} failed`, errorFields(error)))
+    .finally(() => sql.release());
+}
+
+async function transaction<T>(tenant: Tenant, work: (tx: Tx) => Promise<T>, readOnly: boolean): Promise<T> {
+  const sql = await db().reserve();
+  let savepoints = 0;
+  // The reserved connection, with savepoints as postgres.js offers them in a transaction. The
+  // savepoint is pipelined with the first statement of its work, like `begin`.
+  const tx = Object.assign(sql, {
+    savepoint: async <R>(inner: (sp: Tx) => Promise<R>): Promise<R> => {
+      const name = `s${savepoints++}`;
+      sql.unsafe(`savepoint ${name}`).execute().catch(() => {});
+      try {
+        return await inner(tx);
+      } catch (error) {
+        await sql.unsafe(`rollback to savepoint ${name}`);
+        throw error;
+      }
+    },
+  }) as unknown as Tx;
+
+  // Sent without waiting: a failure here fails the work's first statement (the transaction is
+  // aborted), and is reported below in any case.
+  const opened = Promise.all([
+    sql.unsafe(readOnly ? 'begin read only' : 'begin').execute(),
+    sql`select set_config('role', 'svc_api', true),
+               set_config('app.org_id', ${tenant.orgId}, true),
+               set_config('app.env', ${tenant.environment}, true)`.execute(),
+  ]);
+  opened.catch(() => {});
+
+  let result: T;
+  try {
+    result = await work(tx);
+    await opened;
+  } catch (error) {
+    // Not waited for: the connection returns to the pool once the rollback is through.
+    finish(sql, 'rollback');
+    throw error;
+  }
+
+  if (readOnly) {
+    afterThisTurn(() => finish(sql, 'commit'));
     return result;
-  }) as Promise<T>;
+  }
+  try {
+    const done = await sql.unsafe('commit');
+    // A statement that failed without being awaited aborts the transaction, and the server then
+    // answers the commit with ROLLBACK: the work did not happen.
+    if (done.command !== 'COMMIT') throw new Error(`transaction ended with ${done.command} instead of COMMIT`);
+  } finally {
+    sql.release();
+  }
+  return result;
 }

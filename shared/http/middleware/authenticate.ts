@@ -29,8 +29,9 @@ function clientAddress(forwardedFor: string | undefined): string {
 }
 
 /**
- * Authentication, rate limiting and the tenant context in one database round trip
- * (app.authenticate). Sets X-RateLimit-* on every response, including errors.
+ * Authentication and rate limiting in one database round trip (app.authenticate, whose window
+ * update commits without waiting for a WAL flush). Sets X-RateLimit-* on every response,
+ * including errors.
  */
 export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   const key = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
@@ -64,6 +65,7 @@ export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => 
     side: row.side!,
     environment: row.environment!,
     scopes: row.scopes!,
+    readsOnly: c.req.method === 'GET' || c.req.method === 'HEAD',
   });
   await next();
   setRateHeaders();
