@@ -4,7 +4,11 @@ import { moveStatus } from '../../shared/claims/lifecycle.ts';
 import { crawlerFor, type CrawlRequest, type CrawlStatus } from '../../shared/claims/crawl.ts';
 import { rank, type Candidate, type Needs } from '../../shared/claims/scoring.ts';
 import type { JobDefinition } from '../../shared/jobs/runner.ts';
-import { lockClaims, type ClaimRow } from './repository.ts';
+import type { Caller } from '../../shared/http/context.ts';
+import { ApiError } from '../../shared/http/errors.ts';
+import type { z } from '@hono/zod-openapi';
+import { findClaim, lockClaims, type ClaimRow } from './repository.ts';
+import type { SourcingRound } from './schemas.ts';
 import {
   insertSourcingRounds, matchCandidates, openingRoundsOf, recordCrawlOutcomes, type CandidateRow, type RoundRow,
 } from './sourcing-repository.ts';
@@ -31,7 +35,7 @@ function needsOf(claim: ClaimRow): Needs {
 }
 
 /** The request's matches now, best first: its current needs and radius, read in this transaction. */
-export async function findMatches(tx: Tx, claim: ClaimRow, limit: number) {
+async function findMatches(tx: Tx, claim: ClaimRow, limit: number) {
   const rows = await matchCandidates(tx, claim.id);
   const candidates = rows.map((row): Candidate & { id: string; row: CandidateRow } => ({
     id: row.property_id,
@@ -59,6 +63,16 @@ export async function findMatches(tx: Tx, claim: ClaimRow, limit: number) {
   }));
 }
 
+/** GET matches: the request's matches now; a fresh request that has some moves on. */
+export function matchesNow(caller: Caller, reference: string, limit: number) {
+  return withTenant(caller, async (tx) => {
+    const claim = await findClaim(tx, reference);
+    const found = await findMatches(tx, claim, limit);
+    if (found.length) await homesFound(tx, [claim.id]);
+    return found;
+  });
+}
+
 /** Matching found homes: requests still at housing_needs_collected move to housing_options_found. */
 export const homesFound = (tx: Tx, requestIds: string[]) =>
   moveStatus(tx, requestIds, 'housing_options_found', ['housing_needs_collected']);
@@ -83,7 +97,7 @@ function crawlRequestOf(claim: ClaimRow): CrawlRequest {
  * Records one sourcing round per request, in one statement: matching runs again (requests with homes
  * move on) and the crawl request is kept with the round, to be sent by sendCrawls after commit.
  */
-export async function recordSourcingRounds(tx: Tx, claims: ClaimRow[], trigger: 'opened' | 'source_more'): Promise<RoundRow[]> {
+async function recordSourcingRounds(tx: Tx, claims: ClaimRow[], trigger: 'opened' | 'source_more'): Promise<RoundRow[]> {
   if (claims.length === 0) return [];
   const input = claims.map((claim) => ({ claim_id: claim.id, crawl: crawlRequestOf(claim) }));
   const rounds = await insertSourcingRounds(tx, input, trigger);
@@ -98,7 +112,7 @@ export async function recordSourcingRounds(tx: Tx, claims: ClaimRow[], trigger: 
  * invite a retry that opens a second request. The round keeps `failed` and its detail, or stays
  * `pending`, for the coordinator.
  */
-export async function sendCrawls(caller: Tenant, rounds: RoundRow[]): Promise<(RoundRow & { crawl_status: CrawlStatus })[]> {
+async function sendCrawls(caller: Tenant, rounds: RoundRow[]): Promise<(RoundRow & { crawl_status: CrawlStatus })[]> {
   if (rounds.length === 0) return [];
   const crawler = crawlerFor(caller.environment);
   const outcomes = await Promise.all(rounds.map((round) => crawler.request(round.crawl_request)));
@@ -108,6 +122,30 @@ export async function sendCrawls(caller: Tenant, rounds: RoundRow[]): Promise<(R
     log.error('crawl outcome not recorded', { rounds: rounds.map((r) => r.id), ...errorFields(error) });
   }
   return rounds.map((round, i) => ({ ...round, crawl_status: outcomes[i].status }));
+}
+
+/** POST source-more: a round for a request that has a coordinator, its crawl sent after the commit. */
+export async function sourceMore(caller: Caller, reference: string): Promise<z.infer<typeof SourcingRound>> {
+  const { claim, rounds } = await withTenant(caller, async (tx) => {
+    const claim = await findClaim(tx, reference, { lock: true });
+    if (!claim.coordinator) {
+      throw new ApiError(
+        'no_coordinator',
+        'Nobody at the service is assigned to source for this request yet. Ask your account manager to assign a coordinator, then retry.',
+      );
+    }
+    return { claim, rounds: await recordSourcingRounds(tx, [claim], 'source_more') };
+  });
+  const [round] = await sendCrawls(caller, rounds);
+  return {
+    id: round.id,
+    request_id: claim.id,
+    reference: claim.claim_ref,
+    coordinator: round.coordinator_email ?? claim.coordinator!,
+    matches_found: round.matches_found,
+    crawl: { postcode: round.crawl_postcode, status: round.crawl_status },
+    created_at: round.created_at.toISOString(),
+  };
 }
 
 /**
