@@ -4,7 +4,9 @@ import type { Caller } from '../../shared/http/context.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { initialStatus } from '../../shared/claims/status.ts';
 import { toCents } from '../../shared/money.ts';
-import { claimColumns, findClaim, toClaim, type ClaimRow } from './repository.ts';
+import { findClaim, insertAmendment, toClaim, updateClaim, type ClaimRow } from './repository.ts';
+import { homesUnderContract, type HomeUnderContract } from './placement/repository.ts';
+import { hasCandidate } from './sourcing-repository.ts';
 import type { AmendClaimInput } from './schemas.ts';
 import { homesFound } from './sourcing.ts';
 
@@ -64,23 +66,17 @@ async function recordAmendment(tx: Tx, body: AmendClaimInput, before: ClaimRow, 
   const fields = candidates.filter((field) => JSON.stringify(was[field]) !== JSON.stringify(now[field]));
   if (fields.length === 0) return;
   const changes = Object.fromEntries(fields.filter((f) => !personalFields.has(f)).map((f) => [f, { from: was[f], to: now[f] }]));
-  await tx`
-    insert into app.claim_amendments (org_id, environment, claim_id, fields, changes)
-    values (app.current_org(), app.current_env(), ${before.id}, ${fields}::text[], ${tx.json(changes as never)})`;
+  await insertAmendment(tx, before.id, fields, changes);
 }
 
 export interface PlacementInProgress {
   note: string;
-  homes: { property_id: string; status: string; move_in_date: string | null }[];
+  homes: HomeUnderContract[];
 }
 
-/** Homes on the request with a live contract version, not cancelled: the placements in flight. */
+/** The homes under contract: the placements in flight. */
 async function placementInProgress(tx: Tx, claim: ClaimRow): Promise<PlacementInProgress | undefined> {
-  const homes = await tx<PlacementInProgress['homes']>`
-    select h.property_id, l.status, l.move_in_date
-      from app.claim_homes h join app.lease_agreements l on l.id = h.current_lease_id
-     where h.claim_id = ${claim.id} and h.option_status <> 'cancelled' and l.status not in ('superseded', 'withdrawn')
-     order by h.added_at, h.id`;
+  const homes = await homesUnderContract(tx, claim.id);
   if (homes.length === 0) return undefined;
   return {
     note:
@@ -93,16 +89,12 @@ async function placementInProgress(tx: Tx, claim: ClaimRow): Promise<PlacementIn
 export async function amendClaim(caller: Caller, reference: string, body: AmendClaimInput) {
   return withTenant(caller, async (tx) => {
     const claim = await findClaim(tx, reference, { lock: true });
-    const [amended] = await tx<ClaimRow[]>`
-      update app.claims c set ${tx(changesOf(body, claim) as Record<string, never>)} where c.id = ${claim.id}
-      returning ${claimColumns(tx)}`;
+    const amended = await updateClaim(tx, claim.id, changesOf(body, claim));
     await recordAmendment(tx, body, claim, amended);
     let row = amended;
     // Needs apply to matching at once: a fresh request that now has homes moves on.
     if (row.status_primary === initialStatus) {
-      const [{ found }] = await tx<{ found: boolean }[]>`
-        select exists (select 1 from app.match_candidates(${claim.id}, 1)) as found`;
-      if (found && (await homesFound(tx, [claim.id])).length) row = await findClaim(tx, claim.id);
+      if ((await hasCandidate(tx, claim.id)) && (await homesFound(tx, [claim.id])).length) row = await findClaim(tx, claim.id);
     }
     return { row, placementInProgress: await placementInProgress(tx, row) };
   });

@@ -1,15 +1,14 @@
-import type postgres from 'postgres';
 import type { Tx } from '../../shared/db/client.ts';
 import { withTenant } from '../../shared/db/tenant.ts';
 import type { Caller } from '../../shared/http/context.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { announceStatus } from '../../shared/claims/lifecycle.ts';
 import { initialStatus } from '../../shared/claims/status.ts';
-import { limits, newClaimRef } from '../../shared/claims/values.ts';
 import { enqueue } from '../../shared/jobs/queue.ts';
 import { runAfterCommit } from '../../shared/jobs/after-commit.ts';
-import { toCents } from '../../shared/money.ts';
-import { claimColumns, type ClaimRow } from './repository.ts';
+import {
+  claimsByExternalId, insertClaims, isRefusal, newClaimRow, zipCentroids, type ClaimRow, type NewClaimRow,
+} from './repository.ts';
 import type { CreateClaimInput } from './schemas.ts';
 import { sourceNewRequests } from './sourcing.ts';
 
@@ -21,93 +20,11 @@ import { sourceNewRequests } from './sourcing.ts';
 
 export type CreateOutcome = { ok: true; row: ClaimRow; idempotent: boolean } | { ok: false; error: ApiError };
 
-const centsOf = (amount: number | undefined) => (amount === undefined ? null : toCents(amount));
-
-/** The stored row of a creation body (every column named: absent optional fields take their default). */
-function rowOf(caller: Caller, input: CreateClaimInput, origin: { lat: number; lng: number }) {
-  const country = input.loss_country ?? 'US';
-  return {
-    org_id: caller.orgId,
-    environment: caller.environment,
-    claim_ref: newClaimRef(),
-    external_id: input.external_id ?? null,
-    external_reference: input.external_reference ?? null,
-    loss_address: input.loss_address,
-    loss_city: input.loss_city,
-    loss_state: country === 'US' ? input.loss_state.toUpperCase() : input.loss_state,
-    loss_zip: input.loss_zip,
-    loss_country: country,
-    loss_lat: input.loss_lat ?? null,
-    loss_lng: input.loss_lng ?? null,
-    origin_lat: origin.lat,
-    origin_lng: origin.lng,
-    policyholder_name: input.policyholder_name ?? null,
-    target_move_in: input.target_move_in,
-    est_length_months: input.est_length_months,
-    max_budget_cents: centsOf(input.max_budget),
-    ale_limit_cents: centsOf(input.ale_limit),
-    rent_payer: input.rent_payer,
-    deposit_payer: input.deposit_payer,
-    fees_payer: input.fees_payer ?? null,
-    search_radius_miles: input.search_radius_miles ?? limits.searchRadiusMiles.default,
-    priority: input.priority ?? 'standard',
-    household_email: input.household_email ?? null,
-    household_phone: input.household_phone ?? null,
-    adjuster_name: input.adjuster_name ?? null,
-    adjuster_email: input.adjuster_email ?? null,
-    adjuster_phone: input.adjuster_phone ?? null,
-    bedrooms: input.bedrooms,
-    bathrooms: input.bathrooms,
-    sqft: input.sqft,
-    adults: input.adults,
-    children: input.children ?? 0,
-    property_type: input.property_type,
-    furnishing: input.furnishing,
-    accessibility_needs: input.accessibility_needs ?? [],
-    amenities: input.amenities ?? [],
-    laundry_preference: input.laundry_preference ?? null,
-    parking_preference: input.parking_preference ?? null,
-    has_pets: input.has_pets ?? false,
-    number_of_pets: input.number_of_pets ?? null,
-    pet_details: input.pet_details ?? null,
-    pet_breeds: input.pet_breeds ?? null,
-  };
-}
-
-type NewRow = ReturnType<typeof rowOf>;
-
-const isError = (error: unknown, code: string, constraint?: string) => {
-  const e = error as postgres.PostgresError;
-  return typeof e?.code === 'string' && e.code.startsWith(code) && (constraint === undefined || e.constraint_name === constraint);
-};
-const refTaken = (error: unknown) => isError(error, '23505', 'claims_claim_ref_key');
-
-/**
- * Inserts the rows; an external_id already used in this organisation and environment inserts nothing
- * (ON CONFLICT). A claim_ref drawn twice is drawn again. Returns the inserted rows.
- */
-async function insertRows(tx: Tx, rows: NewRow[]): Promise<ClaimRow[]> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await tx.savepoint((sp) => sp<ClaimRow[]>`
-        insert into app.claims ${sp(rows)}
-        on conflict (org_id, environment, external_id) do nothing
-        returning *, app.coordinator_of(claims) as coordinator`);
-    } catch (error) {
-      if (!refTaken(error) || attempt === 4) throw error;
-      for (const row of rows) row.claim_ref = newClaimRef();
-    }
-  }
-}
-
 const couldNotCreate = () =>
   new ApiError('could_not_create', 'The request could not be written. Nothing was created; check the values and retry, or contact support with the X-Request-Id.');
 
-/** A value the database refuses to store: a data exception (class 22) or an integrity rule (class 23). */
-const isRefusal = (error: unknown) => isError(error, '22') || isError(error, '23');
-
 /** One order for every transaction's inserts (see insertIsolated): by code unit, the same on every runtime. */
-function byExternalId(a: NewRow, b: NewRow): number {
+function byExternalId(a: NewClaimRow, b: NewClaimRow): number {
   const [x, y] = [a.external_id ?? '', b.external_id ?? ''];
   return x < y ? -1 : x > y ? 1 : 0;
 }
@@ -119,17 +36,17 @@ function byExternalId(a: NewRow, b: NewRow): number {
  * same external_id, so two batches naming the same ids in different orders would otherwise each
  * hold one the other waits for (a deadlock, failing one of them).
  */
-async function insertIsolated(tx: Tx, rows: NewRow[]): Promise<Map<NewRow, ClaimRow | ApiError>> {
+async function insertIsolated(tx: Tx, rows: NewClaimRow[]): Promise<Map<NewClaimRow, ClaimRow | ApiError>> {
   const ordered = [...rows].sort(byExternalId);
-  const outcome = new Map<NewRow, ClaimRow | ApiError>();
+  const outcome = new Map<NewClaimRow, ClaimRow | ApiError>();
   try {
-    const inserted = new Map((await insertRows(tx, ordered)).map((r) => [r.claim_ref, r]));
+    const inserted = new Map((await insertClaims(tx, ordered)).map((r) => [r.claim_ref, r]));
     for (const row of ordered) if (inserted.has(row.claim_ref)) outcome.set(row, inserted.get(row.claim_ref)!);
   } catch (error) {
     if (!isRefusal(error)) throw error;
     for (const row of ordered) {
       try {
-        const [inserted] = await insertRows(tx, [row]);
+        const [inserted] = await insertClaims(tx, [row]);
         if (inserted) outcome.set(row, inserted);
       } catch (itemError) {
         if (!isRefusal(itemError)) throw itemError;
@@ -146,12 +63,7 @@ async function insertIsolated(tx: Tx, rows: NewRow[]): Promise<Map<NewRow, Claim
  */
 async function origins(tx: Tx, inputs: (CreateClaimInput | ApiError)[]) {
   const zips = inputs.flatMap((input) => (input instanceof ApiError || input.loss_lat !== undefined ? [] : [input.loss_zip.slice(0, 5)]));
-  const centroids = new Map<string, { lat: number; lng: number }>();
-  if (zips.length) {
-    const rows = await tx<{ zip: string; latitude: number; longitude: number }[]>`
-      select zip, latitude, longitude from app.zip_centroids where zip = any(${zips}::text[])`;
-    for (const row of rows) centroids.set(row.zip, { lat: row.latitude, lng: row.longitude });
-  }
+  const centroids = await zipCentroids(tx, zips);
   return inputs.map((input) => {
     if (input instanceof ApiError) return input;
     if (input.loss_lat !== undefined && input.loss_lng !== undefined) return { lat: input.loss_lat, lng: input.loss_lng };
@@ -173,10 +85,10 @@ export async function createClaims(caller: Caller, inputs: (CreateClaimInput | A
     const located = await origins(tx, inputs);
     const rows = inputs.map((input, i) => {
       const origin = located[i];
-      return input instanceof ApiError || origin instanceof ApiError ? undefined : rowOf(caller, input, origin);
+      return input instanceof ApiError || origin instanceof ApiError ? undefined : newClaimRow(caller, input, origin);
     });
-    const fresh = rows.filter((r): r is NewRow => r !== undefined);
-    const inserted = fresh.length ? await insertIsolated(tx, fresh) : new Map<NewRow, ClaimRow | ApiError>();
+    const fresh = rows.filter((r): r is NewClaimRow => r !== undefined);
+    const inserted = fresh.length ? await insertIsolated(tx, fresh) : new Map<NewClaimRow, ClaimRow | ApiError>();
 
     const created = [...inserted.values()].filter((r): r is ClaimRow => !(r instanceof ApiError));
     await announceStatus(tx, created.map((row) => (
@@ -186,9 +98,7 @@ export async function createClaims(caller: Caller, inputs: (CreateClaimInput | A
     // A row not inserted met an external_id that exists (possibly made by an earlier item of the
     // same batch): the answer is that request as it stands.
     const repeated = fresh.filter((r) => !inserted.has(r)).map((r) => r.external_id!);
-    const earlier = repeated.length
-      ? await tx<ClaimRow[]>`select ${claimColumns(tx)} from app.claims c where c.external_id = any(${repeated}::text[])`
-      : [];
+    const earlier = repeated.length ? await claimsByExternalId(tx, repeated) : [];
     const earlierByExternalId = new Map(earlier.map((r) => [r.external_id, r]));
 
     const outcomes = inputs.map((input, i): CreateOutcome => {

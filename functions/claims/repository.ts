@@ -1,15 +1,18 @@
+import type postgres from 'postgres';
 import { isUuid } from '../../shared/ids.ts';
 import type { Tx } from '../../shared/db/client.ts';
+import type { Caller } from '../../shared/http/context.ts';
 import { afterCursorRow, assertCursorRowVisible, cursorRowId } from '../../shared/http/paging.ts';
 import { notFound } from '../../shared/http/errors.ts';
 import type { RequestStatus } from '../../shared/claims/status.ts';
-import { claimRefPattern, type payers, type priorities } from '../../shared/claims/values.ts';
-import { amountOrNull } from '../../shared/money.ts';
-import type { Claim, ClaimCreated, ClaimListItem } from './schemas.ts';
+import { claimRefPattern, limits, newClaimRef, type payers, type priorities } from '../../shared/claims/values.ts';
+import { amountOrNull, toCents } from '../../shared/money.ts';
+import type { Claim, ClaimCreated, ClaimListItem, CreateClaimInput } from './schemas.ts';
 import type { z } from '@hono/zod-openapi';
 
-// Reading housing requests and rendering them. Queries run inside withTenant, so row-level security
-// limits them to the caller's organisation and environment (and to requests opened over the API).
+// Housing requests in the database: reading, inserting and amending them, and rendering them.
+// Queries run inside withTenant, so row-level security limits them to the caller's organisation and
+// environment (and to requests opened over the API).
 
 type Payer = (typeof payers)[number];
 
@@ -109,6 +112,123 @@ export async function listClaims(
   return rows;
 }
 
+
+/** The requests of these ids, locked for update in id order (the order status moves lock them in). */
+export function lockClaims(tx: Tx, ids: string[]): Promise<ClaimRow[]> {
+  return tx<ClaimRow[]>`
+    select ${claimColumns(tx)} from app.claims c where c.id = any(${ids}::uuid[]) order by c.id for update`;
+}
+
+/** The requests opened under these external_ids. */
+export function claimsByExternalId(tx: Tx, externalIds: string[]): Promise<ClaimRow[]> {
+  return tx<ClaimRow[]>`select ${claimColumns(tx)} from app.claims c where c.external_id = any(${externalIds}::text[])`;
+}
+
+/** The centroids of the known US ZIP codes among `zips` (five digits), by ZIP. */
+export async function zipCentroids(tx: Tx, zips: string[]): Promise<Map<string, { lat: number; lng: number }>> {
+  if (zips.length === 0) return new Map();
+  const rows = await tx<{ zip: string; latitude: number; longitude: number }[]>`
+    select zip, latitude, longitude from app.zip_centroids where zip = any(${zips}::text[])`;
+  return new Map(rows.map((row) => [row.zip, { lat: row.latitude, lng: row.longitude }]));
+}
+
+const centsOf = (amount: number | undefined) => (amount === undefined ? null : toCents(amount));
+
+/** The stored row of a creation body (every column named: absent optional fields take their default). */
+export function newClaimRow(caller: Caller, input: CreateClaimInput, origin: { lat: number; lng: number }) {
+  const country = input.loss_country ?? 'US';
+  return {
+    org_id: caller.orgId,
+    environment: caller.environment,
+    claim_ref: newClaimRef(),
+    external_id: input.external_id ?? null,
+    external_reference: input.external_reference ?? null,
+    loss_address: input.loss_address,
+    loss_city: input.loss_city,
+    loss_state: country === 'US' ? input.loss_state.toUpperCase() : input.loss_state,
+    loss_zip: input.loss_zip,
+    loss_country: country,
+    loss_lat: input.loss_lat ?? null,
+    loss_lng: input.loss_lng ?? null,
+    origin_lat: origin.lat,
+    origin_lng: origin.lng,
+    policyholder_name: input.policyholder_name ?? null,
+    target_move_in: input.target_move_in,
+    est_length_months: input.est_length_months,
+    max_budget_cents: centsOf(input.max_budget),
+    ale_limit_cents: centsOf(input.ale_limit),
+    rent_payer: input.rent_payer,
+    deposit_payer: input.deposit_payer,
+    fees_payer: input.fees_payer ?? null,
+    search_radius_miles: input.search_radius_miles ?? limits.searchRadiusMiles.default,
+    priority: input.priority ?? 'standard',
+    household_email: input.household_email ?? null,
+    household_phone: input.household_phone ?? null,
+    adjuster_name: input.adjuster_name ?? null,
+    adjuster_email: input.adjuster_email ?? null,
+    adjuster_phone: input.adjuster_phone ?? null,
+    bedrooms: input.bedrooms,
+    bathrooms: input.bathrooms,
+    sqft: input.sqft,
+    adults: input.adults,
+    children: input.children ?? 0,
+    property_type: input.property_type,
+    furnishing: input.furnishing,
+    accessibility_needs: input.accessibility_needs ?? [],
+    amenities: input.amenities ?? [],
+    laundry_preference: input.laundry_preference ?? null,
+    parking_preference: input.parking_preference ?? null,
+    has_pets: input.has_pets ?? false,
+    number_of_pets: input.number_of_pets ?? null,
+    pet_details: input.pet_details ?? null,
+    pet_breeds: input.pet_breeds ?? null,
+  };
+}
+
+export type NewClaimRow = ReturnType<typeof newClaimRow>;
+
+const isDbError = (error: unknown, code: string, constraint?: string) => {
+  const e = error as postgres.PostgresError;
+  return typeof e?.code === 'string' && e.code.startsWith(code) && (constraint === undefined || e.constraint_name === constraint);
+};
+const refTaken = (error: unknown) => isDbError(error, '23505', 'claims_claim_ref_key');
+
+/** A value the database refuses to store: a data exception (class 22) or an integrity rule (class 23). */
+export const isRefusal = (error: unknown) => isDbError(error, '22') || isDbError(error, '23');
+
+/**
+ * Inserts the rows in one statement; an external_id already used in this organisation and
+ * environment inserts nothing (ON CONFLICT on the unique index, so two creations racing on one
+ * external_id make one request). A claim_ref drawn twice is drawn again. Returns the inserted rows.
+ */
+export async function insertClaims(tx: Tx, rows: NewClaimRow[]): Promise<ClaimRow[]> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await tx.savepoint((sp) => sp<ClaimRow[]>`
+        insert into app.claims ${sp(rows)}
+        on conflict (org_id, environment, external_id) do nothing
+        returning *, app.coordinator_of(claims) as coordinator`);
+    } catch (error) {
+      if (!refTaken(error) || attempt === 4) throw error;
+      for (const row of rows) row.claim_ref = newClaimRef();
+    }
+  }
+}
+
+/** Writes an amendment's columns (names from the amendment schema's fields, never free input). */
+export async function updateClaim(tx: Tx, id: string, columns: Record<string, unknown>): Promise<ClaimRow> {
+  const [row] = await tx<ClaimRow[]>`
+    update app.claims c set ${tx(columns as Record<string, never>)} where c.id = ${id}
+    returning ${claimColumns(tx)}`;
+  return row;
+}
+
+/** Keeps the record of an amendment (for the timeline): the changed fields, from/to of some. */
+export async function insertAmendment(tx: Tx, claimId: string, fields: string[], changes: Record<string, unknown>): Promise<void> {
+  await tx`
+    insert into app.claim_amendments (org_id, environment, claim_id, fields, changes)
+    values (app.current_org(), app.current_env(), ${claimId}, ${fields}::text[], ${tx.json(changes as never)})`;
+}
 
 export function toCreated(row: Pick<ClaimRow, 'id' | 'claim_ref' | 'status_primary' | 'created_at'>, idempotent: boolean): z.infer<typeof ClaimCreated> {
   return { id: row.id, claim_ref: row.claim_ref, status_primary: row.status_primary, created_at: row.created_at.toISOString(), idempotent };

@@ -4,34 +4,21 @@ import { moveStatus } from '../../shared/claims/lifecycle.ts';
 import { crawlerFor, type CrawlRequest, type CrawlStatus } from '../../shared/claims/crawl.ts';
 import { rank, type Candidate, type Needs } from '../../shared/claims/scoring.ts';
 import type { JobDefinition } from '../../shared/jobs/runner.ts';
-import { claimColumns, type ClaimRow } from './repository.ts';
+import type { Caller } from '../../shared/http/context.ts';
+import { ApiError } from '../../shared/http/errors.ts';
+import type { z } from '@hono/zod-openapi';
+import { findClaim, lockClaims, type ClaimRow } from './repository.ts';
+import type { SourcingRound } from './schemas.ts';
+import {
+  insertSourcingRounds, matchCandidates, openingRoundsOf, recordCrawlOutcomes, type CandidateRow, type RoundRow,
+} from './sourcing-repository.ts';
 import { errorFields, log } from '../../shared/log.ts';
 import { fromCents } from '../../shared/money.ts';
 
 // Sourcing: matching homes to a request (app.match_candidates finds the eligible homes nearest
 // first; shared/claims/scoring.ts ranks them) and sourcing rounds (matching again plus a crawl
 // request in the loss postcode). A new request's first round is a durable job, queued with the
-// request and started right after its commit (see create.ts).
-
-/** How many eligible homes, nearest first, matching ranks and counts. */
-export const candidatePool = 200;
-
-interface CandidateRow {
-  property_id: string;
-  name: string | null;
-  city: string;
-  state: string;
-  zip_code: string;
-  currency: string;
-  monthly_rate_cents: number;
-  bedrooms: number;
-  bathrooms: string;
-  sqft: number | null;
-  furnished_status: string | null;
-  amenities: string[] | null;
-  pet_policy: string | null;
-  distance_miles: number;
-}
+// request and started right after its commit (see create.ts). The SQL is in sourcing-repository.ts.
 
 function needsOf(claim: ClaimRow): Needs {
   return {
@@ -48,8 +35,8 @@ function needsOf(claim: ClaimRow): Needs {
 }
 
 /** The request's matches now, best first: its current needs and radius, read in this transaction. */
-export async function findMatches(tx: Tx, claim: ClaimRow, limit: number) {
-  const rows = await tx<CandidateRow[]>`select * from app.match_candidates(${claim.id}, ${candidatePool})`;
+async function findMatches(tx: Tx, claim: ClaimRow, limit: number) {
+  const rows = await matchCandidates(tx, claim.id);
   const candidates = rows.map((row): Candidate & { id: string; row: CandidateRow } => ({
     id: row.property_id,
     row,
@@ -76,6 +63,16 @@ export async function findMatches(tx: Tx, claim: ClaimRow, limit: number) {
   }));
 }
 
+/** GET matches: the request's matches now; a fresh request that has some moves on. */
+export function matchesNow(caller: Caller, reference: string, limit: number) {
+  return withTenant(caller, async (tx) => {
+    const claim = await findClaim(tx, reference);
+    const found = await findMatches(tx, claim, limit);
+    if (found.length) await homesFound(tx, [claim.id]);
+    return found;
+  });
+}
+
 /** Matching found homes: requests still at housing_needs_collected move to housing_options_found. */
 export const homesFound = (tx: Tx, requestIds: string[]) =>
   moveStatus(tx, requestIds, 'housing_options_found', ['housing_needs_collected']);
@@ -96,36 +93,14 @@ function crawlRequestOf(claim: ClaimRow): CrawlRequest {
   };
 }
 
-export interface RoundRow {
-  id: string;
-  claim_id: string;
-  coordinator_email: string | null;
-  matches_found: number;
-  crawl_postcode: string;
-  crawl_request: CrawlRequest;
-  crawl_status: CrawlStatus | 'pending';
-  created_at: Date;
-}
-
-const roundColumns = (tx: Tx) => tx`id, claim_id, coordinator_email, matches_found, crawl_postcode, crawl_request, crawl_status, created_at`;
-
 /**
  * Records one sourcing round per request, in one statement: matching runs again (requests with homes
  * move on) and the crawl request is kept with the round, to be sent by sendCrawls after commit.
  */
-export async function recordSourcingRounds(tx: Tx, claims: ClaimRow[], trigger: 'opened' | 'source_more'): Promise<RoundRow[]> {
+async function recordSourcingRounds(tx: Tx, claims: ClaimRow[], trigger: 'opened' | 'source_more'): Promise<RoundRow[]> {
   if (claims.length === 0) return [];
   const input = claims.map((claim) => ({ claim_id: claim.id, crawl: crawlRequestOf(claim) }));
-  const rounds = await tx<RoundRow[]>`
-    with input as (
-      select (e ->> 'claim_id')::uuid as claim_id, e -> 'crawl' as crawl
-        from jsonb_array_elements(${tx.json(input as never)}) e)
-    insert into app.sourcing_rounds
-      (org_id, environment, claim_id, trigger, coordinator_email, matches_found, crawl_postcode, crawl_request)
-    select c.org_id, c.environment, c.id, ${trigger}, app.coordinator_of(c),
-           (select count(*)::integer from app.match_candidates(c.id, ${candidatePool})), c.loss_zip, i.crawl
-      from input i join app.claims c on c.id = i.claim_id
-    returning ${roundColumns(tx)}`;
+  const rounds = await insertSourcingRounds(tx, input, trigger);
   await homesFound(tx, rounds.filter((r) => r.matches_found > 0).map((r) => r.claim_id));
   return rounds;
 }
@@ -137,20 +112,40 @@ export async function recordSourcingRounds(tx: Tx, claims: ClaimRow[], trigger: 
  * invite a retry that opens a second request. The round keeps `failed` and its detail, or stays
  * `pending`, for the coordinator.
  */
-export async function sendCrawls(caller: Tenant, rounds: RoundRow[]): Promise<(RoundRow & { crawl_status: CrawlStatus })[]> {
+async function sendCrawls(caller: Tenant, rounds: RoundRow[]): Promise<(RoundRow & { crawl_status: CrawlStatus })[]> {
   if (rounds.length === 0) return [];
   const crawler = crawlerFor(caller.environment);
   const outcomes = await Promise.all(rounds.map((round) => crawler.request(round.crawl_request)));
   try {
-    await withTenant(caller, (tx) => tx`
-      update app.sourcing_rounds s set crawl_status = u.status, crawl_detail = u.detail
-        from unnest(${rounds.map((r) => r.id)}::uuid[], ${outcomes.map((o) => o.status)}::text[],
-                    ${outcomes.map((o) => o.detail ?? null) as string[]}::text[]) as u(id, status, detail)
-       where s.id = u.id`);
+    await withTenant(caller, (tx) => recordCrawlOutcomes(tx, rounds.map((r) => r.id), outcomes));
   } catch (error) {
     log.error('crawl outcome not recorded', { rounds: rounds.map((r) => r.id), ...errorFields(error) });
   }
   return rounds.map((round, i) => ({ ...round, crawl_status: outcomes[i].status }));
+}
+
+/** POST source-more: a round for a request that has a coordinator, its crawl sent after the commit. */
+export async function sourceMore(caller: Caller, reference: string): Promise<z.infer<typeof SourcingRound>> {
+  const { claim, rounds } = await withTenant(caller, async (tx) => {
+    const claim = await findClaim(tx, reference, { lock: true });
+    if (!claim.coordinator) {
+      throw new ApiError(
+        'no_coordinator',
+        'Nobody at the service is assigned to source for this request yet. Ask your account manager to assign a coordinator, then retry.',
+      );
+    }
+    return { claim, rounds: await recordSourcingRounds(tx, [claim], 'source_more') };
+  });
+  const [round] = await sendCrawls(caller, rounds);
+  return {
+    id: round.id,
+    request_id: claim.id,
+    reference: claim.claim_ref,
+    coordinator: round.coordinator_email ?? claim.coordinator!,
+    matches_found: round.matches_found,
+    crawl: { postcode: round.crawl_postcode, status: round.crawl_status },
+    created_at: round.created_at.toISOString(),
+  };
 }
 
 /**
@@ -160,10 +155,8 @@ export async function sendCrawls(caller: Tenant, rounds: RoundRow[]): Promise<(R
  * serialise here and the second finds the first's rounds; the unique index on opening rounds backs it.
  */
 async function openingRounds(tx: Tx, requestIds: string[]): Promise<RoundRow[]> {
-  const claims = await tx<ClaimRow[]>`
-    select ${claimColumns(tx)} from app.claims c where c.id = any(${requestIds}::uuid[]) order by c.id for update`;
-  const earlier = await tx<RoundRow[]>`
-    select ${roundColumns(tx)} from app.sourcing_rounds where claim_id = any(${requestIds}::uuid[]) and trigger = 'opened'`;
+  const claims = await lockClaims(tx, requestIds);
+  const earlier = await openingRoundsOf(tx, requestIds);
   const sourced = new Set(earlier.map((round) => round.claim_id));
   const fresh = await recordSourcingRounds(tx, claims.filter((claim) => !sourced.has(claim.id)), 'opened');
   return [...fresh, ...earlier.filter((round) => round.crawl_status === 'pending')];

@@ -2,10 +2,12 @@ import type { Tx } from '../../shared/db/client.ts';
 import type { ClaimRow } from './repository.ts';
 import { placementTimeline } from './placement/timeline.ts';
 import { moneyTimeline } from './placement/money-timeline.ts';
+import { documentTimeline } from './documents-timeline.ts';
 
 // The request's timeline as a list of sources: each module contributes its own entries (assembled
 // from the timestamps its records already carry, so an old request's timeline is as complete as a
-// new one's) and the summaries of its entry types.
+// new one's) and the summaries of its entry types. The request's own sources (its opening and its
+// amendments) are here; the documents' and the placement's live beside their repositories.
 
 export interface TimelineRow {
   at: Date;
@@ -27,16 +29,6 @@ const requestTimeline: TimelineSource = {
     property_id: null,
     detail: { reference: claim.claim_ref, external_id: claim.external_id },
   }],
-};
-
-const documentTimeline: TimelineSource = {
-  summaries: {
-    'document.added': (d) => `Document "${d.filename}" (${d.kind}) added ${d.via_api ? 'through the API' : "by the service's team"}.`,
-  },
-  entries: (tx, claim) => tx<TimelineRow[]>`
-    select d.created_at as at, 'document.added' as type, null::uuid as property_id,
-           jsonb_build_object('document_id', d.id, 'kind', d.kind, 'filename', d.filename, 'via_api', d.uploaded_via = 'api') as detail
-      from app.claim_documents d where d.claim_id = ${claim.id}`,
 };
 
 /** Amendments (amend.ts records them): the fields changed; from/to of the non-personal ones only. */

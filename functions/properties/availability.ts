@@ -1,97 +1,15 @@
 import { hasNoNul } from '../../shared/http/text.ts';
 import { isUuid } from '../../shared/ids.ts';
-import type { z } from '@hono/zod-openapi';
 import type { Tx } from '../../shared/db/client.ts';
 import { ApiError, notFound } from '../../shared/http/errors.ts';
 import { parseItems, refusedItem, succeededItem } from '../../shared/http/batch.ts';
-import { BulkBlockInput, type Block, type BlockInput } from './schemas.ts';
+import { deleteProviderBlock, hasBlock, renderBlock, writeBlocks, type SentBlock } from './availability-repository.ts';
+import { lockHomesByRef } from './homes-repository.ts';
+import { BulkBlockInput } from './schemas.ts';
 
-// Availability blocks in the database. Every statement runs under the caller's tenant, so only
-// blocks of the caller's environment are seen or touched: a sandbox hold on a real home never
-// shows to a live key. Provider blocks may overlap (a retry without replace duplicates them);
-// service holds never overlap one another (exclusion constraint).
-
-interface BlockRow {
-  id: string;
-  property_id: string;
-  start_date: string;
-  end_date: string;
-  reason: string | null;
-  source: 'provider' | 'service';
-  lease_agreement_id: string | null;
-  created_at: Date;
-}
-
-function renderBlock(row: BlockRow): z.infer<typeof Block> {
-  return {
-    id: row.id,
-    property_id: row.property_id,
-    start_date: row.start_date,
-    end_date: row.end_date,
-    reason: row.reason,
-    source: row.source,
-    lease_agreement_id: row.lease_agreement_id,
-    created_at: row.created_at.toISOString(),
-  };
-}
-
-/** Adds one provider block to the home. */
-export async function addBlock(tx: Tx, homeId: string, input: z.infer<typeof BlockInput>) {
-  const [row] = await tx<BlockRow[]>`
-    insert into app.availability_blocks (property_id, org_id, environment, start_date, end_date, reason, source)
-    values (${homeId}, app.current_org(), app.current_env(), ${input.start_date}, ${input.end_date}, ${input.reason ?? null}, 'provider')
-    returning *`;
-  return renderBlock(row);
-}
-
-interface SentBlock {
-  id: string;
-  property_id: string;
-  start_date: string;
-  end_date: string;
-  reason: string | null;
-}
-
-/**
- * The caller's homes named by id or external_id, locked until the end of the transaction, so that
- * two syncs of one home run one after the other (otherwise two concurrent replaces each clear only
- * the blocks they saw and both sets of new blocks stay). Locked in the order of the publish upsert
- * (external_id, then id), so that a sync and a batch publish of the same homes never deadlock.
- */
-function lockHomes(tx: Tx, ids: string[], externalIds: string[]) {
-  return tx<{ id: string; external_id: string | null }[]>`
-    select p.id, p.external_id from app.properties p
-     where p.id = any(${ids}::uuid[]) or p.external_id = any(${externalIds}::text[])
-     order by p.external_id nulls last, p.id
-       for no key update`;
-}
-
-/**
- * Writes the accepted blocks in one statement: with replace, the provider blocks of their homes are
- * cleared (the delete does not see the rows inserted beside it, so only earlier blocks go; service
- * holds never); the blocks are added; their homes are marked calendar-synced. The homes are passed
- * as a list of distinct ids so that clearing and marking are index look-ups.
- */
-async function writeBlocks(tx: Tx, blocks: SentBlock[], replace: boolean) {
-  const homeIds = [...new Set(blocks.map((b) => b.property_id))];
-  const [counts] = await tx<{ replaced_existing: number; homes_touched: number }[]>`
-    with cleared as (
-      delete from app.availability_blocks b
-       where ${replace} and b.property_id = any(${homeIds}::uuid[]) and b.source = 'provider'
-      returning 1
-    ), added as (
-      insert into app.availability_blocks (id, property_id, org_id, environment, start_date, end_date, reason, source)
-      select b.id, b.property_id, app.current_org(), app.current_env(), b.start_date, b.end_date, b.reason, 'provider'
-        from jsonb_to_recordset(${tx.json(blocks as never)}) as b (id uuid, property_id uuid, start_date date, end_date date, reason text)
-      returning 1
-    ), synced as (
-      update app.properties p set calendar_synced_at = clock_timestamp()
-       where p.id = any(${homeIds}::uuid[])
-      returning 1
-    )
-    select (select count(*) from cleared)::int as replaced_existing, (select count(*) from synced)::int as homes_touched`;
-  return counts;
-}
+// The calendar commands: the bulk calendar sync (per-item checks, then its homes locked and the
+// accepted blocks written in one statement each) and releasing a provider block. The SQL is in
+// availability-repository.ts.
 
 const trimmedString = (value: unknown) => (typeof value === 'string' ? value.trim() : undefined);
 
@@ -111,7 +29,7 @@ export async function syncCalendars(tx: Tx, blocks: unknown[], replace: boolean)
   });
 
   // Every item's home, also a refused item's, so that its result names the home it meant.
-  const homes = await lockHomes(
+  const homes = await lockHomesByRef(
     tx,
     items.flatMap((i) => (i.byId && isUuid(i.ref!) ? [i.ref!] : [])),
     items.flatMap((i) => (!i.byId && i.ref !== null && hasNoNul(i.ref) ? [i.ref] : [])),
@@ -145,33 +63,13 @@ export async function syncCalendars(tx: Tx, blocks: unknown[], replace: boolean)
   return { blocked: accepted.length, replaced_existing, homes_touched, results };
 }
 
-interface BlockWindow {
-  from?: string;
-  to?: string;
-}
-
-/** The home's blocks in the caller's environment, in date order, optionally those touching [from, to]. */
-export async function listBlocks(tx: Tx, homeId: string, window: BlockWindow) {
-  const rows = await tx<BlockRow[]>`
-    select * from app.availability_blocks b
-     where b.property_id = ${homeId}
-       and (${window.to ?? null}::date is null or b.start_date <= ${window.to ?? null}::date)
-       and (${window.from ?? null}::date is null or b.end_date >= ${window.from ?? null}::date)
-     order by b.start_date, b.end_date, b.id`;
-  return rows.map(renderBlock);
-}
-
 /** Removes one provider block of the home; a service hold is refused (cancel the placement instead). */
 export async function releaseBlock(tx: Tx, homeId: string, blockId: string) {
   if (!isUuid(blockId)) throw notFound('availability block');
   // The source guard is in the delete itself; only when nothing was removed do we look at why.
-  const [released] = await tx<BlockRow[]>`
-    delete from app.availability_blocks
-     where id = ${blockId} and property_id = ${homeId} and source = 'provider'
-    returning *`;
+  const released = await deleteProviderBlock(tx, homeId, blockId);
   if (released) return renderBlock(released);
-  const [held] = await tx`select 1 from app.availability_blocks where id = ${blockId} and property_id = ${homeId}`;
-  if (!held) throw notFound('availability block');
+  if (!(await hasBlock(tx, homeId, blockId))) throw notFound('availability block');
   throw new ApiError(
     'not_yours_to_release',
     'This block is a hold the service took for a lease or booking; cancel the placement to free these dates.',

@@ -344,3 +344,18 @@ export async function placementHomes(tx: Tx, claimId: string, propertyId?: strin
      where h.claim_id = ${claimId} ${propertyId ? tx`and h.property_id = ${propertyId}` : tx``}
      order by h.added_at, h.id`;
 }
+
+export interface HomeUnderContract {
+  property_id: string;
+  status: string;
+  move_in_date: string | null;
+}
+
+/** Homes on the request with a live contract version (not superseded or withdrawn), not cancelled. */
+export function homesUnderContract(tx: Tx, claimId: string): Promise<HomeUnderContract[]> {
+  return tx<HomeUnderContract[]>`
+    select h.property_id, l.status, l.move_in_date
+      from app.claim_homes h join app.lease_agreements l on l.id = h.current_lease_id
+     where h.claim_id = ${claimId} and h.option_status <> 'cancelled' and l.status not in ('superseded', 'withdrawn')
+     order by h.added_at, h.id`;
+}

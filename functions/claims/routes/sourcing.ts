@@ -1,10 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { createRoutes, dataOf, defineRoute, jsonResponse } from '../../../shared/http/routes.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
-import { ApiError } from '../../../shared/http/errors.ts';
-import { withTenant } from '../../../shared/db/tenant.ts';
-import { findClaim } from '../repository.ts';
-import { findMatches, homesFound, recordSourcingRounds, sendCrawls } from '../sourcing.ts';
+import { matchesNow, sourceMore } from '../sourcing.ts';
 import { Match, MatchQuery, ReferenceParam, SourcingRound } from '../schemas.ts';
 
 // Matching read and sourcing rounds.
@@ -30,15 +27,7 @@ export const sourcingRoutes = createRoutes()
       responses: { 200: jsonResponse(z.object({ data: z.array(Match), count: z.number().int() }), 'Matches, best first.') },
       errors: notFound,
     }),
-    async (c) => {
-      const matches = await withTenant(c.get('caller'), async (tx) => {
-        const claim = await findClaim(tx, c.req.valid('param').reference);
-        const found = await findMatches(tx, claim, c.req.valid('query').limit);
-        if (found.length) await homesFound(tx, [claim.id]);
-        return found;
-      });
-      return c.json(list(matches), 200);
-    },
+    async (c) => c.json(list(await matchesNow(c.get('caller'), c.req.valid('param').reference, c.req.valid('query').limit)), 200),
   )
   .openapi(
     defineRoute({
@@ -55,30 +44,5 @@ export const sourcingRoutes = createRoutes()
       responses: { 202: jsonResponse(dataOf(SourcingRound), 'The round is recorded and the crawl requested.') },
       errors: { ...notFound, 409: 'no_coordinator: nobody at the service is assigned to source for this request yet.' },
     }),
-    async (c) => {
-      const caller = c.get('caller');
-      const { claim, rounds } = await withTenant(caller, async (tx) => {
-        const claim = await findClaim(tx, c.req.valid('param').reference, { lock: true });
-        if (!claim.coordinator) {
-          throw new ApiError(
-            'no_coordinator',
-            'Nobody at the service is assigned to source for this request yet. Ask your account manager to assign a coordinator, then retry.',
-          );
-        }
-        return { claim, rounds: await recordSourcingRounds(tx, [claim], 'source_more') };
-      });
-      const [round] = await sendCrawls(caller, rounds);
-      return c.json(
-        single({
-          id: round.id,
-          request_id: claim.id,
-          reference: claim.claim_ref,
-          coordinator: round.coordinator_email ?? claim.coordinator!,
-          matches_found: round.matches_found,
-          crawl: { postcode: round.crawl_postcode, status: round.crawl_status },
-          created_at: round.created_at.toISOString(),
-        }),
-        202,
-      );
-    },
+    async (c) => c.json(single(await sourceMore(c.get('caller'), c.req.valid('param').reference)), 202),
   );

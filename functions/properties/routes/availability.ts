@@ -2,9 +2,10 @@ import { z } from '@hono/zod-openapi';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
-import { addBlock, listBlocks, releaseBlock, syncCalendars } from '../availability.ts';
+import { addBlock, listBlocks } from '../availability-repository.ts';
+import { releaseBlock, syncCalendars } from '../availability.ts';
 import { batchAnswer, batchResponses } from '../../../shared/http/batch.ts';
-import { resolveHome } from '../homes.ts';
+import { resolveHome } from '../homes-repository.ts';
 import { Block, BlockInput, BulkBlockInput, BulkBlocksBody, BulkBlocksResult, HomeRefParams, IsoDate } from '../schemas.ts';
 
 // Availability calendars: blocks per home, the bulk calendar sync, and releasing a provider block.

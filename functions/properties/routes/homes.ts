@@ -4,7 +4,8 @@ import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { batchAnswer, batchResponses } from '../../../shared/http/batch.ts';
 import { cursorRowId, pageQuery, pageSizes, rowPage } from '../../../shared/http/paging.ts';
-import { listHomes, patchHome, publishBatch, readHome, readReadiness, renderHome, resolveHome, upsertHomes } from '../homes.ts';
+import { listHomes, patchHome, readHome, readReadiness, renderHome, resolveHome, upsertHomes } from '../homes-repository.ts';
+import { publishBatch } from '../homes.ts';
 import { Home, HomeBatchBody, HomeBatchResult, HomeInput, HomePatch, HomeRefParams, Readiness, homeStatuses } from '../schemas.ts';
 
 // Publishing and reading homes. Routes with a fixed path come before /{ref} so that they win.

@@ -2,6 +2,7 @@ import type { z } from '@hono/zod-openapi';
 import type { Tx } from '../../shared/db/client.ts';
 import { fromCents } from '../../shared/money.ts';
 import { afterCursorRow, assertCursorRowVisible } from '../../shared/http/paging.ts';
+import type { BookingRow } from '../claims/placement/money-repository.ts';
 import type { Booking } from './schemas.ts';
 
 // The provider's bookings with the money of each. A booking's environment is its placement's, so
@@ -21,17 +22,10 @@ interface PaymentJson {
   paid_at: string;
 }
 
-interface BookingRow {
-  id: string;
-  property_id: string;
+/** A booking as the placement records it, with its home's labels and its settled payments. */
+interface ProviderBookingRow extends Omit<BookingRow, 'org_id'> {
   property_name: string | null;
   property_external_id: string | null;
-  booking_status: 'confirmed' | 'cancelled';
-  check_in: string;
-  check_out: string;
-  move_in_confirmed_at: Date | null;
-  cancelled_at: Date | null;
-  created_at: Date;
   payments: PaymentJson[];
 }
 
@@ -43,7 +37,7 @@ export interface BookingPageQuery {
 
 /** Newest first, keyset-paged on (created_at, id). Fetches limit + 1 rows. */
 export async function listBookings(tx: Tx, query: BookingPageQuery) {
-  const rows = await tx<BookingRow[]>`
+  const rows = await tx<ProviderBookingRow[]>`
     select b.id, b.property_id, l.name as property_name, l.external_id as property_external_id,
            b.booking_status, b.check_in, b.check_out, b.move_in_confirmed_at, b.cancelled_at, b.created_at,
            coalesce((select jsonb_agg(jsonb_build_object(
@@ -63,7 +57,7 @@ export async function listBookings(tx: Tx, query: BookingPageQuery) {
   return rows;
 }
 
-export function renderBooking(row: BookingRow): z.infer<typeof Booking> {
+export function renderBooking(row: ProviderBookingRow): z.infer<typeof Booking> {
   return {
     id: row.id,
     property_id: row.property_id,

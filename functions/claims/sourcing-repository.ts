@@ -1,0 +1,86 @@
+import type { Tx } from '../../shared/db/client.ts';
+import type { CrawlOutcome, CrawlRequest, CrawlStatus } from '../../shared/claims/crawl.ts';
+
+// The sourcing SQL: the eligible homes of a request (app.match_candidates, nearest first) and the
+// sourcing rounds (app.sourcing_rounds) with their crawl requests and outcomes. Queries run inside
+// withTenant; row-level security limits them to the caller's organisation and environment.
+
+/** How many eligible homes, nearest first, matching ranks and counts. */
+export const candidatePool = 200;
+
+export interface CandidateRow {
+  property_id: string;
+  name: string | null;
+  city: string;
+  state: string;
+  zip_code: string;
+  currency: string;
+  monthly_rate_cents: number;
+  bedrooms: number;
+  bathrooms: string;
+  sqft: number | null;
+  furnished_status: string | null;
+  amenities: string[] | null;
+  pet_policy: string | null;
+  distance_miles: number;
+}
+
+/** The request's eligible homes (its current needs and radius), nearest first, at most candidatePool. */
+export function matchCandidates(tx: Tx, claimId: string): Promise<CandidateRow[]> {
+  return tx<CandidateRow[]>`select * from app.match_candidates(${claimId}, ${candidatePool})`;
+}
+
+/** Whether the request has at least one eligible home. */
+export async function hasCandidate(tx: Tx, claimId: string): Promise<boolean> {
+  const [{ found }] = await tx<{ found: boolean }[]>`select exists (select 1 from app.match_candidates(${claimId}, 1)) as found`;
+  return found;
+}
+
+export interface RoundRow {
+  id: string;
+  claim_id: string;
+  coordinator_email: string | null;
+  matches_found: number;
+  crawl_postcode: string;
+  crawl_request: CrawlRequest;
+  crawl_status: CrawlStatus | 'pending';
+  created_at: Date;
+}
+
+const roundColumns = (tx: Tx) => tx`id, claim_id, coordinator_email, matches_found, crawl_postcode, crawl_request, crawl_status, created_at`;
+
+/**
+ * One round per request, in one statement: each counts the request's eligible homes now and keeps
+ * its crawl request (pending until the crawl is sent).
+ */
+export function insertSourcingRounds(
+  tx: Tx,
+  rounds: { claim_id: string; crawl: CrawlRequest }[],
+  trigger: 'opened' | 'source_more',
+): Promise<RoundRow[]> {
+  return tx<RoundRow[]>`
+    with input as (
+      select (e ->> 'claim_id')::uuid as claim_id, e -> 'crawl' as crawl
+        from jsonb_array_elements(${tx.json(rounds as never)}) e)
+    insert into app.sourcing_rounds
+      (org_id, environment, claim_id, trigger, coordinator_email, matches_found, crawl_postcode, crawl_request)
+    select c.org_id, c.environment, c.id, ${trigger}, app.coordinator_of(c),
+           (select count(*)::integer from app.match_candidates(c.id, ${candidatePool})), c.loss_zip, i.crawl
+      from input i join app.claims c on c.id = i.claim_id
+    returning ${roundColumns(tx)}`;
+}
+
+/** The opening rounds recorded for these requests. */
+export function openingRoundsOf(tx: Tx, claimIds: string[]): Promise<RoundRow[]> {
+  return tx<RoundRow[]>`
+    select ${roundColumns(tx)} from app.sourcing_rounds where claim_id = any(${claimIds}::uuid[]) and trigger = 'opened'`;
+}
+
+/** Records each round's crawl outcome, in one statement. */
+export async function recordCrawlOutcomes(tx: Tx, roundIds: string[], outcomes: CrawlOutcome[]): Promise<void> {
+  await tx`
+    update app.sourcing_rounds s set crawl_status = u.status, crawl_detail = u.detail
+      from unnest(${roundIds}::uuid[], ${outcomes.map((o) => o.status)}::text[],
+                  ${outcomes.map((o) => o.detail ?? null) as string[]}::text[]) as u(id, status, detail)
+     where s.id = u.id`;
+}
