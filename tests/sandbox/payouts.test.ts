@@ -61,7 +61,7 @@ describe('POST /sandbox/payouts', () => {
     const tenant = await createTenant('provider');
     const res = await client(tenant.live).post('/sandbox/payouts', { charges_enabled: 'yes', unknown: 1 });
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('sandbox_only');
+    expect(res.body.error?.code).toBe('sandbox_only');
   });
 
   it('concurrent changes to a new account all apply: none is computed from a stale starting state', async () => {
@@ -95,7 +95,7 @@ describe('POST /sandbox/payouts', () => {
     const tenant = await createTenant('provider');
     const res = await client(tenant.live).post('/sandbox/payouts', { charges_enabled: true });
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('sandbox_only');
+    expect(res.body.error?.code).toBe('sandbox_only');
     expect(await canTakeCharges(tenant.orgId, 'live')).toBe(false);
   });
 
@@ -104,12 +104,12 @@ describe('POST /sandbox/payouts', () => {
     const readOnly = await createKey(tenant.orgId, 'sandbox', { scopes: ['payouts:read', 'properties:read'] });
     const res = await client(readOnly.key).post('/sandbox/payouts', { charges_enabled: false });
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('forbidden');
-    expect(res.body.error.message).toContain('properties:write');
+    expect(res.body.error?.code).toBe('forbidden');
+    expect(res.body.error?.message).toContain('properties:write');
     const carrier = await createTenant('carrier');
     const wrongSide = await client(carrier.sandbox).post('/sandbox/payouts', { charges_enabled: false });
     expect(wrongSide.status).toBe(403);
-    expect(wrongSide.body.error.code).toBe('forbidden');
+    expect(wrongSide.body.error?.code).toBe('forbidden');
   });
 
   it("one provider's change never touches another's account", async () => {
