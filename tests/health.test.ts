@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, createTenant } from './helpers.ts';
+import { call, createTenant, errorOf } from './helpers.ts';
 
 describe('health', () => {
   it('answers without a key', async () => {
@@ -31,8 +31,8 @@ describe('trailing slashes', () => {
       const res = await call('GET', path);
       expect(res.status, path).toBe(404);
       expect(res.headers.get('content-type'), path).toMatch(/^application\/json/);
-      expect(res.body.error.code, path).toBe('not_found');
-      expect(res.body.error.message, path).toContain(`/functions/v1${path}`);
+      expect(errorOf(res.body).code, path).toBe('not_found');
+      expect(errorOf(res.body).message, path).toContain(`/functions/v1${path}`);
     }
   });
 });

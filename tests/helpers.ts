@@ -6,6 +6,7 @@ import { route } from '../scripts/lib/router.ts';
 import { pgTypes } from '../shared/db/client.ts';
 import { runCommand } from '../scripts/console/commands.ts';
 import type { Environment, Side } from '../shared/db/tenant.ts';
+import type { ErrorDetail, ResponseBody } from './api-types.ts';
 
 let owner: postgres.Sql | undefined;
 
@@ -63,7 +64,7 @@ export async function createTenant(side: Side) {
   return { orgId, live: live.key, sandbox: sandbox.key, liveKeyId: live.id, sandboxKeyId: sandbox.id };
 }
 
-export interface ApiResponse<T = any> {
+export interface ApiResponse<T = unknown> {
   status: number;
   headers: Headers;
   body: T;
@@ -80,8 +81,13 @@ export interface CallOptions {
 
 const defaultAddress = `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
 
-/** One HTTP call to /functions/v1 + path. A body that is not a string or FormData is sent as JSON. */
-export async function call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+/** One HTTP call to /functions/v1 + path. A body that is not a string or FormData is sent as JSON.
+ * The response body has the type the OpenAPI document gives `method path` (see api-types.ts). */
+export async function call<Method extends string, Path extends string>(
+  method: Method,
+  path: Path,
+  options: CallOptions = {},
+): Promise<ApiResponse<ResponseBody<Method, Path>>> {
   const headers = new Headers(options.headers);
   headers.set('x-forwarded-for', options.address ?? defaultAddress);
   if (options.key) headers.set('authorization', `Bearer ${options.key}`);
@@ -100,15 +106,34 @@ export async function call<T = any>(method: string, path: string, options: CallO
   } catch {
     // not JSON (HTML docs page)
   }
-  return { status: response.status, headers: response.headers, body: parsed as T, text };
+  return { status: response.status, headers: response.headers, body: parsed as ResponseBody<Method, Path>, text };
 }
 
 /** A client bound to one key: api.get('/claims'), api.post('/claims', body, headers). */
 export function client(key: string, address?: string) {
   return {
-    get: <T = any>(path: string, headers?: Record<string, string>) => call<T>('GET', path, { key, headers, address }),
-    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>('POST', path, { key, body, headers, address }),
-    patch: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>('PATCH', path, { key, body, headers, address }),
-    delete: <T = any>(path: string, headers?: Record<string, string>) => call<T>('DELETE', path, { key, headers, address }),
+    get: <Path extends string>(path: Path, headers?: Record<string, string>) => call('GET', path, { key, headers, address }),
+    post: <Path extends string>(path: Path, body?: unknown, headers?: Record<string, string>) =>
+      call('POST', path, { key, body, headers, address }),
+    patch: <Path extends string>(path: Path, body?: unknown, headers?: Record<string, string>) =>
+      call('PATCH', path, { key, body, headers, address }),
+    delete: <Path extends string>(path: Path, headers?: Record<string, string>) => call('DELETE', path, { key, headers, address }),
   };
+}
+
+/** An object the document leaves open (an error's extra members, an item of an untyped body), read
+ * member by member; anything else fails the test, showing the value. */
+export function record(value: unknown): Record<string, unknown> {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  throw new Error(`expected an object, got ${JSON.stringify(value)}`);
+}
+
+/** The error object of a body the document does not type (an undocumented path, or a path only
+ * known as a string at compile time); a body without one fails the test, showing the body. */
+export function errorOf(body: unknown): ErrorDetail {
+  if (typeof body === 'object' && body !== null && 'error' in body) {
+    const { error } = body;
+    if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') return error as ErrorDetail;
+  }
+  throw new Error(`expected an error answer, got ${JSON.stringify(body)}`);
 }

@@ -149,7 +149,7 @@ describe('POST /claims/{reference}/documents', () => {
     const c = await carrier();
     const res = await c.liveApi.post('/claims/REQ-ZZZZZZ/documents', upload(pdfBytes, 'a.pdf'));
     expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe('not_found');
+    expect(res.body.error?.code).toBe('not_found');
   });
 
   it('is not idempotent by nature: each call files a document; an Idempotency-Key replays the first, whatever multipart boundary a retry draws', async () => {
@@ -163,7 +163,7 @@ describe('POST /claims/{reference}/documents', () => {
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     const otherFile = await c.liveApi.post(`/claims/${made.id}/documents`, upload(pngBytes, 'a.pdf'), { 'Idempotency-Key': `doc-${made.id}` });
     expect(otherFile.status).toBe(409);
-    expect(otherFile.body.error.code).toBe('idempotency_key_reused');
+    expect(otherFile.body.error?.code).toBe('idempotency_key_reused');
     await c.liveApi.post(`/claims/${made.id}/documents`, form);
     expect((await c.liveApi.get(`/claims/${made.id}/documents`)).body.count).toBe(2);
   });
@@ -182,7 +182,7 @@ describe('documents filed by the service', () => {
     expect(listed.body.data).toEqual([expect.objectContaining({ id: doc.id, via_api: false, filename: 'letter.pdf' })]);
     const res = await c.liveApi.get(`/claims/${made.id}/documents/${doc.id}`);
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('not_yours');
+    expect(res.body.error?.code).toBe('not_yours');
 
     const timeline = await c.liveApi.get(`/claims/${made.id}/timeline`);
     expect(timeline.body.data.find((e: any) => e.type === 'document.added')).toMatchObject({
@@ -198,7 +198,7 @@ describe('documents filed by the service', () => {
     for (const id of [filed.body.data.id, 'not-an-id']) {
       const res = await c.liveApi.get(`/claims/${made.id}/documents/${id}`);
       expect(res.status).toBe(404);
-      expect(res.body.error.code).toBe('not_found');
+      expect(res.body.error?.code).toBe('not_found');
     }
   });
 });

@@ -153,7 +153,7 @@ describe('GET /claims/{reference}/matches', () => {
     expect(res.body.count).toBe(2);
     const invalid = await c.liveApi.get(`/claims/${made.id}/matches?limit=0`);
     expect(invalid.status).toBe(422);
-    expect(invalid.body.error.field).toBe('limit');
+    expect(invalid.body.error?.field).toBe('limit');
   });
 
   it('moves a fresh request to housing_options_found when matching first finds homes, once', async () => {

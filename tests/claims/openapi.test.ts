@@ -23,10 +23,10 @@ describe('API reference', () => {
       expect(paths[path]?.[method]?.description, `${method} ${path}`).toContain(`Requires: ${scope}.`);
     }
     expect(Object.keys(paths['/claims/{reference}/source-more'].post.responses)).toEqual(expect.arrayContaining(['202', '404', '409']));
-    expect(Object.keys(paths['/claims/{reference}/documents'].post.requestBody.content)).toEqual(['multipart/form-data']);
+    expect(Object.keys(paths['/claims/{reference}/documents'].post.requestBody!.content)).toEqual(['multipart/form-data']);
     const create = res.body.components.schemas.CreateHousingRequest;
     expect(create.required).toEqual(expect.arrayContaining(['loss_address', 'target_move_in', 'rent_payer', 'deposit_payer']));
-    expect(create.properties.furnishing.enum).toEqual(['furnished', 'partial', 'unfurnished', 'any']);
+    expect(create.properties!.furnishing.enum).toEqual(['furnished', 'partial', 'unfurnished', 'any']);
     expect(JSON.stringify(res.body.components.schemas.HousingRequestBatch)).toContain('#/components/schemas/CreateHousingRequest');
   });
 });

@@ -61,7 +61,7 @@ describe('POST /claims validation (422 invalid_field naming the first bad field)
     const c = await carrier();
     const res = await c.liveApi.post('/claims', claimBody({ loss_zip: '00000' }));
     await refused(res, 'loss_zip');
-    expect(res.body.error.message).toMatch(/loss_lat/);
+    expect(res.body.error?.message).toMatch(/loss_lat/);
   });
 
   it('accepts a loss outside the US with coordinates and free-form state and postcode', async () => {
@@ -75,7 +75,7 @@ describe('POST /claims validation (422 invalid_field naming the first bad field)
     const c = await carrier();
     const res = await call('POST', '/claims', { key: c.live, body: '{"loss_address": ', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('invalid_json');
+    expect(res.body.error?.code).toBe('invalid_json');
   });
 
   it('answers 400 could_not_create when the database refuses the request, and a batch keeps its other items', async () => {
@@ -148,7 +148,7 @@ describe('GET /claims/{reference}', () => {
     const c = await carrier();
     const res = await c.liveApi.get(`/claims/${reference}`);
     expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe('not_found');
+    expect(res.body.error?.code).toBe('not_found');
   });
 });
 
@@ -184,7 +184,7 @@ describe('PATCH /claims/{reference} refusals', () => {
     const c = await carrier();
     const made = await openClaim(c.liveApi, at(here));
     const res = await c.liveApi.patch(`/claims/${made.id}`, { loss_city: 'Dallas' });
-    expect(res.body.error.message).toMatch(/different request/);
+    expect(res.body.error?.message).toMatch(/different request/);
   });
 
   it('answers 400 invalid_json for a body that is not JSON, and changes nothing', async () => {
@@ -193,7 +193,7 @@ describe('PATCH /claims/{reference} refusals', () => {
     const before = (await c.liveApi.get(`/claims/${made.id}`)).body.data;
     const res = await call('PATCH', `/claims/${made.id}`, { key: c.live, body: '{"bedrooms": 4', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('invalid_json');
+    expect(res.body.error?.code).toBe('invalid_json');
     expect((await c.liveApi.get(`/claims/${made.id}`)).body.data).toEqual(before);
   });
 
@@ -201,7 +201,7 @@ describe('PATCH /claims/{reference} refusals', () => {
     const c = await carrier();
     const res = await c.liveApi.patch('/claims/REQ-ZZZZZZ', { bedrooms: 2 });
     expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe('not_found');
+    expect(res.body.error?.code).toBe('not_found');
   });
 });
 

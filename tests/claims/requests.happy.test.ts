@@ -83,7 +83,7 @@ describe('POST /claims', () => {
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     const other = await c.liveApi.post('/claims', { ...body, bedrooms: 3 }, { 'Idempotency-Key': 'open-1' });
     expect(other.status).toBe(409);
-    expect(other.body.error.code).toBe('idempotency_key_reused');
+    expect(other.body.error?.code).toBe('idempotency_key_reused');
     expect((await c.liveApi.get('/claims')).body.count).toBe(1);
   });
 
@@ -253,7 +253,7 @@ describe('POST /claims/batch', () => {
     expect(one).toEqual({ index: 0, external_id: 'B-1', ok: true, data: expect.objectContaining({ claim_ref: expect.stringMatching(refPattern), idempotent: false }) });
     expect(old).toEqual({ index: 1, external_id: 'B-OLD', ok: true, data: expect.objectContaining({ id: existing.id, idempotent: true }) });
     expect(anonymous).toMatchObject({ index: 2, external_id: null, ok: true, data: { idempotent: false } });
-    expect(oneAgain).toMatchObject({ index: 3, external_id: 'B-1', ok: true, data: { id: one.data.id, idempotent: true } });
+    expect(oneAgain).toMatchObject({ index: 3, external_id: 'B-1', ok: true, data: { id: one.data!.id, idempotent: true } });
     const [{ count }] = await ownerSql()`select count(*)::int as count from app.claims where org_id = ${c.orgId}`;
     expect(count).toBe(3);
     expect(await eventsOf(c.orgId)).toHaveLength(3);
@@ -314,7 +314,7 @@ describe('POST /claims/batch', () => {
     const c = await carrier();
     const res = await call('POST', '/claims/batch', { key: c.live, body: '{"requests": [', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('invalid_json');
+    expect(res.body.error?.code).toBe('invalid_json');
     expect((await c.liveApi.get('/claims')).body.count).toBe(0);
   });
 

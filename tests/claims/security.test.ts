@@ -51,7 +51,7 @@ describe('isolation of lists and references', () => {
   it("does not serve the other environment's document through one's own request", async () => {
     const res = await owner.sandboxApi.get(`/claims/${sandboxClaim.id}/documents/${documentId}`);
     expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe('not_found');
+    expect(res.body.error?.code).toBe('not_found');
     expect((await owner.sandboxApi.get(`/claims/${sandboxClaim.id}/documents`)).body.count).toBe(0);
   });
 

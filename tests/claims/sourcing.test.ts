@@ -44,7 +44,7 @@ describe('POST /claims/{reference}/source-more', () => {
     const made = await openClaim(c.liveApi, at(spot(1, 0)));
     const res = await c.liveApi.post(`/claims/${made.id}/source-more`);
     expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe('no_coordinator');
+    expect(res.body.error?.code).toBe('no_coordinator');
     expect(await rounds(made.id)).toHaveLength(1); // the round of creation only
     expect((await c.liveApi.get(`/claims/${made.id}`)).body.data.coordinator_assigned).toBe(false);
   });
@@ -153,7 +153,7 @@ describe('POST /claims/{reference}/source-more', () => {
     const c = await carrier();
     const res = await c.sandboxApi.post('/claims/REQ-ZZZZZZ/source-more');
     expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe('not_found');
+    expect(res.body.error?.code).toBe('not_found');
   });
 });
 

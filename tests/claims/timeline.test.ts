@@ -93,6 +93,6 @@ describe('GET /claims/{reference}/timeline', () => {
     const c = await carrier();
     const res = await c.liveApi.get('/claims/REQ-ZZZZZZ/timeline');
     expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe('not_found');
+    expect(res.body.error?.code).toBe('not_found');
   });
 });

@@ -56,7 +56,7 @@ describe('POST /events/simulate', () => {
   it('refuses an event outside the simulatable list', async () => {
     const res = await sandbox.post('/events/simulate', { event: 'payment.refunded' });
     expectError(res, 422, 'invalid_field', 'event');
-    expect(res.body.error.message).toContain('lease.signed');
+    expect(res.body.error?.message).toContain('lease.signed');
   });
 
   it('refuses data that does not match the payload, naming the field', async () => {

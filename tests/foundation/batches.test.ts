@@ -2,7 +2,7 @@
 // results in input order with the item's external_id, and 201 all succeeded, 207 mixed, 422 all
 // refused; the OpenAPI document declares those statuses with the one result shape.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, client, createTenant } from '../helpers.ts';
+import { call, client, createTenant, errorOf } from '../helpers.ts';
 import { at, claimBody, spot } from '../claims/fixtures.ts';
 import { completeHome } from '../properties/fixtures.ts';
 
@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 
 const where = at(spot(11, 3));
-const routes: { path: string; side: 'carrier' | 'provider'; array: string; lead: string; tail: string[]; good: Item; bad: Item }[] = [
+const routes: { path: '/claims/batch' | '/properties/batch' | '/properties/availability'; side: 'carrier' | 'provider'; array: string; lead: string; tail: string[]; good: Item; bad: Item }[] = [
   {
     path: '/claims/batch', side: 'carrier', array: 'requests', lead: 'created', tail: [],
     good: (ref) => claimBody({ ...where, external_id: `${ref}-${crypto.randomUUID().slice(0, 8)}` }),
@@ -75,19 +75,19 @@ describe.each(routes)('POST $path', ({ path, side, array, lead, tail, good, bad 
   it('refuses a body without items as a whole, in the error shape', async () => {
     const res = await send([]);
     expect(res.status).toBe(422);
-    expect(res.body.error).toMatchObject({ code: 'invalid_field', field: array });
+    expect(errorOf(res.body)).toMatchObject({ code: 'invalid_field', field: array });
   });
 
   it('is declared with 201, 207 and 422 answering the one result shape', async () => {
     const doc = (await call('GET', '/openapi.json')).body;
     const responses = doc.paths[path].post.responses;
     const schemaOf = (status: string) => responses[status].content['application/json'].schema;
-    const result = schemaOf('201').$ref;
+    const result = schemaOf('201').$ref!;
     expect(schemaOf('207').$ref).toBe(result);
-    expect(schemaOf('422').anyOf.map((s: any) => s.$ref)).toEqual([result, '#/components/schemas/Error']);
-    const shape = doc.components.schemas[result.split('/').pop()];
-    expect(Object.keys(shape.properties)).toEqual([lead, 'failed', ...tail, 'results']);
-    expect(Object.keys(shape.properties.results.items.properties).slice(0, 3)).toEqual(keys);
-    expect(JSON.stringify(shape.properties.results.items.properties.error)).toContain('#/components/schemas/BatchItemError');
+    expect(schemaOf('422').anyOf!.map((s: any) => s.$ref)).toEqual([result, '#/components/schemas/Error']);
+    const shape = doc.components.schemas[result.split('/').pop()!];
+    expect(Object.keys(shape.properties!)).toEqual([lead, 'failed', ...tail, 'results']);
+    expect(Object.keys(shape.properties!.results.items!.properties!).slice(0, 3)).toEqual(keys);
+    expect(JSON.stringify(shape.properties!.results.items!.properties!.error)).toContain('#/components/schemas/BatchItemError');
   });
 });

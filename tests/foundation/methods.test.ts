@@ -5,7 +5,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverFetch } from '../../scripts/lib/router.ts';
 import { freePort } from '../../scripts/lib/scratch.ts';
-import { call, createTenant } from '../helpers.ts';
+import { call, createTenant, errorOf } from '../helpers.ts';
 
 let server: ServerType;
 let port: number;
@@ -67,7 +67,7 @@ describe('bodies on routes that declare none', () => {
     for (const body of ['{"secret":"mine"}', 'not json', '[]', 'null']) {
       const res = await call('POST', rotate, { key: t.sandbox, body, headers: { 'content-type': 'application/json' } });
       expect(res.status, body).toBe(422);
-      expect(res.body.error, body).toMatchObject({ code: 'invalid_field', field: 'body' });
+      expect(errorOf(res.body), body).toMatchObject({ code: 'invalid_field', field: 'body' });
     }
     const listed = await call('GET', '/webhooks', { key: t.sandbox });
     expect(listed.body.data[0].secret_rotated_at).toBeNull();

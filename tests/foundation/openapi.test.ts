@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call } from '../helpers.ts';
+import { call, errorOf } from '../helpers.ts';
 import { apiGroups } from '../../functions/groups.ts';
 import { scopeOf } from '../../shared/http/routes.ts';
 import { createHash } from 'node:crypto';
@@ -32,7 +32,7 @@ describe('API reference', () => {
     expect(documented.sort(byOperation)).toEqual(declared.sort(byOperation));
     expect(declared.filter((route) => route.scope === undefined)).toEqual([]);
     const revoke = doc.paths['/usage/keys/self/revoke'].post;
-    expect(revoke.parameters.some((p: { name: string }) => p.name === 'Idempotency-Key')).toBe(true);
+    expect(revoke.parameters!.some((p: { name: string }) => p.name === 'Idempotency-Key')).toBe(true);
     expect(Object.keys(revoke.responses)).toEqual(expect.arrayContaining(['200', '401', '409', '429', '500']));
     expect(revoke.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
     expect(doc.paths['/usage'].get.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);
@@ -102,7 +102,7 @@ describe('API reference page', () => {
 
     const other = await call('GET', '/docs/assets/scalar-api-reference-0.0.1.js');
     expect(other.status).toBe(404);
-    expect(other.body.error.code).toBe('not_found');
+    expect(errorOf(other.body).code).toBe('not_found');
   });
 
   it('embeds exactly the package pinned in package.json', () => {

@@ -43,7 +43,7 @@ describe('rate limits', () => {
       on conflict (bucket) do update set window_start = excluded.window_start, count = 120`;
     const res = await call('POST', '/usage/keys/self/revoke', { key });
     expect(res.status).toBe(429);
-    expect(res.body.error.code).toBe('rate_limited');
+    expect(res.body.error?.code).toBe('rate_limited');
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(60);
     expect(rateHeaders(res.headers).remaining).toBe('0');
@@ -88,7 +88,7 @@ describe('rate limits', () => {
       if (new Set(resets).size === 1) {
         expect(responses.slice(0, 60).every((r) => r.status === 401)).toBe(true);
         expect(responses[60].status).toBe(429);
-        expect(responses[60].body.error.code).toBe('rate_limited');
+        expect(responses[60].body.error?.code).toBe('rate_limited');
       }
       return resets;
     });

@@ -32,6 +32,6 @@ describe('GET /usage', () => {
     const writeOnly = await createKey(t.orgId, 'live', { scopes: ['properties:write'] });
     const res = await call('GET', '/usage', { key: writeOnly.key });
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('forbidden');
+    expect(res.body.error?.code).toBe('forbidden');
   });
 });

@@ -68,7 +68,7 @@ describe('key limit', () => {
     await consoleCommand('key', 'limit', '--id', sandbox.id, '--per-minute', '1');
     const limited = await call('GET', '/usage', { key: sandbox.key });
     expect(limited.status).toBe(429);
-    expect(limited.body.error.code).toBe('rate_limited');
+    expect(limited.body.error?.code).toBe('rate_limited');
     expect(limited.headers.get('x-ratelimit-limit')).toBe('1');
 
     const restored = await consoleCommand('key', 'limit', '--id', live.id, '--default');

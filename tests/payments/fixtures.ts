@@ -30,7 +30,7 @@ export async function payUrl(api: ReturnType<typeof client>, ref: string): Promi
   return res.body.data.pay_in_app_url as string;
 }
 
-export const fetchPage = (path: string) => call<string>('GET', path);
+export const fetchPage = (path: string) => call('GET', path);
 
 /** Reads the page's form (hidden fields) and submits it with the button `outcome`, as a browser does. */
 export async function submitPage(path: string, outcome?: 'succeeded' | 'failed') {
@@ -48,5 +48,5 @@ export function formOf(html: string): URLSearchParams {
 export function postForm(path: string, form: URLSearchParams, outcome?: 'succeeded' | 'failed') {
   const fields = new URLSearchParams(form);
   if (outcome) fields.set('outcome', outcome);
-  return call<string>('POST', path, { body: fields.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  return call('POST', path, { body: fields.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
 }

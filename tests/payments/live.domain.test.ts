@@ -128,7 +128,7 @@ describe('live payments through the processor (stand-in transport)', () => {
                       where org_id = ${s.providerOrg} and environment = 'live'`;
     const status = (await providerLive.get('/properties/payouts')).body.data;
     expect(status.finish_setup_url).toMatch(/^http:\/\/localhost\/functions\/v1\/pay\/setup\//);
-    const path = pagePath(status.finish_setup_url);
+    const path = pagePath(status.finish_setup_url!);
     const opened = await call('GET', path);
     expect(opened.status).toBe(303);
     expect(opened.headers.get('location')).toBe('https://connect.stripe.com/setup/e/acct_created/x');

@@ -19,7 +19,7 @@ describe('payments in the OpenAPI document', () => {
       for (const status of statuses) expect(Object.keys(operation.responses), `${path} ${status}`).toContain(status);
     }
     expect(doc.paths['/claims/{reference}/cancel-booking'].post.responses['409'].description).toContain('already_paid');
-    const home = doc.components.schemas.PlacementHome.properties;
+    const home = doc.components.schemas.PlacementHome.properties!;
     expect(Object.keys(home)).toEqual(expect.arrayContaining(['booking', 'payments', 'deposit_refunds', 'payments_succeeded']));
   });
 });

@@ -17,7 +17,7 @@ describe('refund requests on the provider side', () => {
     const declined = await s.providerApi.post(`/properties/refund-requests/${id}`, { decision: 'decline' });
     expect(declined.status).toBe(200);
     expect(declined.body.data).toMatchObject({ id, status: 'declined', decided_at: expect.any(String) });
-    expect((await s.providerApi.post(`/properties/refund-requests/${id}`, { decision: 'approve' })).body.error.code).toBe('no_refund_request');
+    expect((await s.providerApi.post(`/properties/refund-requests/${id}`, { decision: 'approve' })).body.error?.code).toBe('no_refund_request');
 
     const next = (await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home })).body.data.refund_request_id;
     expect((await s.providerApi.post(`/properties/refund-requests/${next}`, { decision: 'approve' })).body.data.status).toBe('approved');

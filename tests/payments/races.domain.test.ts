@@ -28,13 +28,13 @@ describe('payments under concurrency', () => {
       const bookings = await ownerSql()<{ booking_status: string }[]>`select booking_status from app.bookings where claim_id = ${s.claim.id}`;
       if (paid.status === 200) {
         expect(cancelled.status).toBe(409);
-        expect(cancelled.body.error.code).toBe('already_paid');
+        expect(cancelled.body.error?.code).toBe('already_paid');
         expect(payments).toHaveLength(1);
         expect(home.option_status).toBe('approved');
         expect(bookings.map((b) => b.booking_status)).toEqual(['confirmed']);
       } else {
         expect(cancelled.status).toBe(200);
-        expect(paid.body.error.code).toBe('not_on_request');
+        expect(paid.body.error?.code).toBe('not_on_request');
         expect(payments).toHaveLength(0);
         expect(home.option_status).toBe('cancelled');
         expect(bookings).toHaveLength(0);
@@ -47,7 +47,7 @@ describe('payments under concurrency', () => {
     await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' });
     const asks = await Promise.all([1, 2, 3].map(() => s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home })));
     expect(asks.map((r) => r.status).sort()).toEqual([202, 409, 409]);
-    expect(asks.filter((r) => r.status === 409).map((r) => r.body.error.code)).toEqual(['refund_pending', 'refund_pending']);
+    expect(asks.filter((r) => r.status === 409).map((r) => r.body.error?.code)).toEqual(['refund_pending', 'refund_pending']);
     const approvals = await Promise.all([1, 2].map(() => s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/landlord`, { action: 'approve_refund' })));
     expect(approvals.map((r) => r.status).sort()).toEqual([200, 409]);
     await Promise.all([drainJobs(s.c.orgId), drainJobs(s.c.orgId)]);

@@ -37,8 +37,8 @@ describe('send: the household saves and applies, the landlord approves, then dat
     const dates = await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: inDays(35), move_out: inDays(95) });
     expect(dates.status).toBe(200);
     await drainJobs(s.c.orgId);
-    expect((await household(s, { action: 'sign' })).body.data.lease.status).toBe('policyholder_signed');
-    expect((await landlord(s, { action: 'sign' })).body.data.lease.status).toBe('fully_signed');
+    expect((await household(s, { action: 'sign' })).body.data.lease?.status).toBe('policyholder_signed');
+    expect((await landlord(s, { action: 'sign' })).body.data.lease?.status).toBe('fully_signed');
     expect(await status(s)).toBe('lease_signed');
     expect(await timelineTypes(s)).toEqual(expect.arrayContaining([
       'home.added', 'home.offered', 'household.responded', 'dates.set', 'lease.sent', 'lease.signed_by_recipient', 'lease.signed_by_owner',
@@ -58,7 +58,7 @@ describe('send: the household saves and applies, the landlord approves, then dat
     // Answers that no longer fit: 409 with a clear code.
     const late = await household(s, { action: 'apply' });
     expect(late.status).toBe(409);
-    expect(late.body.error.code).toBe('option_not_open');
+    expect(late.body.error?.code).toBe('option_not_open');
   });
 });
 
@@ -78,7 +78,7 @@ describe('re-dating, proposals and signer changes', () => {
     expect(holds).toEqual([{ lease_agreement_id: second.body.data.id, start_date: inDays(45), end_date: inDays(110) }]);
     expect((await jobsOf(s.c.orgId, 'withdraw_contract')).map((j) => j.status)).toEqual(['succeeded']);
     const changed = (await s.api.get(`/claims/${s.ref}/timeline`)).body.data.find((e: any) => e.type === 'dates.changed');
-    expect(changed.detail).toMatchObject({ previous_move_in_date: inDays(40), previous_move_out_date: inDays(100), move_in_date: inDays(45), move_out_date: inDays(110) });
+    expect(changed?.detail).toMatchObject({ previous_move_in_date: inDays(40), previous_move_out_date: inDays(100), move_in_date: inDays(45), move_out_date: inDays(110) });
   });
 
   it('re-dating after the first signature issues a new unsigned contract (the signature is not carried over)', async () => {
@@ -93,7 +93,7 @@ describe('re-dating, proposals and signer changes', () => {
     expect(home.lease).toMatchObject({ status: 'sent_for_signature', policyholder_signed_at: null });
     expect(home.lease_history[0]).toMatchObject({ status: 'superseded', policyholder_signed_at: expect.any(String) });
     // The landlord cannot countersign the new contract before the first signature.
-    expect((await landlord(s, { action: 'sign' })).body.error.code).toBe('lease_not_signable');
+    expect((await landlord(s, { action: 'sign' })).body.error?.code).toBe('lease_not_signable');
   });
 
   it('a household proposal stops the placement until approved; approving moves the hold and issues a new contract', async () => {
@@ -104,7 +104,7 @@ describe('re-dating, proposals and signer changes', () => {
     expect(proposed.body.data.proposed_dates).toEqual({ move_in: inDays(50), move_out: inDays(120), proposed_at: expect.any(String) });
     expect(await status(s)).toBe('awaiting_approval');
     expect((await events(s.c.orgId, 'dates.proposed')).map((e) => [e.payload.move_in, e.payload.move_out])).toEqual([[inDays(50), inDays(120)]]);
-    expect((await household(s, { action: 'sign' })).body.error.code).toBe('proposal_pending');
+    expect((await household(s, { action: 'sign' })).body.error?.code).toBe('proposal_pending');
 
     const approved = await s.api.post(`/claims/${s.ref}/dates/approve-proposal`, { property_id: s.home });
     expect(approved.status).toBe(200);
@@ -135,7 +135,7 @@ describe('re-dating, proposals and signer changes', () => {
     const team = await s.api.post(`/claims/${s.ref}/signer`, { property_id: s.home });
     expect(team.body.data.signer).toBeNull();
     await drainJobs(s.c.orgId);
-    expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].lease.signer).toEqual({ name: null, email: 'adjuster@example.com' });
+    expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].lease?.signer).toEqual({ name: null, email: 'adjuster@example.com' });
     expect(await timelineTypes(s)).toEqual(expect.arrayContaining(['home.placed', 'dates.set', 'lease.sent']));
   });
 
@@ -145,7 +145,7 @@ describe('re-dating, proposals and signer changes', () => {
     for (const action of ['approve_refund', 'decline_refund']) {
       const res = await landlord(s, { action });
       expect(res.status).toBe(409);
-      expect(res.body.error.code).toBe('no_refund_request');
+      expect(res.body.error?.code).toBe('no_refund_request');
     }
   });
 });

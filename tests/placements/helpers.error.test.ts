@@ -7,21 +7,21 @@ describe('sandbox helpers out of turn', () => {
   it('household: not on the request, answers to a placed home, a signature before the contract is out, bad bodies', async () => {
     const s = await scene();
     const household = (body: Record<string, unknown>) => s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/household`, body);
-    expect((await household({ action: 'save' })).body.error.code).toBe('not_on_request');
+    expect((await household({ action: 'save' })).body.error?.code).toBe('not_on_request');
     await placeWithDates(s.api, s.ref, s.home);
     for (const action of ['save', 'apply']) {
       const res = await household({ action });
       expect(res.status).toBe(409);
-      expect(res.body.error.code).toBe('option_not_open');
+      expect(res.body.error?.code).toBe('option_not_open');
     }
-    expect((await household({ action: 'decline', reason: 'x' })).body.error.code).toBe('option_not_open');
+    expect((await household({ action: 'decline', reason: 'x' })).body.error?.code).toBe('option_not_open');
     // The send-contract job has not run yet: nothing to sign.
     const early = await household({ action: 'sign' });
     expect(early.status).toBe(409);
-    expect(early.body.error.code).toBe('lease_not_signable');
+    expect(early.body.error?.code).toBe('lease_not_signable');
     await drainJobs(s.c.orgId);
     expect((await household({ action: 'sign' })).status).toBe(200);
-    expect((await household({ action: 'sign' })).body.error.code).toBe('lease_not_signable');
+    expect((await household({ action: 'sign' })).body.error?.code).toBe('lease_not_signable');
 
     const invalid: [Record<string, unknown>, string, string][] = [
       [{ action: 'wave' }, 'invalid_field', 'action'],
@@ -42,14 +42,14 @@ describe('sandbox helpers out of turn', () => {
     const s = await scene();
     const landlord = (body: Record<string, unknown>) => s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/landlord`, body);
     await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'send', approve_budget: true });
-    expect((await landlord({ action: 'approve_application' })).body.error.code).toBe('option_not_open');
-    expect((await landlord({ action: 'sign' })).body.error.code).toBe('lease_not_signable');
+    expect((await landlord({ action: 'approve_application' })).body.error?.code).toBe('option_not_open');
+    expect((await landlord({ action: 'sign' })).body.error?.code).toBe('lease_not_signable');
     await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/household`, { action: 'apply' });
     const other = await openClaim(s.api);
     expect((await s.api.post(`/claims/${other.claim_ref}/options`, { property_id: s.home, action: 'place', approve_budget: true })).status).toBe(200);
     const taken = await landlord({ action: 'approve_application' });
     expect(taken.status).toBe(409);
-    expect(taken.body.error.code).toBe('already_placed');
+    expect(taken.body.error?.code).toBe('already_placed');
     expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0]).toMatchObject({ option_status: 'sent', application_status: 'applied' });
     expect((await landlord({ action: 'pay' })).body.error).toMatchObject({ code: 'invalid_field', field: 'action' });
   });

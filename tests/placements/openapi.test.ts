@@ -30,6 +30,6 @@ describe('API reference', () => {
     expect(options['409'].description).toContain('budget_not_approved');
     expect(options['409'].description).toContain('no_billing_account');
     expect(options['400'].description).toContain('could_not_place');
-    expect(res.body.components.schemas.BudgetReview.properties.against_budget).toBeDefined();
+    expect(res.body.components.schemas.BudgetReview.properties!.against_budget).toBeDefined();
   });
 });

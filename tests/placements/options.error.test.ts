@@ -7,7 +7,7 @@ import { drainJobs, inDays, scene } from './fixtures.ts';
 describe('GET/POST budget errors', () => {
   it('404 for an unknown request, an unknown or malformed home, a test home on a live request, an unverified or unavailable home', async () => {
     const { api, home, ref, providerOrg, c } = await scene('live');
-    expect((await api.get(`/claims/REQ-ZZZZZZ/options/${home}/budget`)).body.error.code).toBe('not_found');
+    expect((await api.get(`/claims/REQ-ZZZZZZ/options/${home}/budget`)).body.error?.code).toBe('not_found');
     expect((await api.get(`/claims/${ref}/options/${crypto.randomUUID()}/budget`)).status).toBe(404);
     expect((await api.get(`/claims/${ref}/options/not-a-uuid/budget`)).status).toBe(404);
     const testHome = await insertHome(providerOrg, { environment: 'sandbox' });
@@ -34,10 +34,10 @@ describe('POST options errors', () => {
     const { api, home, ref } = await scene();
     const res = await api.post(`/claims/${ref}/options`, { property_id: home, action: 'place' });
     expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe('budget_not_approved');
+    expect(res.body.error?.code).toBe('budget_not_approved');
     await api.post(`/claims/${ref}/options/${home}/budget`, { approved: true });
     await api.post(`/claims/${ref}/options/${home}/budget`, { approved: false });
-    expect((await api.post(`/claims/${ref}/options`, { property_id: home, action: 'place', approve_budget: false })).body.error.code).toBe('budget_not_approved');
+    expect((await api.post(`/claims/${ref}/options`, { property_id: home, action: 'place', approve_budget: false })).body.error?.code).toBe('budget_not_approved');
     expect(await ownerSql()`select 1 from app.claim_homes where property_id = ${home}`).toHaveLength(0);
   });
 
@@ -62,11 +62,11 @@ describe('POST options errors', () => {
 
   it('404 not_found for an unknown request or a home the request cannot see', async () => {
     const { api, home, ref, providerOrg } = await scene('live');
-    expect((await api.post(`/claims/REQ-ZZZZZZ/options`, { property_id: home, action: 'place', approve_budget: true })).body.error.code).toBe('not_found');
+    expect((await api.post(`/claims/REQ-ZZZZZZ/options`, { property_id: home, action: 'place', approve_budget: true })).body.error?.code).toBe('not_found');
     const testHome = await insertHome(providerOrg, { environment: 'sandbox' });
     const res = await api.post(`/claims/${ref}/options`, { property_id: testHome, action: 'place', approve_budget: true });
     expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe('not_found');
+    expect(res.body.error?.code).toBe('not_found');
   });
 
   it('400 could_not_place: placed on another request, provider without charges, send without household_email, declined home', async () => {
@@ -81,21 +81,21 @@ describe('POST options errors', () => {
     await ownerSql()`update app.payout_accounts set charges_enabled = false where org_id = ${noCharges.providerOrg}`;
     const refused = await noCharges.api.post(`/claims/${noCharges.ref}/options`, { property_id: noCharges.home, action: 'place', approve_budget: true });
     expect(refused.status).toBe(400);
-    expect(refused.body.error.code).toBe('could_not_place');
-    expect(refused.body.error.message).toMatch(/charges/);
+    expect(refused.body.error?.code).toBe('could_not_place');
+    expect(refused.body.error?.message).toMatch(/charges/);
 
     const noEmail = await scene('sandbox', { claim: { household_email: undefined } });
     await ownerSql()`update app.claims set household_email = null where id = ${noEmail.claim.id}`;
     const send = await noEmail.api.post(`/claims/${noEmail.ref}/options`, { property_id: noEmail.home, action: 'send', approve_budget: true });
     expect(send.status).toBe(400);
-    expect(send.body.error.message).toMatch(/household_email/);
+    expect(send.body.error?.message).toMatch(/household_email/);
 
     const declined = await scene();
     await declined.api.post(`/claims/${declined.ref}/options`, { property_id: declined.home, action: 'send', approve_budget: true });
     await declined.api.post(`/sandbox/claims/${declined.ref}/homes/${declined.home}/household`, { action: 'decline', reason: 'Too far' });
     const again = await declined.api.post(`/claims/${declined.ref}/options`, { property_id: declined.home, action: 'place' });
     expect(again.status).toBe(400);
-    expect(again.body.error.message).toMatch(/declined/);
+    expect(again.body.error?.message).toMatch(/declined/);
   });
 
   it('409 no_billing_account for a live organisation without a billing account; sandbox never needs one', async () => {
@@ -106,7 +106,7 @@ describe('POST options errors', () => {
     const made = await openClaim(live);
     const res = await live.post(`/claims/${made.claim_ref}/options`, { property_id: home, action: 'place', approve_budget: true });
     expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe('no_billing_account');
+    expect(res.body.error?.code).toBe('no_billing_account');
     const sandbox = client(tenant.sandbox);
     const test = await openClaim(sandbox);
     expect((await sandbox.post(`/claims/${test.claim_ref}/options`, { property_id: home, action: 'place', approve_budget: true })).status).toBe(200);
@@ -124,7 +124,7 @@ describe('POST dates errors', () => {
     const { api, home, ref } = await scene();
     const res = await api.post(`/claims/${ref}/dates`, { property_id: home, move_in: inDays(40), move_out: inDays(100) });
     expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe('not_on_request');
+    expect(res.body.error?.code).toBe('not_on_request');
   });
 
   it('409 dates_unavailable with the conflicts when something holds part of the range (not only its ends)', async () => {
@@ -145,7 +145,7 @@ describe('POST dates errors', () => {
     await api.post(`/sandbox/claims/${ref}/homes/${home}/landlord`, { action: 'sign' });
     const res = await api.post(`/claims/${ref}/dates`, { property_id: home, move_in: inDays(41), move_out: inDays(101) });
     expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe('already_signed');
+    expect(res.body.error?.code).toBe('already_signed');
   });
 
   it('422 stay_too_short on move_out; 422 invalid_field for format, order and a past move_in', async () => {
@@ -172,32 +172,32 @@ describe('POST dates errors', () => {
     await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'send', approve_budget: true });
     const early = await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: inDays(40), move_out: inDays(100) });
     expect(early.status).toBe(400);
-    expect(early.body.error.code).toBe('could_not_set_dates');
+    expect(early.body.error?.code).toBe('could_not_set_dates');
     await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/household`, { action: 'decline', reason: 'No yard' });
-    expect((await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: inDays(40), move_out: inDays(100) })).body.error.code).toBe('could_not_set_dates');
+    expect((await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: inDays(40), move_out: inDays(100) })).body.error?.code).toBe('could_not_set_dates');
 
     const gone = await placed();
     await ownerSql()`update app.properties set status = 'unavailable' where id = ${gone.home}`;
     const res = await gone.api.post(`/claims/${gone.ref}/dates`, { property_id: gone.home, move_in: inDays(40), move_out: inDays(100) });
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('could_not_set_dates');
+    expect(res.body.error?.code).toBe('could_not_set_dates');
   });
 });
 
 describe('approve-proposal and signer errors', () => {
   it('approve-proposal: 409 not_on_request, 409 no_proposal, 422 invalid_field', async () => {
     const s = await scene();
-    expect((await s.api.post(`/claims/${s.ref}/dates/approve-proposal`, { property_id: s.home })).body.error.code).toBe('not_on_request');
+    expect((await s.api.post(`/claims/${s.ref}/dates/approve-proposal`, { property_id: s.home })).body.error?.code).toBe('not_on_request');
     await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'place', approve_budget: true });
     const none = await s.api.post(`/claims/${s.ref}/dates/approve-proposal`, { property_id: s.home });
     expect(none.status).toBe(409);
-    expect(none.body.error.code).toBe('no_proposal');
+    expect(none.body.error?.code).toBe('no_proposal');
     expect((await s.api.post(`/claims/${s.ref}/dates/approve-proposal`, {})).body.error).toMatchObject({ code: 'invalid_field', field: 'property_id' });
   });
 
   it('signer: 409 not_on_request, 422 invalid_field, 409 already_signed', async () => {
     const s = await scene();
-    expect((await s.api.post(`/claims/${s.ref}/signer`, { property_id: s.home, signer_name: 'A', signer_email: 'a@example.com' })).body.error.code).toBe('not_on_request');
+    expect((await s.api.post(`/claims/${s.ref}/signer`, { property_id: s.home, signer_name: 'A', signer_email: 'a@example.com' })).body.error?.code).toBe('not_on_request');
     await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'place', approve_budget: true });
     expect((await s.api.post(`/claims/${s.ref}/signer`, { property_id: s.home, signer_email: 'a@example.com' })).body.error).toMatchObject({ code: 'invalid_field', field: 'signer_name' });
     expect((await s.api.post(`/claims/${s.ref}/signer`, { property_id: s.home, signer_name: 'A', signer_email: 'nope' })).body.error).toMatchObject({ code: 'invalid_field', field: 'signer_email' });
@@ -208,6 +208,6 @@ describe('approve-proposal and signer errors', () => {
     await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/landlord`, { action: 'sign' });
     const res = await s.api.post(`/claims/${s.ref}/signer`, { property_id: s.home, signer_name: 'B', signer_email: 'b@example.com' });
     expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe('already_signed');
+    expect(res.body.error?.code).toBe('already_signed');
   });
 });

@@ -13,7 +13,7 @@ describe('races', () => {
     for (const ref of [s.ref, other.claim_ref]) await s.api.post(`/claims/${ref}/options/${s.home}/budget`, { approved: true });
     const results = await Promise.all([s.ref, other.claim_ref].map((ref) => s.api.post(`/claims/${ref}/options`, { property_id: s.home, action: 'place' })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
-    expect(results.find((r) => r.status === 400)!.body.error.code).toBe('could_not_place');
+    expect(results.find((r) => r.status === 400)!.body.error?.code).toBe('could_not_place');
     const rows = await ownerSql()`select claim_id, committed_at from app.claim_homes where property_id = ${s.home}`;
     expect(rows).toHaveLength(1);
     expect(rows[0].committed_at).not.toBeNull();

@@ -23,7 +23,7 @@ describe('the placement of one organisation never shows in another', () => {
     const theirs = await openClaim(otherOrg.sandboxApi);
     expect((await otherOrg.sandboxApi.get(`/claims/${theirs.claim_ref}/placement`)).body.data.homes).toEqual([]);
     const refused = await otherOrg.sandboxApi.post(`/claims/${theirs.claim_ref}/options`, { property_id: h, action: 'place', approve_budget: true });
-    expect(refused.body.error.code).toBe('could_not_place');
-    expect(refused.body.error.message).not.toContain(mine.claim_ref);
+    expect(refused.body.error?.code).toBe('could_not_place');
+    expect(refused.body.error?.message).not.toContain(mine.claim_ref);
   });
 });

@@ -42,7 +42,7 @@ describe('per-home availability', () => {
     expect(list.body.data[0]).toMatchObject({ id: holdId, source: 'service', lease_agreement_id: expect.any(String) });
     const res = await api.post(`/properties/${home.id}/availability/${holdId}/release`);
     expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe('not_yours_to_release');
+    expect(res.body.error?.code).toBe('not_yours_to_release');
     expect((await api.get(`/properties/${home.id}/availability`)).body.count).toBe(1);
   });
 
@@ -52,7 +52,7 @@ describe('per-home availability', () => {
     expect((await api.get(`/properties/${home.id}/availability`)).body.data).toEqual([]);
     const res = await api.post(`/properties/${home.id}/availability/${sandboxHold}/release`);
     expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe('not_found');
+    expect(res.body.error?.code).toBe('not_found');
     expect((await api.get(`/properties/${home.id}`)).body.data.availability_via).toEqual(['complete_profile', 'available_dates']);
   });
 
@@ -65,7 +65,7 @@ describe('per-home availability', () => {
     expect((await api.get(`/properties/${home.id}/availability`)).body.count).toBe(0);
     const again = await api.post(`/properties/${home.id}/availability/${block.id}/release`);
     expect(again.status).toBe(404);
-    expect(again.body.error.code).toBe('not_found');
+    expect(again.body.error?.code).toBe('not_found');
   });
 
   it('404 for a block of another home, or a block id that is not an id', async () => {
@@ -285,7 +285,7 @@ describe('POST /properties/availability (bulk calendar sync)', () => {
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.error).toMatchObject({ code: 'invalid_field', field: 'blocks' });
     expect((await api.post('/properties/availability', { blocks: [] })).status).toBe(422);
-    expect((await api.post('/properties/availability', { replace: 'yes', blocks: blocks.slice(0, 1) })).body.error.field).toBe('replace');
+    expect((await api.post('/properties/availability', { replace: 'yes', blocks: blocks.slice(0, 1) })).body.error?.field).toBe('replace');
   });
 });
 

@@ -68,7 +68,7 @@ describe('POST /properties refusals', () => {
     const api = client((await createTenant('provider')).live);
     const res = await api.post('/properties', '{not json', { 'content-type': 'application/json' });
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('invalid_json');
+    expect(res.body.error?.code).toBe('invalid_json');
   });
 
   it('offers no DELETE: 405 with the methods allowed', async () => {
@@ -87,7 +87,7 @@ describe('PATCH /properties/{ref} refusals', () => {
     for (const ref of [crypto.randomUUID(), 'NOPE']) {
       const res = await api.patch(`/properties/${ref}`, { status: 'pending' });
       expect(res.status).toBe(404);
-      expect(res.body.error.code).toBe('not_found');
+      expect(res.body.error?.code).toBe('not_found');
     }
   });
 
@@ -134,7 +134,7 @@ describe('GET /properties refusals', () => {
     expect((await api.get(`/properties/${crypto.randomUUID()}`)).status).toBe(404);
     const nul = await api.get('/properties/UNIT%00204');
     expect(nul.status).toBe(404);
-    expect(nul.body.error.code).toBe('not_found');
+    expect(nul.body.error?.code).toBe('not_found');
   });
 });
 

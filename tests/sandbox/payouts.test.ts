@@ -62,7 +62,7 @@ describe('POST /sandbox/payouts', () => {
     const tenant = await createTenant('provider');
     const res = await client(tenant.live).post('/sandbox/payouts', { charges_enabled: 'yes', unknown: 1 });
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('sandbox_only');
+    expect(res.body.error?.code).toBe('sandbox_only');
     expect(await canTakeCharges(tenant.orgId, 'live')).toBe(false);
   });
 

@@ -13,7 +13,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Environment, Side } from '../../shared/db/tenant.ts';
 import { describeRule, scopesOfSide } from '../../shared/http/scopes.ts';
-import { call, createKey, ownerSql } from '../helpers.ts';
+import { call, createKey, errorOf, ownerSql, type ApiResponse } from '../helpers.ts';
 import { useTemporaryDataDir } from '../claims/fixtures.ts';
 import { drainJobs } from '../placements/fixtures.ts';
 import { fixtures, tenant, type Target, type Tenant } from './fixtures.ts';
@@ -26,8 +26,9 @@ const otherEnvironment = (environment: Environment): Environment => (environment
  * A collection served the caller for itself: a 2xx, or, for a batch whose every item named something
  * the caller cannot see, the batch answer with each item refused (422, as every batch route answers).
  */
-function expectServedForItself(res: { status: number; text: string; body: { results?: unknown } }) {
-  if (res.status === 422 && Array.isArray(res.body.results)) return;
+function expectServedForItself(res: ApiResponse) {
+  const { body } = res;
+  if (res.status === 422 && typeof body === 'object' && body !== null && 'results' in body && Array.isArray(body.results)) return;
   expect(res.status, res.text).toBeLessThan(300);
 }
 
@@ -116,7 +117,7 @@ export function securityMatrix(filter: (route: DeclaredRoute) => boolean) {
           for (const path of target().paths) {
             const res = await send(undefined, target(), path);
             expect(res.status, path).toBe(401);
-            expect(res.body.error.code).toBe('missing_key');
+            expect(errorOf(res.body).code).toBe('missing_key');
           }
         },
       });
@@ -128,7 +129,7 @@ export function securityMatrix(filter: (route: DeclaredRoute) => boolean) {
           run: async () => {
             const res = await send(await keyOf(wrongSide, home), target());
             expect(res.status).toBe(403);
-            expect(res.body.error).toEqual(forbidden(route.rule));
+            expect(errorOf(res.body)).toEqual(forbidden(route.rule));
           },
         });
       } else if (route.addressesResource) {
@@ -139,7 +140,7 @@ export function securityMatrix(filter: (route: DeclaredRoute) => boolean) {
             for (const path of target().paths) {
               const res = await send(await keyOf(wrongSide, home), target(), path);
               expect(res.status, path).toBe(404);
-              expect(res.body.error.code).toBe('not_found');
+              expect(errorOf(res.body).code).toBe('not_found');
             }
           },
         });
@@ -165,7 +166,7 @@ export function securityMatrix(filter: (route: DeclaredRoute) => boolean) {
             const key = await createKey(owner.orgId, home, { scopes: refused });
             const res = await send(key.key, target());
             expect(res.status).toBe(403);
-            expect(res.body.error).toEqual(forbidden(route.rule));
+            expect(errorOf(res.body)).toEqual(forbidden(route.rule));
           },
         });
       } else {
@@ -189,7 +190,7 @@ export function securityMatrix(filter: (route: DeclaredRoute) => boolean) {
             for (const environment of built) {
               const res = await send(await keyOf(owner, 'live'), targets[environment]!);
               expect(res.status, environment).toBe(403);
-              expect(res.body.error.code).toBe('sandbox_only');
+              expect(errorOf(res.body).code).toBe('sandbox_only');
             }
           },
         });
@@ -203,7 +204,7 @@ export function securityMatrix(filter: (route: DeclaredRoute) => boolean) {
             for (const path of target().paths) {
               const res = await send(await keyOf(stranger, home), target(), path);
               expect(res.status, path).toBe(404);
-              expect(res.body.error.code).toBe('not_found');
+              expect(errorOf(res.body).code).toBe('not_found');
             }
           },
         });
@@ -218,7 +219,7 @@ export function securityMatrix(filter: (route: DeclaredRoute) => boolean) {
               for (const path of targets[environment]!.paths) {
                 const res = await send(await keyOf(owner, caller), targets[environment]!, path);
                 expect(res.status, `${caller} key on ${path}`).toBe(404);
-                expect(res.body.error.code).toBe('not_found');
+                expect(errorOf(res.body).code).toBe('not_found');
               }
             }
           },

@@ -26,7 +26,7 @@ describe('POST /webhooks', () => {
   });
 });
 
-describe.each([['/webhooks'], ['/webhooks/deliveries']])('GET %s', (path) => {
+describe.each([['/webhooks'], ['/webhooks/deliveries']] as const)('GET %s', (path) => {
   it("lists nothing of another organisation's", async () => {
     const res = await client(stranger.live).get(path);
     expect(res.status).toBe(200);
