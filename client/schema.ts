@@ -5079,7 +5079,7 @@ export interface paths {
         };
         /**
          * Request counts of the calling key and its organisation, per day and status class, for the last 30 days
-         * @description Counts cover the key's environment. Each request is counted once it has been authenticated.
+         * @description Counts cover the key's environment. Each request is counted once it has been authenticated; counts are written in batches about once a second, so a request answered by another server instance can take that long to appear.
          *
          *     Requires: any read scope (a scope ending in :read).
          */

@@ -6,10 +6,10 @@
 //                             in one pipelined write;
 //   POST /claims              a plain key lookup, then begin, context, the insert, its event and
 //                             commit in one pipelined write (a copy of a template request).
-//   GET  /limiter/{option}    the key lookup and a rate-limit count, each option of counting
-//                             (the options weighed for the service's limiter, in one run):
-//                             none; one window row per key committed synchronously (before);
-//                             the same asynchronously (chosen); eight rows per key (shards).
+//   GET  /limiter/{option}    the key lookup and a rate-limit count in one statement, each way
+//                             of counting weighed for app.authenticate, in one run (copies in a
+//                             scratch schema, bench_limiter, that run.ts drops); `none` is the
+//                             plain key lookup alone.
 // Started by run.ts with DATABASE_URL, FLOOR_PORT and FLOOR_TEMPLATE (a request id to copy).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import postgres from 'postgres';
@@ -32,8 +32,7 @@ interface Key {
 }
 
 async function lookUp(request: IncomingMessage): Promise<Key | undefined> {
-  const key = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
-  const [row] = await sql<Key[]>`select org_id, environment from app.api_keys where key_hash = ${await sha256Hex(key)} and revoked_at is null`;
+  const [row] = await sql<Key[]>`select org_id, environment from app.api_keys where key_hash = ${await presentedHash(request)} and revoked_at is null`;
   return row;
 }
 
@@ -61,46 +60,110 @@ function send(response: ServerResponse, status: number, body: unknown) {
   response.end(text);
 }
 
-/** One count in a key's window, as each option would take it (the statements as app.authenticate runs them). */
-const limiterOptions: Record<string, (tx: postgres.Sql, bucket: string) => Promise<unknown>> = {
-  none: async () => undefined,
-  synchronous: (tx, bucket) => windowCount(tx, bucket),
-  asynchronous: (tx, bucket) => inTransaction(tx, (t) => [t`select set_config('synchronous_commit', 'off', true)`.execute(), windowCount(t, bucket)]),
-  sharded: (tx, bucket) => inTransaction(tx, (t) => [
-    t`select set_config('synchronous_commit', 'off', true)`.execute(),
-    windowCount(t, `${bucket}:${Math.floor(Math.random() * 8)}`),
-    t`select sum(count) from app.rate_windows where bucket like ${`${bucket}:%`}`.execute(),
-  ]),
+/**
+ * The options for counting a request, each as one statement doing the key lookup and the count,
+ * as app.authenticate does (copies of it in a scratch schema, so that every option runs in one
+ * run on the same database): the window row in a logged or an UNLOGGED table, the upsert inside a
+ * PL/pgSQL exception block (a subtransaction per call) or not, PL/pgSQL or a plain SQL function.
+ */
+const limiterOptions: Record<string, string> = {
+  before: 'guarded_logged',
+  logged: 'plain_logged',
+  guarded_unlogged: 'guarded_unlogged',
+  unlogged: 'plain_unlogged',
+  sql_unlogged: 'sql_unlogged',
 };
 
-function windowCount(tx: postgres.Sql, bucket: string) {
-  return tx`
-    insert into app.rate_windows as w (bucket, window_start, count) values (${bucket}, date_trunc('minute', now()), 1)
+const columns = `key_id uuid, org_id uuid, side text, environment text, scopes text[],
+  rate_limit integer, rate_count integer, rate_reset timestamptz, limiter_ok boolean`;
+const keyLookup = (into = '') => `select a.id, a.org_id, o.side, a.environment, a.scopes,
+         coalesce(a.rate_limit_per_minute, app.default_rate_limit(a.environment)) as lim ${into}
+    from app.api_keys a join app.organisations o on o.id = a.org_id
+   where a.key_hash = p_key_hash and a.revoked_at is null and a.user_email is null`;
+const touch = `update app.api_keys a set last_used_at = now()
+     where a.id = k.id and (a.last_used_at is null or a.last_used_at < now() - interval '1 minute')`;
+const upsert = (table: string) => `insert into bench_limiter.${table} as w (bucket, window_start, count)
+    values (v_bucket, v_window, 1)
     on conflict (bucket) do update
-      set count = case when w.window_start = excluded.window_start then w.count + 1 else 1 end, window_start = excluded.window_start
-    returning w.count`.execute();
+      set count = case when w.window_start = excluded.window_start then w.count + 1 else 1 end,
+          window_start = excluded.window_start
+    returning w.count into rate_count;
+    limiter_ok := true;`;
+
+function plpgsqlOption(name: string, table: string, guarded: boolean) {
+  const count = guarded
+    ? `begin
+    perform set_config('lock_timeout', '250ms', true);
+    ${upsert(table)}
+  exception when others then
+    rate_count := 0;
+    limiter_ok := false;
+  end;`
+    : upsert(table);
+  return `create function bench_limiter.${name}(p_key_hash text, p_address text) returns table (${columns})
+language plpgsql ${guarded ? '' : "set lock_timeout = '250ms'"} as $$
+declare
+  k record;
+  v_bucket text;
+  v_window timestamptz := date_trunc('minute', now());
+begin
+  perform set_config('synchronous_commit', 'off', true);
+  ${keyLookup('into k')};
+  if found then
+    key_id := k.id; org_id := k.org_id; side := k.side; environment := k.environment;
+    scopes := k.scopes; rate_limit := k.lim; v_bucket := 'key:' || k.id;
+    ${touch};
+  else
+    rate_limit := 60; v_bucket := 'addr:' || coalesce(p_address, 'unknown');
+  end if;
+  rate_reset := v_window + interval '1 minute';
+  ${count}
+  return next;
+end $$`;
 }
 
-/** begin, the statements and commit in one write on one connection. */
-async function inTransaction(pool: postgres.Sql, statements: (tx: postgres.ReservedSql) => Promise<unknown>[]) {
-  const tx = await pool.reserve();
-  try {
-    await Promise.all([tx.unsafe('begin').execute(), ...statements(tx), tx.unsafe('commit').execute()]);
-  } finally {
-    tx.release();
-  }
+const sqlOption = `create function bench_limiter.sql_unlogged(p_key_hash text, p_address text) returns table (${columns})
+language sql set lock_timeout = '250ms' as $$
+  with k as (${keyLookup()}),
+  touched as (${touch.replace('where a.id = k.id', 'from k where a.id = k.id')}),
+  counted as (
+    insert into bench_limiter.plain_unlogged_sql as w (bucket, window_start, count)
+    select coalesce('key:' || (select id from k), 'addr:' || coalesce(p_address, 'unknown')), date_trunc('minute', now()), 1
+    on conflict (bucket) do update
+      set count = case when w.window_start = excluded.window_start then w.count + 1 else 1 end,
+          window_start = excluded.window_start
+    returning w.count)
+  select k.id, k.org_id, k.side, k.environment, k.scopes, coalesce(k.lim, 60), c.count,
+         date_trunc('minute', now()) + interval '1 minute', set_config('synchronous_commit', 'off', true) = 'off'
+    from counted c left join k on true
+$$`;
+
+await sql.unsafe('drop schema if exists bench_limiter cascade');
+await sql.unsafe('create schema bench_limiter');
+for (const [table, unlogged] of [['logged', false], ['unlogged', true], ['plain_unlogged_sql', true]] as const) {
+  await sql.unsafe(`create ${unlogged ? 'unlogged' : ''} table bench_limiter.${table} (like app.rate_windows including all)`);
+}
+await sql.unsafe(plpgsqlOption('guarded_logged', 'logged', true));
+await sql.unsafe(plpgsqlOption('plain_logged', 'logged', false));
+await sql.unsafe(plpgsqlOption('guarded_unlogged', 'unlogged', true));
+await sql.unsafe(plpgsqlOption('plain_unlogged', 'unlogged', false));
+await sql.unsafe(sqlOption);
+
+function presentedHash(request: IncomingMessage) {
+  return sha256Hex(/^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '');
 }
 
 async function handle(request: IncomingMessage, response: ServerResponse) {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  const key = await lookUp(request);
-  if (!key) return send(response, 401, { error: { code: 'invalid_key' } });
   const limiter = /^\/limiter\/(\w+)$/.exec(request.url ?? '');
   if (request.method === 'GET' && limiter && limiterOptions[limiter[1]]) {
-    await limiterOptions[limiter[1]](sql, `bench:${key.org_id}`);
-    return send(response, 200, { data: { option: limiter[1] } });
+    const [row] = await sql.unsafe(`select * from bench_limiter.${limiterOptions[limiter[1]]}($1, $2)`, [await presentedHash(request), '127.0.0.1'], { prepare: true });
+    return row.key_id ? send(response, 200, { data: { option: limiter[1], count: row.rate_count } }) : send(response, 401, { error: { code: 'invalid_key' } });
   }
+  const key = await lookUp(request);
+  if (!key) return send(response, 401, { error: { code: 'invalid_key' } });
+  if (request.method === 'GET' && limiter?.[1] === 'none') return send(response, 200, { data: { option: 'none' } });
   const read = /^\/claims\/(REQ-[A-Z0-9]{6})$/.exec(request.url ?? '');
   if (request.method === 'GET' && read) {
     const [row] = await pipelined(key, true, (tx) => tx`select c.*, app.coordinator_of(c) as coordinator from app.claims c where c.claim_ref = ${read[1]}`);

@@ -140,6 +140,7 @@ async function main() {
     await writeFile(join(out, 'latest.json'), `${JSON.stringify({ at: new Date().toISOString(), seconds, concurrency, passes, rows }, null, 2)}\n`);
     step(`done; results in bench/results/latest.json`);
   } finally {
+    await sql.unsafe('drop schema if exists bench_limiter cascade').catch(() => {});
     await sql.end();
     for (const floors of children) await stopped(floors);
     if (server) await stopped(server);
@@ -231,7 +232,14 @@ async function measure(base: string, sql: postgres.Sql, serverPid: number | unde
   const m = Object.fromEntries(Object.entries(runs).map(([name, loads]) => [name, medianLoad(loads)])) as Record<keyof typeof scenarios, Load>;
 
   step('rate-limit counting, each option on the floor server');
-  const limiterNames = { none: 'no count', synchronous: 'one row per key, synchronous commit', asynchronous: 'one row per key, asynchronous commit', sharded: 'eight rows per key, asynchronous' };
+  const limiterNames = {
+    none: 'no count',
+    before: 'logged window, exception block',
+    logged: 'logged window, no exception block',
+    guarded_unlogged: 'unlogged window, exception block',
+    unlogged: 'unlogged window, no exception block',
+    sql_unlogged: 'unlogged window, SQL function',
+  };
   const limiterRuns: Record<string, Load[]> = Object.fromEntries(Object.keys(limiterNames).map((name) => [name, []]));
   for (let pass = 0; pass < 2; pass++) {
     for (const option of Object.keys(limiterNames)) {

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { db } from '../../db/client.ts';
+import { log, errorFields } from '../../log.ts';
 import { environmentOfKey, sha256Hex } from '../../keys.ts';
 import type { Environment, Side } from '../../db/tenant.ts';
 
@@ -29,16 +30,28 @@ function clientAddress(forwardedFor: string | undefined): string {
 }
 
 /**
- * Authentication and rate limiting in one database round trip (app.authenticate, whose window
- * update commits without waiting for a WAL flush). Sets X-RateLimit-* on every response,
- * including errors.
+ * Authenticates and counts the request in one statement (app.authenticate: its window lives in an
+ * unlogged table and commits without waiting for a flush). A limiter fault fails that statement
+ * (a window row locked past its lock_timeout, say); the request then passes uncounted, authenticated
+ * by app.authenticate_uncounted, and the fault is logged.
  */
+async function authenticated(hash: string, address: string): Promise<AuthRow> {
+  try {
+    const [row] = await db()<AuthRow[]>`select * from app.authenticate(${hash}, ${address})`;
+    return row;
+  } catch (error) {
+    log.warn('rate limiter failed; request passes uncounted', errorFields(error));
+    const [row] = await db()<AuthRow[]>`select * from app.authenticate_uncounted(${hash})`;
+    return row;
+  }
+}
+
+/** Authentication and rate limiting in one database round trip. Sets X-RateLimit-* on every response, including errors. */
 export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   const key = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
   // Only well-formed keys are hashed and looked up; anything else counts as a failed attempt.
   const hash = key && environmentOfKey(key) ? await sha256Hex(key) : '';
-  const [row] = await db()<AuthRow[]>`
-    select * from app.authenticate(${hash}, ${clientAddress(c.req.header('x-forwarded-for'))})`;
+  const row = await authenticated(hash, clientAddress(c.req.header('x-forwarded-for')));
 
   const remaining = row.limiter_ok ? Math.max(0, row.rate_limit - row.rate_count) : row.rate_limit;
   const setRateHeaders = () => {
