@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobRegistry } from '../../shared/jobs/registry.ts';
 import { runDueJobs } from '../../shared/jobs/runner.ts';
+import type { Schema } from '../../client/index.ts';
 import { client, createOrg, createTenant, ownerSql } from '../helpers.ts';
 
 /** Documents go to a fresh folder per test file, never into the working tree. */
@@ -17,7 +18,8 @@ export async function useTemporaryDataDir() {
 export const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
 /** A valid creation body (Austin, TX 78701) with every required field. */
-export function claimBody(overrides: Record<string, unknown> = {}) {
+/** A complete creation body, typed by the API document (the typed client's tests use it as it is). */
+export function housingRequestBody(): Schema<'CreateHousingRequest'> {
   return {
     loss_address: '12 Harbor Lane',
     loss_city: 'Austin',
@@ -33,8 +35,11 @@ export function claimBody(overrides: Record<string, unknown> = {}) {
     furnishing: 'furnished',
     rent_payer: 'carrier',
     deposit_payer: 'tpa',
-    ...overrides,
   };
+}
+
+export function claimBody(overrides: Record<string, unknown> = {}) {
+  return { ...housingRequestBody(), ...overrides };
 }
 
 /** A carrier organisation with its live and sandbox clients. */

@@ -7,6 +7,7 @@ import { createClient, parseWebhook, verifyWebhookSignature, type HousingPlaceme
 import { openHousingRequest, receiveDelivery } from '../../client/example.ts';
 import { serverFetch } from '../../scripts/lib/router.ts';
 import { verifyWebhookSignature as guideHelper } from '../../shared/webhooks/verify-signature.ts';
+import { housingRequestBody } from '../claims/fixtures.ts';
 import { createTenant } from '../helpers.ts';
 import { dispatchFor, useReceiver } from '../webhooks/support.ts';
 
@@ -151,23 +152,7 @@ describe('webhook deliveries', () => {
   });
 });
 
-/** A complete creation body, typed by the document. */
+/** A complete creation body, typed by the document, under a fresh claim number. */
 function housingRequest(): Schema<'CreateHousingRequest'> {
-  return {
-    external_id: claimNumber(),
-    loss_address: '12 Harbor Lane',
-    loss_city: 'Austin',
-    loss_state: 'TX',
-    loss_zip: '78701',
-    target_move_in: inDays(30),
-    est_length_months: 4,
-    bedrooms: 2,
-    bathrooms: 1.5,
-    sqft: 900,
-    adults: 2,
-    property_type: 'apartment',
-    furnishing: 'furnished',
-    rent_payer: 'carrier',
-    deposit_payer: 'tpa',
-  };
+  return { ...housingRequestBody(), external_id: claimNumber() };
 }
