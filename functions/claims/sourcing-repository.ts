@@ -51,22 +51,26 @@ const roundColumns = (tx: Tx) => tx`id, claim_id, coordinator_email, matches_fou
 
 /**
  * One round per request, in one statement: each counts the request's eligible homes now and keeps
- * its crawl request (pending until the crawl is sent).
+ * its crawl request, pending until the crawl is sent, or with the outcome already known when the
+ * crawler contacts nobody (`settled`). The requests are read by primary key; a join to the input
+ * rows instead is planned for a guessed hundred of them, as a scan of every request of the tenant.
  */
 export function insertSourcingRounds(
   tx: Tx,
   rounds: { claim_id: string; crawl: CrawlRequest }[],
   trigger: 'opened' | 'source_more',
+  settled: CrawlOutcome | undefined,
 ): Promise<RoundRow[]> {
+  const crawls = Object.fromEntries(rounds.map((round) => [round.claim_id, round.crawl]));
   return tx<RoundRow[]>`
-    with input as (
-      select (e ->> 'claim_id')::uuid as claim_id, e -> 'crawl' as crawl
-        from jsonb_array_elements(${tx.json(rounds as never)}) e)
     insert into app.sourcing_rounds
-      (org_id, environment, claim_id, trigger, coordinator_email, matches_found, crawl_postcode, crawl_request)
+      (org_id, environment, claim_id, trigger, coordinator_email, matches_found, crawl_postcode, crawl_request,
+       crawl_status, crawl_detail)
     select c.org_id, c.environment, c.id, ${trigger}, app.coordinator_of(c),
-           (select count(*)::integer from app.match_candidates(c.id, ${candidatePool})), c.loss_zip, i.crawl
-      from input i join app.claims c on c.id = i.claim_id
+           (select count(*)::integer from app.match_candidates(c.id, ${candidatePool})), c.loss_zip,
+           ${tx.json(crawls as never)}::jsonb -> c.id::text, ${settled?.status ?? 'pending'}, ${settled?.detail ?? null}
+      from app.claims c
+     where c.id = any(${rounds.map((round) => round.claim_id)}::uuid[])
     returning ${roundColumns(tx)}`;
 }
 

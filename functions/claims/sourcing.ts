@@ -1,7 +1,7 @@
 import type { Tx } from '../../shared/db/client.ts';
 import { withTenant, type Tenant } from '../../shared/db/tenant.ts';
 import { moveStatus } from '../../shared/claims/lifecycle.ts';
-import { crawlerFor, type CrawlRequest, type CrawlStatus } from '../../shared/claims/crawl.ts';
+import { crawlerFor, type Crawler, type CrawlRequest, type CrawlStatus } from '../../shared/claims/crawl.ts';
 import { rank, type Candidate, type Needs } from '../../shared/claims/scoring.ts';
 import type { JobDefinition } from '../../shared/jobs/runner.ts';
 import type { Caller } from '../../shared/http/context.ts';
@@ -95,37 +95,40 @@ function crawlRequestOf(claim: ClaimRow): CrawlRequest {
 
 /**
  * Records one sourcing round per request, in one statement: matching runs again (requests with homes
- * move on) and the crawl request is kept with the round, to be sent by sendCrawls after commit.
+ * move on) and the crawl request is kept with the round, to be sent by sendCrawls after commit, or
+ * with its outcome when the crawler contacts nobody (sandbox; live with no crawler configured).
  */
-async function recordSourcingRounds(tx: Tx, claims: ClaimRow[], trigger: 'opened' | 'source_more'): Promise<RoundRow[]> {
+async function recordSourcingRounds(tx: Tx, claims: ClaimRow[], trigger: 'opened' | 'source_more', crawler: Crawler): Promise<RoundRow[]> {
   if (claims.length === 0) return [];
   const input = claims.map((claim) => ({ claim_id: claim.id, crawl: crawlRequestOf(claim) }));
-  const rounds = await insertSourcingRounds(tx, input, trigger);
+  const rounds = await insertSourcingRounds(tx, input, trigger, crawler.settled);
   await homesFound(tx, rounds.filter((r) => r.matches_found > 0).map((r) => r.claim_id));
   return rounds;
 }
 
 /**
- * After the rounds are committed: sends each crawl request through the port of the caller's
- * environment and records the outcomes (one statement). Neither a crawler failure nor a failure to
- * record its outcome fails the call: the requests and rounds are committed already, and a 500 would
- * invite a retry that opens a second request. The round keeps `failed` and its detail, or stays
- * `pending`, for the coordinator.
+ * After the rounds are committed: sends each pending crawl request through the crawler and records
+ * the outcomes (one statement). Neither a crawler failure nor a failure to record its outcome fails
+ * the call: the requests and rounds are committed already, and a 500 would invite a retry that opens
+ * a second request. The round keeps `failed` and its detail, or stays `pending`, for the coordinator.
  */
-async function sendCrawls(caller: Tenant, rounds: RoundRow[]): Promise<(RoundRow & { crawl_status: CrawlStatus })[]> {
-  if (rounds.length === 0) return [];
-  const crawler = crawlerFor(caller.environment);
-  const outcomes = await Promise.all(rounds.map((round) => crawler.request(round.crawl_request)));
-  try {
-    await withTenant(caller, (tx) => recordCrawlOutcomes(tx, rounds.map((r) => r.id), outcomes));
-  } catch (error) {
-    log.error('crawl outcome not recorded', { rounds: rounds.map((r) => r.id), ...errorFields(error) });
+async function sendCrawls(caller: Tenant, crawler: Crawler, rounds: RoundRow[]): Promise<(RoundRow & { crawl_status: CrawlStatus })[]> {
+  const pending = rounds.filter((round) => round.crawl_status === 'pending');
+  const outcomes = await Promise.all(pending.map((round) => crawler.request(round.crawl_request)));
+  if (pending.length > 0) {
+    try {
+      await withTenant(caller, (tx) => recordCrawlOutcomes(tx, pending.map((r) => r.id), outcomes));
+    } catch (error) {
+      log.error('crawl outcome not recorded', { rounds: pending.map((r) => r.id), ...errorFields(error) });
+    }
   }
-  return rounds.map((round, i) => ({ ...round, crawl_status: outcomes[i].status }));
+  const sent = new Map(pending.map((round, i) => [round.id, outcomes[i].status]));
+  return rounds.map((round) => ({ ...round, crawl_status: sent.get(round.id) ?? (round.crawl_status as CrawlStatus) }));
 }
 
 /** POST source-more: a round for a request that has a coordinator, its crawl sent after the commit. */
 export async function sourceMore(caller: Caller, reference: string): Promise<z.infer<typeof SourcingRound>> {
+  const crawler = crawlerFor(caller.environment);
   const { claim, rounds } = await withTenant(caller, async (tx) => {
     const claim = await findClaim(tx, reference, { lock: true });
     if (!claim.coordinator) {
@@ -134,9 +137,9 @@ export async function sourceMore(caller: Caller, reference: string): Promise<z.i
         'Nobody at the service is assigned to source for this request yet. Ask your account manager to assign a coordinator, then retry.',
       );
     }
-    return { claim, rounds: await recordSourcingRounds(tx, [claim], 'source_more') };
+    return { claim, rounds: await recordSourcingRounds(tx, [claim], 'source_more', crawler) };
   });
-  const [round] = await sendCrawls(caller, rounds);
+  const [round] = await sendCrawls(caller, crawler, rounds);
   return {
     id: round.id,
     request_id: claim.id,
@@ -154,11 +157,11 @@ export async function sourceMore(caller: Caller, reference: string): Promise<z.i
  * The requests are locked first, in id order (as status moves lock them), so two runs at once
  * serialise here and the second finds the first's rounds; the unique index on opening rounds backs it.
  */
-async function openingRounds(tx: Tx, requestIds: string[]): Promise<RoundRow[]> {
+async function openingRounds(tx: Tx, requestIds: string[], crawler: Crawler): Promise<RoundRow[]> {
   const claims = await lockClaims(tx, requestIds);
   const earlier = await openingRoundsOf(tx, requestIds);
   const sourced = new Set(earlier.map((round) => round.claim_id));
-  const fresh = await recordSourcingRounds(tx, claims.filter((claim) => !sourced.has(claim.id)), 'opened');
+  const fresh = await recordSourcingRounds(tx, claims.filter((claim) => !sourced.has(claim.id)), 'opened', crawler);
   return [...fresh, ...earlier.filter((round) => round.crawl_status === 'pending')];
 }
 
@@ -171,8 +174,9 @@ export const sourceNewRequests: JobDefinition<{ request_ids: string[] }> = {
   kind: 'source_new_requests',
   async run({ request_ids }, { job }) {
     const tenant: Tenant = { orgId: job.org_id, environment: job.environment };
-    const rounds = await withTenant(tenant, (tx) => openingRounds(tx, request_ids));
-    const crawled = await sendCrawls(tenant, rounds);
+    const crawler = crawlerFor(tenant.environment);
+    const rounds = await withTenant(tenant, (tx) => openingRounds(tx, request_ids, crawler));
+    const crawled = await sendCrawls(tenant, crawler, rounds);
     return { rounds: crawled.map((round) => ({ request_id: round.claim_id, matches_found: round.matches_found, crawl: round.crawl_status })) };
   },
 };

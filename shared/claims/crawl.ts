@@ -29,6 +29,12 @@ export interface CrawlOutcome {
 
 export interface Crawler {
   request(crawl: CrawlRequest): Promise<CrawlOutcome>;
+  /**
+   * The outcome of every request when this adapter contacts nobody (the recording adapter; a live
+   * one with no crawler configured): known before the round commits, so it is recorded with the
+   * round and nothing is sent after.
+   */
+  readonly settled?: CrawlOutcome;
 }
 
 export interface LiveCrawlerOptions {
@@ -40,11 +46,15 @@ export interface LiveCrawlerOptions {
 
 /** POSTs the crawl request to the configured crawler; never throws (sourcing does not fail with it). */
 export function liveCrawler(options: LiveCrawlerOptions): Crawler {
+  if (!options.url) {
+    const settled: CrawlOutcome = { status: 'not_configured', detail: 'SOURCING_CRAWL_URL is not set' };
+    return { settled, request: async () => settled };
+  }
+  const url = options.url;
   return {
     async request(crawl) {
-      if (!options.url) return { status: 'not_configured', detail: 'SOURCING_CRAWL_URL is not set' };
       try {
-        const response = await (options.fetch ?? fetch)(options.url, {
+        const response = await (options.fetch ?? fetch)(url, {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
@@ -63,6 +73,7 @@ export function liveCrawler(options: LiveCrawlerOptions): Crawler {
 }
 
 export const recordingCrawler: Crawler = {
+  settled: { status: 'recorded' },
   request: async () => ({ status: 'recorded' }),
 };
 

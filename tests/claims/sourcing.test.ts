@@ -99,6 +99,8 @@ describe('POST /claims/{reference}/source-more', () => {
 
   it('answers as usual when the crawl outcome cannot be recorded: the request and the round stand, the round stays pending', async () => {
     const c = await carrier();
+    await consoleCommand('coordinator', 'assign', '--org', c.orgId, '--email', 'team@service.example');
+    process.env.SOURCING_CRAWL_URL = crawlerUrl;
     const sql = ownerSql();
     await sql.unsafe(`
       create or replace function app.test_refuse_round_update() returns trigger language plpgsql as $$
@@ -106,12 +108,13 @@ describe('POST /claims/{reference}/source-more', () => {
       create trigger test_refuse_round_update before update on app.sourcing_rounds for each row
         when (new.org_id = '${c.orgId}') execute function app.test_refuse_round_update();`);
     try {
-      const created = await c.sandboxApi.post('/claims', claimBody({ ...at(spot(1, 7)), external_id: 'CRAWL-UNRECORDED' }));
+      const created = await c.liveApi.post('/claims', claimBody({ ...at(spot(1, 7)), external_id: 'CRAWL-UNRECORDED' }));
       expect(created.status).toBe(201);
       await sourced(created.body.data.id);
-      const more = await c.sandboxApi.post(`/claims/${created.body.data.id}/source-more`);
+      const more = await c.liveApi.post(`/claims/${created.body.data.id}/source-more`);
       expect(more.status).toBe(202);
-      expect(more.body.data.crawl.status).toBe('recorded');
+      expect(more.body.data.crawl.status).toBe('sent');
+      expect(received).toHaveLength(2);
       expect((await rounds(created.body.data.id)).map((r) => r.crawl_status)).toEqual(['pending', 'pending']);
     } finally {
       await sql.unsafe('drop trigger test_refuse_round_update on app.sourcing_rounds; drop function app.test_refuse_round_update();');
