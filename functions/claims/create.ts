@@ -91,9 +91,13 @@ export async function createClaims(caller: Caller, inputs: (CreateClaimInput | A
     const inserted = fresh.length ? await insertIsolated(tx, fresh) : new Map<NewClaimRow, ClaimRow | ApiError>();
 
     const created = [...inserted.values()].filter((r): r is ClaimRow => !(r instanceof ApiError));
-    await announceStatus(tx, created.map((row) => (
-      { request_id: row.id, reference: row.claim_ref, external_id: row.external_id, status: initialStatus, previous_status: null })));
-    const job = created.length ? await enqueue(tx, sourceNewRequests.kind, { request_ids: created.map((r) => r.id) }) : undefined;
+    // The sourcing job goes first, in the same write as the event: ahead of the event's savepoint,
+    // so that an event that cannot be recorded never takes the job with it.
+    const [job] = await Promise.all([
+      created.length ? enqueue(tx, sourceNewRequests.kind, { request_ids: created.map((r) => r.id) }) : undefined,
+      announceStatus(tx, created.map((row) => (
+        { request_id: row.id, reference: row.claim_ref, external_id: row.external_id, status: initialStatus, previous_status: null }))),
+    ]);
 
     // A row not inserted met an external_id that exists (possibly made by an earlier item of the
     // same batch): the answer is that request as it stands.

@@ -27,17 +27,19 @@ export interface EnqueueOptions {
 /**
  * Queues a job for the transaction's tenant, in the caller's transaction: it commits with the
  * operation or not at all, so no operation is committed without its work and none is sent twice.
- * Returns the new job's id (undefined when the dedupe key was queued already), for an operation
- * that starts its job itself after commit (shared/jobs/after-commit.ts).
+ * The statement is sent at once, not when the result is awaited, so a caller can pipeline it ahead
+ * of its next statements (create.ts sends it with the creation's event, ahead of the event's
+ * savepoint). Resolves to the new job's id (undefined when the dedupe key was queued already), for
+ * an operation that starts its job itself after commit (shared/jobs/after-commit.ts).
  */
-export async function enqueue(tx: Tx, kind: string, payload: Record<string, unknown>, options: EnqueueOptions = {}): Promise<string | undefined> {
-  const [job] = await tx<{ id: string }[]>`
+export function enqueue(tx: Tx, kind: string, payload: Record<string, unknown>, options: EnqueueOptions = {}): Promise<string | undefined> {
+  const sent = tx<{ id: string }[]>`
     insert into app.jobs (kind, org_id, environment, payload, dedupe_key, run_at, max_attempts)
     values (${kind}, app.current_org(), app.current_env(), ${tx.json(payload as never)}, ${options.dedupeKey ?? null},
             coalesce(${options.runAt ?? null}::timestamptz, now()), ${options.maxAttempts ?? 8})
     on conflict (kind, dedupe_key) where dedupe_key is not null do nothing
-    returning id`;
-  return job?.id;
+    returning id`.execute();
+  return sent.then(([job]) => job?.id);
 }
 
 /** Which due jobs a runner claims: of some organisations only (tests share one database), or only the given jobs. */
