@@ -28,11 +28,17 @@ const functions: Record<string, FetchApp> = {
 
 export const basePath = '/functions/v1';
 
+/** Methods a Request cannot carry (the Fetch standard forbids them): they travel as GET, the method sent beside. */
+const forbidden = new Set(['TRACE', 'TRACK', 'CONNECT']);
+
 /**
- * `method` is the method the client sent when the Request cannot carry it (TRACE arrives from Node's
- * adapter as a GET): the functions answer it 405 like any undeclared method, never as the GET.
+ * Hands the request to its function, in one new Request: the URL without the base path and, from the
+ * server, the headers with the client address. One copy only: each copy of a Request with a body
+ * pipes the body through another stream. A method a Request cannot carry (TRACE arrives from Node's
+ * adapter as such) is passed on beside it, and the functions answer it 405 like any undeclared
+ * method, never as the GET it travels as.
  */
-export async function route(request: Request, method: string = request.method): Promise<Response> {
+export async function route(request: Request, headers: Headers = request.headers): Promise<Response> {
   const url = new URL(request.url);
   // The OpenAPI document is also offered at the address the operating contract names.
   if (url.pathname === `${basePath}/openapi.json`) url.pathname = `${basePath}/docs/openapi.json`;
@@ -43,15 +49,16 @@ export async function route(request: Request, method: string = request.method): 
     return Response.json(error.toBody(), { status: 404 });
   }
   url.pathname = url.pathname.slice(basePath.length);
-  return target.fetch(new Request(url, request), method === request.method ? undefined : { requestMethod: method });
+  const sent = request.method;
+  const method = forbidden.has(sent) ? 'GET' : sent;
+  const body = method === 'GET' || method === 'HEAD' ? null : request.body;
+  const handed = new Request(url, { method, headers, body, duplex: 'half', signal: request.signal } as RequestInit);
+  return target.fetch(handed, method === sent ? undefined : { requestMethod: sent });
 }
 
-/**
- * The local server's handler: as Supabase's edge does, it states the client address (a client cannot
- * forge it), and it passes on the method sent, which new Request() cannot always keep (TRACE).
- */
+/** The local server's handler: as Supabase's edge does, it states the client address (a client cannot forge it). */
 export function serverFetch(request: Request, remoteAddress: string | undefined): Promise<Response> {
   const headers = new Headers(request.headers);
   headers.set('x-forwarded-for', remoteAddress ?? 'unknown');
-  return route(new Request(request, { headers }), request.method);
+  return route(request, headers);
 }
