@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context.ts';
 import { ApiError } from '../errors.ts';
+import { setResponseHeaders } from '../headers.ts';
 import { db } from '../../db/client.ts';
 import { log, errorFields } from '../../log.ts';
 import { environmentOfKey, sha256Hex } from '../../keys.ts';
@@ -46,21 +47,42 @@ async function authenticated(hash: string, address: string): Promise<AuthRow> {
   }
 }
 
+/**
+ * The hashes of keys that authenticated lately, so that a busy key is hashed once per process, not
+ * once per request: WebCrypto's digest is asynchronous, and on Node it costs about as much as the rest
+ * of the middleware. Only the hash is looked up, every request, so a revoked key fails at once. At
+ * most `rememberedKeys` are kept, the oldest dropped first; keys that fail are never kept, so
+ * guessing cannot crowd out the keys in use.
+ */
+const rememberedKeys = 10_000;
+const keyHashes = new Map<string, string>();
+
+async function hashOf(key: string): Promise<string> {
+  return keyHashes.get(key) ?? (await sha256Hex(key));
+}
+
+function remember(key: string, hash: string) {
+  if (keyHashes.has(key)) return;
+  if (keyHashes.size >= rememberedKeys) keyHashes.delete(keyHashes.keys().next().value!);
+  keyHashes.set(key, hash);
+}
+
 /** Authentication and rate limiting in one database round trip. Sets X-RateLimit-* on every response, including errors. */
 export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   const key = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
   // Only well-formed keys are hashed and looked up; anything else counts as a failed attempt.
-  const hash = key && environmentOfKey(key) ? await sha256Hex(key) : '';
+  const hash = key && environmentOfKey(key) ? await hashOf(key) : '';
   const row = await authenticated(hash, clientAddress(c.req.header('x-forwarded-for')));
 
   const remaining = row.limiter_ok ? Math.max(0, row.rate_limit - row.rate_count) : row.rate_limit;
-  const setRateHeaders = () => {
-    c.header('X-RateLimit-Limit', String(row.rate_limit));
-    c.header('X-RateLimit-Remaining', String(remaining));
-    c.header('X-RateLimit-Reset', row.rate_reset.toISOString());
+  const rateHeaders = {
+    'X-RateLimit-Limit': String(row.rate_limit),
+    'X-RateLimit-Remaining': String(remaining),
+    'X-RateLimit-Reset': row.rate_reset.toISOString(),
   };
-  // Headers are set before and after the work: errors rendered later replace the response.
-  setRateHeaders();
+  // Set before the work, for the refusals rendered here (429, 401), and on the response the work
+  // produced, which may have been built without them (a replayed idempotent response, say).
+  for (const [name, value] of Object.entries(rateHeaders)) c.header(name, value);
 
   const overLimit = row.limiter_ok && row.rate_count > row.rate_limit;
   if (overLimit) {
@@ -72,6 +94,7 @@ export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => 
     if (!key) throw new ApiError('missing_key', 'Send an API key as "Authorization: Bearer <key>" or "x-api-key: <key>".');
     throw new ApiError('invalid_key', 'The API key is not a valid, active organisation key.');
   }
+  remember(key!, hash);
   c.set('caller', {
     keyId: row.key_id,
     orgId: row.org_id!,
@@ -81,5 +104,5 @@ export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => 
     readsOnly: c.req.method === 'GET' || c.req.method === 'HEAD',
   });
   await next();
-  setRateHeaders();
+  setResponseHeaders(c, rateHeaders);
 };
