@@ -4,6 +4,8 @@ import { decodeCursor, encodeCursor, page } from '../../shared/http/paging.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { environmentOfKey, generateApiKey } from '../../shared/keys.ts';
 import { allows } from '../../shared/http/scopes.ts';
+import { Hono } from 'hono';
+import { setResponseHeaders } from '../../shared/http/headers.ts';
 
 describe('database client', () => {
   it("recognises Supabase's transaction pooler, where prepared statements are off", () => {
@@ -57,5 +59,39 @@ describe('keys and scopes', () => {
     expect(allows('manage-webhooks', ['options:write'])).toBe(true);
     expect(allows('read-webhooks', ['webhooks:manage'])).toBe(true);
     expect(allows('none', [])).toBe(true);
+  });
+});
+
+describe('headers set on a finished response', () => {
+  const appAnswering = (answer: (c: import('hono').Context) => Response) => {
+    const app = new Hono();
+    const seen: Response[] = [];
+    app.use('*', async (c, next) => {
+      await next();
+      seen.push(c.res);
+      setResponseHeaders(c, { 'X-Request-Id': 'req_1', 'X-RateLimit-Limit': '600' });
+      seen.push(c.res);
+    });
+    app.get('/', answer);
+    return { app, seen };
+  };
+
+  it('are set in place on a response the functions built', async () => {
+    const { app, seen } = appAnswering((c) => c.json({ ok: true }, 201));
+    const res = await app.request('/');
+    expect(res.status).toBe(201);
+    expect(res.headers.get('x-request-id')).toBe('req_1');
+    expect(res.headers.get('x-ratelimit-limit')).toBe('600');
+    expect(await res.json()).toEqual({ ok: true });
+    expect(seen[1]).toBe(seen[0]);
+  });
+
+  it('are set on a copy of a response whose headers are immutable, body and status kept', async () => {
+    const { app, seen } = appAnswering(() => Response.redirect('https://example.com/next', 302));
+    const res = await app.request('/');
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('https://example.com/next');
+    expect(res.headers.get('x-request-id')).toBe('req_1');
+    expect(seen[1]).not.toBe(seen[0]);
   });
 });

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context.ts';
 import { log } from '../../log.ts';
+import { setResponseHeaders } from '../headers.ts';
 
 const acceptable = /^[A-Za-z0-9._:-]{1,200}$/;
 
@@ -11,7 +12,7 @@ export const requestId = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   c.set('requestId', id);
   const started = performance.now();
   await next();
-  c.header('X-Request-Id', id);
+  setResponseHeaders(c, { 'X-Request-Id': id });
   const caller = c.get('caller');
   log.info('request', {
     request_id: id,
