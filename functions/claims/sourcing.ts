@@ -4,6 +4,7 @@ import { moveStatus } from '../../shared/claims/lifecycle.ts';
 import { crawlerFor, type Crawler, type CrawlRequest, type CrawlStatus } from '../../shared/claims/crawl.ts';
 import { rank, type Candidate, type Needs } from '../../shared/claims/scoring.ts';
 import type { JobDefinition } from '../../shared/jobs/runner.ts';
+import type { JobRow } from '../../shared/jobs/queue.ts';
 import type { Caller } from '../../shared/http/context.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import type { z } from '@hono/zod-openapi';
@@ -158,25 +159,45 @@ export async function sourceMore(caller: Caller, reference: string): Promise<z.i
  * serialise here and the second finds the first's rounds; the unique index on opening rounds backs it.
  */
 async function openingRounds(tx: Tx, requestIds: string[], crawler: Crawler): Promise<RoundRow[]> {
-  const claims = await lockClaims(tx, requestIds);
-  const earlier = await openingRoundsOf(tx, requestIds);
+  // Sent together: the rounds are read after the locks are held (statements run in order).
+  const [claims, earlier] = await Promise.all([lockClaims(tx, requestIds), openingRoundsOf(tx, requestIds)]);
   const sourced = new Set(earlier.map((round) => round.claim_id));
   const fresh = await recordSourcingRounds(tx, claims.filter((claim) => !sourced.has(claim.id)), 'opened', crawler);
   return [...fresh, ...earlier.filter((round) => round.crawl_status === 'pending')];
 }
 
+/** The opening rounds of requests of one tenant (set-based), then their crawls; what each found. */
+async function sourceRequests(tenant: Tenant, requestIds: string[]) {
+  const crawler = crawlerFor(tenant.environment);
+  const rounds = await withTenant(tenant, (tx) => openingRounds(tx, requestIds, crawler));
+  const crawled = await sendCrawls(tenant, crawler, rounds);
+  return crawled.map((round) => ({ request_id: round.claim_id, matches_found: round.matches_found, crawl: round.crawl_status }));
+}
+
+const tenantOf = (job: JobRow): Tenant => ({ orgId: job.org_id, environment: job.environment });
+
 /**
  * source_new_requests: the first sourcing round of requests just created (one job per creation call,
- * a batch's requests together, set-based): matching, the move to housing_options_found with its
- * request.status_changed where homes match, then the crawl requests. Safe to run twice.
+ * a batch's requests together): matching, the move to housing_options_found with its
+ * request.status_changed where homes match, then the crawl requests. Jobs claimed together (the
+ * creations of a busy moment) are sourced in one transaction per tenant. Safe to run twice.
  */
 export const sourceNewRequests: JobDefinition<{ request_ids: string[] }> = {
   kind: 'source_new_requests',
   async run({ request_ids }, { job }) {
-    const tenant: Tenant = { orgId: job.org_id, environment: job.environment };
-    const crawler = crawlerFor(tenant.environment);
-    const rounds = await withTenant(tenant, (tx) => openingRounds(tx, request_ids, crawler));
-    const crawled = await sendCrawls(tenant, crawler, rounds);
-    return { rounds: crawled.map((round) => ({ request_id: round.claim_id, matches_found: round.matches_found, crawl: round.crawl_status })) };
+    return { rounds: await sourceRequests(tenantOf(job), request_ids) };
+  },
+  async runMany(jobs) {
+    const byTenant = new Map<string, typeof jobs>();
+    for (const job of jobs) {
+      const tenant = `${job.org_id} ${job.environment}`;
+      byTenant.set(tenant, [...(byTenant.get(tenant) ?? []), job]);
+    }
+    const found = new Map<string, Awaited<ReturnType<typeof sourceRequests>>[number]>();
+    await Promise.all([...byTenant.values()].map(async (group) => {
+      const rounds = await sourceRequests(tenantOf(group[0]), group.flatMap((job) => job.payload.request_ids));
+      for (const round of rounds) found.set(round.request_id, round);
+    }));
+    return jobs.map((job) => ({ rounds: job.payload.request_ids.flatMap((id) => found.get(id) ?? []) }));
   },
 };

@@ -2,7 +2,7 @@ import type { Sql } from '../db/client.ts';
 import { db } from '../db/client.ts';
 import { intSetting, setting } from '../config.ts';
 import { errorFields, log } from '../log.ts';
-import { claimJobs, completeJob, failJob, type JobRow } from './queue.ts';
+import { claimJobs, completeJobs, failJob, type JobRow } from './queue.ts';
 
 // The job runner: a registry of job kinds, each with its handler, drained by the same scheduler that
 // delivers webhooks (the webhook-dispatcher function called by pg_cron on Supabase, the local
@@ -19,6 +19,12 @@ export interface JobDefinition<P = Record<string, unknown>> {
   kind: string;
   /** Does the work; throws to retry with backoff. Returns what is kept with the job (result). */
   run(payload: P, context: JobContext): Promise<unknown>;
+  /**
+   * Does the work of several claimed jobs of this kind at once, set-based (a kind whose jobs come
+   * in bursts: sourcing, one job per creation); resolves to each job's result, in order. A throw
+   * fails them all, and each retries on its own. Without it, claimed jobs run one by one.
+   */
+  runMany?(jobs: (JobRow & { payload: P })[], sql: Sql): Promise<unknown[]>;
 }
 
 export type JobRegistry = readonly JobDefinition<never>[];
@@ -26,7 +32,7 @@ export type JobRegistry = readonly JobDefinition<never>[];
 export interface RunOptions {
   sql?: Sql;
   registry: JobRegistry;
-  /** Jobs per claim. */
+  /** Jobs per claim (default 20; with `ids`, all of them in one claim). */
   batch?: number;
   /** Stop claiming after this long. Default: until nothing is due. */
   budgetMs?: number;
@@ -59,25 +65,44 @@ const describe = (error: unknown) => (error instanceof Error ? `${error.name}: $
 export async function runDueJobs(options: RunOptions): Promise<RunReport> {
   const sql = options.sql ?? db();
   const handlers = new Map(options.registry.map((definition) => [definition.kind, definition as JobDefinition<unknown>]));
-  const batch = options.batch ?? 20;
+  // The given jobs are claimed at once, all of them; otherwise due jobs, `batch` at a time.
+  const batch = options.ids ? options.ids.length : (options.batch ?? 20);
   const schedule = jobRetrySchedule();
   const deadline = options.budgetMs === undefined ? Infinity : Date.now() + options.budgetMs;
   const report: RunReport = { claimed: 0, succeeded: 0, failed: 0 };
+  const failed = async (job: JobRow, error: unknown) => {
+    log.warn('job failed', { job_id: job.id, kind: job.kind, attempt: job.attempts, ...errorFields(error) });
+    await failJob(sql, job, describe(error), schedule).catch((e) => log.error('job failure not recorded', errorFields(e)));
+    report.failed++;
+  };
   while (Date.now() < deadline && !options.signal?.aborted) {
     const jobs = await claimJobs(sql, [...handlers.keys()], batch, leaseMs(), { organisations: options.organisations, ids: options.ids });
     report.claimed += jobs.length;
-    await Promise.all(jobs.map(async (job) => {
-      try {
-        const result = await handlers.get(job.kind)!.run(job.payload, { sql, job });
-        await completeJob(sql, job, result);
-        report.succeeded++;
-      } catch (error) {
-        log.warn('job failed', { job_id: job.id, kind: job.kind, attempt: job.attempts, ...errorFields(error) });
-        await failJob(sql, job, describe(error), schedule).catch((e) => log.error('job failure not recorded', errorFields(e)));
-        report.failed++;
+    const byKind = new Map<string, JobRow[]>();
+    for (const job of jobs) byKind.set(job.kind, [...(byKind.get(job.kind) ?? []), job]);
+    await Promise.all([...byKind].map(async ([kind, claimed]) => {
+      const handler = handlers.get(kind)!;
+      if (handler.runMany && claimed.length > 1) {
+        try {
+          const results = await handler.runMany(claimed, sql);
+          await completeJobs(sql, claimed.map((job, i) => ({ job, result: results[i] })));
+          report.succeeded += claimed.length;
+        } catch (error) {
+          await Promise.all(claimed.map((job) => failed(job, error)));
+        }
+        return;
       }
+      await Promise.all(claimed.map(async (job) => {
+        try {
+          const result = await handler.run(job.payload, { sql, job });
+          await completeJobs(sql, [{ job, result }]);
+          report.succeeded++;
+        } catch (error) {
+          await failed(job, error);
+        }
+      }));
     }));
-    if (jobs.length < batch) break;
+    if (jobs.length < batch || options.ids) break;
   }
   return report;
 }

@@ -162,7 +162,7 @@ describe('POST /claims/{reference}/source-more', () => {
 
 describe('sourcing a new request: a durable job started after the commit', () => {
   const sourcingJobs = (orgId: string) =>
-    ownerSql()<(JobRow & { status: string })[]>`select * from app.jobs where org_id = ${orgId} and kind = 'source_new_requests' order by created_at`;
+    ownerSql()<(JobRow & { status: string; result: unknown })[]>`select * from app.jobs where org_id = ${orgId} and kind = 'source_new_requests' order by created_at`;
   const moves = async (orgId: string) => (await eventsOf(orgId)).filter((e) => e.payload.previous_status !== null).map((e) => e.payload.status);
 
   /** Creation as in a process that dies right after its commit: the job is queued, nothing starts it. */
@@ -235,6 +235,25 @@ describe('sourcing a new request: a durable job started after the commit', () =>
     await sourced(first.body.data.id);
     expect(await sourcingJobs(c.orgId)).toEqual([expect.objectContaining({ payload: { request_ids: [first.body.data.id] } })]);
     expect(await rounds(first.body.data.id)).toHaveLength(1);
+  });
+
+  it('sources the creations that commit while a run is going together, each request once, each job with its own', async () => {
+    const origin = spot(1, 11);
+    const [c, other] = [await carrier(), await carrier()];
+    await insertHome(await provider(), { latitude: origin.lat, longitude: origin.lng });
+    const made = [await createWithoutStart(c.liveApi, at(origin)), await createWithoutStart(c.liveApi, at(origin)), await createWithoutStart(other.liveApi, at(origin))];
+    const jobs = [...(await sourcingJobs(c.orgId)), ...(await sourcingJobs(other.orgId))];
+    // The first starts at once; the other two commit while it runs, and are run together after it.
+    for (const job of jobs) runAfterCommit([sourceNewRequests], [job.id]);
+    await settleRunsAfterCommit();
+    const done = [...(await sourcingJobs(c.orgId)), ...(await sourcingJobs(other.orgId))];
+    expect(done.map((job) => [job.status, job.attempts])).toEqual([['succeeded', 1], ['succeeded', 1], ['succeeded', 1]]);
+    for (const [i, job] of done.entries()) {
+      expect(job.result).toEqual({ rounds: [{ request_id: made[i].id, matches_found: expect.any(Number), crawl: 'not_configured' }] });
+      expect(await rounds(made[i].id)).toHaveLength(1);
+    }
+    expect(await moves(c.orgId)).toEqual(['housing_options_found', 'housing_options_found']);
+    expect(await moves(other.orgId)).toEqual(['housing_options_found']);
   });
 
   it('sources once when started twice at once, or run again after it succeeded', async () => {

@@ -1,6 +1,7 @@
 // The durable job queue and the live e-signature callback.
 import { describe, expect, it } from 'vitest';
 import { runDueJobs, type JobDefinition } from '../../shared/jobs/runner.ts';
+import { runAfterCommit, settleRunsAfterCommit } from '../../shared/jobs/after-commit.ts';
 import { CallbackRejected, type ESignaturePort } from '../../shared/placements/ports/types.ts';
 import { createCallbackApp } from '../../functions/esign-callback/app.ts';
 import { createOrg, ownerSql } from '../helpers.ts';
@@ -47,6 +48,63 @@ describe('the job runner', () => {
     expect(reports.reduce((sum, r) => sum + r.succeeded, 0)).toBe(3);
     expect(runs).toBe(3);
     expect((await job(ids[1])).result).toEqual({ doubled: 4 });
+  });
+
+  it('runs jobs claimed together in one call of a kind that takes several, keeping each result; a single job runs alone', async () => {
+    const orgId = await createOrg('carrier');
+    const calls: number[][] = [];
+    const summing: JobDefinition<{ n: number }> = {
+      kind: 'test.summing',
+      run: async ({ n }) => {
+        calls.push([n]);
+        return { n };
+      },
+      runMany: async (jobs) => {
+        calls.push(jobs.map((j) => j.payload.n));
+        return jobs.map((j) => ({ n: j.payload.n, together: jobs.length }));
+      },
+    };
+    const ids = await Promise.all([1, 2, 3].map((n) => queue(orgId, 'test.summing', { n })));
+    expect(await runDueJobs({ registry: [summing as JobDefinition<never>], ids })).toEqual({ claimed: 3, succeeded: 3, failed: 0 });
+    expect(calls).toHaveLength(1);
+    expect([...calls[0]].sort()).toEqual([1, 2, 3]);
+    for (const [i, id] of ids.entries()) expect(await job(id)).toMatchObject({ status: 'succeeded', attempts: 1, result: { n: i + 1, together: 3 } });
+    const alone = await queue(orgId, 'test.summing', { n: 4 });
+    await runDueJobs({ registry: [summing as JobDefinition<never>], ids: [alone] });
+    expect(calls[1]).toEqual([4]);
+    expect(await job(alone)).toMatchObject({ status: 'succeeded', result: { n: 4 } });
+  });
+
+  it('fails every job of a batch whose run throws; each retries on its own schedule', async () => {
+    const orgId = await createOrg('carrier');
+    const broken: JobDefinition = { kind: 'test.broken', run: () => Promise.reject(new Error('one')), runMany: () => Promise.reject(new Error('all down')) };
+    const ids = await Promise.all([1, 2].map(() => queue(orgId, 'test.broken')));
+    expect(await runDueJobs({ registry: [broken], ids })).toEqual({ claimed: 2, succeeded: 0, failed: 2 });
+    for (const id of ids) expect(await job(id)).toMatchObject({ status: 'pending', attempts: 1, last_error: 'Error: all down', waiting: true, locked_until: null });
+  });
+
+  it('after commit: a job alone starts at once; those started while it runs wait and run together', async () => {
+    const orgId = await createOrg('carrier');
+    const calls: number[][] = [];
+    const recording: JobDefinition<{ n: number }> = {
+      kind: 'test.after_commit',
+      run: async ({ n }) => {
+        calls.push([n]);
+        await new Promise((r) => setTimeout(r, 20));
+      },
+      runMany: async (jobs) => {
+        calls.push(jobs.map((j) => j.payload.n));
+        return jobs.map(() => null);
+      },
+    };
+    const ids = await Promise.all([1, 2, 3].map((n) => queue(orgId, 'test.after_commit', { n })));
+    for (const id of ids) runAfterCommit([recording as JobDefinition<never>], [id]);
+    await settleRunsAfterCommit();
+    expect(calls).toHaveLength(2);
+    expect(calls[0]).toHaveLength(1);
+    expect(calls[1]).toHaveLength(2);
+    expect([...calls.flat()].sort()).toEqual([1, 2, 3]);
+    for (const id of ids) expect(await job(id)).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
 
   it('a live placement queues its contract durably: the job waits for the live adapter and keeps retrying', async () => {
