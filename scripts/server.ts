@@ -1,6 +1,6 @@
 // Local server: the same functions as on Supabase, mounted under /functions/v1 on one port,
 // over a real PostgreSQL (embedded unless DATABASE_URL is set).
-import { serve, type ServerType } from '@hono/node-server';
+import { createServer } from 'node:http';
 import postgres from 'postgres';
 import { openDatabase, type LocalDatabase } from './lib/database.ts';
 import { MigrationError, migrate } from './lib/migrate.ts';
@@ -46,14 +46,11 @@ process.env.DATABASE_URL = database.url;
 }
 
 // Imported after DATABASE_URL is known; the functions open their pool on first use.
-const { serverFetch } = await import('./lib/router.ts');
+const { gatewayListener } = await import('./lib/router.ts');
 const { closeDb } = await import('../shared/db/client.ts');
 
-const server: ServerType = serve({
-  hostname: '127.0.0.1',
-  port,
-  fetch: (request, env: { incoming?: { socket?: { remoteAddress?: string } } }) => serverFetch(request, env.incoming?.socket?.remoteAddress),
-});
+const server = createServer(gatewayListener());
+await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
 const stopJobs = startBackgroundJobs();
 log.info('listening', { url: `http://127.0.0.1:${port}/functions/v1`, database: embedded ? 'embedded' : 'DATABASE_URL' });
 

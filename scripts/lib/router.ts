@@ -5,6 +5,8 @@ import { app as pay } from '../../functions/pay/app.ts';
 import { app as paymentsWebhook } from '../../functions/payments-webhook/app.ts';
 import { app as webhookDispatcher } from '../../functions/webhook-dispatcher/app.ts';
 import { app as esignCallback } from '../../functions/esign-callback/app.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import { ApiError } from '../../shared/http/errors.ts';
 
 // The local stand-in for Supabase's functions gateway: `/functions/v1/<name>/...` is handed to the
@@ -28,37 +30,72 @@ const functions: Record<string, FetchApp> = {
 
 export const basePath = '/functions/v1';
 
+/** Where a path under the base path goes: the function's name and the path it receives, or undefined. */
+function functionPath(pathname: string): { name: string; path: string } | undefined {
+  // The OpenAPI document is also offered at the address the operating contract names.
+  const path = pathname === `${basePath}/openapi.json` ? `${basePath}/docs/openapi.json` : pathname;
+  const name = path.startsWith(`${basePath}/`) ? path.slice(basePath.length + 1).split('/')[0] : '';
+  return name in functions ? { name, path: path.slice(basePath.length) } : undefined;
+}
+
+const notFound = (pathname: string) => Response.json(new ApiError('not_found', `No endpoint at ${pathname}.`).toBody(), { status: 404 });
+
 /** Methods a Request cannot carry (the Fetch standard forbids them): they travel as GET, the method sent beside. */
 const forbidden = new Set(['TRACE', 'TRACK', 'CONNECT']);
 
 /**
- * Hands the request to its function, in one new Request: the URL without the base path and, from the
- * server, the headers with the client address. One copy only: each copy of a Request with a body
- * pipes the body through another stream. A method a Request cannot carry (TRACE arrives from Node's
- * adapter as such) is passed on beside it, and the functions answer it 405 like any undeclared
- * method, never as the GET it travels as.
+ * Hands a Request to its function, in one new Request: the URL without the base path and the given
+ * headers (each copy of a Request with a body pipes the body through another stream). A method a
+ * Request cannot carry is passed on beside it, and the functions answer it 405 like any undeclared
+ * method, never as the GET it travels as. For Requests made in-process (tests, the typed client's
+ * fetch); the server uses gatewayListener.
  */
 export async function route(request: Request, headers: Headers = request.headers): Promise<Response> {
   const url = new URL(request.url);
-  // The OpenAPI document is also offered at the address the operating contract names.
-  if (url.pathname === `${basePath}/openapi.json`) url.pathname = `${basePath}/docs/openapi.json`;
-  const name = url.pathname.startsWith(`${basePath}/`) ? url.pathname.slice(basePath.length + 1).split('/')[0] : '';
-  const target = functions[name];
-  if (!target) {
-    const error = new ApiError('not_found', `No endpoint at ${url.pathname}.`);
-    return Response.json(error.toBody(), { status: 404 });
-  }
-  url.pathname = url.pathname.slice(basePath.length);
+  const target = functionPath(url.pathname);
+  if (!target) return notFound(url.pathname);
+  url.pathname = target.path;
   const sent = request.method;
   const method = forbidden.has(sent) ? 'GET' : sent;
   const body = method === 'GET' || method === 'HEAD' ? null : request.body;
-  const handed = new Request(url, { method, headers, body, duplex: 'half', signal: request.signal } as RequestInit);
-  return target.fetch(handed, method === sent ? undefined : { requestMethod: sent });
+  const handed = new Request(url, { method, headers, body, duplex: 'half' } as RequestInit);
+  return functions[target.name].fetch(handed, method === sent ? undefined : { requestMethod: sent });
 }
 
-/** The local server's handler: as Supabase's edge does, it states the client address (a client cannot forge it). */
+/** route() for a Request made in-process, stating the client address as the gateway does (a client cannot forge it). */
 export function serverFetch(request: Request, remoteAddress: string | undefined): Promise<Response> {
   const headers = new Headers(request.headers);
   headers.set('x-forwarded-for', remoteAddress ?? 'unknown');
   return route(request, headers);
+}
+
+/** Replaces whatever X-Forwarded-For the client sent with the address of its connection. */
+function stateClientAddress(incoming: IncomingMessage): void {
+  const address = incoming.socket.remoteAddress ?? 'unknown';
+  const raw = incoming.rawHeaders;
+  for (let i = raw.length - 2; i >= 0; i -= 2) if (raw[i].toLowerCase() === 'x-forwarded-for') raw.splice(i, 2);
+  raw.push('X-Forwarded-For', address);
+  incoming.headers['x-forwarded-for'] = address;
+}
+
+/**
+ * The local server's request listener. Node's adapter (getRequestListener) hands a function a
+ * lightweight Request that becomes a full one only when something needs it, and streams a response
+ * built from a string without copying it; so the gateway's work (the function's path, the client
+ * address) is done on the incoming message before the adapter sees it, and nothing is copied on the
+ * way. TRACE reaches the function as TRACE and is answered 405.
+ */
+export function gatewayListener(): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
+  const listeners = Object.fromEntries(
+    Object.entries(functions).map(([name, app]) => [name, getRequestListener((request) => app.fetch(request))]),
+  );
+  const unknown = getRequestListener((request) => notFound(new URL(request.url).pathname));
+  return (incoming, outgoing) => {
+    const url = new URL(incoming.url ?? '/', 'http://gateway');
+    const target = functionPath(url.pathname);
+    if (!target) return void unknown(incoming, outgoing);
+    incoming.url = target.path + url.search;
+    stateClientAddress(incoming);
+    void listeners[target.name](incoming, outgoing);
+  };
 }

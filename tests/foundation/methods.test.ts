@@ -1,32 +1,29 @@
-// Methods a route does not declare, over a real socket: Node's adapter hands TRACE on as a GET
-// (the Fetch API cannot carry it), and it must still answer 405 with Allow, never the GET's data.
-import { request as httpRequest } from 'node:http';
-import { serve, type ServerType } from '@hono/node-server';
+// Methods a route does not declare, over a real socket through the local server's gateway (the
+// listener npm start serves): TRACE must answer 405 with Allow, never the GET's data. And the
+// gateway states the client address itself, whatever X-Forwarded-For the client sends.
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverFetch } from '../../scripts/lib/router.ts';
+import { gatewayListener } from '../../scripts/lib/router.ts';
 import { freePort } from '../../scripts/lib/scratch.ts';
 import { call, createTenant, errorOf } from '../helpers.ts';
 
-let server: ServerType;
+let server: Server;
 let port: number;
 
 beforeAll(async () => {
   port = await freePort();
-  server = serve({
-    hostname: '127.0.0.1',
-    port,
-    fetch: (request, env: { incoming?: { socket?: { remoteAddress?: string } } }) => serverFetch(request, env.incoming?.socket?.remoteAddress),
-  });
+  server = createServer(gatewayListener());
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
 });
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-function send(method: string, path: string, key: string) {
-  return new Promise<{ status: number; allow: string | undefined; body: any }>((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method, path: `/functions/v1${path}`, headers: { authorization: `Bearer ${key}` } }, (res) => {
+function send(method: string, path: string, key: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; allow: string | undefined; headers: Record<string, unknown>; body: any }>((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method, path: `/functions/v1${path}`, headers: { authorization: `Bearer ${key}`, ...headers } }, (res) => {
       let text = '';
       res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, allow: res.headers.allow, body: text ? JSON.parse(text) : null }));
+      res.on('end', () => resolve({ status: res.statusCode!, allow: res.headers.allow, headers: res.headers, body: text ? JSON.parse(text) : null }));
     });
     req.on('error', reject);
     req.end();
@@ -74,6 +71,35 @@ describe('bodies on routes that declare none', () => {
     for (const body of [undefined, '', '{}', ' { } ']) {
       const res = await call('POST', rotate, { key: t.sandbox, body, headers: body === undefined ? {} : { 'content-type': 'application/json' } });
       expect(res.status, String(body)).toBe(200);
+    }
+  });
+});
+
+describe('the local gateway over a real socket', () => {
+  it('hands a path to its function with the query, offers the OpenAPI document at the contract address, and answers 404 elsewhere', async () => {
+    const t = await createTenant('carrier');
+    const page = await send('GET', '/claims?limit=1', t.live);
+    expect(page.status).toBe(200);
+    expect(page.body.data).toEqual([]);
+    const refused = await send('GET', '/claims?limit=0', t.live);
+    expect(refused.status).toBe(422);
+    expect(errorOf(refused.body).field).toBe('limit');
+    expect((await send('GET', '/openapi.json', t.live)).body.openapi).toMatch(/^3\./);
+    const nowhere = await send('GET', '/nothing/here', t.live);
+    expect(nowhere.status).toBe(404);
+    expect(errorOf(nowhere.body).message).toContain('/functions/v1/nothing/here');
+  });
+
+  it('counts a failed key against the connection address, whatever X-Forwarded-For the client sends', async () => {
+    for (let attempt = 0; ; attempt++) {
+      const first = await send('GET', '/claims', 'svc_pk_wrong', { 'x-forwarded-for': '203.0.113.1' });
+      const second = await send('GET', '/claims', 'svc_pk_wrong', { 'X-Forwarded-For': '203.0.113.2, 10.0.0.1' });
+      expect([first.status, second.status]).toEqual([401, 401]);
+      // A new minute between the two restarts the count: try again.
+      if (first.headers['x-ratelimit-reset'] !== second.headers['x-ratelimit-reset'] && attempt < 2) continue;
+      // Each forged address would have had a fresh count of its own; one address counts both.
+      expect(Number(second.headers['x-ratelimit-remaining'])).toBeLessThan(Number(first.headers['x-ratelimit-remaining']));
+      return;
     }
   });
 });
