@@ -7,7 +7,7 @@ import { initialStatus } from '../../shared/claims/status.ts';
 import { enqueue } from '../../shared/jobs/queue.ts';
 import { runAfterCommit } from '../../shared/jobs/after-commit.ts';
 import {
-  claimsByExternalId, insertClaims, isRefusal, newClaimRow, zipCentroids, type ClaimRow, type NewClaimRow,
+  claimsByExternalId, insertClaims, isRefusal, newClaimRow, zipCentroids, type CreatedRow, type NewClaimRow,
 } from './repository.ts';
 import type { CreateClaimInput } from './schemas.ts';
 import { sourceNewRequests } from './sourcing.ts';
@@ -18,7 +18,7 @@ import { sourceNewRequests } from './sourcing.ts';
 // right after the commit, so the answer does not wait for matching and the crawl, and a process that
 // dies after the commit loses nothing (the scheduler runs the job).
 
-export type CreateOutcome = { ok: true; row: ClaimRow; idempotent: boolean } | { ok: false; error: ApiError };
+export type CreateOutcome = { ok: true; row: CreatedRow; idempotent: boolean } | { ok: false; error: ApiError };
 
 const couldNotCreate = () =>
   new ApiError('could_not_create', 'The request could not be written. Nothing was created; check the values and retry, or contact support with the X-Request-Id.');
@@ -36,9 +36,9 @@ function byExternalId(a: NewClaimRow, b: NewClaimRow): number {
  * same external_id, so two batches naming the same ids in different orders would otherwise each
  * hold one the other waits for (a deadlock, failing one of them).
  */
-async function insertIsolated(tx: Tx, rows: NewClaimRow[]): Promise<Map<NewClaimRow, ClaimRow | ApiError>> {
+async function insertIsolated(tx: Tx, rows: NewClaimRow[]): Promise<Map<NewClaimRow, CreatedRow | ApiError>> {
   const ordered = [...rows].sort(byExternalId);
-  const outcome = new Map<NewClaimRow, ClaimRow | ApiError>();
+  const outcome = new Map<NewClaimRow, CreatedRow | ApiError>();
   try {
     const inserted = new Map((await insertClaims(tx, ordered)).map((r) => [r.claim_ref, r]));
     for (const row of ordered) if (inserted.has(row.claim_ref)) outcome.set(row, inserted.get(row.claim_ref)!);
@@ -88,9 +88,9 @@ export async function createClaims(caller: Caller, inputs: (CreateClaimInput | A
       return input instanceof ApiError || origin instanceof ApiError ? undefined : newClaimRow(caller, input, origin);
     });
     const fresh = rows.filter((r): r is NewClaimRow => r !== undefined);
-    const inserted = fresh.length ? await insertIsolated(tx, fresh) : new Map<NewClaimRow, ClaimRow | ApiError>();
+    const inserted = fresh.length ? await insertIsolated(tx, fresh) : new Map<NewClaimRow, CreatedRow | ApiError>();
 
-    const created = [...inserted.values()].filter((r): r is ClaimRow => !(r instanceof ApiError));
+    const created = [...inserted.values()].filter((r): r is CreatedRow => !(r instanceof ApiError));
     // The sourcing job goes first, in the same write as the event: ahead of the event's savepoint,
     // so that an event that cannot be recorded never takes the job with it.
     const [job] = await Promise.all([

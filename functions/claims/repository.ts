@@ -196,18 +196,23 @@ const refTaken = (error: unknown) => isDbError(error, '23505', 'claims_claim_ref
 /** A value the database refuses to store: a data exception (class 22) or an integrity rule (class 23). */
 export const isRefusal = (error: unknown) => isDbError(error, '22') || isDbError(error, '23');
 
+/** What creation answers and announces of a request it made or found. */
+export type CreatedRow = Pick<ClaimRow, 'id' | 'claim_ref' | 'external_id' | 'status_primary' | 'created_at'>;
+
 /**
  * Inserts the rows in one statement; an external_id already used in this organisation and
  * environment inserts nothing (ON CONFLICT on the unique index, so two creations racing on one
- * external_id make one request). A claim_ref drawn twice is drawn again. Returns the inserted rows.
+ * external_id make one request). A claim_ref drawn twice is drawn again. Returns the inserted rows,
+ * as much of them as creation answers with (reading back the whole row cost as much as the rest of
+ * the insert's handling).
  */
-export async function insertClaims(tx: Tx, rows: NewClaimRow[]): Promise<ClaimRow[]> {
+export async function insertClaims(tx: Tx, rows: NewClaimRow[]): Promise<CreatedRow[]> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await tx.savepoint((sp) => sp<ClaimRow[]>`
+      return await tx.savepoint((sp) => sp<CreatedRow[]>`
         insert into app.claims ${sp(rows)}
         on conflict (org_id, environment, external_id) do nothing
-        returning *, app.coordinator_of(claims) as coordinator`);
+        returning id, claim_ref, external_id, status_primary, created_at`);
     } catch (error) {
       if (!refTaken(error) || attempt === 4) throw error;
       for (const row of rows) row.claim_ref = newClaimRef();
