@@ -13,16 +13,8 @@ const isEmptyBody = (bytes: Uint8Array) => /^\s*(\{\s*\})?\s*$/.test(new TextDec
 
 const tooLarge = () => new ApiError('file_too_large', 'The request body is larger than the 10 MB limit.');
 
-/**
- * Reads the body of a write once, never buffering more than the limit, and caches it for the
- * validators, c.req.formData() and the idempotency fingerprint.
- */
-export const readBody = (): MiddlewareHandler<AppEnv> => async (c, next) => {
-  if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.method === 'OPTIONS') return next();
-  const limit = maxBodyBytes + (/^multipart\/form-data/i.test(c.req.header('content-type') ?? '') ? multipartFramingBytes : 0);
-  const declared = Number(c.req.header('content-length') ?? '0');
-  if (declared > limit) throw tooLarge();
-  const body = c.req.raw.body;
+/** Reads a stream to its end, refusing it as soon as it passes `limit` bytes. */
+async function readWithin(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (body) {
@@ -44,6 +36,22 @@ export const readBody = (): MiddlewareHandler<AppEnv> => async (c, next) => {
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
+  return bytes;
+}
+
+/**
+ * Reads the body of a write once, never buffering more than the limit, and caches it for the
+ * validators, c.req.formData() and the idempotency fingerprint.
+ */
+export const readBody = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+  if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.method === 'OPTIONS') return next();
+  const limit = maxBodyBytes + (/^multipart\/form-data/i.test(c.req.header('content-type') ?? '') ? multipartFramingBytes : 0);
+  const declared = c.req.header('content-length');
+  if (Number(declared ?? '0') > limit) throw tooLarge();
+  // A body of a declared length (within the limit) cannot be longer than declared, so it is read
+  // whole, which on Node skips the web stream; a body without one is read within the limit.
+  const bytes = declared === undefined ? await readWithin(c.req.raw.body, limit) : new Uint8Array(await c.req.raw.arrayBuffer());
+  if (bytes.byteLength > limit) throw tooLarge();
   if (c.get('takesBody') === false && !isEmptyBody(bytes)) {
     throw new ApiError('invalid_field', `${c.req.method} ${new URL(c.req.url).pathname} takes no body; send none (or {}).`, 'body');
   }
