@@ -171,15 +171,23 @@ async function handle(request: IncomingMessage, response: ServerResponse) {
   }
   if (request.method === 'POST' && request.url === '/claims') {
     JSON.parse(Buffer.concat(chunks).toString() || '{}');
-    const id = crypto.randomUUID();
-    const reference = newClaimRef();
-    const [row] = await pipelined(key, false, async (tx) => {
-      const inserted = tx.unsafe<{ id: string; claim_ref: string }[]>(copyRequest, [id, reference, template], { prepare: true }).execute();
-      const event = tx`select app.record_event('request.status_changed', ${tx.json({ request_id: id, reference, external_id: null, status: 'housing_needs_collected', previous_status: null })})`.execute();
-      const [rows] = await Promise.all([inserted, event]);
-      return rows;
-    });
-    return send(response, 201, { data: row });
+    // A claim_ref drawn twice is drawn again, as the service does: tens of thousands of requests
+    // in one run make a collision likely.
+    for (let attempt = 0; ; attempt++) {
+      const id = crypto.randomUUID();
+      const reference = newClaimRef();
+      try {
+        const [row] = await pipelined(key, false, async (tx) => {
+          const inserted = tx.unsafe<{ id: string; claim_ref: string }[]>(copyRequest, [id, reference, template], { prepare: true }).execute();
+          const event = tx`select app.record_event('request.status_changed', ${tx.json({ request_id: id, reference, external_id: null, status: 'housing_needs_collected', previous_status: null })})`.execute();
+          const [rows] = await Promise.all([inserted, event]);
+          return rows;
+        });
+        return send(response, 201, { data: row });
+      } catch (error) {
+        if ((error as postgres.PostgresError).constraint_name !== 'claims_claim_ref_key' || attempt === 4) throw error;
+      }
+    }
   }
   send(response, 404, { error: { code: 'not_found' } });
 }
