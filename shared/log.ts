@@ -4,9 +4,13 @@ import { config } from './config.ts';
 const levels = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 type Level = Exclude<keyof typeof levels, 'silent'>;
 
+/** Whether lines of this level are written (LOG_LEVEL), so that a caller can skip building them. */
+export function logs(level: Level): boolean {
+  return levels[level] >= (levels[config.logLevel() as keyof typeof levels] ?? levels.info);
+}
+
 function write(level: Level, message: string, fields: Record<string, unknown>) {
-  const threshold = levels[config.logLevel() as keyof typeof levels] ?? levels.info;
-  if (levels[level] < threshold) return;
+  if (!logs(level)) return;
   const line = JSON.stringify({ level, time: new Date().toISOString(), message, ...fields });
   if (level === 'error' || level === 'warn') console.error(line);
   else console.log(line);

@@ -29,15 +29,17 @@ function knownRoutes(name: string, routes: Routes): KnownRoute[] {
 
 /** 404 not_found for a path no route has; 405 (with Allow) for a known path and another method. */
 const routeExists = (known: KnownRoute[]): MiddlewareHandler<AppEnv> => async (c, next) => {
-  const path = new URL(c.req.url).pathname;
-  const matching = known.filter((r) => r.pattern.test(path));
+  // Hono's path (parsed once per request; without a trailing slash, which every pattern allows);
+  // the path as sent only for the messages.
+  const matching = known.filter((r) => r.pattern.test(c.req.path));
   const methods = matching.map((r) => r.method);
-  if (methods.length === 0) throw new ApiError('not_found', `No endpoint at /functions/v1${path}.`);
+  const path = () => new URL(c.req.url).pathname;
+  if (methods.length === 0) throw new ApiError('not_found', `No endpoint at /functions/v1${path()}.`);
   const requested = c.env?.requestMethod ?? c.req.method;
   const method = requested === 'HEAD' ? 'GET' : requested;
   if (!methods.includes(method)) {
     c.header('Allow', [...new Set(methods)].join(', '));
-    throw new ApiError('method_not_allowed', `${requested} is not allowed on /functions/v1${path}; use ${[...new Set(methods)].join(' or ')}.`);
+    throw new ApiError('method_not_allowed', `${requested} is not allowed on /functions/v1${path()}; use ${[...new Set(methods)].join(' or ')}.`);
   }
   c.set('takesBody', matching.some((r) => r.method === method && r.takesBody));
   await next();

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context.ts';
-import { log } from '../../log.ts';
+import { log, logs } from '../../log.ts';
 import { setResponseHeaders } from '../headers.ts';
 
 const acceptable = /^[A-Za-z0-9._:-]{1,200}$/;
@@ -13,6 +13,7 @@ export const requestId = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   const started = performance.now();
   await next();
   setResponseHeaders(c, { 'X-Request-Id': id });
+  if (!logs('info')) return;
   const caller = c.get('caller');
   log.info('request', {
     request_id: id,
