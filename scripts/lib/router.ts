@@ -35,7 +35,7 @@ function functionPath(pathname: string): { name: string; path: string } | undefi
   // The OpenAPI document is also offered at the address the operating contract names.
   const path = pathname === `${basePath}/openapi.json` ? `${basePath}/docs/openapi.json` : pathname;
   const name = path.startsWith(`${basePath}/`) ? path.slice(basePath.length + 1).split('/')[0] : '';
-  return name in functions ? { name, path: path.slice(basePath.length) } : undefined;
+  return Object.hasOwn(functions, name) ? { name, path: path.slice(basePath.length) } : undefined;
 }
 
 const notFound = (pathname: string) => Response.json(new ApiError('not_found', `No endpoint at ${pathname}.`).toBody(), { status: 404 });

@@ -85,9 +85,11 @@ describe('the local gateway over a real socket', () => {
     expect(refused.status).toBe(422);
     expect(errorOf(refused.body).field).toBe('limit');
     expect((await send('GET', '/openapi.json', t.live)).body.openapi).toMatch(/^3\./);
-    const nowhere = await send('GET', '/nothing/here', t.live);
-    expect(nowhere.status).toBe(404);
-    expect(errorOf(nowhere.body).message).toContain('/functions/v1/nothing/here');
+    for (const path of ['/nothing/here', '/constructor', '/toString/x']) {
+      const nowhere = await send('GET', path, t.live);
+      expect(nowhere.status, path).toBe(404);
+      expect(errorOf(nowhere.body).message).toContain(`/functions/v1${path}`);
+    }
   });
 
   it('counts a failed key against the connection address, whatever X-Forwarded-For the client sends', async () => {
