@@ -12,7 +12,7 @@ import { ApiError } from '../../shared/http/errors.ts';
 // The local stand-in for Supabase's functions gateway: `/functions/v1/<name>/...` is handed to the
 // function `<name>` as `/<name>/...`, exactly as deployed functions receive it.
 
-type FetchApp = { fetch: (request: Request, env?: { requestMethod?: string }) => Response | Promise<Response> };
+type FetchApp = { fetch: (request: Request) => Response | Promise<Response> };
 
 const functions: Record<string, FetchApp> = {
   health,
@@ -40,26 +40,18 @@ function functionPath(pathname: string): { name: string; path: string } | undefi
 
 const notFound = (pathname: string) => Response.json(new ApiError('not_found', `No endpoint at ${pathname}.`).toBody(), { status: 404 });
 
-/** Methods a Request cannot carry (the Fetch standard forbids them): they travel as GET, the method sent beside. */
-const forbidden = new Set(['TRACE', 'TRACK', 'CONNECT']);
-
 /**
- * Hands a Request to its function, in one new Request: the URL without the base path and the given
- * headers (each copy of a Request with a body pipes the body through another stream). A method a
- * Request cannot carry is passed on beside it, and the functions answer it 405 like any undeclared
- * method, never as the GET it travels as. For Requests made in-process (tests, the typed client's
- * fetch); the server uses gatewayListener.
+ * Hands a Request made in-process (tests, the typed client's fetch) to its function, in one new
+ * Request: the URL without the base path and the given headers (each copy of a Request with a body
+ * pipes the body through another stream). The server uses gatewayListener, which copies nothing.
  */
 export async function route(request: Request, headers: Headers = request.headers): Promise<Response> {
   const url = new URL(request.url);
   const target = functionPath(url.pathname);
   if (!target) return notFound(url.pathname);
   url.pathname = target.path;
-  const sent = request.method;
-  const method = forbidden.has(sent) ? 'GET' : sent;
-  const body = method === 'GET' || method === 'HEAD' ? null : request.body;
-  const handed = new Request(url, { method, headers, body, duplex: 'half' } as RequestInit);
-  return functions[target.name].fetch(handed, method === sent ? undefined : { requestMethod: sent });
+  const body = request.method === 'GET' || request.method === 'HEAD' ? null : request.body;
+  return functions[target.name].fetch(new Request(url, { method: request.method, headers, body, duplex: 'half' } as RequestInit));
 }
 
 /** route() for a Request made in-process, stating the client address as the gateway does (a client cannot forge it). */
@@ -83,7 +75,8 @@ function stateClientAddress(incoming: IncomingMessage): void {
  * lightweight Request that becomes a full one only when something needs it, and streams a response
  * built from a string without copying it; so the gateway's work (the function's path, the client
  * address) is done on the incoming message before the adapter sees it, and nothing is copied on the
- * way. TRACE reaches the function as TRACE and is answered 405.
+ * way. A method the Fetch API cannot construct a Request with (TRACE) reaches the function as itself
+ * and is answered 405 like any undeclared method.
  */
 export function gatewayListener(): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
   const listeners = Object.fromEntries(

@@ -35,7 +35,7 @@ const routeExists = (known: KnownRoute[]): MiddlewareHandler<AppEnv> => async (c
   const methods = matching.map((r) => r.method);
   const path = () => new URL(c.req.url).pathname;
   if (methods.length === 0) throw new ApiError('not_found', `No endpoint at /functions/v1${path()}.`);
-  const requested = c.env?.requestMethod ?? c.req.method;
+  const requested = c.req.method;
   const method = requested === 'HEAD' ? 'GET' : requested;
   if (!methods.includes(method)) {
     c.header('Allow', [...new Set(methods)].join(', '));
@@ -59,7 +59,7 @@ export async function renderError(error: Error, c: Context<AppEnv>) {
     log.error('unhandled error', {
       request_id: c.get('requestId'),
       fingerprint: await errorFingerprint(error),
-      method: c.env?.requestMethod ?? c.req.method,
+      method: c.req.method,
       path: new URL(c.req.url).pathname,
       ...errorFields(error),
     });

@@ -8,13 +8,6 @@ export interface Caller extends Tenant {
 }
 
 export interface AppEnv {
-  Bindings: {
-    /**
-     * The method the client sent, when the hosting server could not carry it on the Request (the
-     * Fetch API refuses TRACE, so Node's adapter hands it on as GET). Absent on the edge runtime.
-     */
-    requestMethod?: string;
-  } | undefined;
   Variables: {
     requestId: string;
     caller: Caller;
