@@ -17,6 +17,10 @@ describe('idempotency', () => {
     expect(second.text).toBe(first.text);
     expect(second.headers.get('content-type')).toBe(first.headers.get('content-type'));
     expect(second.headers.get('idempotent-replayed')).toBe('true');
+    // The replay is a stored response, not one the handler built: it still carries this request's headers.
+    expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(Number(first.headers.get('x-ratelimit-remaining')) - 1);
+    expect(second.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(second.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
     expect(await eventCount(t.orgId)).toBe(1);
   });
 

@@ -80,19 +80,22 @@ export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => 
     'X-RateLimit-Remaining': String(remaining),
     'X-RateLimit-Reset': row.rate_reset.toISOString(),
   };
-  // Set before the work, for the refusals rendered here (429, 401), and on the response the work
-  // produced, which may have been built without them (a replayed idempotent response, say).
-  for (const [name, value] of Object.entries(rateHeaders)) c.header(name, value);
+  // A refusal here (429, 401) is rendered from the headers c.header() prepares; the response the
+  // work produces gets them in place afterwards, however it was built (a replayed idempotent one too).
+  const refused = (error: ApiError) => {
+    for (const [name, value] of Object.entries(rateHeaders)) c.header(name, value);
+    return error;
+  };
 
   const overLimit = row.limiter_ok && row.rate_count > row.rate_limit;
   if (overLimit) {
     const retryAfter = Math.max(1, Math.ceil((row.rate_reset.getTime() - Date.now()) / 1000));
     c.header('Retry-After', String(retryAfter));
-    throw new ApiError('rate_limited', `Rate limit of ${row.rate_limit} requests per minute exceeded; retry after ${retryAfter} s.`);
+    throw refused(new ApiError('rate_limited', `Rate limit of ${row.rate_limit} requests per minute exceeded; retry after ${retryAfter} s.`));
   }
   if (!row.key_id) {
-    if (!key) throw new ApiError('missing_key', 'Send an API key as "Authorization: Bearer <key>" or "x-api-key: <key>".');
-    throw new ApiError('invalid_key', 'The API key is not a valid, active organisation key.');
+    if (!key) throw refused(new ApiError('missing_key', 'Send an API key as "Authorization: Bearer <key>" or "x-api-key: <key>".'));
+    throw refused(new ApiError('invalid_key', 'The API key is not a valid, active organisation key.'));
   }
   remember(key!, hash);
   c.set('caller', {
