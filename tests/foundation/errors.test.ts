@@ -34,6 +34,13 @@ describe('error rendering', () => {
     expect(JSON.parse(res.text).error.code).toBe('file_too_large');
   });
 
+  it('413 for a body longer than the length it declares (only an in-process Request can be)', async () => {
+    const t = await createTenant('carrier');
+    const res = await callProbe(t.sandbox, JSON.stringify({ note: 'x'.repeat(10 * 1024 * 1024) }), { 'content-length': '20' });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.text).error.code).toBe('file_too_large');
+  });
+
   it('500 server_error without internals, logged as JSON with the request id', async () => {
     const t = await createTenant('carrier');
     vi.stubEnv('LOG_LEVEL', 'info');
