@@ -162,7 +162,7 @@ describe('POST /claims/{reference}/source-more', () => {
 
 describe('sourcing a new request: a durable job started after the commit', () => {
   const sourcingJobs = (orgId: string) =>
-    ownerSql()<(JobRow & { status: string; result: unknown })[]>`select * from app.jobs where org_id = ${orgId} and kind = 'source_new_requests' order by created_at`;
+    ownerSql()<(JobRow & { status: string; result: unknown; completed_at: Date })[]>`select * from app.jobs where org_id = ${orgId} and kind = 'source_new_requests' order by created_at`;
   const moves = async (orgId: string) => (await eventsOf(orgId)).filter((e) => e.payload.previous_status !== null).map((e) => e.payload.status);
 
   /** Creation as in a process that dies right after its commit: the job is queued, nothing starts it. */
@@ -248,6 +248,10 @@ describe('sourcing a new request: a durable job started after the commit', () =>
     await settleRunsAfterCommit();
     const done = [...(await sourcingJobs(c.orgId)), ...(await sourcingJobs(other.orgId))];
     expect(done.map((job) => [job.status, job.attempts])).toEqual([['succeeded', 1], ['succeeded', 1], ['succeeded', 1]]);
+    // Completed in one statement (one transaction time) for the two run together, another for the first.
+    const completed = done.map((job) => job.completed_at.getTime());
+    expect(completed[2]).toBe(completed[1]);
+    expect(completed[1]).not.toBe(completed[0]);
     for (const [i, job] of done.entries()) {
       expect(job.result).toEqual({ rounds: [{ request_id: made[i].id, matches_found: expect.any(Number), crawl: 'not_configured' }] });
       expect(await rounds(made[i].id)).toHaveLength(1);
