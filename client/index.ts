@@ -6,9 +6,9 @@
 // client/README.md.
 import createFetchClient, { type Client } from 'openapi-fetch';
 import { verifyWebhookSignature } from '../shared/webhooks/verify-signature.ts';
-import type { components, paths, webhooks } from './schema.ts';
+import type { components, paths, webhooks } from './schema.generated.ts';
 
-export type { components, paths, webhooks } from './schema.ts';
+export type { components, paths, webhooks } from './schema.generated.ts';
 export { verifyWebhookSignature };
 
 export interface ClientOptions {

@@ -4,7 +4,8 @@
 import postgres from 'postgres';
 import { openDatabase } from './lib/database.ts';
 import { migrate } from './lib/migrate.ts';
-import { ConsoleError, helpRequest, runCommand } from './console/commands.ts';
+import { helpRequest, runCommand } from './console/commands.ts';
+import { ConsoleError } from './console/options.ts';
 import { setting } from '../shared/config.ts';
 import { pgTypes } from '../shared/db/client.ts';
 

@@ -1,7 +1,7 @@
 // The type of a response body, read from the OpenAPI document through the generated client types:
 // a test that calls a documented route gets that operation's documented body, so reading a field the
 // API does not answer fails the type check instead of passing as undefined.
-import type { components, paths } from '../client/schema.ts';
+import type { components, paths } from '../client/schema.generated.ts';
 
 type Documented = keyof paths;
 

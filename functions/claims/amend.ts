@@ -4,11 +4,12 @@ import type { Caller } from '../../shared/http/context.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { initialStatus } from '../../shared/claims/status.ts';
 import { toCents } from '../../shared/money.ts';
-import { findClaim, insertAmendment, toClaim, updateClaim, type ClaimRow } from './repository.ts';
-import { homesUnderContract, type HomeUnderContract } from './placement/repository.ts';
-import { hasCandidate } from './sourcing-repository.ts';
+import { findClaim, type ClaimRow } from '../../shared/claims/repository.ts';
+import { insertAmendment, toClaim, updateClaim } from './repository.ts';
+import { homesUnderContract, type HomeUnderContract } from '../../shared/placements/repository.ts';
+import { hasCandidate } from '../../shared/claims/sourcing-repository.ts';
 import type { AmendClaimInput } from './schemas.ts';
-import { homesFound } from './sourcing.ts';
+import { homesFound } from '../../shared/claims/sourcing.ts';
 
 // Amending a housing request: the pet rules against the stored request, the change itself, its
 // record for the timeline (request.amended), and the note about placements already in flight (which

@@ -10,7 +10,7 @@ import {
   claimsByExternalId, insertClaims, isRefusal, newClaimRow, zipCentroids, type CreatedRow, type NewClaimRow,
 } from './repository.ts';
 import type { CreateClaimInput } from './schemas.ts';
-import { sourceNewRequests } from './sourcing.ts';
+import { sourceNewRequests } from '../../shared/claims/sourcing.ts';
 
 // Creating housing requests, one or a batch, the same way: set-based inserts, external_id
 // idempotency arbitrated by the database's unique index (race-safe), creation announced through the

@@ -1,4 +1,4 @@
-import type { TimelineRow, TimelineSource } from './timeline.ts';
+import type { TimelineRow, TimelineSource } from '../../shared/claims/timeline-source.ts';
 
 // The documents on the request's timeline: one entry per document filed, from its own row.
 

@@ -10,7 +10,7 @@ import { acceptedFormats, detectDocumentType } from '../../shared/claims/documen
 import { documentStorage } from '../../shared/claims/storage.ts';
 import { documentKinds } from '../../shared/claims/values.ts';
 import { findDocument, insertDocument, type DocumentRow } from './documents-repository.ts';
-import { findClaim, type ClaimRow } from './repository.ts';
+import { findClaim, type ClaimRow } from '../../shared/claims/repository.ts';
 
 // Filing and downloading a request's documents: the bytes go through the storage port, the row
 // through the documents repository. The upload is multipart/form-data, read and checked here part

@@ -1,94 +1,17 @@
 import type postgres from 'postgres';
-import { isUuid } from '../../shared/ids.ts';
 import type { Tx } from '../../shared/db/client.ts';
 import type { Caller } from '../../shared/http/context.ts';
 import { afterCursorRow, assertCursorRowVisible, cursorRowId } from '../../shared/http/paging.ts';
-import { notFound } from '../../shared/http/errors.ts';
-import type { RequestStatus } from '../../shared/claims/status.ts';
-import { claimRefPattern, limits, newClaimRef, type payers, type priorities } from '../../shared/claims/values.ts';
+import { limits, newClaimRef } from '../../shared/claims/values.ts';
+import { claimColumns, type ClaimRow } from '../../shared/claims/repository.ts';
 import { amountOrNull, toCents } from '../../shared/money.ts';
 import type { Claim, ClaimCreated, ClaimListItem, CreateClaimInput } from './schemas.ts';
 import type { z } from '@hono/zod-openapi';
 
-// Housing requests in the database: reading, inserting and amending them, and rendering them.
-// Queries run inside withTenant, so row-level security limits them to the caller's organisation and
-// environment (and to requests opened over the API).
-
-type Payer = (typeof payers)[number];
-
-export interface ClaimRow {
-  id: string;
-  claim_ref: string;
-  environment: 'live' | 'sandbox';
-  external_id: string | null;
-  external_reference: string | null;
-  status_primary: RequestStatus;
-  loss_address: string;
-  loss_city: string;
-  loss_state: string;
-  loss_zip: string;
-  loss_country: string;
-  loss_lat: number | null;
-  loss_lng: number | null;
-  origin_lat: number;
-  origin_lng: number;
-  policyholder_name: string | null;
-  target_move_in: string;
-  est_length_months: number;
-  max_budget_cents: number | null;
-  ale_limit_cents: number | null;
-  rent_payer: Payer;
-  deposit_payer: Payer;
-  fees_payer: Payer | null;
-  search_radius_miles: number;
-  priority: (typeof priorities)[number];
-  household_email: string | null;
-  household_phone: string | null;
-  adjuster_name: string | null;
-  adjuster_email: string | null;
-  adjuster_phone: string | null;
-  bedrooms: number;
-  bathrooms: string;
-  sqft: number;
-  adults: number;
-  children: number;
-  occupants: number;
-  property_type: z.infer<typeof Claim>['property_type'];
-  furnishing: z.infer<typeof Claim>['furnishing'];
-  accessibility_needs: string[];
-  amenities: string[];
-  laundry_preference: z.infer<typeof Claim>['laundry_preference'];
-  parking_preference: z.infer<typeof Claim>['parking_preference'];
-  has_pets: boolean;
-  number_of_pets: number | null;
-  pet_details: string | null;
-  pet_breeds: string[] | null;
-  coordinator: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-/** The columns every read selects (with the coordinator resolved as the service would). */
-export const claimColumns = (tx: Tx) => tx`c.*, app.coordinator_of(c) as coordinator`;
-
-
-/**
- * The request a `{reference}` names: its claim_ref (any case) or its id. Anything else, and any
- * request of another organisation or environment, is 404. `lock` takes the row for an update.
- */
-export async function findClaim(tx: Tx, reference: string, options: { lock?: boolean } = {}): Promise<ClaimRow> {
-  const ref = reference.trim().toUpperCase();
-  const where = claimRefPattern.test(ref)
-    ? tx`c.claim_ref = ${ref}`
-    : isUuid(reference)
-      ? tx`c.id = ${reference}`
-      : undefined;
-  if (!where) throw notFound('housing request');
-  const [row] = await tx<ClaimRow[]>`
-    select ${claimColumns(tx)} from app.claims c where ${where} ${options.lock ? tx`for update` : tx``}`;
-  if (!row) throw notFound('housing request');
-  return row;
-}
+// Housing requests in the database: listing, inserting and amending them, and rendering them. The
+// row and its lookup by reference (findClaim) are shared/claims/repository.ts, which the placement
+// and sourcing modules use too. Queries run inside withTenant, so row-level security limits them to
+// the caller's organisation and environment (and to requests opened over the API).
 
 /**
  * A page of requests, newest first (created_at, then id), `limit` + 1 rows at most, after the row a
@@ -112,12 +35,6 @@ export async function listClaims(
   return rows;
 }
 
-
-/** The requests of these ids, locked for update in id order (the order status moves lock them in). */
-export function lockClaims(tx: Tx, ids: string[]): Promise<ClaimRow[]> {
-  return tx<ClaimRow[]>`
-    select ${claimColumns(tx)} from app.claims c where c.id = any(${ids}::uuid[]) order by c.id for update`;
-}
 
 /** The requests opened under these external_ids. */
 export function claimsByExternalId(tx: Tx, externalIds: string[]): Promise<ClaimRow[]> {

@@ -1,4 +1,4 @@
-import { calendarDate, measure, money as moneyValue, storedText as storable, timestampQuery, valueException } from '../../shared/http/values.ts';
+import { calendarDate, emailAddress, measure, money as moneyValue, storedText as storable, textLine, timestampQuery, valueException } from '../../shared/http/values.ts';
 import { batchItems, batchResult } from '../../shared/http/batch.ts';
 import { pageQuery, pageSizes } from '../../shared/http/paging.ts';
 import { z } from '@hono/zod-openapi';
@@ -7,18 +7,18 @@ import {
   usStateCodes, usZipPattern,
 } from '../../shared/claims/values.ts';
 import { statuses } from '../../shared/claims/status.ts';
-import { weights } from '../../shared/claims/scoring.ts';
+import { Match, MatchQuery, ReferenceParam, SourcingRound } from '../../shared/claims/schemas.ts';
 
 // The housing request's schemas: one definition per field, shared by creation, amendment, batch
 // items and the responses, so validation, the 422 field names and the API reference agree.
 
-const text = (max: number = limits.text) => storable(z.string().trim().min(1).max(max));
+const text = (max: number = limits.text) => textLine(max);
 const int = (range: { min: number; max: number }) => z.number().int().min(range.min).max(range.max);
 const money = (description: string) =>
   moneyValue({ positive: true, max: limits.money }).describe(description);
 const list = (description: string) => z.array(text(100)).max(limits.listItems).describe(description);
 const phone = storable().trim().regex(/^\+?[0-9 ().-]{7,30}$/, 'must be a phone number (digits, spaces, + ( ) . -)');
-const email = z.email().max(255);
+const email = emailAddress();
 
 /** The UTC date `days` from now, as YYYY-MM-DD. */
 const utcDate = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString().slice(0, 10);
@@ -220,9 +220,7 @@ export const AmendClaim = z
 
 export type AmendClaimInput = z.infer<typeof AmendClaim>;
 
-export const ReferenceParam = z.object({
-  reference: z.string().openapi({ param: { name: 'reference', in: 'path' }, example: 'REQ-7KQ2MX', description: 'claim_ref or id' }),
-});
+export { Match, MatchQuery, ReferenceParam, SourcingRound };
 
 const Status = z.enum(statuses);
 
@@ -320,25 +318,6 @@ export const BatchResult = batchResult('HousingRequestBatchResult', {
   item: { data: ClaimCreated.optional() },
 });
 
-export const Match = z
-  .object({
-    property_id: z.string().uuid(),
-    name: z.string().nullable(),
-    city: z.string(),
-    state: z.string(),
-    zip_code: z.string(),
-    monthly_rate: z.number().describe('Headline monthly rate, major units.'),
-    currency: z.string(),
-    distance_miles: z.number().describe('Great-circle distance from the loss, miles (one decimal).'),
-    score: z.number().describe('0 to 100, the sum of score_parts.'),
-    score_parts: z.object(Object.fromEntries(Object.keys(weights).map((k) => [k, z.number()])) as Record<keyof typeof weights, z.ZodNumber>),
-  })
-  .openapi('Match');
-
-export const MatchQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20).describe('How many homes, best first (up to 100, default 20).'),
-});
-
 export const Document = z
   .object({
     id: z.string().uuid(),
@@ -355,21 +334,6 @@ export const Document = z
 export const DocumentParams = ReferenceParam.extend({
   documentId: z.string().openapi({ param: { name: 'documentId', in: 'path' }, description: 'The id of the document, as listed by GET /claims/{reference}/documents.' }),
 });
-
-export const SourcingRound = z
-  .object({
-    id: z.string().uuid(),
-    request_id: z.string().uuid(),
-    reference: z.string(),
-    coordinator: z.string().describe('Who sources for the request.'),
-    matches_found: z.number().int().describe('Homes matching now (counted up to 200).'),
-    crawl: z.object({
-      postcode: z.string(),
-      status: z.enum(['sent', 'recorded', 'not_configured', 'failed']).describe('sent: the crawler accepted it; recorded: sandbox, nobody contacted; not_configured: no crawler is set up for this deployment; failed: the crawler did not accept it (the round stands, the coordinator sees it).'),
-    }),
-    created_at: z.string(),
-  })
-  .openapi('SourcingRound');
 
 export const TimelineEntry = z
   .object({
@@ -390,272 +354,3 @@ export const Timeline = z
     data: z.array(TimelineEntry),
   })
   .openapi('Timeline');
-
-// ---- Placement: budget review, options, dates, signer, the placement read ----
-
-const PropertyId = z.string().uuid().describe('The home (property id).');
-const PlacementDate = calendarDate().describe('YYYY-MM-DD');
-const amount = (description: string) => z.number().describe(description);
-
-export const BudgetParams = ReferenceParam.extend({
-  propertyId: z.string().openapi({ param: { name: 'propertyId', in: 'path' }, description: 'The home (property id).' }),
-});
-
-export const BudgetReview = z
-  .object({
-    property: z.string().nullable().describe('The home’s name.'),
-    currency: z.string().openapi({ example: 'usd' }),
-    stay: z.object({
-      months: z.number().int().describe('Months started: from the dates once set, else the request’s est_length_months.'),
-      target_move_in: z.string().describe('The move-in date once set, else the request’s target_move_in.'),
-    }),
-    monthly: z.object({
-      list_rate: amount('The headline monthly_rate.'),
-      rent_tier: amount('The rate of the tier that applies to the stay (the one the checkout charges).'),
-      tier_applied: z.enum(['monthly_rate', 'rent_1_3_months', 'rent_4_6_months', 'rent_7_9_months', 'rent_10_12_months'])
-        .describe('The tier field used; monthly_rate when the stay is under two months or the home has no rate for its tier.'),
-      pet_rent: amount('The home’s pet_rent when the request has pets, else 0.'),
-      utilities: amount('utilities_monthly unless utilities_included is true, else 0.'),
-      total: amount('rent_tier + pet_rent + utilities.'),
-    }),
-    one_off: z.object({
-      cleaning_fee: amount(''), application_fee: amount(''), pet_fee: amount('0 when the request has no pets.'), total: amount(''),
-    }),
-    deposits: z.object({
-      security_deposit: amount(''), pet_deposit: amount('0 when the request has no pets.'), total: amount(''),
-      refundable: z.boolean().describe('Always true: deposits come back.'),
-    }),
-    service_fee: z.object({
-      percent: z.number().describe('The platform fee rate, the same one provider earnings use.'),
-      applies_to: z.string().describe('The base: rent only.'),
-      per_month: amount(''), over_stay: amount(''),
-    }),
-    totals: z.object({
-      rent_over_stay: amount('rent_tier x months.'),
-      cost_of_stay: amount('monthly.total x months + one_off.total; deposits excluded.'),
-      first_payment: amount('One month (monthly.total) + one_off.total + deposits.total.'),
-      deposits_refundable: amount('deposits.total.'),
-    }),
-    against_budget: z.object({
-      max_budget: z.number().nullable(),
-      within_budget: z.boolean().describe('monthly.total <= max_budget (true without a max_budget).'),
-      monthly_over_by: amount('How far monthly.total exceeds max_budget; 0 when within.'),
-      ale_limit: z.number().nullable(),
-      ale_consumed_by_stay: amount('totals.cost_of_stay (deposits excluded: they are returned).'),
-      within_ale_limit: z.boolean().describe('ale_consumed_by_stay <= ale_limit (true without an ale_limit).'),
-    }),
-    approval: z.object({
-      budget_approved: z.boolean(),
-      approved_at: z.string().nullable(),
-      on_request: z.boolean().describe('Whether the home is on the request (POST options).'),
-    }),
-  })
-  .openapi('BudgetReview');
-
-export const BudgetDecision = z.strictObject({
-  approved: z.boolean().describe('true approves the figures shown by GET budget; false withdraws the approval.'),
-});
-
-export const OptionInput = z
-  .strictObject({
-    property_id: PropertyId,
-    action: z.enum(['send', 'place']).describe('send: the household chooses (needs household_email on the request). place: placed on their behalf.'),
-    approve_budget: z.boolean().optional().describe('true approves the budget and sends or places in one call.'),
-    signer_name: text().optional().describe('place only: who signs the lease (with signer_email).'),
-    signer_email: email.optional().describe('place only: where the lease goes. Without a signer it goes to the caller’s own team.'),
-  })
-  .superRefine((body, ctx) => {
-    for (const field of ['signer_name', 'signer_email'] as const) {
-      if (body[field] !== undefined && body.action !== 'place') ctx.addIssue({ code: 'custom', path: [field], message: 'is for action place only' });
-    }
-    if (body.signer_email !== undefined && body.signer_name === undefined) ctx.addIssue({ code: 'custom', path: ['signer_name'], message: 'is required with signer_email' });
-  })
-  .openapi('OptionInput');
-export type OptionInput = z.infer<typeof OptionInput>;
-
-export const OptionResult = z
-  .object({
-    request_id: z.string().uuid(),
-    property_id: z.string().uuid(),
-    option_status: z.string().describe('sent, saved, approved, declined or cancelled (see the placement guide).'),
-    application_status: z.string().describe('not_applied, applied or approved_to_lease.'),
-    budget_approved: z.boolean(),
-    adjuster_placed_at: z.string(),
-  })
-  .openapi('OptionResult');
-
-export const DatesInput = z
-  .strictObject({
-    property_id: PropertyId,
-    move_in: PlacementDate.describe('Not in the past.'),
-    move_out: PlacementDate.describe('After move_in; the stay is at least 30 days.'),
-  })
-  .openapi('DatesInput');
-export type DatesInput = z.infer<typeof DatesInput>;
-
-export const LeaseCreated = z
-  .object({
-    id: z.string().uuid().describe('The contract version (lease id).'),
-    move_in_date: z.string(),
-    move_out_date: z.string(),
-    status: z.string().describe('awaiting_lease: the contract goes out within seconds (lease.sent).'),
-  })
-  .openapi('LeaseCreated');
-
-export const PropertyRef = z.strictObject({ property_id: PropertyId }).openapi('PropertyRef');
-
-export const SignerInput = z
-  .strictObject({
-    property_id: PropertyId,
-    signer_name: text().optional().describe('Who signs; required with signer_email.'),
-    signer_email: email.optional().describe('Where the new contract goes; absent: the caller’s own team signs.'),
-  })
-  .superRefine((body, ctx) => {
-    if (body.signer_email !== undefined && body.signer_name === undefined) ctx.addIssue({ code: 'custom', path: ['signer_name'], message: 'is required with signer_email' });
-  })
-  .openapi('SignerInput');
-export type SignerInput = z.infer<typeof SignerInput>;
-
-const Lease = z.object({
-  id: z.string().uuid(),
-  version: z.number().int(),
-  status: z.string().describe('awaiting_lease, sent_for_signature, policyholder_signed, fully_signed; superseded or withdrawn in lease_history.'),
-  move_in_date: z.string(),
-  move_out_date: z.string(),
-  signer: z.object({ name: z.string().nullable(), email: z.string().nullable() }).describe('Who the contract went to first (name null: the caller’s team).'),
-  sent_for_signature_at: z.string().nullable(),
-  policyholder_signed_at: z.string().nullable(),
-  owner_signed_at: z.string().nullable(),
-  superseded_at: z.string().nullable(),
-  withdrawn_at: z.string().nullable(),
-});
-
-export const PlacementBooking = z
-  .object({
-    id: z.string().uuid(),
-    booking_status: z.enum(['confirmed', 'cancelled']),
-    check_in: z.string(),
-    check_out: z.string(),
-    confirmed_at: z.string(),
-    move_in_confirmed_at: z.string().nullable(),
-    cancelled_at: z.string().nullable(),
-  })
-  .openapi('PlacementBooking');
-
-export const PlacementPayment = z
-  .object({
-    id: z.string().uuid(),
-    charge_type: z.enum(['initial', 'rent']).describe('initial: the first payment (first month, one-off fees, deposits); rent: a later month.'),
-    status: z.enum(['succeeded', 'failed', 'refunded']),
-    amount: z.number().describe('What the payer was charged.'),
-    platform_fee: z.number().describe('The service fee, from rent only.'),
-    currency: z.string(),
-    covers_rent: z.boolean(),
-    covers_deposit: z.boolean(),
-    period: z.object({ start: z.string(), end: z.string() }).nullable().describe('The days of the stay the charge pays for.'),
-    paid_at: z.string().nullable().describe('When the charge cleared; null when it failed.'),
-    failure_reason: z.string().nullable(),
-    refunded_amount: z.number(),
-    refunded_at: z.string().nullable(),
-  })
-  .openapi('PlacementPayment');
-
-export const DepositRefund = z
-  .object({
-    refund_request_id: z.string().uuid(),
-    payment_id: z.string().uuid(),
-    amount: z.number(),
-    currency: z.string(),
-    covers_deposit: z.boolean().describe('Whether the refunded payment included deposits.'),
-    status: z.enum(['pending_owner_approval', 'approved', 'declined', 'refunded', 'failed']),
-    reason: z.string().nullable(),
-    requested_at: z.string(),
-    decided_at: z.string().nullable(),
-    refunded_at: z.string().nullable(),
-  })
-  .openapi('DepositRefund');
-
-export const PlacementHome = z
-  .object({
-    property_id: z.string().uuid(),
-    property: z.object({
-      name: z.string().nullable(), address: z.string(), city: z.string(), state: z.string(), monthly_rate: z.number(), currency: z.string(),
-    }),
-    option_status: z.string(),
-    application_status: z.string(),
-    placed_without_recipient: z.boolean(),
-    budget_approved: z.boolean(),
-    adjuster_placed_at: z.string().nullable(),
-    signer: z.object({ name: z.string(), email: z.string().nullable() }).nullable().describe('The named signer; null: the caller’s own team signs.'),
-    lease: Lease.nullable().describe('The live contract version; null until dates are set.'),
-    lease_history: z.array(Lease).describe('Superseded and withdrawn versions, oldest first.'),
-    booking: PlacementBooking.nullable().describe('null until the first payment clears; kept (cancelled) after a cancellation.'),
-    payments_succeeded: z.number().int(),
-    recipient_response: z.enum(['saved', 'rejected']).nullable(),
-    decline_reason: z.string().nullable(),
-    proposed_dates: z.object({ move_in: z.string(), move_out: z.string(), proposed_at: z.string() }).nullable()
-      .describe('Dates the household asked for; the placement waits until POST dates/approve-proposal (or new dates).'),
-    payments: z.array(PlacementPayment).describe('Every charge, oldest first, failed ones included.'),
-    deposit_refunds: z.array(DepositRefund).describe('Refund requests to the landlord and their outcome, oldest first.'),
-    added_at: z.string(),
-  })
-  .openapi('PlacementHome');
-
-export const Placement = z
-  .object({
-    request_id: z.string().uuid(),
-    reference: z.string(),
-    status: Status,
-    homes: z.array(PlacementHome),
-    pay_in_app_url: z.string().nullable().describe(
-      'The pay-in-app page for the home in play on the request (a signed link valid for a short time; read the placement again for a fresh one). ' +
-      'null while no home is on the request.',
-    ),
-  })
-  .openapi('Placement');
-
-// Paying, booking and moving in (part 2).
-
-export const MoveInConfirmed = z
-  .object({
-    request_id: z.string().uuid(),
-    property_id: z.string().uuid(),
-    booking_id: z.string().uuid(),
-    move_in_confirmed_at: z.string(),
-    status: Status,
-  })
-  .openapi('MoveInConfirmed');
-
-export const CancelInput = z
-  .strictObject({
-    property_id: PropertyId,
-    reason: storable(z.string().trim().min(1).max(2000)).optional().describe('Read by the landlord and the household.'),
-    force: z.boolean().optional().describe('Cancel although money has settled (then request a refund from the landlord).'),
-  })
-  .openapi('CancelInput');
-
-export const Cancelled = z
-  .object({
-    request_id: z.string().uuid(),
-    property_id: z.string().uuid(),
-    cancelled: z.boolean(),
-    property: z.string().nullable().describe('The home’s name.'),
-    was_paid: z.boolean().describe('Whether money had settled on the placement (cancelled with force).'),
-  })
-  .openapi('Cancelled');
-
-export const RefundInput = z
-  .strictObject({
-    property_id: PropertyId,
-    reason: storable(z.string().trim().min(1).max(2000)).optional().describe('Read by the landlord.'),
-  })
-  .openapi('RefundInput');
-
-export const RefundRequested = z
-  .object({
-    refund_request_id: z.string().uuid(),
-    amount_cents: z.number().int().describe('The most recent settled payment, as charged.'),
-    currency: z.string(),
-    status: z.literal('pending_owner_approval'),
-  })
-  .openapi('RefundRequested');

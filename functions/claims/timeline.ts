@@ -1,25 +1,13 @@
 import type { Tx } from '../../shared/db/client.ts';
-import type { ClaimRow } from './repository.ts';
-import { placementTimeline } from './placement/timeline.ts';
-import { moneyTimeline } from './placement/money-timeline.ts';
+import type { TimelineRow, TimelineSource } from '../../shared/claims/timeline-source.ts';
+import type { ClaimRow } from '../../shared/claims/repository.ts';
+import { moneyTimeline, placementTimeline } from '../../shared/placements/timeline.ts';
 import { documentTimeline } from './documents-timeline.ts';
 
 // The request's timeline as a list of sources: each module contributes its own entries (assembled
 // from the timestamps its records already carry, so an old request's timeline is as complete as a
 // new one's) and the summaries of its entry types. The request's own sources (its opening and its
 // amendments) are here; the documents' and the placement's live beside their repositories.
-
-export interface TimelineRow {
-  at: Date;
-  type: string;
-  property_id: string | null;
-  detail: Record<string, unknown>;
-}
-
-export interface TimelineSource {
-  summaries: Record<string, (detail: Record<string, unknown>) => string>;
-  entries(tx: Tx, claim: ClaimRow): Promise<TimelineRow[]>;
-}
 
 const requestTimeline: TimelineSource = {
   summaries: { 'request.opened': (d) => `Housing request ${d.reference} opened.` },

@@ -7,7 +7,7 @@ import { requestId } from '../../shared/http/middleware/request-id.ts';
 import { log } from '../../shared/log.ts';
 import { placementPorts } from '../../shared/placements/ports/index.ts';
 import { CallbackRejected, type ESignaturePort } from '../../shared/placements/ports/types.ts';
-import { applySignatureCallback } from '../claims/placement/callback.ts';
+import { applySignatureCallback } from '../../shared/placements/commands/callback.ts';
 
 // Internal function, not part of the public API: the live e-signature provider posts its signed
 // callbacks here (configure its webhook address as <base_url>/esign-callback). The callback's

@@ -1,5 +1,5 @@
 import type { Tx } from '../../shared/db/client.ts';
-import type { EventName } from '../../shared/events/registry.ts';
+import { type EventName } from '../../shared/events/definition.ts';
 import { olderThan, positionColumn, type Keyset } from '../../shared/http/paging.ts';
 
 // The event log's statements. They run inside withTenant: row-level security limits each one to the

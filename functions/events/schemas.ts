@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { EventDefinition } from '../../shared/events/registry.ts';
+import { type EventDefinition } from '../../shared/events/definition.ts';
 import { pageQuery, pageSizes } from '../../shared/http/paging.ts';
 import { validationError } from '../../shared/http/routes.ts';
 import { storedJson, storedText, timestampQuery } from '../../shared/http/values.ts';

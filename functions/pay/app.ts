@@ -5,9 +5,9 @@ import { ApiError } from '../../shared/http/errors.ts';
 import { requestId } from '../../shared/http/middleware/request-id.ts';
 import { errorFields, log } from '../../shared/log.ts';
 import { PayLinkRejected, readPayLink, type PayLink } from '../../shared/placements/pay-link.ts';
-import { payActions } from './actions.ts';
-import { renderNoticePage, renderPayPage, renderProblemPage, type PayView } from './page.ts';
-import { startSetup } from './setup.ts';
+import { payActions, type PayActions } from '../../shared/placements/commands/pay.ts';
+import { renderNoticePage, renderPayPage, renderProblemPage } from './page.ts';
+import { startSetup } from '../../shared/placements/commands/payout-setup.ts';
 
 // The pay-in-app page: a web page, not an API route. The payer opens the `pay_in_app_url` of a
 // placement (GET /pay/<token>), sees what is due now and who is paid, and submits a plain HTML form
@@ -15,21 +15,6 @@ import { startSetup } from './setup.ts';
 // Sandbox: the form offers pay and decline and does exactly what the sandbox `payment` helper does.
 // Live: the form creates a checkout on the landlord's own processor account and redirects to it;
 // the processor's notification (functions/payments-webhook) records the outcome.
-
-export interface PaySubmission {
-  /** Sandbox only: the outcome the payer chose. */
-  outcome?: 'succeeded' | 'failed';
-  /** The amount the page showed; a payment is refused when what is due has changed since. */
-  amountCents: number;
-  chargeType: 'initial' | 'rent';
-}
-
-export interface PayActions {
-  /** What the page shows for a verified link; null when the link's placement is not found. */
-  view(link: PayLink): Promise<PayView | null>;
-  /** Pays what is due now: sandbox settles at once; live returns the checkout to redirect to. */
-  pay(link: PayLink, submission: PaySubmission, returnUrl: string): Promise<{ result: 'succeeded' | 'failed' } | { redirect: string }>;
-}
 
 const Submission = z.strictObject({
   outcome: z.enum(['succeeded', 'failed']).optional(),

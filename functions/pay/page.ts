@@ -1,33 +1,9 @@
 // The pay page's HTML, rendered from data only (no JavaScript): a plain form that works in any
 // browser and reads on a phone (viewport meta, one narrow column, large buttons). Every value is
-// escaped; nothing from the link or the database is written raw.
+// escaped; nothing from the link or the database is written raw. What it shows is the placement
+// module's PayView (shared/placements/commands/pay.ts).
 
-export interface DueLine {
-  label: string;
-  cents: number;
-}
-
-/** What the payer sees for one placement. */
-export interface PayView {
-  environment: 'live' | 'sandbox';
-  reference: string;
-  home: { name: string; address: string };
-  /** Who is paid: the landlord's organisation. */
-  payee: string;
-  currency: string;
-  /**
-   * due: something can be paid now; not_unlocked: the lease is not fully signed yet;
-   * settled: nothing is due right now; unavailable: the landlord cannot take charges, or the
-   * placement was cancelled.
-   */
-  state: 'due' | 'not_unlocked' | 'settled' | 'unavailable';
-  /** What is due now, when state is due. */
-  due?: { title: string; chargeType: 'initial' | 'rent'; lines: DueLine[]; totalCents: number };
-  /** Payments already made on this placement, newest last. */
-  paid: { title: string; cents: number; at: string; status: string }[];
-  /** A sentence for the states other than due. */
-  note?: string;
-}
+import type { PayView } from '../../shared/placements/commands/pay.ts';
 
 const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);

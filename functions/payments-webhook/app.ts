@@ -7,7 +7,7 @@ import { requestId } from '../../shared/http/middleware/request-id.ts';
 import { log } from '../../shared/log.ts';
 import { paymentsPort } from '../../shared/placements/ports/index.ts';
 import { CallbackRejected, type PaymentsPort } from '../../shared/placements/ports/types.ts';
-import { applyNotification } from '../claims/placement/notifications.ts';
+import { applyNotification } from '../../shared/placements/commands/notifications.ts';
 
 // Internal function, not part of the public API: the payment processor posts its notifications
 // here (a Connect webhook endpoint at <base_url>/payments-webhook listening to events of connected

@@ -1,35 +1,13 @@
-import type { z } from '@hono/zod-openapi';
 import type { Tx } from '../../shared/db/client.ts';
 import { olderThan, positionColumn, type Keyset } from '../../shared/http/paging.ts';
 import { randomString } from '../../shared/keys.ts';
-import type { Attempt, deliveryStatuses } from './schemas.ts';
+import type { DeliveryRow, EndpointChanges, EndpointInput, EndpointRow } from './rows.ts';
 
 // The webhooks group's statements. They run inside withTenant: row-level security limits each one
 // to the caller's organisation and environment, so none of them repeats that filter, and a new
 // endpoint is filed under the transaction's tenant. An endpoint's secret is written here and never
 // read back: the API role cannot select it (column grants in the webhooks migration). Deliveries
 // are written only by the fan-out, the queueing functions and the dispatcher; the API role reads them.
-
-export interface EndpointRow {
-  id: string;
-  url: string;
-  events: string[] | null;
-  description: string | null;
-  is_active: boolean;
-  created_at: Date;
-  updated_at: Date;
-  secret_rotated_at: Date | null;
-  /** The keyset position of the row (see keysetPage). */
-  position: string;
-}
-
-export interface EndpointInput {
-  url: string;
-  events: string[] | null;
-  description: string | null;
-}
-
-export type EndpointChanges = Partial<EndpointInput & { is_active: boolean }>;
 
 const endpointColumns = (tx: Tx) =>
   tx`id, url, events, description, is_active, created_at, updated_at, secret_rotated_at, ${positionColumn(tx)}`;
@@ -85,21 +63,6 @@ export async function rotateSecret(tx: Tx, id: string) {
 export async function queuePing(tx: Tx, id: string): Promise<string | null> {
   const [row] = await tx<{ delivery_id: string | null }[]>`select app.queue_ping(${id}) as delivery_id`;
   return row.delivery_id;
-}
-
-export interface DeliveryRow {
-  id: string;
-  endpoint_id: string;
-  event_id: string | null;
-  event: string;
-  replay: boolean;
-  status: (typeof deliveryStatuses)[number];
-  attempts: number;
-  next_attempt_at: Date | null;
-  created_at: Date;
-  completed_at: Date | null;
-  history: z.infer<typeof Attempt>[];
-  position: string;
 }
 
 export interface DeliveryFilter {

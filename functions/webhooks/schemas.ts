@@ -6,7 +6,7 @@ import { ApiError } from '../../shared/http/errors.ts';
 import { pageQuery, pageSizes } from '../../shared/http/paging.ts';
 import { storedText } from '../../shared/http/values.ts';
 import { checkEndpointUrl, maxEndpointUrlLength } from '../../shared/webhooks/destination.ts';
-import type { DeliveryRow, EndpointChanges, EndpointInput, EndpointRow } from './repository.ts';
+import { attemptOutcomes, deliveryStatuses, type DeliveryRow, type EndpointChanges, type EndpointInput, type EndpointRow } from './rows.ts';
 
 // The webhooks group's schemas: endpoints (what is sent, how it is checked, what is answered) and the
 // delivery queue as the caller reads it, with the rendering of their rows.
@@ -104,8 +104,6 @@ export const renderEndpoint = (row: EndpointRow): z.infer<typeof Endpoint> => ({
   secret_rotated_at: row.secret_rotated_at?.toISOString() ?? null,
 });
 
-export const deliveryStatuses = ['pending', 'succeeded', 'abandoned', 'cancelled'] as const;
-const attemptOutcomes = ['succeeded', 'failed', 'interrupted'] as const;
 
 export const Attempt = z.object({
   attempt: z.number().int(),

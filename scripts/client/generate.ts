@@ -1,6 +1,6 @@
 // Regenerates the typed client's types from the service's OpenAPI document.
 //
-//   npm run client:generate             write client/schema.ts
+//   npm run client:generate             write client/schema.generated.ts
 //   npm run client:generate -- --check  exit 1 if the committed file is not what a fresh generation makes
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { firstDifference, regenerateCommand, renderSchema, schemaFile, schemaPath } from './schema.ts';

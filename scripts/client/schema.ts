@@ -1,4 +1,4 @@
-// The typed client's types (client/schema.ts), generated with openapi-typescript from the same
+// The typed client's types (client/schema.generated.ts), generated with openapi-typescript from the same
 // in-process OpenAPI document that GET /functions/v1/openapi.json serves: no server, no network.
 // The output depends only on the document and the pinned generator: keys are sorted and nothing
 // varies between runs (no timestamps), so a fresh generation differs from the committed file only
@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { openApiDocument } from '../../functions/docs/app.ts';
 
-export const schemaFile = new URL('../../client/schema.ts', import.meta.url);
-export const schemaPath = 'client/schema.ts';
+export const schemaFile = new URL('../../client/schema.generated.ts', import.meta.url);
+export const schemaPath = 'client/schema.generated.ts';
 export const regenerateCommand = 'npm run client:generate';
 
 const generatorVersion = (JSON.parse(readFileSync(new URL('../../node_modules/openapi-typescript/package.json', import.meta.url), 'utf8')) as { version: string })

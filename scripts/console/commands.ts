@@ -1,46 +1,14 @@
-import { isUuid } from '../../shared/ids.ts';
 import type postgres from 'postgres';
 import { generateApiKey, keyPrefix, sha256Hex } from '../../shared/keys.ts';
 import { scopesOfSide } from '../../shared/http/scopes.ts';
 import type { Environment, Side } from '../../shared/db/tenant.ts';
 import { coordinatorCommands } from './coordinators.ts';
 import { placementCommands } from './placements.ts';
+import { ConsoleError, oneOf, required, uuidOption, type Command, type Options } from './options.ts';
 
 // Operator console commands (CONTRACT §2). Each takes parsed `--name value` options and returns
 // the one JSON object the command prints. Staff code: it runs as the database owner, not the API role.
-
-export class ConsoleError extends Error {
-  constructor(readonly code: string, message: string) {
-    super(message);
-  }
-}
-
-export type Options = Record<string, string | undefined>;
-
-export interface Command {
-  usage: string;
-  /** One line for `help`: what the command does (optional, so a command is never refused for lacking one). */
-  summary?: string;
-  run: (sql: postgres.Sql, options: Options) => Promise<unknown>;
-}
-
-export function required(options: Options, name: string): string {
-  const value = options[name];
-  if (value === undefined || value === '') throw new ConsoleError('missing_option', `--${name} is required`);
-  return value;
-}
-
-export function oneOf<T extends string>(options: Options, name: string, allowed: readonly T[]): T {
-  const value = required(options, name);
-  if (!allowed.includes(value as T)) throw new ConsoleError('invalid_option', `--${name} must be one of ${allowed.join(', ')}`);
-  return value as T;
-}
-
-export function uuidOption(options: Options, name: string): string {
-  const value = required(options, name);
-  if (!isUuid(value)) throw new ConsoleError('invalid_option', `--${name} must be an id (uuid)`);
-  return value;
-}
+// The option readers and the command shape are options.ts, shared with the command files listed here.
 
 async function findOrg(sql: postgres.Sql, id: string) {
   const [org] = await sql<{ id: string; name: string; side: Side }[]>`select id, name, side from app.organisations where id = ${id}`;

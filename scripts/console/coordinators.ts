@@ -1,6 +1,6 @@
 import { isUuid } from '../../shared/ids.ts';
 import type postgres from 'postgres';
-import { ConsoleError, required, uuidOption, type Command, type Options } from './commands.ts';
+import { ConsoleError, required, uuidOption, type Command, type Options } from './options.ts';
 
 // Coordinators: the service's staff who source homes for a carrier's requests. An organisation's
 // coordinator covers its live requests; a request may have its own. Sandbox requests always have the

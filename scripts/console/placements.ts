@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import { ConsoleError, required, uuidOption, type Command } from './commands.ts';
+import { ConsoleError, required, uuidOption, type Command } from './options.ts';
 
 // Placement set-up an operator does: linking a live carrier organisation to its billing account
 // (without one its live placements are refused with no_billing_account), and the address the service

@@ -1,7 +1,8 @@
 import type { Tx } from '../db/client.ts';
 import type { Tenant } from '../db/tenant.ts';
 import { boolSetting } from '../config.ts';
-import { eventDefinitions, type EventName } from './registry.ts';
+import { type EventName } from './definition.ts';
+import { eventDefinitions, type EventPayload } from './registry.ts';
 import { log, errorFields } from '../log.ts';
 
 /**
@@ -26,15 +27,15 @@ function payloadProblems(event: EventName, payload: Record<string, unknown>): st
  * With STRICT_EVENT_PAYLOADS=true (the test suite), a payload that does not fit the registry fails
  * the operation instead, so every test that raises an event also checks its payload.
  */
-export async function emitMany(
+export async function emitMany<E extends EventName>(
   tx: Tx,
-  event: EventName,
-  payloads: Record<string, unknown>[],
+  event: E,
+  payloads: EventPayload<E>[],
   target?: Tenant,
 ): Promise<(string | null)[]> {
   if (payloads.length === 0) return [];
   if (boolSetting('STRICT_EVENT_PAYLOADS', false)) {
-    const problems = payloads.flatMap((payload) => payloadProblems(event, payload));
+    const problems = payloads.flatMap((payload) => payloadProblems(event, payload as Record<string, unknown>));
     if (problems.length) throw new Error(`payload of ${event} does not match the event registry: ${problems.join('; ')}`);
   }
   try {
@@ -50,10 +51,10 @@ export async function emitMany(
 }
 
 /** Records one event; see emitMany. */
-export async function emit(
+export async function emit<E extends EventName>(
   tx: Tx,
-  event: EventName,
-  payload: Record<string, unknown>,
+  event: E,
+  payload: EventPayload<E>,
   target?: Tenant,
 ): Promise<string | null> {
   const [id] = await emitMany(tx, event, [payload], target);

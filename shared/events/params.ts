@@ -2,7 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { isUuid } from '../ids.ts';
 import type { Side } from '../db/tenant.ts';
 import { ApiError, notFound } from '../http/errors.ts';
-import { eventsFor, sendsTo, type EventName } from './registry.ts';
+import { type EventName } from './definition.ts';
+import { eventsFor, sendsTo } from './registry.ts';
 
 // Request pieces shared by the events and webhooks groups: the ids of events and endpoints in paths,
 // and the event names a caller filters by or subscribes to. Their lists page with shared/http/paging.ts.

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { Side } from '../db/tenant.ts';
+import { eventNames, type EventDefinition, type EventName } from './definition.ts';
 import { requestEvents } from './definitions/requests.ts';
 import { placementEvents } from './definitions/placements.ts';
 import { providerEvents } from './definitions/provider.ts';
@@ -10,35 +11,16 @@ import { providerEvents } from './definitions/provider.ts';
 // the OpenAPI webhooks section, simulate and the unknown_event check.
 // Payloads carry the caller's `external_id` (null when the resource has none).
 
-/** Every event name the service sends, as the specification lists them. */
-const eventNames = [
-  'request.status_changed',
-  'option.declined',
-  'option.saved',
-  'dates.proposed',
-  'lease.sent',
-  'lease.first_signed',
-  'lease.signed',
-  'payment.succeeded',
-  'payment.failed',
-  'payment.refunded',
-  'booking.confirmed',
-  'booking.updated',
-] as const;
+export const eventDefinitions = [...requestEvents, ...placementEvents, ...providerEvents] as const satisfies readonly EventDefinition[];
 
-export type EventName = (typeof eventNames)[number];
+type Definition = (typeof eventDefinitions)[number];
 
-export interface EventDefinition {
-  event: EventName;
-  audience: Side;
-  summary: string;
-  simulatable: boolean;
-  payload: z.ZodType;
-  /** A representative payload, used for samples and for simulate without `data`. */
-  sample: Record<string, unknown>;
-}
-
-export const eventDefinitions: readonly EventDefinition[] = [...requestEvents, ...placementEvents, ...providerEvents];
+/**
+ * The `data` an event is emitted with: its definition's payload (the union of both audiences' when
+ * an event is sent to carriers and providers alike). emit() takes it, so a payload that drifts from
+ * the registry fails the type check, not only the strict payload check of the test suite.
+ */
+export type EventPayload<E extends EventName> = z.input<Extract<Definition, { event: E }>['payload']>;
 
 function isEventName(name: string): name is EventName {
   return (eventNames as readonly string[]).includes(name);

@@ -50,6 +50,12 @@ export const storedText = <T extends z.ZodType<string> = z.ZodString>(schema?: T
   marked((schema ?? z.string()) as T, textCheck,
     'must be text without the NUL character (\\u0000) or an unpaired surrogate (\\ud800-\\udfff)');
 
+/** A line of text a person typed: trimmed, not empty, storable, at most `max` characters. */
+export const textLine = (max: number) => storedText(z.string().trim().min(1).max(max));
+
+/** An email address (at most 255 characters, the column's limit). */
+export const emailAddress = () => z.email().max(255);
+
 /** Whether every string of a JSON value (keys included) is storable text: jsonb refuses \u0000 too. */
 export function isStorableJson(value: unknown): boolean {
   if (typeof value === 'string') return isStorableText(value);

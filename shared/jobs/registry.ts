@@ -1,7 +1,7 @@
 import { placementJobs } from '../placements/jobs.ts';
-import { issueRefund } from '../../functions/claims/placement/refunds.ts';
-import { advanceStay } from '../../functions/claims/placement/booking.ts';
-import { sourceNewRequests } from '../../functions/claims/sourcing.ts';
+import { issueRefund } from '../placements/commands/refunds.ts';
+import { advanceStay } from '../placements/commands/booking.ts';
+import { sourceNewRequests } from '../claims/sourcing.ts';
 import type { JobRegistry } from './runner.ts';
 
 // Every job kind the runner knows, with its handler. A module that needs durable work adds its

@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { consoleCommand, createOrg, ownerSql } from '../helpers.ts';
-import { ConsoleError } from '../../scripts/console/commands.ts';
+import { ConsoleError } from '../../scripts/console/options.ts';
 import { startJobRunner } from '../../scripts/lib/background.ts';
 import { runAfterCommit, settleRunsAfterCommit } from '../../shared/jobs/after-commit.ts';
 import type { JobRow } from '../../shared/jobs/queue.ts';
-import { sourceNewRequests } from '../../functions/claims/sourcing.ts';
+import { sourceNewRequests } from '../../shared/claims/sourcing.ts';
 import { at, carrier, claimBody, eventsOf, insertHome, openClaim, provider, sourced, spot } from './fixtures.ts';
 
 // Row 1 of the grid: only this file's homes.

@@ -2,7 +2,7 @@
 // type assertions here are checked by `npm run typecheck`, and the calls run against the service,
 // so a test that reads a field the API does not answer no longer compiles.
 import { expect, expectTypeOf, it } from 'vitest';
-import type { components } from '../../client/schema.ts';
+import type { components } from '../../client/schema.generated.ts';
 import type { ErrorDetail, ResponseBody, RouteOf } from '../api-types.ts';
 import { client, createTenant } from '../helpers.ts';
 

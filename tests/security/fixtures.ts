@@ -7,7 +7,7 @@ import type { Environment, Side } from '../../shared/db/tenant.ts';
 import { client, createKey, createOrg } from '../helpers.ts';
 import { claimBody, inDays, insertHome, openClaim, pdfBytes, provider, upload } from '../claims/fixtures.ts';
 import { drainJobs, linkBilling, placeWithDates } from '../placements/fixtures.ts';
-import { signedLease } from '../payments/fixtures.ts';
+import { signedLease } from '../placements/payment-fixtures.ts';
 import { completeHome, insertBooking, minimalHome } from '../properties/fixtures.ts';
 import { recordEvent } from '../webhooks/support.ts';
 

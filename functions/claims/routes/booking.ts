@@ -1,8 +1,9 @@
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
 import { single } from '../../../shared/http/envelope.ts';
-import { cancelBooking, confirmMoveIn } from '../placement/booking.ts';
-import { requestRefund } from '../placement/refunds.ts';
-import { CancelInput, Cancelled, MoveInConfirmed, PropertyRef, ReferenceParam, RefundInput, RefundRequested } from '../schemas.ts';
+import { cancelBooking, confirmMoveIn } from '../../../shared/placements/commands/booking.ts';
+import { requestRefund } from '../../../shared/placements/commands/refunds.ts';
+import { CancelInput, Cancelled, MoveInConfirmed, PropertyRef, RefundInput, RefundRequested } from '../../../shared/placements/schemas.ts';
+import { ReferenceParam } from '../schemas.ts';
 
 // The stay and the money after payment: move-in, cancellation and refund requests. Handlers are
 // thin: each calls its command (functions/claims/placement/booking.ts, refunds.ts).

@@ -4,7 +4,7 @@ import { list, single } from '../../../shared/http/envelope.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { acceptedFormats } from '../../../shared/claims/documents.ts';
 import { documentKinds } from '../../../shared/claims/values.ts';
-import { findClaim } from '../repository.ts';
+import { findClaim } from '../../../shared/claims/repository.ts';
 import { documentsOf, toDocument } from '../documents-repository.ts';
 import { downloadDocument, fileDocument, readUpload } from '../documents.ts';
 import { Document, DocumentParams, ReferenceParam } from '../schemas.ts';

@@ -1,13 +1,11 @@
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
 import { single } from '../../../shared/http/envelope.ts';
-import { decideBudget, readBudget } from '../placement/budget.ts';
-import { approveProposal, changeSigner, setDates } from '../placement/dates.ts';
-import { putOption } from '../placement/options.ts';
-import { readPlacement } from '../placement/read.ts';
-import {
-  BudgetDecision, BudgetParams, BudgetReview, DatesInput, LeaseCreated, OptionInput, OptionResult, Placement, PropertyRef,
-  ReferenceParam, SignerInput,
-} from '../schemas.ts';
+import { decideBudget, readBudget } from '../../../shared/placements/commands/budget.ts';
+import { approveProposal, changeSigner, setDates } from '../../../shared/placements/commands/dates.ts';
+import { putOption } from '../../../shared/placements/commands/options.ts';
+import { readPlacement } from '../../../shared/placements/commands/read.ts';
+import { BudgetDecision, BudgetParams, BudgetReview, DatesInput, LeaseCreated, OptionInput, OptionResult, Placement, PropertyRef, SignerInput } from '../../../shared/placements/schemas.ts';
+import { ReferenceParam } from '../schemas.ts';
 import { z } from '@hono/zod-openapi';
 
 // Placement: the budget review, putting a home on the request (send or place), dates, the household's

@@ -3,7 +3,8 @@ import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } fro
 import { single } from '../../../shared/http/envelope.ts';
 import { rowPage } from '../../../shared/http/paging.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
-import { findClaim, listClaims, toClaim, toCreated, toListItem } from '../repository.ts';
+import { findClaim } from '../../../shared/claims/repository.ts';
+import { listClaims, toClaim, toCreated, toListItem } from '../repository.ts';
 import { amendClaim } from '../amend.ts';
 import { createClaims } from '../create.ts';
 import {

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { createRoutes, dataOf, defineRoute, jsonResponse } from '../../../shared/http/routes.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
-import { matchesNow, sourceMore } from '../sourcing.ts';
+import { matchesNow, sourceMore } from '../../../shared/claims/sourcing.ts';
 import { Match, MatchQuery, ReferenceParam, SourcingRound } from '../schemas.ts';
 
 // Matching read and sourcing rounds.

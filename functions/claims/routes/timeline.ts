@@ -1,6 +1,6 @@
 import { createRoutes, defineRoute, jsonResponse } from '../../../shared/http/routes.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
-import { findClaim } from '../repository.ts';
+import { findClaim } from '../../../shared/claims/repository.ts';
 import { ReferenceParam, Timeline } from '../schemas.ts';
 import { assembleTimeline } from '../timeline.ts';
 

@@ -2,7 +2,7 @@ import { withTenant } from '../../../shared/db/tenant.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { PayoutStatus, readPayoutStatus } from '../../../shared/properties/payouts.ts';
-import { setupPageUrl } from '../../pay/setup.ts';
+import { setupPageUrl } from '../../../shared/placements/commands/payout-setup.ts';
 import { listBookings, renderBooking } from '../bookings-repository.ts';
 import { cursorRowId, pageQuery, pageSizes, rowPage } from '../../../shared/http/paging.ts';
 import { Booking } from '../schemas.ts';

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
-import { answerRefundRequest, listRefundRequests } from '../../claims/placement/refunds.ts';
+import { answerRefundRequest, listRefundRequests } from '../../../shared/placements/commands/refunds.ts';
 import { ProviderRefundRequest, RefundDecision, RefundRequestParams } from '../schemas.ts';
 
 // The landlord's side of refunds: the requests carriers made on the provider's homes, and the

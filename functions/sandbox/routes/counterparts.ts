@@ -1,7 +1,7 @@
 import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
-import { answer, householdAnswers, landlordAnswers, type HouseholdAnswer } from '../../claims/placement/answers.ts';
-import { PlacementHome } from '../../claims/schemas.ts';
+import { answer, householdAnswers, landlordAnswers, type HouseholdAnswer } from '../../../shared/placements/commands/answers.ts';
+import { PlacementHome } from '../../../shared/placements/schemas.ts';
 import { HomeOnRequestParams, HouseholdAction, LandlordAction } from '../schemas.ts';
 
 // Carrier side: the household and the landlord of a home on a request. Each call runs exactly the

@@ -1,8 +1,8 @@
 import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
-import { answer } from '../../claims/placement/answers.ts';
-import { paySandbox } from '../../claims/placement/payments.ts';
-import { PlacementHome } from '../../claims/schemas.ts';
+import { answer } from '../../../shared/placements/commands/answers.ts';
+import { paySandbox } from '../../../shared/placements/commands/payments.ts';
+import { PlacementHome } from '../../../shared/placements/schemas.ts';
 import { HomeOnRequestParams, PaymentAction } from '../schemas.ts';
 
 // Carrier side: the payer, paying the amount due now in the pay-in-app page. Exactly what the

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { EventDefinition } from '../registry.ts';
+import type { EventDefinition } from '../definition.ts';
 import { sampleRequest } from './samples.ts';
 
 // Events of the placement lifecycle as the carrier sees them: the household's answers, the lease,
@@ -24,7 +24,7 @@ const timestamp = z.string().describe('ISO 8601 UTC timestamp');
 const currency = z.string().describe('ISO 4217 code in lower case, as everywhere in the API: usd');
 const date = z.string().describe('YYYY-MM-DD');
 
-export const placementEvents: EventDefinition[] = [
+export const placementEvents = [
   {
     event: 'option.declined',
     audience: 'carrier',
@@ -160,4 +160,4 @@ export const placementEvents: EventDefinition[] = [
       confirmed_at: '2026-11-23T16:45:02.000Z',
     },
   },
-];
+] as const satisfies readonly EventDefinition[];

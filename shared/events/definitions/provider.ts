@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { EventDefinition } from '../registry.ts';
+import type { EventDefinition } from '../definition.ts';
 import { sampleHomeRef, sampleRequest } from './samples.ts';
 
 // Events for housing providers (bookings and money reaching their account). They are raised by the
@@ -79,7 +79,7 @@ const samplePayment = {
   currency: 'usd',
 };
 
-export const providerEvents: EventDefinition[] = [
+export const providerEvents = [
   {
     event: 'booking.confirmed',
     audience: 'provider',
@@ -120,4 +120,4 @@ export const providerEvents: EventDefinition[] = [
     payload: ProviderPaymentFailedPayload,
     sample: { ...samplePayment, failure_reason: 'card_declined' },
   },
-];
+] as const satisfies readonly EventDefinition[];

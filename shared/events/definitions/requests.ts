@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { statuses } from '../../claims/status.ts';
-import type { EventDefinition } from '../registry.ts';
+import type { EventDefinition } from '../definition.ts';
 import { sampleRequest } from './samples.ts';
 
 // Events about housing requests themselves (carrier side).
@@ -9,7 +9,7 @@ import { sampleRequest } from './samples.ts';
 // probe carries free text in `status` through the strict payload check.
 const status = z.string().describe(`A status_primary value: ${statuses.join(', ')}.`);
 
-export const requestEvents: EventDefinition[] = [
+export const requestEvents = [
   {
     event: 'request.status_changed',
     audience: 'carrier',
@@ -28,4 +28,4 @@ export const requestEvents: EventDefinition[] = [
       previous_status: 'housing_needs_collected',
     },
   },
-];
+] as const satisfies readonly EventDefinition[];

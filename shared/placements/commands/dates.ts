@@ -1,24 +1,17 @@
-import { withTenant } from '../../../shared/db/tenant.ts';
-import type { Caller } from '../../../shared/http/context.ts';
-import { ApiError } from '../../../shared/http/errors.ts';
-import { checkStay } from '../../../shared/placements/stay.ts';
-import type { LeaseRow } from '../../../shared/placements/lease.ts';
-import type { Tx } from '../../../shared/db/client.ts';
-import { findClaim, type ClaimRow } from '../repository.ts';
-import type { DatesInput, SignerInput } from '../schemas.ts';
+import { withTenant } from '../../db/tenant.ts';
+import type { Caller } from '../../http/context.ts';
+import { ApiError } from '../../http/errors.ts';
+import { checkStay } from '../stay.ts';
+import type { Tx } from '../../db/client.ts';
+import { findClaim, type ClaimRow } from '../../claims/repository.ts';
+import { type DatesInput, type SignerInput } from '../schemas.ts';
 import { assertNotSigned, issueContract } from './contract.ts';
+import { leaseCreated } from '../render.ts';
 import { shortenStay } from './booking.ts';
-import { currentLease, placementOnRequest, resolveProposals, updatePlacement, type PlacementRow } from './repository.ts';
+import { currentLease, placementOnRequest, resolveProposals, updatePlacement, type PlacementRow } from '../repository.ts';
 
 // POST dates, POST dates/approve-proposal and POST signer: each locks the request and the placement,
 // checks the placement's state and issues a new contract version (./contract.ts).
-
-const leaseCreated = (lease: LeaseRow) => ({
-  id: lease.id,
-  move_in_date: lease.move_in_date,
-  move_out_date: lease.move_out_date,
-  status: lease.status,
-});
 
 /** Dates may be set once the home is approved to lease: placed, or the household's application approved. */
 function assertReadyForDates(placement: PlacementRow): void {

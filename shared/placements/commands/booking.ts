@@ -1,20 +1,20 @@
-import type { Tx } from '../../../shared/db/client.ts';
-import { withTenant } from '../../../shared/db/tenant.ts';
-import { emit } from '../../../shared/events/outbox.ts';
-import { moveStatus } from '../../../shared/claims/lifecycle.ts';
-import { statuses, type RequestStatus } from '../../../shared/claims/status.ts';
-import type { Caller } from '../../../shared/http/context.ts';
-import { ApiError } from '../../../shared/http/errors.ts';
-import { enqueue } from '../../../shared/jobs/queue.ts';
-import type { JobDefinition } from '../../../shared/jobs/runner.ts';
-import { lockLease, moveLease, type LeaseRow } from '../../../shared/placements/lease.ts';
-import { findClaim, type ClaimRow } from '../repository.ts';
-import { providerBookingFields } from './money-render.ts';
+import type { Tx } from '../../db/client.ts';
+import { withTenant } from '../../db/tenant.ts';
+import { emit } from '../../events/outbox.ts';
+import { moveStatus } from '../../claims/lifecycle.ts';
+import { statuses, type RequestStatus } from '../../claims/status.ts';
+import type { Caller } from '../../http/context.ts';
+import { ApiError } from '../../http/errors.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import type { JobDefinition } from '../../jobs/runner.ts';
+import { lockLease, moveLease, type LeaseRow } from '../lease.ts';
+import { findClaim, type ClaimRow } from '../../claims/repository.ts';
+import { providerBookingFields } from '../render.ts';
 import {
   cancelBookingRow, clearSignatures, confirmedBooking, homeLabel, latestSettled, otherHomesState, payeeOf, recordMoveIn, shortenBooking,
   type BookingRow,
-} from './money-repository.ts';
-import { cancelPlacement, contactAddresses, currentLease, placementOnRequest, releaseHolds, shortenLease, type PlacementRow } from './repository.ts';
+} from '../money-repository.ts';
+import { cancelPlacement, contactAddresses, currentLease, placementOnRequest, releaseHolds, shortenLease, type PlacementRow } from '../repository.ts';
 
 // The stay: confirming move-in, and cancelling a placement (before or after payment). Each runs in
 // the request's tenant transaction with the request and the placement locked (the shape of

@@ -1,20 +1,60 @@
-import type { Tx } from '../../shared/db/client.ts';
-import { withTenant } from '../../shared/db/tenant.ts';
-import { ApiError } from '../../shared/http/errors.ts';
-import type { PayLink } from '../../shared/placements/pay-link.ts';
-import { paymentsPort } from '../../shared/placements/ports/index.ts';
-import type { CheckoutRequest } from '../../shared/placements/ports/types.ts';
-import { findClaim, type ClaimRow } from '../claims/repository.ts';
-import { paymentsOf, placementKeys } from '../claims/placement/money-repository.ts';
-import { payable, paySandbox, requireDue } from '../claims/placement/payments.ts';
-import { findPlacement, homeOnRequest, placementOnRequest, type PlacementRow } from '../claims/placement/repository.ts';
-import type { PayActions } from './app.ts';
-import type { PayView } from './page.ts';
+import type { Tx } from '../../db/client.ts';
+import { withTenant } from '../../db/tenant.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { PayLink } from '../pay-link.ts';
+import { paymentsPort } from '../ports/index.ts';
+import type { CheckoutRequest } from '../ports/types.ts';
+import { findClaim, type ClaimRow } from '../../claims/repository.ts';
+import { paymentsOf, placementKeys } from '../money-repository.ts';
+import { payable, paySandbox, requireDue } from './payments.ts';
+import { findPlacement, homeOnRequest, placementOnRequest, type PlacementRow } from '../repository.ts';
 
 // The pay page's data and its payment, in the tenant transaction of the request the link names:
 // the same commands as the sandbox `payment` helper (sandbox) and the checkout on the landlord's
 // account (live). The link's organisation and environment are the tenant, so a link can never
 // reach another organisation's or environment's placement.
+
+export interface DueLine {
+  label: string;
+  cents: number;
+}
+
+/** What the payer sees for one placement. */
+export interface PayView {
+  environment: 'live' | 'sandbox';
+  reference: string;
+  home: { name: string; address: string };
+  /** Who is paid: the landlord's organisation. */
+  payee: string;
+  currency: string;
+  /**
+   * due: something can be paid now; not_unlocked: the lease is not fully signed yet;
+   * settled: nothing is due right now; unavailable: the landlord cannot take charges, or the
+   * placement was cancelled.
+   */
+  state: 'due' | 'not_unlocked' | 'settled' | 'unavailable';
+  /** What is due now, when state is due. */
+  due?: { title: string; chargeType: 'initial' | 'rent'; lines: DueLine[]; totalCents: number };
+  /** Payments already made on this placement, newest last. */
+  paid: { title: string; cents: number; at: string; status: string }[];
+  /** A sentence for the states other than due. */
+  note?: string;
+}
+
+export interface PaySubmission {
+  /** Sandbox only: the outcome the payer chose. */
+  outcome?: 'succeeded' | 'failed';
+  /** The amount the page showed; a payment is refused when what is due has changed since. */
+  amountCents: number;
+  chargeType: 'initial' | 'rent';
+}
+
+export interface PayActions {
+  /** What the page shows for a verified link; null when the link's placement is not found. */
+  view(link: PayLink): Promise<PayView | null>;
+  /** Pays what is due now: sandbox settles at once; live returns the checkout to redirect to. */
+  pay(link: PayLink, submission: PaySubmission, returnUrl: string): Promise<{ result: 'succeeded' | 'failed' } | { redirect: string }>;
+}
 
 async function inPlacement<T>(link: PayLink, lock: boolean, work: (tx: Tx, claim: ClaimRow, placement: PlacementRow) => Promise<T>): Promise<T | null> {
   return withTenant({ orgId: link.orgId, environment: link.environment }, async (tx) => {

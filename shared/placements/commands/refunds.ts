@@ -1,20 +1,21 @@
-import type { Tx } from '../../../shared/db/client.ts';
-import { withTenant, type Tenant } from '../../../shared/db/tenant.ts';
-import { emit } from '../../../shared/events/outbox.ts';
-import type { Caller } from '../../../shared/http/context.ts';
-import { ApiError, notFound } from '../../../shared/http/errors.ts';
-import { isUuid } from '../../../shared/ids.ts';
-import { enqueue } from '../../../shared/jobs/queue.ts';
-import type { JobDefinition } from '../../../shared/jobs/runner.ts';
-import { fromCents } from '../../../shared/money.ts';
-import { paymentsPort } from '../../../shared/placements/ports/index.ts';
-import { findClaim, type ClaimRow } from '../repository.ts';
+import type { Tx } from '../../db/client.ts';
+import { withTenant, type Tenant } from '../../db/tenant.ts';
+import { emit } from '../../events/outbox.ts';
+import type { Caller } from '../../http/context.ts';
+import { ApiError, notFound } from '../../http/errors.ts';
+import { isUuid } from '../../ids.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import type { JobDefinition } from '../../jobs/runner.ts';
+import { fromCents } from '../../money.ts';
+import { paymentsPort } from '../ports/index.ts';
+import { findClaim, type ClaimRow } from '../../claims/repository.ts';
 import {
   homeLabel, insertRefundRequest, latestSettled, markRefunded, moveRefundRequest, openRefundRequest, payeeOf, providerRefundRequests, refundContext,
-  type ProviderRefundRequestRow, type RefundRequestRow,
-} from './money-repository.ts';
+  type RefundRequestRow,
+} from '../money-repository.ts';
 import { onHome } from './payments.ts';
-import { findPlacement, type PlacementRow } from './repository.ts';
+import { renderRefundForProvider } from '../render.ts';
+import { findPlacement, type PlacementRow } from '../repository.ts';
 
 // Refunds: the carrier asks (POST refund-request), the landlord approves or declines (the sandbox
 // `landlord` helper, or the provider's own POST /properties/refund-requests/{id}), and an approval
@@ -112,24 +113,6 @@ export const issueRefund: JobDefinition<{ refund_request_id: string }> = {
     return { provider_ref: refund.providerRef };
   },
 };
-
-/** A refund request as the landlord reads it. */
-export function renderRefundForProvider(r: ProviderRefundRequestRow) {
-  return {
-    id: r.id,
-    reference: r.reference,
-    property_id: r.property_id,
-    payment_id: r.payment_id,
-    amount: fromCents(Number(r.amount_cents)),
-    currency: r.currency,
-    covers_deposit: r.covers_deposit,
-    reason: r.reason,
-    status: r.status,
-    requested_at: r.created_at.toISOString(),
-    decided_at: r.decided_at?.toISOString() ?? null,
-    refunded_at: r.refunded_at?.toISOString() ?? null,
-  };
-}
 
 /** The refund requests on the provider's homes, newest first (the latest 100). */
 export async function listRefundRequests(caller: Caller) {

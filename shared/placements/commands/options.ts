@@ -1,13 +1,13 @@
-import { withTenant } from '../../../shared/db/tenant.ts';
-import type { Caller } from '../../../shared/http/context.ts';
-import { ApiError } from '../../../shared/http/errors.ts';
-import { moveStatus } from '../../../shared/claims/lifecycle.ts';
-import { enqueue } from '../../../shared/jobs/queue.ts';
-import { offerMove } from '../../../shared/placements/states.ts';
-import { findClaim } from '../repository.ts';
-import type { OptionInput } from '../schemas.ts';
+import { withTenant } from '../../db/tenant.ts';
+import type { Caller } from '../../http/context.ts';
+import { ApiError } from '../../http/errors.ts';
+import { moveStatus } from '../../claims/lifecycle.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import { offerMove } from '../states.ts';
+import { findClaim } from '../../claims/repository.ts';
+import { type OptionInput } from '../schemas.ts';
 import { approveBudget } from './budget.ts';
-import { findPlacement, hasBillingAccount, homeForRequest, insertPlacement, moveOffer, readApproval, reopenPlacement } from './repository.ts';
+import { findPlacement, hasBillingAccount, homeForRequest, insertPlacement, moveOffer, readApproval, reopenPlacement } from '../repository.ts';
 
 // POST /claims/{reference}/options: put a home on the request and send it to the household (send)
 // or place it on their behalf (place). Tenant transaction; the request and the placement row are

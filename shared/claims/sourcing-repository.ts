@@ -1,5 +1,5 @@
-import type { Tx } from '../../shared/db/client.ts';
-import type { CrawlOutcome, CrawlRequest, CrawlStatus } from '../../shared/claims/crawl.ts';
+import type { Tx } from '../db/client.ts';
+import type { CrawlOutcome, CrawlRequest, CrawlStatus } from './crawl.ts';
 
 // The sourcing SQL: the eligible homes of a request (app.match_candidates, nearest first) and the
 // sourcing rounds (app.sourcing_rounds) with their crawl requests and outcomes. Queries run inside

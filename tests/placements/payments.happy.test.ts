@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { splitCharge } from '../../shared/properties/earnings.ts';
 import { ownerSql, record } from '../helpers.ts';
 import { insertHome } from '../claims/fixtures.ts';
-import { drainJobs } from '../placements/fixtures.ts';
-import { events, fetchPage, formOf, pagePath, payUrl, postForm, signedLease, submitPage } from './fixtures.ts';
+import { drainJobs } from './fixtures.ts';
+import { events, fetchPage, formOf, pagePath, payUrl, postForm, signedLease, submitPage } from './payment-fixtures.ts';
 
 describe('paying, booking and moving in (sandbox)', () => {
   it('pays the first payment on the page, confirms the booking, shows it to the provider', async () => {

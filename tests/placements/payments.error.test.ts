@@ -4,8 +4,8 @@ import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createTenant, ownerSql, errorOf } from '../helpers.ts';
 import { insertHome } from '../claims/fixtures.ts';
-import { fetchPage, pagePath, payUrl, postForm, signedLease } from './fixtures.ts';
-import { scene } from '../placements/fixtures.ts';
+import { fetchPage, pagePath, payUrl, postForm, signedLease } from './payment-fixtures.ts';
+import { scene } from './fixtures.ts';
 
 describe('payment routes: errors', () => {
   it('the sandbox payment helper: lease not signed, nothing due, not on request, invalid outcome, charges disabled', async () => {

@@ -1,18 +1,18 @@
-import type { Tx } from '../../../shared/db/client.ts';
-import { emit } from '../../../shared/events/outbox.ts';
-import { moveStatus } from '../../../shared/claims/lifecycle.ts';
-import { ApiError } from '../../../shared/http/errors.ts';
-import { fromCents } from '../../../shared/money.ts';
-import { dueNow, type DueCharge } from '../../../shared/placements/billing.ts';
-import type { LeaseRow } from '../../../shared/placements/lease.ts';
-import { price } from '../../../shared/placements/pricing.ts';
-import type { ClaimRow } from '../repository.ts';
-import { providerBookingFields } from './money-render.ts';
+import type { Tx } from '../../db/client.ts';
+import { emit } from '../../events/outbox.ts';
+import { moveStatus } from '../../claims/lifecycle.ts';
+import { ApiError } from '../../http/errors.ts';
+import { fromCents } from '../../money.ts';
+import { dueNow, type DueCharge } from '../billing.ts';
+import type { LeaseRow } from '../lease.ts';
+import { price } from '../pricing.ts';
+import type { ClaimRow } from '../../claims/repository.ts';
+import { providerBookingFields } from '../render.ts';
 import {
   attachPayment, confirmBooking, confirmedBooking, homeLabel, insertFailed, insertSucceeded, paidPeriods, payeeOf,
   type Payee, type PaymentRow, type PaymentWrite,
-} from './money-repository.ts';
-import { currentLease, homeIfPlaceable, type PlacementRow } from './repository.ts';
+} from '../money-repository.ts';
+import { currentLease, homeIfPlaceable, type PlacementRow } from '../repository.ts';
 
 // A payment on a placement: what is due now, and the outcome of a charge. One command for every
 // way a payment arrives (the sandbox helper, the pay page in sandbox, the processor's notification

@@ -1,12 +1,12 @@
-import type { Tx } from '../../../shared/db/client.ts';
-import { ApiError } from '../../../shared/http/errors.ts';
-import { enqueue } from '../../../shared/jobs/queue.ts';
-import { moveLease, type LeaseRow } from '../../../shared/placements/lease.ts';
-import type { ClaimRow } from '../repository.ts';
+import type { Tx } from '../../db/client.ts';
+import { ApiError } from '../../http/errors.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import { moveLease, type LeaseRow } from '../lease.ts';
+import type { ClaimRow } from '../../claims/repository.ts';
 import {
   contactAddresses, currentLease, homeIfPlaceable, insertLease, linkSuperseded, rangeConflicts, releaseHolds, takeHold,
   type PlacementRow,
-} from './repository.ts';
+} from '../repository.ts';
 
 // Issuing a contract version: the one path behind POST dates, POST dates/approve-proposal and POST
 // signer. The unsigned live version is superseded (kept, readable) and its hold released; the new

@@ -4,7 +4,7 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, client, createKey, ownerSql } from '../helpers.ts';
-import { events, fetchPage, pagePath, payUrl, postForm, signedLease, submitPage } from './fixtures.ts';
+import { events, fetchPage, pagePath, payUrl, postForm, signedLease, submitPage } from './payment-fixtures.ts';
 
 const secret = 'whsec_live_test';
 const checkouts: URLSearchParams[] = [];

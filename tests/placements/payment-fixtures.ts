@@ -1,9 +1,9 @@
 // Shared set-up of the payment tests: a sandbox request with a fully signed lease, and the pay page
 // driven as a browser would (fetch the page, read its form, submit it).
 import { call, client, createKey } from '../helpers.ts';
-import { drainJobs, placeWithDates, scene } from '../placements/fixtures.ts';
+import { drainJobs, placeWithDates, scene } from './fixtures.ts';
 
-export { events, inDays } from '../placements/fixtures.ts';
+export { events, inDays } from './fixtures.ts';
 
 /** A carrier request with a fully signed lease on a provider's home; the provider has an API key too. */
 export async function signedLease(environment: 'live' | 'sandbox' = 'sandbox', options: Parameters<typeof scene>[1] = {}) {

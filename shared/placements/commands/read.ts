@@ -1,10 +1,10 @@
-import { payPageUrl, publicBaseUrl, signPayLink } from '../../../shared/placements/pay-link.ts';
-import type { Tx } from '../../../shared/db/client.ts';
-import { withTenant } from '../../../shared/db/tenant.ts';
-import type { Caller } from '../../../shared/http/context.ts';
-import { findClaim } from '../repository.ts';
-import { renderPlacementHome } from './render.ts';
-import { placementHomes, type PlacementHomeRow } from './repository.ts';
+import { payPageUrl, publicBaseUrl, signPayLink } from '../pay-link.ts';
+import type { Tx } from '../../db/client.ts';
+import { withTenant } from '../../db/tenant.ts';
+import type { Caller } from '../../http/context.ts';
+import { findClaim } from '../../claims/repository.ts';
+import { renderPlacementHome } from '../render.ts';
+import { placementHomes, type PlacementHomeRow } from '../repository.ts';
 
 // GET /claims/{reference}/placement: the request's status and every home on it.
 

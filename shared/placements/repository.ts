@@ -1,12 +1,12 @@
-import { db, type Tx } from '../../../shared/db/client.ts';
-import type { Tenant } from '../../../shared/db/tenant.ts';
-import { isUuid } from '../../../shared/ids.ts';
-import { ApiError, notFound } from '../../../shared/http/errors.ts';
-import type { BudgetReview, PricedHome } from '../../../shared/placements/pricing.ts';
-import type { LeaseRow } from '../../../shared/placements/lease.ts';
-import type { PlacementMoneyJson } from './money-render.ts';
-import type { ApplicationStatus, OfferEvent, OptionStatus } from '../../../shared/placements/states.ts';
-import { offerGuard } from '../../../shared/placements/states.ts';
+import { db, type Tx } from '../db/client.ts';
+import type { Tenant } from '../db/tenant.ts';
+import { isUuid } from '../ids.ts';
+import { ApiError, notFound } from '../http/errors.ts';
+import type { BudgetReview, PricedHome } from './pricing.ts';
+import type { LeaseRow } from './lease.ts';
+import type { RefundRequestRow } from './money-repository.ts';
+import type { ApplicationStatus, OfferEvent, OptionStatus } from './states.ts';
+import { offerGuard } from './states.ts';
 
 // The placement's SQL: homes on a request (app.claim_homes), budget approvals, household answers,
 // contract versions and calendar holds. Everything but leaseByProviderRef (which finds the tenant
@@ -319,6 +319,55 @@ export interface PlacementHomeRow extends PlacementRow, PlacementMoneyJson {
     withdrawn_at: string | null;
   })[];
   payments_succeeded: number;
+}
+
+// The booking, charges and refund requests of a placement as placementHomes reads them: to_jsonb
+// rows, so timestamps are strings and amounts numbers of cents.
+
+export interface BookingJson {
+  id: string;
+  booking_status: 'confirmed' | 'cancelled';
+  check_in: string;
+  check_out: string;
+  created_at: string;
+  move_in_confirmed_at: string | null;
+  cancelled_at: string | null;
+}
+
+export interface PaymentJson {
+  id: string;
+  charge_type: 'initial' | 'rent';
+  status: 'succeeded' | 'failed' | 'refunded';
+  gross_cents: number;
+  platform_fee_cents: number;
+  currency: string;
+  covers_rent: boolean;
+  covers_deposit: boolean;
+  period_start: string | null;
+  period_end: string | null;
+  paid_at: string | null;
+  failure_reason: string | null;
+  refunded_cents: number;
+  refunded_at: string | null;
+}
+
+export interface RefundJson {
+  id: string;
+  payment_id: string;
+  amount_cents: number;
+  currency: string;
+  covers_deposit: boolean;
+  status: RefundRequestRow['status'];
+  reason: string | null;
+  created_at: string;
+  decided_at: string | null;
+  refunded_at: string | null;
+}
+
+export interface PlacementMoneyJson {
+  booking: BookingJson | null;
+  payment_rows: PaymentJson[];
+  refund_rows: RefundJson[];
 }
 
 /** The booking, charges and refund requests of each placement, as JSON columns of placementHomes. */

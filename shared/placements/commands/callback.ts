@@ -1,7 +1,7 @@
-import { ApiError } from '../../../shared/http/errors.ts';
-import type { SignatureCallback } from '../../../shared/placements/ports/types.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { SignatureCallback } from '../ports/types.ts';
 import { answer, sign } from './answers.ts';
-import { leaseByProviderRef } from './repository.ts';
+import { leaseByProviderRef } from '../repository.ts';
 
 // A verified callback of the live e-signature provider, applied as the counterpart's own action.
 // The contract is found by the provider's reference across tenants (the callback carries no key),

@@ -1,12 +1,12 @@
-import { withTenant, type Tenant } from '../../../shared/db/tenant.ts';
-import type { ProcessorNotification } from '../../../shared/placements/ports/types.ts';
-import { liveAccountOwner, setBankAccountLast4, updatePayoutStatus } from '../../../shared/properties/payouts.ts';
-import { splitCharge } from '../../../shared/properties/earnings.ts';
-import { lockLease } from '../../../shared/placements/lease.ts';
-import { findClaim } from '../repository.ts';
-import { claimProcessorEvent, livePaymentByRef, markRefunded, payeeOf, placementKeys } from './money-repository.ts';
+import { withTenant, type Tenant } from '../../db/tenant.ts';
+import type { ProcessorNotification } from '../ports/types.ts';
+import { liveAccountOwner, setBankAccountLast4, updatePayoutStatus } from '../../properties/payouts.ts';
+import { splitCharge } from '../../properties/earnings.ts';
+import { lockLease } from '../lease.ts';
+import { findClaim } from '../../claims/repository.ts';
+import { claimProcessorEvent, livePaymentByRef, markRefunded, payeeOf, placementKeys } from '../money-repository.ts';
 import { recordCharge } from './payments.ts';
-import { findPlacement } from './repository.ts';
+import { findPlacement } from '../repository.ts';
 
 // The payment processor's verified notifications, applied in the transaction of the tenant they
 // concern. The processor's event id is claimed in that same transaction (app.claim_processor_event),

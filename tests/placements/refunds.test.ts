@@ -1,7 +1,7 @@
 // The landlord answers refund requests through the provider API (the live path; sandbox alike).
 import { describe, expect, it } from 'vitest';
-import { drainJobs } from '../placements/fixtures.ts';
-import { events, signedLease } from './fixtures.ts';
+import { drainJobs } from './fixtures.ts';
+import { events, signedLease } from './payment-fixtures.ts';
 
 describe('refund requests on the provider side', () => {
   it('lists the requests, declines one, approves the next; errors (security cases: tests/security)', async () => {

@@ -1,17 +1,17 @@
-import type { Tx } from '../../../shared/db/client.ts';
-import { ApiError } from '../../../shared/http/errors.ts';
-import { emit } from '../../../shared/events/outbox.ts';
-import { moveStatus } from '../../../shared/claims/lifecycle.ts';
-import { moveLease, lockLease } from '../../../shared/placements/lease.ts';
-import { offerMove, type OfferEvent } from '../../../shared/placements/states.ts';
-import { checkStay } from '../../../shared/placements/stay.ts';
-import { findClaim, type ClaimRow } from '../repository.ts';
-import { withTenant, type Tenant } from '../../../shared/db/tenant.ts';
+import type { Tx } from '../../db/client.ts';
+import { ApiError } from '../../http/errors.ts';
+import { emit } from '../../events/outbox.ts';
+import { moveStatus } from '../../claims/lifecycle.ts';
+import { moveLease, lockLease } from '../lease.ts';
+import { offerMove, type OfferEvent } from '../states.ts';
+import { checkStay } from '../stay.ts';
+import { findClaim, type ClaimRow } from '../../claims/repository.ts';
+import { withTenant, type Tenant } from '../../db/tenant.ts';
 import { placementHome } from './read.ts';
 import { decideRefund } from './refunds.ts';
 import {
   currentLease, findPlacement, moveOffer, otherHomesInPlay, placementOnRequest, recordResponse, updatePlacement, type PlacementRow,
-} from './repository.ts';
+} from '../repository.ts';
 
 // The household's and the landlord's answers. In live they arrive from their own channels and the
 // e-signature provider's callbacks; in sandbox from the counterpart helpers. Both call these

@@ -1,20 +1,20 @@
-import type { Tx } from '../../shared/db/client.ts';
-import { withTenant, type Tenant } from '../../shared/db/tenant.ts';
-import { moveStatus } from '../../shared/claims/lifecycle.ts';
-import { crawlerFor, type Crawler, type CrawlRequest, type CrawlStatus } from '../../shared/claims/crawl.ts';
-import { rank, type Candidate, type Needs } from '../../shared/claims/scoring.ts';
-import type { JobDefinition } from '../../shared/jobs/runner.ts';
-import type { JobRow } from '../../shared/jobs/queue.ts';
-import type { Caller } from '../../shared/http/context.ts';
-import { ApiError } from '../../shared/http/errors.ts';
+import type { Tx } from '../db/client.ts';
+import { withTenant, type Tenant } from '../db/tenant.ts';
+import { moveStatus } from './lifecycle.ts';
+import { crawlerFor, type Crawler, type CrawlRequest, type CrawlStatus } from './crawl.ts';
+import { rank, type Candidate, type Needs } from './scoring.ts';
+import type { JobDefinition } from '../jobs/runner.ts';
+import type { JobRow } from '../jobs/queue.ts';
+import type { Caller } from '../http/context.ts';
+import { ApiError } from '../http/errors.ts';
 import type { z } from '@hono/zod-openapi';
 import { findClaim, lockClaims, type ClaimRow } from './repository.ts';
 import type { SourcingRound } from './schemas.ts';
 import {
   insertSourcingRounds, matchCandidates, openingRoundsOf, recordCrawlOutcomes, type CandidateRow, type RoundRow,
 } from './sourcing-repository.ts';
-import { errorFields, log } from '../../shared/log.ts';
-import { fromCents } from '../../shared/money.ts';
+import { errorFields, log } from '../log.ts';
+import { fromCents } from '../money.ts';
 
 // Sourcing: matching homes to a request (app.match_candidates finds the eligible homes nearest
 // first; shared/claims/scoring.ts ranks them) and sourcing rounds (matching again plus a crawl

@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
-import { withTenant } from '../../shared/db/tenant.ts';
-import type { AppEnv } from '../../shared/http/context.ts';
-import { publicBaseUrl, readSetupLink, signSetupLink } from '../../shared/placements/pay-link.ts';
-import { paymentsPort } from '../../shared/placements/ports/index.ts';
-import { attachProcessorAccount, readOnboarding } from '../../shared/properties/payouts.ts';
+import { withTenant } from '../../db/tenant.ts';
+import type { AppEnv } from '../../http/context.ts';
+import { publicBaseUrl, readSetupLink, signSetupLink } from '../pay-link.ts';
+import { paymentsPort } from '../ports/index.ts';
+import { attachProcessorAccount, readOnboarding } from '../../properties/payouts.ts';
 
 // finish_setup_url of a live payout account: a signed link to the service (GET /pay/setup/<token>)
 // that, when someone at the provider opens it, creates the Connect account if there is none yet and

@@ -1,8 +1,8 @@
 // Concurrency: nothing is double-recorded, double-booked or double-refunded.
 import { describe, expect, it } from 'vitest';
 import { ownerSql } from '../helpers.ts';
-import { drainJobs } from '../placements/fixtures.ts';
-import { events, fetchPage, formOf, pagePath, payUrl, postForm, signedLease } from './fixtures.ts';
+import { drainJobs } from './fixtures.ts';
+import { events, fetchPage, formOf, pagePath, payUrl, postForm, signedLease } from './payment-fixtures.ts';
 
 describe('payments under concurrency', () => {
   it('a page submitted twice at once pays once', async () => {

@@ -1,9 +1,9 @@
-import type { Tx } from '../../../shared/db/client.ts';
-import { withTenant } from '../../../shared/db/tenant.ts';
-import type { Caller } from '../../../shared/http/context.ts';
-import { budgetReview, price, type BudgetReview } from '../../../shared/placements/pricing.ts';
-import { findClaim, type ClaimRow } from '../repository.ts';
-import { findPlacement, homeForRequest, readApproval, saveApproval, type HomeForRequest } from './repository.ts';
+import type { Tx } from '../../db/client.ts';
+import { withTenant } from '../../db/tenant.ts';
+import type { Caller } from '../../http/context.ts';
+import { budgetReview, price, type BudgetReview } from '../pricing.ts';
+import { findClaim, type ClaimRow } from '../../claims/repository.ts';
+import { findPlacement, homeForRequest, readApproval, saveApproval, type HomeForRequest } from '../repository.ts';
 
 // The budget review of a home on a request (GET budget) and the carrier's approval (POST budget,
 // or POST options with approve_budget). Figures come from shared/placements/pricing.ts, the same

@@ -1,5 +1,5 @@
-import { db, type Tx } from '../../../shared/db/client.ts';
-import type { DueCharge } from '../../../shared/placements/billing.ts';
+import { db, type Tx } from '../db/client.ts';
+import type { DueCharge } from './billing.ts';
 
 // The money of a placement in SQL: payments and the booking (rows owned by the landlord, written by
 // the carrier whose request they are for: the counterpart policies of the payments migration) and

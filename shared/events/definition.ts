@@ -1,0 +1,33 @@
+import type { z } from '@hono/zod-openapi';
+import type { Side } from '../db/tenant.ts';
+
+// What an event is: its name (the specification's list) and a definition per audience. The
+// definitions (definitions/*.ts) and the registry that lists them (registry.ts) both import this.
+
+/** Every event name the service sends, as the specification lists them. */
+export const eventNames = [
+  'request.status_changed',
+  'option.declined',
+  'option.saved',
+  'dates.proposed',
+  'lease.sent',
+  'lease.first_signed',
+  'lease.signed',
+  'payment.succeeded',
+  'payment.failed',
+  'payment.refunded',
+  'booking.confirmed',
+  'booking.updated',
+] as const;
+
+export type EventName = (typeof eventNames)[number];
+
+export interface EventDefinition {
+  event: EventName;
+  audience: Side;
+  summary: string;
+  simulatable: boolean;
+  payload: z.ZodType;
+  /** A representative payload, used for samples and for simulate without `data`. */
+  sample: Record<string, unknown>;
+}

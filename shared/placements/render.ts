@@ -1,0 +1,153 @@
+import type { z } from '@hono/zod-openapi';
+import { fromCents } from '../money.ts';
+import type { DepositRefund, PlacementBooking, PlacementHome, PlacementPayment } from './schemas.ts';
+import type { BookingJson, PaymentJson, PlacementHomeRow, RefundJson } from './repository.ts';
+import type { ProviderRefundRequestRow } from './money-repository.ts';
+import type { LeaseRow } from './lease.ts';
+
+// The placement's rows as the API shows them, in one place: a home on a request (GET placement, and
+// the sandbox helpers' answers) with its leases, booking, charges and refund requests; a contract
+// version as the date commands answer it; a refund request as the landlord reads it; and the
+// booking fields of the provider's booking events.
+
+const iso = (value: string | Date | null) => (value === null ? null : new Date(value).toISOString());
+
+type LeaseJson = PlacementHomeRow['leases'][number];
+
+const renderLease = (l: LeaseJson) => ({
+  id: l.id,
+  version: l.version,
+  status: l.status,
+  move_in_date: l.move_in_date,
+  move_out_date: l.move_out_date,
+  signer: { name: l.signer_name, email: l.signer_email },
+  sent_for_signature_at: iso(l.sent_at),
+  policyholder_signed_at: iso(l.policyholder_signed_at),
+  owner_signed_at: iso(l.owner_signed_at),
+  superseded_at: iso(l.superseded_at),
+  withdrawn_at: iso(l.withdrawn_at),
+});
+
+export function renderPlacementHome(row: PlacementHomeRow): z.infer<typeof PlacementHome> {
+  const live = row.leases.find((l) => l.id === row.current_lease_id && l.status !== 'superseded' && l.status !== 'withdrawn');
+  return {
+    property_id: row.property_id,
+    property: {
+      name: row.home.name,
+      address: row.home.address,
+      city: row.home.city,
+      state: row.home.state,
+      monthly_rate: fromCents(Number(row.home.monthly_rate_cents)),
+      currency: row.home.currency,
+    },
+    option_status: row.option_status,
+    application_status: row.application_status,
+    placed_without_recipient: row.placed_without_recipient,
+    budget_approved: row.budget_approved,
+    adjuster_placed_at: iso(row.adjuster_placed_at),
+    signer: row.signer_name ? { name: row.signer_name, email: row.signer_email } : null,
+    lease: live ? renderLease(live) : null,
+    lease_history: row.leases.filter((l) => l !== live).map(renderLease),
+    booking: renderBooking(row.booking),
+    payments_succeeded: row.payments_succeeded,
+    recipient_response: row.recipient_response,
+    decline_reason: row.decline_reason,
+    proposed_dates: row.proposed_at
+      ? { move_in: row.proposed_move_in!, move_out: row.proposed_move_out!, proposed_at: row.proposed_at.toISOString() }
+      : null,
+    payments: row.payment_rows.map(renderPayment),
+    deposit_refunds: row.refund_rows.map(renderRefund),
+    added_at: row.added_at.toISOString(),
+  };
+}
+
+export function renderBooking(b: BookingJson | null): z.infer<typeof PlacementBooking> | null {
+  if (!b) return null;
+  return {
+    id: b.id,
+    booking_status: b.booking_status,
+    check_in: b.check_in,
+    check_out: b.check_out,
+    confirmed_at: iso(b.created_at)!,
+    move_in_confirmed_at: iso(b.move_in_confirmed_at),
+    cancelled_at: iso(b.cancelled_at),
+  };
+}
+
+export function renderPayment(p: PaymentJson): z.infer<typeof PlacementPayment> {
+  return {
+    id: p.id,
+    charge_type: p.charge_type,
+    status: p.status,
+    amount: fromCents(Number(p.gross_cents)),
+    platform_fee: fromCents(Number(p.platform_fee_cents)),
+    currency: p.currency,
+    covers_rent: p.covers_rent,
+    covers_deposit: p.covers_deposit,
+    period: p.period_start && p.period_end ? { start: p.period_start, end: p.period_end } : null,
+    paid_at: iso(p.paid_at),
+    failure_reason: p.failure_reason,
+    refunded_amount: fromCents(Number(p.refunded_cents)),
+    refunded_at: iso(p.refunded_at),
+  };
+}
+
+export function renderRefund(r: RefundJson): z.infer<typeof DepositRefund> {
+  return {
+    refund_request_id: r.id,
+    payment_id: r.payment_id,
+    amount: fromCents(Number(r.amount_cents)),
+    currency: r.currency,
+    covers_deposit: r.covers_deposit,
+    status: r.status,
+    reason: r.reason,
+    requested_at: iso(r.created_at)!,
+    decided_at: iso(r.decided_at),
+    refunded_at: iso(r.refunded_at),
+  };
+}
+
+/** The booking fields of the provider's booking events (booking.confirmed, booking.updated). */
+export function providerBookingFields(
+  reference: string,
+  propertyId: string,
+  label: { name: string | null; external_id: string | null },
+  booking: { id: string; booking_status: 'confirmed' | 'cancelled'; check_in: string; check_out: string },
+) {
+  return {
+    reference,
+    booking_id: booking.id,
+    property_id: propertyId,
+    external_id: label.external_id,
+    property: { name: label.name, api_external_id: label.external_id },
+    booking_status: booking.booking_status,
+    check_in: booking.check_in,
+    check_out: booking.check_out,
+  };
+}
+
+/** A contract version as POST dates, dates/approve-proposal and signer answer it. */
+export const leaseCreated = (lease: LeaseRow) => ({
+  id: lease.id,
+  move_in_date: lease.move_in_date,
+  move_out_date: lease.move_out_date,
+  status: lease.status,
+});
+
+/** A refund request as the landlord reads it. */
+export function renderRefundForProvider(r: ProviderRefundRequestRow) {
+  return {
+    id: r.id,
+    reference: r.reference,
+    property_id: r.property_id,
+    payment_id: r.payment_id,
+    amount: fromCents(Number(r.amount_cents)),
+    currency: r.currency,
+    covers_deposit: r.covers_deposit,
+    reason: r.reason,
+    status: r.status,
+    requested_at: r.created_at.toISOString(),
+    decided_at: r.decided_at?.toISOString() ?? null,
+    refunded_at: r.refunded_at?.toISOString() ?? null,
+  };
+}
