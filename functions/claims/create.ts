@@ -94,7 +94,7 @@ export async function createClaims(caller: Caller, inputs: (CreateClaimInput | A
     // The sourcing job goes first, in the same write as the event: ahead of the event's savepoint,
     // so that an event that cannot be recorded never takes the job with it.
     const [job] = await Promise.all([
-      created.length ? enqueue(tx, sourceNewRequests.kind, { request_ids: created.map((r) => r.id) }) : undefined,
+      created.length ? enqueue(tx, 'source_new_requests', { request_ids: created.map((r) => r.id) }) : undefined,
       announceStatus(tx, created.map((row) => (
         { request_id: row.id, reference: row.claim_ref, external_id: row.external_id, status: initialStatus, previous_status: null }))),
     ]);
@@ -117,6 +117,6 @@ export async function createClaims(caller: Caller, inputs: (CreateClaimInput | A
     });
     return { outcomes, job };
   });
-  if (job) runAfterCommit([sourceNewRequests], [job]);
+  if (job) runAfterCommit({ source_new_requests: sourceNewRequests }, [job]);
   return outcomes;
 }

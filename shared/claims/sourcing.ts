@@ -3,7 +3,7 @@ import { withTenant, type Tenant } from '../db/tenant.ts';
 import { moveStatus } from './lifecycle.ts';
 import { crawlerFor, type Crawler, type CrawlRequest, type CrawlStatus } from './crawl.ts';
 import { rank, type Candidate, type Needs } from './scoring.ts';
-import type { JobDefinition } from '../jobs/runner.ts';
+import type { ServiceJob } from '../jobs/runner.ts';
 import type { JobRow } from '../jobs/queue.ts';
 import type { Caller } from '../http/context.ts';
 import { ApiError } from '../http/errors.ts';
@@ -182,7 +182,7 @@ const tenantOf = (job: JobRow): Tenant => ({ orgId: job.org_id, environment: job
  * request.status_changed where homes match, then the crawl requests. Jobs claimed together (the
  * creations of a busy moment) are sourced in one transaction per tenant. Safe to run twice.
  */
-export const sourceNewRequests: JobDefinition<{ request_ids: string[] }> = {
+export const sourceNewRequests: ServiceJob<'source_new_requests'> = {
   kind: 'source_new_requests',
   async run({ request_ids }, { job }) {
     return { rounds: await sourceRequests(tenantOf(job), request_ids) };

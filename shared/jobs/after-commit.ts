@@ -56,7 +56,7 @@ function startNext(lane: Lane): void {
  */
 export function runAfterCommit(registry: JobRegistry, ids: readonly string[]): void {
   if (ids.length === 0 || !boolSetting('JOBS_RUN_AFTER_COMMIT', true)) return;
-  const key = registry.map((definition) => definition.kind).sort().join(' ');
+  const key = Object.keys(registry).sort().join(' ');
   const lane = lanes.get(key) ?? lanes.set(key, {}).get(key)!;
   if (!lane.waiting) {
     let end!: () => void;

@@ -1,4 +1,5 @@
 import type { Sql, Tx } from '../db/client.ts';
+import type { JobKind, JobPayloads } from './kinds.ts';
 
 // The durable job queue (app.jobs, see the placements migration): work that waits on a third party
 // is written as a row in the transaction of the operation that needs it, and run later by
@@ -25,14 +26,14 @@ export interface EnqueueOptions {
 }
 
 /**
- * Queues a job for the transaction's tenant, in the caller's transaction: it commits with the
+ * Queues a job of a kind of the typed map (kinds.ts) for the transaction's tenant, in the caller's transaction: it commits with the
  * operation or not at all, so no operation is committed without its work and none is sent twice.
  * The statement is sent at once, not when the result is awaited, so a caller can pipeline it ahead
  * of its next statements (create.ts sends it with the creation's event, ahead of the event's
  * savepoint). Resolves to the new job's id (undefined when the dedupe key was queued already), for
  * an operation that starts its job itself after commit (shared/jobs/after-commit.ts).
  */
-export function enqueue(tx: Tx, kind: string, payload: Record<string, unknown>, options: EnqueueOptions = {}): Promise<string | undefined> {
+export function enqueue<K extends JobKind>(tx: Tx, kind: K, payload: JobPayloads[K], options: EnqueueOptions = {}): Promise<string | undefined> {
   const sent = tx<{ id: string }[]>`
     insert into app.jobs (kind, org_id, environment, payload, dedupe_key, run_at, max_attempts)
     values (${kind}, app.current_org(), app.current_env(), ${tx.json(payload as never)}, ${options.dedupeKey ?? null},

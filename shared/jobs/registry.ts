@@ -1,9 +1,15 @@
-import { placementJobs } from '../placements/jobs.ts';
-import { issueRefund } from '../placements/commands/refunds.ts';
-import { advanceStay } from '../placements/commands/booking.ts';
+import { advanceStay, issueRefund, sendContract, sendEmail, withdrawContract } from '../placements/jobs.ts';
 import { sourceNewRequests } from '../claims/sourcing.ts';
-import type { JobRegistry } from './runner.ts';
+import type { ServiceJobRegistry } from './runner.ts';
 
-// Every job kind the runner knows, with its handler. A module that needs durable work adds its
-// definitions here.
-export const jobRegistry: JobRegistry = [...placementJobs, issueRefund, advanceStay, sourceNewRequests] as JobRegistry;
+// Every job kind the runner knows, with its handler: checked against the typed map of kinds
+// (kinds.ts), so a kind without a handler, or a handler filed under another kind, fails the type check.
+
+export const jobRegistry: ServiceJobRegistry = {
+  send_contract: sendContract,
+  withdraw_contract: withdrawContract,
+  send_email: sendEmail,
+  issue_refund: issueRefund,
+  advance_stay: advanceStay,
+  source_new_requests: sourceNewRequests,
+};

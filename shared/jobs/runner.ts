@@ -3,6 +3,7 @@ import { db } from '../db/client.ts';
 import { intSetting, setting } from '../config.ts';
 import { errorFields, log } from '../log.ts';
 import { claimJobs, completeJobs, failJob, type JobRow } from './queue.ts';
+import type { JobKind, JobPayloads } from './kinds.ts';
 
 // The job runner: a registry of job kinds, each with its handler, drained by the same scheduler that
 // delivers webhooks (the webhook-dispatcher function called by pg_cron on Supabase, the local
@@ -15,8 +16,8 @@ export interface JobContext {
   job: JobRow;
 }
 
-export interface JobDefinition<P = Record<string, unknown>> {
-  kind: string;
+export interface JobDefinition<P = Record<string, unknown>, K extends string = string> {
+  kind: K;
   /** Does the work; throws to retry with backoff. Returns what is kept with the job (result). */
   run(payload: P, context: JobContext): Promise<unknown>;
   /**
@@ -27,7 +28,17 @@ export interface JobDefinition<P = Record<string, unknown>> {
   runMany?(jobs: (JobRow & { payload: P })[], sql: Sql): Promise<unknown[]>;
 }
 
-export type JobRegistry = readonly JobDefinition<never>[];
+/**
+ * The handlers a runner knows, by kind. Any definition fits (a handler's payload type is its own
+ * business); the service's registry is also checked against the typed map (registry.ts).
+ */
+export type JobRegistry = Readonly<Record<string, JobDefinition<never>>>;
+
+/** The definition of one of the service's job kinds (kinds.ts), its payload typed by the map. */
+export type ServiceJob<K extends JobKind> = JobDefinition<JobPayloads[K], K>;
+
+/** The service's registry: exactly one handler per kind of the map, filed under its own kind. */
+export type ServiceJobRegistry = { readonly [K in JobKind]: ServiceJob<K> };
 
 export interface RunOptions {
   sql?: Sql;
@@ -64,7 +75,8 @@ const describe = (error: unknown) => (error instanceof Error ? `${error.name}: $
 /** Claims due jobs of the registry's kinds and runs them, until nothing is due or the budget is spent. */
 export async function runDueJobs(options: RunOptions): Promise<RunReport> {
   const sql = options.sql ?? db();
-  const handlers = new Map(options.registry.map((definition) => [definition.kind, definition as JobDefinition<unknown>]));
+  // A claimed job's payload is what enqueue's types allowed for its kind; the runner hands it on as read.
+  const handlers = new Map<string, JobDefinition<unknown>>(Object.values(options.registry).map((definition) => [definition.kind, definition]));
   // The given jobs are claimed at once, all of them; otherwise due jobs, `batch` at a time.
   const batch = options.ids ? options.ids.length : (options.batch ?? 20);
   const schedule = jobRetrySchedule();

@@ -2,18 +2,22 @@ import { withTenant, type Tenant } from '../db/tenant.ts';
 import { emit } from '../events/outbox.ts';
 import { moveStatus } from '../claims/lifecycle.ts';
 import { enqueue } from '../jobs/queue.ts';
-import type { JobDefinition } from '../jobs/runner.ts';
-import { placementPorts } from './ports/index.ts';
-import type { EmailMessage } from './ports/types.ts';
+import type { ServiceJob } from '../jobs/runner.ts';
+import { paymentsPort, placementPorts } from './ports/index.ts';
+import { findClaim } from '../claims/repository.ts';
+import { fromCents } from '../money.ts';
+import { confirmedBooking, markRefunded, moveRefundRequest, refundContext } from './money-repository.ts';
+import { onHome } from './commands/payments.ts';
 import { contractContext, lockLease, moveLease } from './lease.ts';
 
-// The placement's durable jobs. Each acts for the tenant that queued it (row-level security as for
-// its API calls) and talks to the third party outside any transaction.
+// The placement's durable jobs, all of them (their kinds and payloads: shared/jobs/kinds.ts). Each
+// acts for the tenant that queued it (row-level security as for its API calls), talks to the third
+// party outside any transaction, and is safe to run twice.
 
 const tenantOf = (job: { org_id: string; environment: 'live' | 'sandbox' }): Tenant => ({ orgId: job.org_id, environment: job.environment });
 
 /** send_contract: creates the contract at the e-signature provider and moves the lease to sent_for_signature. */
-export const sendContract: JobDefinition<{ lease_id: string }> = {
+export const sendContract: ServiceJob<'send_contract'> = {
   kind: 'send_contract',
   async run({ lease_id }, { job }) {
     const tenant = tenantOf(job);
@@ -66,7 +70,7 @@ export const sendContract: JobDefinition<{ lease_id: string }> = {
 };
 
 /** withdraw_contract: stops the signature links of a superseded or withdrawn contract. */
-export const withdrawContract: JobDefinition<{ provider_ref: string; reason: string }> = {
+export const withdrawContract: ServiceJob<'withdraw_contract'> = {
   kind: 'withdraw_contract',
   async run({ provider_ref, reason }, { job }) {
     await placementPorts(job.environment).esign.withdraw(provider_ref, reason);
@@ -75,7 +79,7 @@ export const withdrawContract: JobDefinition<{ provider_ref: string; reason: str
 };
 
 /** send_email: one message through the email port of the job's environment. */
-export const sendEmail: JobDefinition<EmailMessage> = {
+export const sendEmail: ServiceJob<'send_email'> = {
   kind: 'send_email',
   async run(message, { job }) {
     if (message.to.length === 0) return { skipped: 'no recipient address' };
@@ -84,4 +88,56 @@ export const sendEmail: JobDefinition<EmailMessage> = {
   },
 };
 
-export const placementJobs = [sendContract, withdrawContract, sendEmail];
+/**
+ * issue_refund: refunds the payment on the landlord's account (idempotent at the processor by the
+ * refund request's id), then records it: the request refunded, the payment refunded, payment.refunded.
+ */
+export const issueRefund: ServiceJob<'issue_refund'> = {
+  kind: 'issue_refund',
+  async run({ refund_request_id }, { job }) {
+    const tenant: Tenant = { orgId: job.org_id, environment: job.environment };
+    const context = await withTenant(tenant, (tx) => refundContext(tx, refund_request_id));
+    if (!context || context.request.status !== 'approved') return { skipped: `refund request is ${context?.request.status ?? 'gone'}` };
+    const port = paymentsPort(job.environment);
+    if (port.kind === 'live' && (!context.connected_account || !context.payment_ref)) throw new Error('the payment has no processor reference or account');
+    const refund = await port.refund({
+      connectedAccount: context.connected_account ?? '',
+      paymentRef: context.payment_ref ?? '',
+      amountCents: Number(context.request.amount_cents),
+      metadata: { refund_request_id, environment: job.environment },
+      idempotencyKey: `refund:${refund_request_id}`,
+    });
+    await withTenant(tenant, async (tx) => {
+      const claim = await findClaim(tx, context.request.claim_id, { lock: true });
+      const done = await moveRefundRequest(tx, refund_request_id, 'approved', 'refunded', { provider_ref: refund.providerRef });
+      if (!done) return;
+      await markRefunded(tx, done.payment_id, Number(done.amount_cents));
+      await emit(tx, 'payment.refunded', {
+        ...onHome(claim, done),
+        refund_request_id,
+        outcome: 'approved',
+        amount: fromCents(Number(done.amount_cents)),
+        currency: done.currency,
+      });
+    });
+    return { provider_ref: refund.providerRef };
+  },
+};
+
+/**
+ * advance_stay: moves the request one step of the stay when the booking is still confirmed and moved
+ * in. The closeout waits for in_stay (a step not yet allowed is retried later by the runner's backoff).
+ */
+export const advanceStay: ServiceJob<'advance_stay'> = {
+  kind: 'advance_stay',
+  async run({ claim_id, placement_id, to }, { job }) {
+    return withTenant({ orgId: job.org_id, environment: job.environment }, async (tx) => {
+      const claim = await findClaim(tx, claim_id, { lock: true });
+      const booking = await confirmedBooking(tx, placement_id);
+      if (!booking?.move_in_confirmed_at) return { skipped: 'the booking is no longer confirmed and moved in' };
+      if (to === 'move_out_closeout' && claim.status_primary === 'move_in_complete') throw new Error('the stay has not started yet');
+      const moved = await moveStatus(tx, [claim.id], to);
+      return { moved: moved.length > 0 };
+    });
+  },
+};

@@ -244,7 +244,7 @@ describe('sourcing a new request: a durable job started after the commit', () =>
     const made = [await createWithoutStart(c.liveApi, at(origin)), await createWithoutStart(c.liveApi, at(origin)), await createWithoutStart(other.liveApi, at(origin))];
     const jobs = [...(await sourcingJobs(c.orgId)), ...(await sourcingJobs(other.orgId))];
     // The first starts at once; the other two commit while it runs, and are run together after it.
-    for (const job of jobs) runAfterCommit([sourceNewRequests], [job.id]);
+    for (const job of jobs) runAfterCommit({ source_new_requests: sourceNewRequests }, [job.id]);
     await settleRunsAfterCommit();
     const done = [...(await sourcingJobs(c.orgId)), ...(await sourcingJobs(other.orgId))];
     expect(done.map((job) => [job.status, job.attempts])).toEqual([['succeeded', 1], ['succeeded', 1], ['succeeded', 1]]);
@@ -267,8 +267,8 @@ describe('sourcing a new request: a durable job started after the commit', () =>
     const made = await createWithoutStart(c.liveApi, at(origin));
     const [job] = await sourcingJobs(c.orgId);
     // Two starts after commit race for the job: one claims it, the other finds nothing to claim.
-    runAfterCommit([sourceNewRequests], [job.id]);
-    runAfterCommit([sourceNewRequests], [job.id]);
+    runAfterCommit({ source_new_requests: sourceNewRequests }, [job.id]);
+    runAfterCommit({ source_new_requests: sourceNewRequests }, [job.id]);
     await settleRunsAfterCommit();
     expect(await sourcingJobs(c.orgId)).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 1 })]);
     // The handler itself, run twice more at once (a runner whose lease ran out while it still worked):

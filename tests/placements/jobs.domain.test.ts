@@ -21,14 +21,14 @@ describe('the job runner', () => {
     const orgId = await createOrg('carrier');
     const failing: JobDefinition = { kind: 'test.failing', run: () => Promise.reject(new Error('provider is down')) };
     const id = await queue(orgId, 'test.failing');
-    expect(await runDueJobs({ registry: [failing], organisations: [orgId] })).toEqual({ claimed: 1, succeeded: 0, failed: 1 });
+    expect(await runDueJobs({ registry: { [failing.kind]: failing }, organisations: [orgId] })).toEqual({ claimed: 1, succeeded: 0, failed: 1 });
     expect(await job(id)).toMatchObject({ status: 'pending', attempts: 1, last_error: 'Error: provider is down', waiting: true, locked_until: null });
     // Not due yet: nothing runs.
-    expect((await runDueJobs({ registry: [failing], organisations: [orgId] })).claimed).toBe(0);
+    expect((await runDueJobs({ registry: { [failing.kind]: failing }, organisations: [orgId] })).claimed).toBe(0);
     await due(id);
-    await runDueJobs({ registry: [failing], organisations: [orgId] });
+    await runDueJobs({ registry: { [failing.kind]: failing }, organisations: [orgId] });
     await due(id);
-    await runDueJobs({ registry: [failing], organisations: [orgId] });
+    await runDueJobs({ registry: { [failing.kind]: failing }, organisations: [orgId] });
     expect(await job(id)).toMatchObject({ status: 'abandoned', attempts: 3 });
   });
 
@@ -44,7 +44,7 @@ describe('the job runner', () => {
       },
     };
     const ids = await Promise.all([1, 2, 3].map((n) => queue(orgId, 'test.slow', { n })));
-    const reports = await Promise.all([1, 2].map(() => runDueJobs({ registry: [slow as JobDefinition<never>], organisations: [orgId] })));
+    const reports = await Promise.all([1, 2].map(() => runDueJobs({ registry: { [slow.kind]: slow }, organisations: [orgId] })));
     expect(reports.reduce((sum, r) => sum + r.succeeded, 0)).toBe(3);
     expect(runs).toBe(3);
     expect((await job(ids[1])).result).toEqual({ doubled: 4 });
@@ -65,12 +65,12 @@ describe('the job runner', () => {
       },
     };
     const ids = await Promise.all([1, 2, 3].map((n) => queue(orgId, 'test.summing', { n })));
-    expect(await runDueJobs({ registry: [summing as JobDefinition<never>], ids })).toEqual({ claimed: 3, succeeded: 3, failed: 0 });
+    expect(await runDueJobs({ registry: { [summing.kind]: summing }, ids })).toEqual({ claimed: 3, succeeded: 3, failed: 0 });
     expect(calls).toHaveLength(1);
     expect([...calls[0]].sort()).toEqual([1, 2, 3]);
     for (const [i, id] of ids.entries()) expect(await job(id)).toMatchObject({ status: 'succeeded', attempts: 1, result: { n: i + 1, together: 3 } });
     const alone = await queue(orgId, 'test.summing', { n: 4 });
-    await runDueJobs({ registry: [summing as JobDefinition<never>], ids: [alone] });
+    await runDueJobs({ registry: { [summing.kind]: summing }, ids: [alone] });
     expect(calls[1]).toEqual([4]);
     expect(await job(alone)).toMatchObject({ status: 'succeeded', result: { n: 4 } });
   });
@@ -79,7 +79,7 @@ describe('the job runner', () => {
     const orgId = await createOrg('carrier');
     const broken: JobDefinition = { kind: 'test.broken', run: () => Promise.reject(new Error('one')), runMany: () => Promise.reject(new Error('all down')) };
     const ids = await Promise.all([1, 2].map(() => queue(orgId, 'test.broken')));
-    expect(await runDueJobs({ registry: [broken], ids })).toEqual({ claimed: 2, succeeded: 0, failed: 2 });
+    expect(await runDueJobs({ registry: { [broken.kind]: broken }, ids })).toEqual({ claimed: 2, succeeded: 0, failed: 2 });
     for (const id of ids) expect(await job(id)).toMatchObject({ status: 'pending', attempts: 1, last_error: 'Error: all down', waiting: true, locked_until: null });
   });
 
@@ -98,7 +98,7 @@ describe('the job runner', () => {
       },
     };
     const ids = await Promise.all([1, 2, 3].map((n) => queue(orgId, 'test.after_commit', { n })));
-    for (const id of ids) runAfterCommit([recording as JobDefinition<never>], [id]);
+    for (const id of ids) runAfterCommit({ [recording.kind]: recording }, [id]);
     await settleRunsAfterCommit();
     expect(calls).toHaveLength(2);
     expect(calls[0]).toHaveLength(1);

@@ -6,7 +6,6 @@ import { statuses, type RequestStatus } from '../../claims/status.ts';
 import type { Caller } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { enqueue } from '../../jobs/queue.ts';
-import type { JobDefinition } from '../../jobs/runner.ts';
 import { lockLease, moveLease, type LeaseRow } from '../lease.ts';
 import { findClaim, type ClaimRow } from '../../claims/repository.ts';
 import { providerBookingFields } from '../render.ts';
@@ -161,24 +160,6 @@ async function scheduleStay(tx: Tx, claimId: string, placementId: string, bookin
     runAt: dayOffset(booking.check_out, -closeoutDays),
   });
 }
-
-/**
- * advance_stay: moves the request one step of the stay when the booking is still confirmed and moved
- * in. The closeout waits for in_stay (a step not yet allowed is retried later by the runner's backoff).
- */
-export const advanceStay: JobDefinition<{ claim_id: string; placement_id: string; to: 'in_stay' | 'move_out_closeout' }> = {
-  kind: 'advance_stay',
-  async run({ claim_id, placement_id, to }, { job }) {
-    return withTenant({ orgId: job.org_id, environment: job.environment }, async (tx) => {
-      const claim = await findClaim(tx, claim_id, { lock: true });
-      const booking = await confirmedBooking(tx, placement_id);
-      if (!booking?.move_in_confirmed_at) return { skipped: 'the booking is no longer confirmed and moved in' };
-      if (to === 'move_out_closeout' && claim.status_primary === 'move_in_complete') throw new Error('the stay has not started yet');
-      const moved = await moveStatus(tx, [claim.id], to);
-      return { moved: moved.length > 0 };
-    });
-  },
-};
 
 /**
  * POST dates once moved in: an earlier move_out (same move_in) shortens the stay. The lease and the

@@ -69,7 +69,7 @@ export async function putOption(caller: Caller, reference: string, body: OptionI
     if (body.action === 'send') {
       if (firstTime) {
         await enqueue(tx, 'send_email', {
-          to: [claim.household_email],
+          to: claim.household_email ? [claim.household_email] : [],
           subject: `A home for you: ${home.name ?? home.address}`,
           text: `Your insurer found a home for you: ${home.name ?? ''} ${home.address}, ${home.city}, ${home.state}. Sign in to save it, apply or propose other dates (request ${claim.claim_ref}).`,
           topic: 'home.offered',

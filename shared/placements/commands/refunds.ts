@@ -5,12 +5,10 @@ import type { Caller } from '../../http/context.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
 import { isUuid } from '../../ids.ts';
 import { enqueue } from '../../jobs/queue.ts';
-import type { JobDefinition } from '../../jobs/runner.ts';
 import { fromCents } from '../../money.ts';
-import { paymentsPort } from '../ports/index.ts';
 import { findClaim, type ClaimRow } from '../../claims/repository.ts';
 import {
-  homeLabel, insertRefundRequest, latestSettled, markRefunded, moveRefundRequest, openRefundRequest, payeeOf, providerRefundRequests, refundContext,
+  homeLabel, insertRefundRequest, latestSettled, moveRefundRequest, openRefundRequest, payeeOf, providerRefundRequests, 
   type RefundRequestRow,
 } from '../money-repository.ts';
 import { onHome } from './payments.ts';
@@ -77,42 +75,6 @@ export async function decideRefund(tx: Tx, claim: ClaimRow, placement: Pick<Plac
   await enqueue(tx, 'issue_refund', { refund_request_id: open.id }, { dedupeKey: open.id });
   return approved;
 }
-
-/**
- * issue_refund: refunds the payment on the landlord's account (idempotent at the processor by the
- * refund request's id), then records it: the request refunded, the payment refunded, payment.refunded.
- */
-export const issueRefund: JobDefinition<{ refund_request_id: string }> = {
-  kind: 'issue_refund',
-  async run({ refund_request_id }, { job }) {
-    const tenant: Tenant = { orgId: job.org_id, environment: job.environment };
-    const context = await withTenant(tenant, (tx) => refundContext(tx, refund_request_id));
-    if (!context || context.request.status !== 'approved') return { skipped: `refund request is ${context?.request.status ?? 'gone'}` };
-    const port = paymentsPort(job.environment);
-    if (port.kind === 'live' && (!context.connected_account || !context.payment_ref)) throw new Error('the payment has no processor reference or account');
-    const refund = await port.refund({
-      connectedAccount: context.connected_account ?? '',
-      paymentRef: context.payment_ref ?? '',
-      amountCents: Number(context.request.amount_cents),
-      metadata: { refund_request_id, environment: job.environment },
-      idempotencyKey: `refund:${refund_request_id}`,
-    });
-    await withTenant(tenant, async (tx) => {
-      const claim = await findClaim(tx, context.request.claim_id, { lock: true });
-      const done = await moveRefundRequest(tx, refund_request_id, 'approved', 'refunded', { provider_ref: refund.providerRef });
-      if (!done) return;
-      await markRefunded(tx, done.payment_id, Number(done.amount_cents));
-      await emit(tx, 'payment.refunded', {
-        ...onHome(claim, done),
-        refund_request_id,
-        outcome: 'approved',
-        amount: fromCents(Number(done.amount_cents)),
-        currency: done.currency,
-      });
-    });
-    return { provider_ref: refund.providerRef };
-  },
-};
 
 /** The refund requests on the provider's homes, newest first (the latest 100). */
 export async function listRefundRequests(caller: Caller) {

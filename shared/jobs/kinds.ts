@@ -1,0 +1,24 @@
+import type { EmailMessage } from '../placements/ports/types.ts';
+
+// Every kind of durable job the service queues, with its payload: the one typed map that enqueue()
+// and the registry (registry.ts) are checked against. Queuing an unknown kind or a payload of the
+// wrong shape fails the type check; so does a registry that misses a kind or files a handler under
+// another kind's name. A new kind is a line here, its JobDefinition beside the command that owns
+// it, and a line in the registry.
+
+export interface JobPayloads {
+  /** The placement: create the contract at the e-signature provider (shared/placements/jobs.ts). */
+  send_contract: { lease_id: string };
+  /** The placement: stop the signature links of a superseded or withdrawn contract. */
+  withdraw_contract: { provider_ref: string; reason: string };
+  /** The placement: one message through the email port. */
+  send_email: EmailMessage;
+  /** The placement: refund an approved refund request on the landlord's account (commands/refunds.ts). */
+  issue_refund: { refund_request_id: string };
+  /** The placement: move a stay to in_stay or move_out_closeout on its date (commands/booking.ts). */
+  advance_stay: { claim_id: string; placement_id: string; to: 'in_stay' | 'move_out_closeout' };
+  /** Sourcing: the opening round of new requests (shared/claims/sourcing.ts). */
+  source_new_requests: { request_ids: string[] };
+}
+
+export type JobKind = keyof JobPayloads;
