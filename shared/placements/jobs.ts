@@ -4,11 +4,11 @@ import { moveStatus } from '../claims/lifecycle.ts';
 import { enqueue } from '../jobs/queue.ts';
 import type { ServiceJob } from '../jobs/runner.ts';
 import { paymentsPort, placementPorts } from './ports/index.ts';
-import { findClaim } from '../claims/repository.ts';
 import { fromCents } from '../money.ts';
 import { confirmedBooking, markRefunded, moveRefundRequest, refundContext } from './money-repository.ts';
 import { onHome } from './commands/payments.ts';
-import { contractContext, lockLease, moveLease } from './lease.ts';
+import { contractContext, moveLease } from './lease.ts';
+import { inPlacement, inPlacementById, lockLeaseOf } from './unit-of-work.ts';
 
 // The placement's durable jobs, all of them (their kinds and payloads: shared/jobs/kinds.ts). Each
 // acts for the tenant that queued it (row-level security as for its API calls), talks to the third
@@ -44,8 +44,10 @@ export const sendContract: ServiceJob<'send_contract'> = {
         { role: 'landlord', name: home?.name ?? 'Landlord', email: landlordEmail },
       ],
     });
-    const outcome = await withTenant(tenant, async (tx) => {
-      await lockLease(tx, lease_id);
+    // The lease is locked after its request and placement, the order every writer keeps (unit-of-work.ts).
+    const outcome = await inPlacement(tenant, { reference: context.request_id, propertyId: context.property_id }, async (unit) => {
+      const { tx } = unit;
+      await lockLeaseOf(unit, lease_id);
       const moved = await moveLease(tx, lease_id, 'contract_sent', { provider_ref: sent.providerRef, sent_at: 'now' });
       if (!moved) {
         // Superseded while it was being sent: the contract that just went out is withdrawn.
@@ -64,7 +66,7 @@ export const sendContract: ServiceJob<'send_contract'> = {
       });
       await moveStatus(tx, [context.request_id], 'lease_execution');
       return 'sent';
-    });
+    }, { cancelled: 'include' });
     return { provider_ref: sent.providerRef, outcome };
   },
 };
@@ -95,7 +97,7 @@ export const sendEmail: ServiceJob<'send_email'> = {
 export const issueRefund: ServiceJob<'issue_refund'> = {
   kind: 'issue_refund',
   async run({ refund_request_id }, { job }) {
-    const tenant: Tenant = { orgId: job.org_id, environment: job.environment };
+    const tenant = tenantOf(job);
     const context = await withTenant(tenant, (tx) => refundContext(tx, refund_request_id));
     if (!context || context.request.status !== 'approved') return { skipped: `refund request is ${context?.request.status ?? 'gone'}` };
     const port = paymentsPort(job.environment);
@@ -107,8 +109,7 @@ export const issueRefund: ServiceJob<'issue_refund'> = {
       metadata: { refund_request_id, environment: job.environment },
       idempotencyKey: `refund:${refund_request_id}`,
     });
-    await withTenant(tenant, async (tx) => {
-      const claim = await findClaim(tx, context.request.claim_id, { lock: true });
+    await inPlacementById(tenant, context.request.claim_home_id, async ({ tx, claim }) => {
       const done = await moveRefundRequest(tx, refund_request_id, 'approved', 'refunded', { provider_ref: refund.providerRef });
       if (!done) return;
       await markRefunded(tx, done.payment_id, Number(done.amount_cents));
@@ -130,14 +131,14 @@ export const issueRefund: ServiceJob<'issue_refund'> = {
  */
 export const advanceStay: ServiceJob<'advance_stay'> = {
   kind: 'advance_stay',
-  async run({ claim_id, placement_id, to }, { job }) {
-    return withTenant({ orgId: job.org_id, environment: job.environment }, async (tx) => {
-      const claim = await findClaim(tx, claim_id, { lock: true });
+  async run({ placement_id, to }, { job }) {
+    const outcome = await inPlacementById(tenantOf(job), placement_id, async ({ tx, claim }) => {
       const booking = await confirmedBooking(tx, placement_id);
       if (!booking?.move_in_confirmed_at) return { skipped: 'the booking is no longer confirmed and moved in' };
       if (to === 'move_out_closeout' && claim.status_primary === 'move_in_complete') throw new Error('the stay has not started yet');
       const moved = await moveStatus(tx, [claim.id], to);
       return { moved: moved.length > 0 };
     });
+    return outcome ?? { skipped: 'the placement is gone' };
   },
 };

@@ -77,18 +77,6 @@ export async function findPlacement(tx: Tx, claimId: string, propertyId: string,
   return row ?? null;
 }
 
-/**
- * The placement, locked, or not_on_request (never put on the request with POST options): 409 on
- * dates, signer and the helpers, as the specification gives it for POST dates; cancel-booking answers 404.
- */
-export async function placementOnRequest(tx: Tx, claimId: string, propertyId: string, status: 404 | 409 = 409): Promise<PlacementRow> {
-  const row = await findPlacement(tx, claimId, propertyId, { lock: true });
-  if (!row || row.option_status === 'cancelled') {
-    throw new ApiError('not_on_request', 'This home is not on the request: put it there with POST /claims/{reference}/options first.', 'property_id', {}, status);
-  }
-  return row;
-}
-
 export interface ApprovalRow {
   approved: boolean;
   approved_at: Date | null;
@@ -201,6 +189,7 @@ export async function resolveProposals(tx: Tx, placementId: string, resolution: 
      where claim_home_id = ${placementId} and action = 'propose_dates' and resolved_at is null`;
 }
 
+/** The placement's current contract version, locked (lock 3 of unit-of-work.ts: after the request and the placement). */
 export async function currentLease(tx: Tx, placement: PlacementRow): Promise<LeaseRow | null> {
   if (!placement.current_lease_id) return null;
   const [row] = await tx<LeaseRow[]>`select * from app.lease_agreements where id = ${placement.current_lease_id} for update`;

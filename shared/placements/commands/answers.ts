@@ -2,15 +2,16 @@ import type { Tx } from '../../db/client.ts';
 import { ApiError } from '../../http/errors.ts';
 import { emit } from '../../events/outbox.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
-import { moveLease, lockLease } from '../lease.ts';
+import { moveLease } from '../lease.ts';
 import { offerMove, type OfferEvent } from '../states.ts';
 import { checkStay } from '../stay.ts';
-import { findClaim, type ClaimRow } from '../../claims/repository.ts';
-import { withTenant, type Tenant } from '../../db/tenant.ts';
+import type { ClaimRow } from '../../claims/repository.ts';
+import type { Tenant } from '../../db/tenant.ts';
+import { inPlacement } from '../unit-of-work.ts';
 import { placementHome } from './read.ts';
 import { decideRefund } from './refunds.ts';
 import {
-  currentLease, findPlacement, moveOffer, otherHomesInPlay, placementOnRequest, recordResponse, updatePlacement, type PlacementRow,
+  currentLease, moveOffer, otherHomesInPlay, recordResponse, updatePlacement, type PlacementRow,
 } from '../repository.ts';
 
 // The household's and the landlord's answers. In live they arrive from their own channels and the
@@ -51,7 +52,6 @@ export async function sign(tx: Tx, claim: ClaimRow, placement: PlacementRow, by:
   if (by === 'tenant' && placement.proposed_at) {
     throw new ApiError('proposal_pending', 'The household proposed other dates; the placement waits until the caller answers.');
   }
-  await lockLease(tx, lease.id);
   const moved = by === 'tenant'
     ? await moveLease(tx, lease.id, 'first_signed', { policyholder_signed_at: 'now' })
     : await moveLease(tx, lease.id, 'countersigned', { owner_signed_at: 'now' });
@@ -135,14 +135,11 @@ export async function answer(
   reference: string,
   propertyId: string,
   act: (tx: Tx, claim: ClaimRow, placement: PlacementRow) => Promise<void>,
+  // Refund answers also concern a placement cancelled after payment (cancel-booking with force).
   options: { orCancelled?: boolean } = {},
 ) {
-  return withTenant(tenant, async (tx) => {
-    const claim = await findClaim(tx, reference, { lock: true });
-    // Refund answers also concern a placement cancelled after payment (cancel-booking with force).
-    const cancelled = options.orCancelled ? await findPlacement(tx, claim.id, propertyId, { lock: true }) : null;
-    const placement = cancelled ?? await placementOnRequest(tx, claim.id, propertyId);
+  return inPlacement(tenant, { reference, propertyId }, async ({ tx, claim, placement }) => {
     await act(tx, claim, placement);
     return placementHome(tx, claim.id, placement.property_id);
-  });
+  }, { cancelled: options.orCancelled ? 'include' : 'refuse' });
 }

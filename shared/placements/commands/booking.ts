@@ -1,19 +1,19 @@
 import type { Tx } from '../../db/client.ts';
-import { withTenant } from '../../db/tenant.ts';
 import { emit } from '../../events/outbox.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
 import { statuses, type RequestStatus } from '../../claims/status.ts';
 import type { Caller } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { enqueue } from '../../jobs/queue.ts';
-import { lockLease, moveLease, type LeaseRow } from '../lease.ts';
+import { moveLease, type LeaseRow } from '../lease.ts';
 import { findClaim, type ClaimRow } from '../../claims/repository.ts';
+import { inPlacement } from '../unit-of-work.ts';
 import { providerBookingFields } from '../render.ts';
 import {
   cancelBookingRow, clearSignatures, confirmedBooking, homeLabel, latestSettled, otherHomesState, payeeOf, recordMoveIn, shortenBooking,
   type BookingRow,
 } from '../money-repository.ts';
-import { cancelPlacement, contactAddresses, currentLease, placementOnRequest, releaseHolds, shortenLease, type PlacementRow } from '../repository.ts';
+import { cancelPlacement, contactAddresses, currentLease, releaseHolds, shortenLease, type PlacementRow } from '../repository.ts';
 
 // The stay: confirming move-in, and cancelling a placement (before or after payment). Each runs in
 // the request's tenant transaction with the request and the placement locked (the shape of
@@ -40,9 +40,7 @@ export async function announceBookingChange(
 
 /** POST confirm-move-in: records the move-in once; a repeated call answers the same without a second move. */
 export async function confirmMoveIn(caller: Caller, reference: string, propertyId: string) {
-  return withTenant(caller, async (tx) => {
-    const claim = await findClaim(tx, reference, { lock: true });
-    const placement = await placementOnRequest(tx, claim.id, propertyId);
+  return inPlacement(caller, { reference, propertyId }, async ({ tx, claim, placement }) => {
     const booking = await confirmedBooking(tx, placement.id);
     if (!booking) throw new ApiError('not_booked', 'Move-in is confirmed once the booking is: the first payment has not cleared yet.');
     let movedIn = booking;
@@ -77,9 +75,7 @@ export interface CancelInput {
  * to what its remaining homes support.
  */
 export async function cancelBooking(caller: Caller, reference: string, input: CancelInput) {
-  return withTenant(caller, async (tx) => {
-    const claim = await findClaim(tx, reference, { lock: true });
-    const placement = await placementOnRequest(tx, claim.id, input.property_id, 404);
+  return inPlacement(caller, { reference, propertyId: input.property_id }, async ({ tx, claim, placement }) => {
     const paid = await latestSettled(tx, placement.id);
     if (paid && !input.force) {
       throw new ApiError('already_paid', 'Money has settled on this placement; cancel with force: true, and request a refund from the landlord.', undefined, {
@@ -89,8 +85,7 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
     const reason = input.reason ?? null;
     const lease = await currentLease(tx, placement);
     if (lease) {
-      await lockLease(tx, lease.id);
-      const withdrawn = await moveLease(tx, lease.id, 'withdrawn', { withdrawn_at: 'now' });
+          const withdrawn = await moveLease(tx, lease.id, 'withdrawn', { withdrawn_at: 'now' });
       if (withdrawn) await clearSignatures(tx, lease.id);
       if (withdrawn?.provider_ref) {
         await enqueue(tx, 'withdraw_contract', { provider_ref: withdrawn.provider_ref, reason: 'placement cancelled' }, { dedupeKey: withdrawn.provider_ref });
@@ -127,7 +122,7 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
       property: label.name,
       was_paid: paid !== null,
     };
-  });
+  }, { missingStatus: 404 });
 }
 
 /** The status a request's remaining homes support (the lifecycle of shared/claims/status.ts). */

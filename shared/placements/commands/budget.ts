@@ -1,8 +1,8 @@
 import type { Tx } from '../../db/client.ts';
-import { withTenant } from '../../db/tenant.ts';
 import type { Caller } from '../../http/context.ts';
 import { budgetReview, price, type BudgetReview } from '../pricing.ts';
-import { findClaim, type ClaimRow } from '../../claims/repository.ts';
+import type { ClaimRow } from '../../claims/repository.ts';
+import { inRequest } from '../unit-of-work.ts';
 import { findPlacement, homeForRequest, readApproval, saveApproval, type HomeForRequest } from '../repository.ts';
 
 // The budget review of a home on a request (GET budget) and the carrier's approval (POST budget,
@@ -23,10 +23,7 @@ export async function reviewOf(tx: Tx, claim: ClaimRow, home: HomeForRequest): P
 }
 
 export async function readBudget(caller: Caller, reference: string, propertyId: string): Promise<BudgetReview> {
-  return withTenant(caller, async (tx) => {
-    const claim = await findClaim(tx, reference);
-    return reviewOf(tx, claim, await homeForRequest(tx, claim.id, propertyId));
-  });
+  return inRequest(caller, reference, async ({ tx, claim }) => reviewOf(tx, claim, await homeForRequest(tx, claim.id, propertyId)), { lock: false });
 }
 
 /** Records or withdraws the approval and returns the figures it concerns (the review after the decision). */
@@ -37,8 +34,5 @@ export async function approveBudget(tx: Tx, claim: ClaimRow, home: HomeForReques
 }
 
 export async function decideBudget(caller: Caller, reference: string, propertyId: string, approved: boolean): Promise<BudgetReview> {
-  return withTenant(caller, async (tx) => {
-    const claim = await findClaim(tx, reference, { lock: true });
-    return approveBudget(tx, claim, await homeForRequest(tx, claim.id, propertyId), approved);
-  });
+  return inRequest(caller, reference, async ({ tx, claim }) => approveBudget(tx, claim, await homeForRequest(tx, claim.id, propertyId), approved));
 }

@@ -1,14 +1,14 @@
-import { withTenant } from '../../db/tenant.ts';
 import type { Caller } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { checkStay } from '../stay.ts';
 import type { Tx } from '../../db/client.ts';
-import { findClaim, type ClaimRow } from '../../claims/repository.ts';
+import type { ClaimRow } from '../../claims/repository.ts';
+import { inPlacement } from '../unit-of-work.ts';
 import { type DatesInput, type SignerInput } from '../schemas.ts';
 import { assertNotSigned, issueContract } from './contract.ts';
 import { leaseCreated } from '../render.ts';
 import { shortenStay } from './booking.ts';
-import { currentLease, placementOnRequest, resolveProposals, updatePlacement, type PlacementRow } from '../repository.ts';
+import { currentLease, resolveProposals, updatePlacement, type PlacementRow } from '../repository.ts';
 
 // POST dates, POST dates/approve-proposal and POST signer: each locks the request and the placement,
 // checks the placement's state and issues a new contract version (./contract.ts).
@@ -37,9 +37,7 @@ async function closeProposal(tx: Tx, placement: PlacementRow, resolution: 'appro
 
 export async function setDates(caller: Caller, reference: string, body: DatesInput) {
   checkStay(body.move_in, body.move_out);
-  return withTenant(caller, async (tx) => {
-    const claim = await findClaim(tx, reference, { lock: true });
-    const placement = await placementOnRequest(tx, claim.id, body.property_id);
+  return inPlacement(caller, { reference, propertyId: body.property_id }, async ({ tx, claim, placement }) => {
     const lease = await currentLease(tx, placement);
     // Once moved in, an earlier move_out shortens the stay (part 2); any other change stays refused.
     const shortened = lease?.status === 'fully_signed' ? await shortenStay(tx, claim, placement, lease, body.move_in, body.move_out) : null;
@@ -57,9 +55,7 @@ export async function setDates(caller: Caller, reference: string, body: DatesInp
 }
 
 export async function approveProposal(caller: Caller, reference: string, propertyId: string) {
-  return withTenant(caller, async (tx) => {
-    const claim = await findClaim(tx, reference, { lock: true });
-    const placement = await placementOnRequest(tx, claim.id, propertyId);
+  return inPlacement(caller, { reference, propertyId }, async ({ tx, claim, placement }) => {
     assertNotSigned(await currentLease(tx, placement));
     if (!placement.proposed_move_in || !placement.proposed_move_out) {
       throw new ApiError('no_proposal', 'The household has not proposed other dates for this home.', 'property_id');
@@ -73,9 +69,7 @@ export async function approveProposal(caller: Caller, reference: string, propert
 }
 
 export async function changeSigner(caller: Caller, reference: string, body: SignerInput) {
-  return withTenant(caller, async (tx) => {
-    const claim = await findClaim(tx, reference, { lock: true });
-    const placement = await placementOnRequest(tx, claim.id, body.property_id);
+  return inPlacement(caller, { reference, propertyId: body.property_id }, async ({ tx, claim, placement }) => {
     const lease = await currentLease(tx, placement);
     assertNotSigned(lease);
     const signer = { signer_name: body.signer_email ? body.signer_name ?? null : null, signer_email: body.signer_email ?? null };

@@ -2,11 +2,9 @@ import { withTenant, type Tenant } from '../../db/tenant.ts';
 import type { ProcessorNotification } from '../ports/types.ts';
 import { liveAccountOwner, setBankAccountLast4, updatePayoutStatus } from '../../properties/payouts.ts';
 import { splitCharge } from '../../properties/earnings.ts';
-import { lockLease } from '../lease.ts';
-import { findClaim } from '../../claims/repository.ts';
-import { claimProcessorEvent, livePaymentByRef, markRefunded, payeeOf, placementKeys } from '../money-repository.ts';
+import { claimProcessorEvent, livePaymentByRef, markRefunded, payeeOf } from '../money-repository.ts';
 import { recordCharge } from './payments.ts';
-import { findPlacement } from '../repository.ts';
+import { inPlacementById, lockLeaseOf } from '../unit-of-work.ts';
 
 // The payment processor's verified notifications, applied in the transaction of the tenant they
 // concern. The processor's event id is claimed in that same transaction (app.claim_processor_event),
@@ -29,12 +27,9 @@ export async function applyNotification(n: ProcessorNotification): Promise<Notif
     case 'payment_failed': {
       const m = n.metadata;
       if (m.environment !== 'live' || !m.org_id || !m.placement_id || !m.lease_id) return 'ignored: not a charge of the pay page';
-      return withTenant(live(m.org_id), async (tx) => {
-        const keys = await placementKeys(tx, m.placement_id);
-        if (!keys) return 'ignored: unknown placement';
-        const request = await findClaim(tx, keys.claim_id, { lock: true });
-        const placement = (await findPlacement(tx, request.id, keys.property_id, { lock: true }))!;
-        const lease = await lockLease(tx, m.lease_id);
+      const outcome = await inPlacementById(live(m.org_id), m.placement_id, async (unit): Promise<NotificationOutcome> => {
+        const { tx, claim: request, placement } = unit;
+        const lease = await lockLeaseOf(unit, m.lease_id);
         if (!lease) return 'ignored: unknown lease';
         const parts = { rentCents: Number(m.rent_cents ?? 0), depositCents: Number(m.deposit_cents ?? 0), feesCents: Number(m.fees_cents ?? 0) };
         const charge = {
@@ -57,6 +52,7 @@ export async function applyNotification(n: ProcessorNotification): Promise<Notif
         });
         return recorded ? 'applied' : 'duplicate';
       });
+      return outcome ?? 'ignored: unknown placement';
     }
     case 'refunded': {
       const payment = await livePaymentByRef(n.paymentRef);

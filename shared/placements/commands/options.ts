@@ -1,13 +1,12 @@
-import { withTenant } from '../../db/tenant.ts';
 import type { Caller } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { offerMove } from '../states.ts';
-import { findClaim } from '../../claims/repository.ts';
+import { inRequest, lockHomeOnRequest } from '../unit-of-work.ts';
 import { type OptionInput } from '../schemas.ts';
 import { approveBudget } from './budget.ts';
-import { findPlacement, hasBillingAccount, homeForRequest, insertPlacement, moveOffer, readApproval, reopenPlacement } from '../repository.ts';
+import { hasBillingAccount, homeForRequest, insertPlacement, moveOffer, readApproval, reopenPlacement } from '../repository.ts';
 
 // POST /claims/{reference}/options: put a home on the request and send it to the household (send)
 // or place it on their behalf (place). Tenant transaction; the request and the placement row are
@@ -16,8 +15,8 @@ import { findPlacement, hasBillingAccount, homeForRequest, insertPlacement, move
 // could_not_place and writes nothing). Safe to retry: the same row is rewritten.
 
 export async function putOption(caller: Caller, reference: string, body: OptionInput) {
-  return withTenant(caller, async (tx) => {
-    const claim = await findClaim(tx, reference, { lock: true });
+  return inRequest(caller, reference, async (unit) => {
+    const { tx, claim } = unit;
     const home = await homeForRequest(tx, claim.id, body.property_id);
     if (!(await hasBillingAccount(tx))) {
       throw new ApiError('no_billing_account', 'This organisation is not linked to a carrier billing account; ask the service to link one before placing live.');
@@ -36,7 +35,7 @@ export async function putOption(caller: Caller, reference: string, body: OptionI
       throw new ApiError('could_not_place', 'send emails the household: the request has no household_email (add it with PATCH /claims/{reference}), or use place.', 'action');
     }
 
-    const existing = await findPlacement(tx, claim.id, home.id, { lock: true });
+    const existing = await lockHomeOnRequest(unit, home.id);
     const from = existing && existing.option_status !== 'cancelled' ? existing : null;
     const to = offerMove(body.action, from);
     if (!to) {

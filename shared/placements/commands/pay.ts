@@ -1,13 +1,13 @@
 import type { Tx } from '../../db/client.ts';
-import { withTenant } from '../../db/tenant.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { PayLink } from '../pay-link.ts';
 import { paymentsPort } from '../ports/index.ts';
 import type { CheckoutRequest } from '../ports/types.ts';
-import { findClaim, type ClaimRow } from '../../claims/repository.ts';
-import { paymentsOf, placementKeys } from '../money-repository.ts';
+import type { ClaimRow } from '../../claims/repository.ts';
+import { paymentsOf } from '../money-repository.ts';
 import { payable, paySandbox, requireDue } from './payments.ts';
-import { findPlacement, homeOnRequest, placementOnRequest, type PlacementRow } from '../repository.ts';
+import { homeOnRequest, type PlacementRow } from '../repository.ts';
+import { inPlacementById } from '../unit-of-work.ts';
 
 // The pay page's data and its payment, in the tenant transaction of the request the link names:
 // the same commands as the sandbox `payment` helper (sandbox) and the checkout on the landlord's
@@ -56,21 +56,20 @@ export interface PayActions {
   pay(link: PayLink, submission: PaySubmission, returnUrl: string): Promise<{ result: 'succeeded' | 'failed' } | { redirect: string }>;
 }
 
-async function inPlacement<T>(link: PayLink, lock: boolean, work: (tx: Tx, claim: ClaimRow, placement: PlacementRow) => Promise<T>): Promise<T | null> {
-  return withTenant({ orgId: link.orgId, environment: link.environment }, async (tx) => {
-    const keys = await placementKeys(tx, link.placementId);
-    if (!keys) return null;
-    const claim = await findClaim(tx, keys.claim_id, { lock });
-    const placement = lock ? await placementOnRequest(tx, claim.id, keys.property_id) : await findPlacement(tx, claim.id, keys.property_id);
-    if (!placement) return null;
-    return work(tx, claim, placement);
-  });
+/**
+ * The link's placement in its tenant's transaction (the link's organisation and environment), or
+ * null when it is gone. Paying locks it and refuses a cancelled one; the view reads without locks
+ * and shows a cancelled placement as such.
+ */
+function inLinkedPlacement<T>(link: PayLink, lock: boolean, work: (tx: Tx, claim: ClaimRow, placement: PlacementRow) => Promise<T>): Promise<T | null> {
+  const tenant = { orgId: link.orgId, environment: link.environment };
+  return inPlacementById(tenant, link.placementId, ({ tx, claim, placement }) => work(tx, claim, placement), { lock, cancelled: lock ? 'refuse' : 'include' });
 }
 
 const paidTitle = (chargeType: string, start: string | null) => (chargeType === 'initial' ? 'First payment' : `Rent from ${start}`);
 
 async function view(link: PayLink): Promise<PayView | null> {
-  return inPlacement(link, false, async (tx, claim, placement) => {
+  return inLinkedPlacement(link, false, async (tx, claim, placement) => {
     const home = (await homeOnRequest(tx, claim.id, placement.property_id))!;
     const payments = await paymentsOf(tx, placement.id);
     const base = {
@@ -104,7 +103,7 @@ async function view(link: PayLink): Promise<PayView | null> {
 }
 
 async function pay(link: PayLink, submission: Parameters<PayActions['pay']>[1], returnUrl: string) {
-  const outcome = await inPlacement(link, true, async (tx, claim, placement) => {
+  const outcome = await inLinkedPlacement(link, true, async (tx, claim, placement) => {
     if (link.environment === 'sandbox') {
       const payment = await paySandbox(tx, claim, placement, submission.outcome ?? 'succeeded', submission.amountCents);
       return { result: payment.status === 'failed' ? ('failed' as const) : ('succeeded' as const) };

@@ -1,16 +1,14 @@
 import { payPageUrl, publicBaseUrl, signPayLink } from '../pay-link.ts';
 import type { Tx } from '../../db/client.ts';
-import { withTenant } from '../../db/tenant.ts';
 import type { Caller } from '../../http/context.ts';
-import { findClaim } from '../../claims/repository.ts';
+import { inRequest } from '../unit-of-work.ts';
 import { renderPlacementHome } from '../render.ts';
 import { placementHomes, type PlacementHomeRow } from '../repository.ts';
 
 // GET /claims/{reference}/placement: the request's status and every home on it.
 
 export async function readPlacement(caller: Caller, reference: string, requestUrl: string) {
-  return withTenant(caller, async (tx) => {
-    const claim = await findClaim(tx, reference);
+  return inRequest(caller, reference, async ({ tx, claim }) => {
     const homes = await placementHomes(tx, claim.id);
     const payee = payingHome(homes);
     return {

@@ -6,14 +6,15 @@ import { ApiError, notFound } from '../../http/errors.ts';
 import { isUuid } from '../../ids.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { fromCents } from '../../money.ts';
-import { findClaim, type ClaimRow } from '../../claims/repository.ts';
+import type { ClaimRow } from '../../claims/repository.ts';
+import { inPlacement, inPlacementById } from '../unit-of-work.ts';
 import {
   homeLabel, insertRefundRequest, latestSettled, moveRefundRequest, openRefundRequest, payeeOf, providerRefundRequests, 
   type RefundRequestRow,
 } from '../money-repository.ts';
 import { onHome } from './payments.ts';
 import { renderRefundForProvider } from '../render.ts';
-import { findPlacement, type PlacementRow } from '../repository.ts';
+import type { PlacementRow } from '../repository.ts';
 
 // Refunds: the carrier asks (POST refund-request), the landlord approves or declines (the sandbox
 // `landlord` helper, or the provider's own POST /properties/refund-requests/{id}), and an approval
@@ -27,11 +28,8 @@ export interface RefundInput {
 }
 
 export async function requestRefund(caller: Caller, reference: string, input: RefundInput) {
-  return withTenant(caller, async (tx) => {
-    const claim = await findClaim(tx, reference, { lock: true });
-    // A cancelled placement (cancel-booking with force) is still refundable.
-    const placement = await findPlacement(tx, claim.id, input.property_id, { lock: true });
-    if (!placement) throw new ApiError('not_on_request', 'This home was never put on the request.', 'property_id', {}, 404);
+  // A cancelled placement (cancel-booking with force) is still refundable.
+  return inPlacement(caller, { reference, propertyId: input.property_id }, async ({ tx, claim, placement }) => {
     if (await openRefundRequest(tx, placement.id)) {
       throw new ApiError('refund_pending', 'A refund request on this home is already open; wait for the landlord’s answer.');
     }
@@ -53,7 +51,7 @@ export async function requestRefund(caller: Caller, reference: string, input: Re
       currency: request.currency,
       status: 'pending_owner_approval' as const,
     };
-  });
+  }, { cancelled: 'include', missingStatus: 404 });
 }
 
 /**
@@ -90,10 +88,7 @@ export async function answerRefundRequest(caller: Caller, id: string, approve: b
   const [found] = isUuid(id) ? await withTenant(caller, (tx) => providerRefundRequests(tx, id)) : [];
   if (!found) throw notFound('refund request');
   const carrier: Tenant = { orgId: found.org_id, environment: caller.environment };
-  await withTenant(carrier, async (tx) => {
-    const claim = await findClaim(tx, found.claim_id, { lock: true });
-    await decideRefund(tx, claim, { id: found.claim_home_id, property_id: found.property_id }, approve);
-  });
+  await inPlacementById(carrier, found.claim_home_id, ({ tx, claim, placement }) => decideRefund(tx, claim, placement, approve));
   const [after] = await withTenant(caller, (tx) => providerRefundRequests(tx, id));
   return renderRefundForProvider(after);
 }

@@ -1,0 +1,100 @@
+import type { Tx } from '../db/client.ts';
+import { withTenant, type Tenant } from '../db/tenant.ts';
+import { ApiError } from '../http/errors.ts';
+import { findClaim, type ClaimRow } from '../claims/repository.ts';
+import { lockLease, type LeaseRow } from './lease.ts';
+import { placementKeys } from './money-repository.ts';
+import { findPlacement, type PlacementRow } from './repository.ts';
+
+// The placement's unit of work: one tenant transaction that finds and locks what a command acts on,
+// always in the same order, and hands the command typed rows. Every placement command, job, callback
+// and page runs through it; none locks by hand.
+//
+// The lock order (every path that writes takes its locks in this order, so two of them can wait
+// for each other but never deadlock):
+//
+//   1. the housing request   (app.claims, FOR UPDATE)      status moves lock requests too, in id order
+//   2. the placement         (app.claim_homes, FOR UPDATE) the home on the request
+//   3. the lease             (app.lease_agreements)        its current version, or the one named
+//   4. payments and refunds  (app.payments, app.refund_requests), read for update by the command
+//
+// A command that needs only the request (the budget, putting a home on it) takes lock 1; a read
+// takes none.
+
+export interface RequestUnit {
+  tx: Tx;
+  claim: ClaimRow;
+}
+
+export interface PlacementUnit extends RequestUnit {
+  placement: PlacementRow;
+}
+
+/** How a placement is named: by the request and the home (the API's routes), or by its own id (links, callbacks, jobs). */
+export type PlacementTarget = { reference: string; propertyId: string } | { placementId: string };
+
+export interface PlacementOptions {
+  /** Take the locks (default). A read passes false. */
+  lock?: boolean;
+  /**
+   * A cancelled placement: refused like one never put on the request (default), or handed over
+   * (refunds concern a placement cancelled after payment).
+   */
+  cancelled?: 'refuse' | 'include';
+  /** The status of not_on_request when the home is not on the request: 409 (default, as POST dates) or 404 (cancel-booking). */
+  missingStatus?: 404 | 409;
+}
+
+/** Runs `work` with the request `reference` names, locked unless `lock` is false. */
+export function inRequest<T>(tenant: Tenant, reference: string, work: (unit: RequestUnit) => Promise<T>, options: { lock?: boolean } = {}): Promise<T> {
+  return withTenant(tenant, async (tx) => work({ tx, claim: await findClaim(tx, reference, { lock: options.lock ?? true }) }));
+}
+
+/**
+ * Runs `work` with the request and the placement, locked in that order. A home not on the request
+ * is 409 not_on_request (or the status asked for); a placement named by an id it cannot find is
+ * 404 not_found.
+ */
+export function inPlacement<T>(tenant: Tenant, target: PlacementTarget, work: (unit: PlacementUnit) => Promise<T>, options: PlacementOptions = {}): Promise<T> {
+  return withTenant(tenant, async (tx) => work(await lockPlacement(tx, target, options)));
+}
+
+/**
+ * inPlacement for a placement named by its id that may no longer be there (a pay link, a processor's
+ * metadata, a scheduled job): null when it is not, cancelled ones included unless refused.
+ */
+export function inPlacementById<T>(
+  tenant: Tenant,
+  placementId: string,
+  work: (unit: PlacementUnit) => Promise<T>,
+  options: PlacementOptions = {},
+): Promise<T | null> {
+  return withTenant(tenant, async (tx) => {
+    if (!(await placementKeys(tx, placementId))) return null;
+    return work(await lockPlacement(tx, { placementId }, { cancelled: 'include', ...options }));
+  });
+}
+
+/** Lock 2 for a home that may not be on the request yet (POST options puts it there): its placement, or null. */
+export function lockHomeOnRequest(unit: RequestUnit, propertyId: string): Promise<PlacementRow | null> {
+  return findPlacement(unit.tx, unit.claim.id, propertyId, { lock: true });
+}
+
+/** The locks of inPlacement, inside a transaction the caller already holds for the tenant. */
+export async function lockPlacement(tx: Tx, target: PlacementTarget, options: PlacementOptions = {}): Promise<PlacementUnit> {
+  const lock = options.lock ?? true;
+  const keys = 'placementId' in target ? await placementKeys(tx, target.placementId) : { claim_id: target.reference, property_id: target.propertyId };
+  if (!keys) throw new ApiError('not_found', 'No such placement for this organisation in this environment.');
+  const claim = await findClaim(tx, keys.claim_id, { lock });
+  const placement = await findPlacement(tx, claim.id, keys.property_id, { lock });
+  if (!placement || (placement.option_status === 'cancelled' && options.cancelled !== 'include')) {
+    throw new ApiError('not_on_request', 'This home is not on the request: put it there with POST /claims/{reference}/options first.', 'property_id', {}, options.missingStatus ?? 409);
+  }
+  return { tx, claim, placement };
+}
+
+/** Lock 3: a lease of the placement, named by its id (a processor's or a provider's callback names the version it concerns). */
+export async function lockLeaseOf(unit: PlacementUnit, leaseId: string): Promise<LeaseRow | null> {
+  const lease = await lockLease(unit.tx, leaseId);
+  return lease && lease.claim_home_id === unit.placement.id ? lease : null;
+}
