@@ -46,58 +46,88 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -147,40 +177,60 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body is not JSON; could_not_create: the request could not be written. */
+                /** @description invalid_json: the body is not JSON; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_create: the request could not be written. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long" | "could_not_create";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: a field is missing or wrong (field names it), including a US ZIP code the service does not know without loss_lat/loss_lng. */
@@ -189,25 +239,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -254,31 +319,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such request for this organisation in this environment. */
@@ -287,34 +367,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -361,31 +461,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such request for this organisation in this environment. */
@@ -394,43 +509,68 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -482,31 +622,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such request for this organisation in this environment; not_on_request: the home was never added to this request (or is already cancelled). */
@@ -515,16 +670,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found" | "not_on_request";
+                            };
+                        };
                     };
                 };
-                /** @description already_paid: money has settled and force is not true; error.payment carries id, amount_total_cents and currency. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; already_paid: money has settled and force is not true; error.payment carries id, amount_total_cents and currency. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "already_paid";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: property_id missing or not a uuid, reason empty or too long, force not a boolean. */
@@ -533,25 +698,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -607,49 +787,74 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description not_found: no such request for this organisation in this environment */
+                /** @description not_found: no such request for this organisation in this environment. */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description not_on_request: the home is not on the request (or was cancelled); not_booked: the first payment has not cleared yet. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request (or was cancelled); not_booked: the first payment has not cleared yet. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "not_booked";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: property_id missing or not a uuid. */
@@ -658,25 +863,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -732,76 +952,116 @@ export interface paths {
                         };
                     };
                 };
-                /** @description could_not_set_dates: the household declined the home, the application is not approved, the home is no longer offered or its provider cannot take charges, or nobody to send the lease to. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the household declined the home, the application is not approved, the home is no longer offered or its provider cannot take charges, or nobody to send the lease to. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long" | "could_not_set_dates";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description not_found: no such request for this organisation in this environment */
+                /** @description not_found: no such request for this organisation in this environment. */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description not_on_request: the home was not put on the request with POST options; dates_unavailable: something holds part of the range (error.conflicts[] has start_date, end_date, reason); already_signed: the lease is fully signed; cancel instead. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home was not put on the request with POST options; dates_unavailable: something holds part of the range (error.conflicts[] has start_date, end_date, reason); already_signed: the lease is fully signed; cancel instead. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "dates_unavailable" | "already_signed";
+                            };
+                        };
                     };
                 };
-                /** @description stay_too_short (field move_out): under 30 days; invalid_field: a date not YYYY-MM-DD, move_out on or before move_in (field move_out), move_in in the past (field move_in). */
+                /** @description invalid_field: a date not YYYY-MM-DD, move_out on or before move_in (field move_out), move_in in the past (field move_in); stay_too_short: (field move_out) under 30 days. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field" | "stay_too_short";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -857,49 +1117,74 @@ export interface paths {
                         };
                     };
                 };
-                /** @description could_not_set_dates: as for POST dates. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: as for POST dates. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long" | "could_not_set_dates";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description not_found: no such request for this organisation in this environment */
+                /** @description not_found: no such request for this organisation in this environment. */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description not_on_request: the home was not put on the request with POST options; no_proposal: the household proposed no dates; dates_unavailable: the proposed range is held; already_signed: the lease is fully signed; cancel instead. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home was not put on the request with POST options; no_proposal: the household proposed no dates; dates_unavailable: the proposed range is held; already_signed: the lease is fully signed; cancel instead. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "no_proposal" | "dates_unavailable" | "already_signed";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: property_id missing or not a uuid; stay_too_short or invalid_field when the proposed dates no longer fit the rules (move_in now past). */
@@ -908,25 +1193,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -974,31 +1274,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such request (or document) for this organisation in this environment. */
@@ -1007,34 +1322,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -1082,31 +1417,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such request (or document) for this organisation in this environment. */
@@ -1115,16 +1465,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
                 /** @description file_too_large: the document is over 10 MB (10,485,760 bytes); an oversized upload is refused while it is read, never read far past the limit. */
@@ -1133,7 +1493,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
+                            };
+                        };
                     };
                 };
                 /** @description unsupported_type: the content is not PDF, PNG, JPEG, GIF, WebP, TIFF, HEIC, Word (.doc, .docx). */
@@ -1142,34 +1507,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "unsupported_type";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -1214,31 +1599,46 @@ export interface paths {
                         "application/octet-stream": string;
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description not_yours: the document was filed by the service's team, not uploaded through your integration (forbidden: scope missing). */
+                /** @description forbidden: the key lacks the scope; the message names it; not_yours: the document was filed by the service's team, not uploaded through your integration (forbidden: scope missing). */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden" | "not_yours";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such request (or document) for this organisation in this environment. */
@@ -1247,34 +1647,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -1327,31 +1747,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such request for this organisation in this environment. */
@@ -1360,34 +1795,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -1445,31 +1900,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description could_not_place: the home is placed on another request, its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), or its state does not allow the action. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: the home is placed on another request, its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), or its state does not allow the action. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long" | "could_not_place";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such request for this organisation in this environment; or no such home for it. */
@@ -1478,16 +1948,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description budget_not_approved: approve the budget first or send approve_budget: true; no_billing_account: a live organisation not linked to a billing account. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; budget_not_approved: approve the budget first or send approve_budget: true; no_billing_account: a live organisation not linked to a billing account. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "budget_not_approved" | "no_billing_account";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: property_id missing or not a uuid, action not send or place, signer fields with send, signer_email without signer_name. */
@@ -1496,25 +1976,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -1563,31 +2058,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such request for this organisation in this environment; or no such home for it (another environment, not verified, unavailable, or a test home on a live request). */
@@ -1596,34 +2106,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -1670,31 +2200,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such request for this organisation in this environment; or no such home for it. */
@@ -1703,16 +2248,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: approved missing or not a boolean, or an unknown field. */
@@ -1721,25 +2276,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -1786,67 +2356,102 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description not_found: no such request for this organisation in this environment */
+                /** @description not_found: no such request for this organisation in this environment. */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -1904,31 +2509,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such request for this organisation in this environment; not_on_request: the home was never added to this request. */
@@ -1937,16 +2557,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found" | "not_on_request";
+                            };
+                        };
                     };
                 };
-                /** @description nothing_to_refund: no settled payment on the home; refund_pending: a refund request is already open. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; nothing_to_refund: no settled payment on the home; refund_pending: a refund request is already open. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "nothing_to_refund" | "refund_pending";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: property_id missing or not a uuid, reason empty or too long. */
@@ -1955,25 +2585,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -2037,49 +2682,74 @@ export interface paths {
                         };
                     };
                 };
-                /** @description could_not_set_dates: the home is no longer offered, or nobody to send the lease to. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the home is no longer offered, or nobody to send the lease to. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long" | "could_not_set_dates";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description not_found: no such request for this organisation in this environment */
+                /** @description not_found: no such request for this organisation in this environment. */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description not_on_request: the home was not put on the request with POST options; already_signed: the lease is fully signed; cancel instead. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home was not put on the request with POST options; already_signed: the lease is fully signed; cancel instead. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "already_signed";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: property_id missing, signer_email not an email, signer_email without signer_name. */
@@ -2088,25 +2758,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -2158,31 +2843,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such request for this organisation in this environment. */
@@ -2191,43 +2891,68 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description no_coordinator: nobody at the service is assigned to source for this request yet. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; no_coordinator: nobody at the service is assigned to source for this request yet. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "no_coordinator";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -2272,31 +2997,46 @@ export interface paths {
                         "application/json": components["schemas"]["Timeline"];
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such request for this organisation in this environment. */
@@ -2305,34 +3045,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -2394,40 +3154,60 @@ export interface paths {
                         "application/json": components["schemas"]["HousingRequestBatchResult"];
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
                 /** @description Every item was refused (the batch answer), or the body itself is invalid: invalid_field on `requests` (missing, empty or too long). */
@@ -2439,22 +3219,32 @@ export interface paths {
                         "application/json": components["schemas"]["HousingRequestBatchResult"] | components["schemas"]["Error"];
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -2511,58 +3301,88 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description invalid_field (limit, since, cursor) or unknown_event (an `event` name the side is not sent). */
+                /** @description invalid_field: limit, since or cursor; unknown_event: an `event` name the side is not sent. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field" | "unknown_event";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -2611,31 +3431,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such event in this organisation and environment (or past its 90 days). */
@@ -2644,34 +3479,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -2725,31 +3580,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such event in this organisation and environment (or past its 90 days). */
@@ -2758,43 +3628,68 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description no_endpoint: no active endpoint subscribes to the event; could_not_replay: a replay of it is already waiting for every subscribed endpoint. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; no_endpoint: no active endpoint subscribes to the event; could_not_replay: a replay of it is already waiting for every subscribed endpoint. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "no_endpoint" | "could_not_replay";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -2849,67 +3744,102 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description sandbox_only: a live key (whatever the body); forbidden: a sandbox key without a write scope (the message names it). */
+                /** @description forbidden: a sandbox key without a write scope (the message names it); sandbox_only: a live key (whatever the body). */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden" | "sandbox_only";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
-                /** @description unknown_event: not an event of the caller's side; invalid_field: an event outside the simulatable list (field `event`) or `data` with a wrong value or a field the payload does not have (field `data.<name>`). */
+                /** @description invalid_field: an event outside the simulatable list (field `event`) or `data` with a wrong value or a field the payload does not have (field `data.<name>`); unknown_event: not an event of the caller's side. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field" | "unknown_event";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -2954,58 +3884,88 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -3059,31 +4019,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: a bad limit, status or cursor. */
@@ -3092,25 +4067,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -3160,67 +4150,102 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -3265,31 +4290,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such home for this organisation in this environment. */
@@ -3298,34 +4338,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -3371,31 +4431,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such home for this organisation in this environment. */
@@ -3404,16 +4479,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: a field is wrong, or external_id is already used by another home. */
@@ -3422,25 +4507,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -3487,31 +4587,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such home for this organisation in this environment. */
@@ -3520,34 +4635,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -3589,31 +4724,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such home for this organisation in this environment. */
@@ -3622,16 +4772,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: a bad date, or end_date before start_date. */
@@ -3640,25 +4800,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -3711,31 +4886,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such home, or no such block on it, in this environment. */
@@ -3744,43 +4934,68 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description not_yours_to_release: the block is a service hold for a lease or booking. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; not_yours_to_release: the block is a service hold for a lease or booking. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "not_yours_to_release";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -3848,40 +5063,60 @@ export interface paths {
                         "application/json": components["schemas"]["AvailabilityBulkResult"];
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
                 /** @description Every item was refused (the batch answer), or the body itself is invalid: invalid_field on `blocks` (missing, empty or too long). */
@@ -3893,22 +5128,32 @@ export interface paths {
                         "application/json": components["schemas"]["AvailabilityBulkResult"] | components["schemas"]["Error"];
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -3980,40 +5225,60 @@ export interface paths {
                         "application/json": components["schemas"]["HomeBatchResult"];
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
                 /** @description Every item was refused (the batch answer), or the body itself is invalid: invalid_field on `properties` (missing, empty or too long). */
@@ -4025,22 +5290,32 @@ export interface paths {
                         "application/json": components["schemas"]["HomeBatchResult"] | components["schemas"]["Error"];
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -4091,31 +5366,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: a bad limit or cursor. */
@@ -4124,25 +5414,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -4188,58 +5493,88 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -4285,58 +5620,88 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -4383,58 +5748,88 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -4492,31 +5887,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such refund request on your homes in this environment. */
@@ -4525,16 +5935,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description no_refund_request: the request was already answered. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; no_refund_request: the request was already answered. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "no_refund_request";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: decision is not approve or decline. */
@@ -4543,25 +5963,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -4619,31 +6054,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description sandbox_only: a live key. */
+                /** @description forbidden: the key lacks the scope; the message names it; sandbox_only: a live key. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden" | "sandbox_only";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such request for this organisation in this environment. */
@@ -4652,16 +6102,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description not_on_request: the home is not on the request; option_not_open: the offer does not allow the action (declined, already approved, not yet applied); lease_not_signable: no contract out for signature; proposal_pending: sign while a date proposal waits; already_signed: propose_dates on a fully signed lease. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request; option_not_open: the offer does not allow the action (declined, already approved, not yet applied); lease_not_signable: no contract out for signature; proposal_pending: sign while a date proposal waits; already_signed: propose_dates on a fully signed lease. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "option_not_open" | "lease_not_signable" | "proposal_pending" | "already_signed";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: unknown action, reason missing to decline, dates missing or misordered, move_in in the past; stay_too_short: a proposal under 30 days. */
@@ -4670,25 +6130,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field" | "stay_too_short";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -4746,31 +6221,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description sandbox_only: a live key. */
+                /** @description forbidden: the key lacks the scope; the message names it; sandbox_only: a live key. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden" | "sandbox_only";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such request for this organisation in this environment. */
@@ -4779,16 +6269,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description not_on_request: the home is not on the request; option_not_open: no application to approve; already_placed: the home was placed on another request meanwhile; lease_not_signable: the lease is not awaiting the countersignature; no_refund_request: no refund request is open. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request; option_not_open: no application to approve; already_placed: the home was placed on another request meanwhile; lease_not_signable: the lease is not awaiting the countersignature; no_refund_request: no refund request is open. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "option_not_open" | "already_placed" | "lease_not_signable" | "no_refund_request";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: unknown action. */
@@ -4797,25 +6297,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -4873,31 +6388,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description sandbox_only: a live key; forbidden: the key lacks options:write. */
+                /** @description forbidden: the key lacks options:write; sandbox_only: a live key. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden" | "sandbox_only";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such request for this organisation in this environment. */
@@ -4906,16 +6436,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description not_on_request: the home is not on the request (or was cancelled); lease_not_signed: the lease is not fully signed yet; charges_disabled: the landlord's account cannot take charges; nothing_due: every period started so far is paid. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request (or was cancelled); lease_not_signed: the lease is not fully signed yet; charges_disabled: the landlord's account cannot take charges; nothing_due: every period started so far is paid. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "lease_not_signed" | "charges_disabled" | "nothing_due";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: outcome is not succeeded or failed. */
@@ -4924,25 +6464,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -4999,40 +6554,60 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description sandbox_only: a live key; forbidden: the key lacks properties:write (carrier keys never have it). */
+                /** @description forbidden: the key lacks properties:write (carrier keys never have it); sandbox_only: a live key. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden" | "sandbox_only";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
                 /** @description invalid_field: a value is not a boolean, or charges/payouts are enabled while disconnecting. */
@@ -5041,25 +6616,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -5103,58 +6693,88 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -5205,67 +6825,102 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -5316,58 +6971,88 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description invalid_field (limit, cursor). */
+                /** @description invalid_field: limit or cursor. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -5408,67 +7093,102 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
-                /** @description invalid_field (url not https, private, with credentials or too long; events empty) or unknown_event (field `events`). */
+                /** @description invalid_field: url not https, private, with credentials or too long, or events empty; unknown_event: (field events) an event the side is not sent. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field" | "unknown_event";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -5521,31 +7241,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such endpoint in this organisation and environment. */
@@ -5554,43 +7289,68 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -5633,31 +7393,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such endpoint in this organisation and environment. */
@@ -5666,43 +7441,68 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
-                /** @description invalid_field (nothing to change, url, events) or unknown_event (field `events`). */
+                /** @description invalid_field: nothing to change, or url or events wrong; unknown_event: (field events) an event the side is not sent. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field" | "unknown_event";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -5750,31 +7550,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such endpoint in this organisation and environment. */
@@ -5783,43 +7598,68 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -5871,31 +7711,46 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
                 /** @description not_found: no such endpoint in this organisation and environment. */
@@ -5904,43 +7759,68 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
                     };
                 };
-                /** @description The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress). */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
                     };
                 };
-                /** @description A field is missing or wrong (invalid_field); `field` names it. */
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };
@@ -5999,58 +7879,88 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The body could not be read (invalid_json) or the write was refused. */
+                /** @description invalid_json: the body could not be read. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
                     };
                 };
-                /** @description Key missing (missing_key) or not a valid organisation key (invalid_key). */
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
                     };
                 };
-                /** @description The key lacks the scope (forbidden); the message names it. */
+                /** @description forbidden: the key lacks the scope; the message names it. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
                     };
                 };
-                /** @description invalid_field (a filter, limit or cursor). */
+                /** @description invalid_field: a filter, limit or cursor. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
                     };
                 };
-                /** @description Over the per-minute limit (rate_limited); see Retry-After. */
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
                     };
                 };
-                /** @description Server fault (server_error); retry with backoff. */
+                /** @description server_error: server fault; retry with backoff. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
                     };
                 };
             };

@@ -90,6 +90,7 @@ export interface SchemaNode {
   properties?: Record<string, SchemaNode>;
   items?: SchemaNode;
   anyOf?: SchemaNode[];
+  allOf?: SchemaNode[];
 }
 
 interface MediaType {

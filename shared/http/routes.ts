@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './context.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, type ErrorCode, type errorCodes } from './errors.ts';
 import { allows, describeRule, type ScopeRule } from './scopes.ts';
 
 // Route definitions: every route declares its scope and its zod schemas once; the same
@@ -17,24 +17,83 @@ export const ErrorSchema = z
   })
   .openapi('Error');
 
-const errorResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: ErrorSchema } },
-});
+/**
+ * Codes the specification gives another status on some routes besides their own (the table in
+ * errors.ts): not_on_request is 404 on cancel-booking and refund-request, 409 on dates and the helpers.
+ */
+const alsoAt = { not_on_request: [409] } as const;
 
-/** Error responses every authenticated route can give. */
-const commonErrors = {
-  400: errorResponse('The body could not be read (invalid_json) or the write was refused.'),
-  401: errorResponse('Key missing (missing_key) or not a valid organisation key (invalid_key).'),
-  403: errorResponse('The key lacks the scope (forbidden); the message names it.'),
-  422: errorResponse('A field is missing or wrong (invalid_field); `field` names it.'),
-  429: errorResponse('Over the per-minute limit (rate_limited); see Retry-After.'),
-  500: errorResponse('Server fault (server_error); retry with backoff.'),
+type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500;
+
+/** The codes a route may document under status S: those whose status is S, and those also given S. */
+export type CodesAt<S extends ErrorStatus> =
+  | { [C in ErrorCode]: S extends (typeof errorCodes)[C] ? C : never }[ErrorCode]
+  | { [C in keyof typeof alsoAt]: S extends (typeof alsoAt)[C][number] ? C : never }[keyof typeof alsoAt];
+
+/**
+ * A route's errors: by status, each code it can answer with and when. The OpenAPI document's error
+ * responses are built from these (their `code` an enum of exactly these codes), so the document, the
+ * code table and the route cannot drift: a misspelt code, or a code under a status the table does
+ * not give it, fails the type check.
+ */
+export type RouteErrors = { [S in ErrorStatus]?: Partial<Record<CodesAt<S>, string>> };
+
+/**
+ * Holds a route's inferred errors to RouteErrors exactly: a code not allowed under its status (or
+ * not a code at all) becomes `never`, so its description fails to compile. Without it the route's
+ * inferred type would carry the extra code past the check.
+ */
+type ExactErrors<R> = R extends { errors: infer E }
+  ? { errors: { [S in keyof E]: AsStatus<S> extends ErrorStatus ? { [C in keyof E[S]]: C extends CodesAt<AsStatus<S>> ? string : never } : never } }
+  : unknown;
+
+/** A status key as a number (a spread object's keys arrive as strings). */
+type AsStatus<S> = S extends `${infer N extends number}` ? N : S;
+
+/** The errors every authenticated route can give. */
+const commonErrors: RouteErrors = {
+  400: { invalid_json: 'the body could not be read.' },
+  401: { missing_key: 'no key was sent.', invalid_key: 'the key is not a valid organisation key.' },
+  403: { forbidden: 'the key lacks the scope; the message names it.' },
+  422: { invalid_field: 'a field is missing or wrong; `field` names it.' },
+  429: { rate_limited: 'over the per-minute limit; see Retry-After.' },
+  500: { server_error: 'server fault; retry with backoff.' },
 };
 
-const writeErrors = {
-  409: errorResponse('The call does not fit the current state, or the Idempotency-Key conflicts (idempotency_key_reused, request_in_progress).'),
+/** The errors every write can give besides. */
+const writeErrors: RouteErrors = {
+  400: { idempotency_key_too_long: 'the Idempotency-Key is over 255 characters.' },
+  409: {
+    idempotency_key_reused: 'the Idempotency-Key was used with a different body.',
+    request_in_progress: 'the first call with the Idempotency-Key is still running.',
+  },
 };
+
+/** The common and the route's errors of each status, merged (the route's text wins for a code both name). */
+function mergeErrors(...sets: RouteErrors[]): Map<number, Map<string, string>> {
+  const merged = new Map<number, Map<string, string>>();
+  for (const set of sets) {
+    for (const [status, codes] of Object.entries(set)) {
+      const into = merged.get(Number(status)) ?? merged.set(Number(status), new Map()).get(Number(status))!;
+      for (const [code, when] of Object.entries(codes as Record<string, string>)) into.set(code, when);
+    }
+  }
+  return merged;
+}
+
+/** One status's error response: the codes as an enum, each with its condition in the description. */
+function errorResponse(codes: Map<string, string>) {
+  const list = [...codes.keys()] as [string, ...string[]];
+  return {
+    description: `${[...codes].map(([code, when]) => `${code}: ${when.replace(/\.$/, '')}`).join('; ')}.`,
+    content: {
+      'application/json': {
+        // The shared Error object, with `code` narrowed to this status's codes.
+        schema: ErrorSchema.and(z.object({ error: z.object({ code: z.enum(list) }) })),
+      },
+    },
+  };
+}
 
 export const requireScope = (rule: ScopeRule): MiddlewareHandler<AppEnv> => async (c, next) => {
   const caller = c.get('caller');
@@ -48,18 +107,19 @@ const isWrite = (method: string) => method !== 'get';
 
 type Extra = {
   scope: ScopeRule;
-  /** Errors specific to the route: status to description (codes named in the description). */
-  errors?: Record<number, string>;
+  /** Errors specific to the route, by status and code (merged with the common ones). */
+  errors?: RouteErrors;
 };
 
 /**
  * createRoute with the service's conventions: the scope check as the route's first middleware,
  * bearer/x-api-key security, the Idempotency-Key header on writes, and the shared error responses.
  */
-export function defineRoute<const R extends Omit<RouteConfig, 'middleware'>>(config: R & Extra) {
+export function defineRoute<const R extends Omit<RouteConfig, 'middleware'>>(config: R & Extra & ExactErrors<R>) {
   const { scope, errors = {}, ...route } = config;
-  const routeErrors = Object.fromEntries(Object.entries(errors).map(([status, text]) => [status, errorResponse(text)]));
   const write = isWrite(route.method);
+  const merged = mergeErrors(commonErrors, write ? writeErrors : {}, errors);
+  const errorResponses = Object.fromEntries([...merged].map(([status, codes]) => [status, errorResponse(codes)]));
   const description = [route.description, `Requires: ${describeRule(scope)}.`].filter(Boolean).join('\n\n');
   return createRoute({
     ...route,
@@ -81,7 +141,7 @@ export function defineRoute<const R extends Omit<RouteConfig, 'middleware'>>(con
           ],
         }
       : {}),
-    responses: { ...commonErrors, ...(write ? writeErrors : {}), ...routeErrors, ...route.responses },
+    responses: { ...errorResponses, ...route.responses },
   } as unknown as R & { middleware: [MiddlewareHandler<AppEnv>] });
 }
 

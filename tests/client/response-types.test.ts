@@ -33,7 +33,11 @@ it("types a documented route's body by its method, and refuses a field the docum
   expect(list.status).toBe(200);
   expectTypeOf(list.body.data).toEqualTypeOf<Schemas['HousingRequestListItem'][]>();
   expectTypeOf(list.body.next_cursor).toEqualTypeOf<string | null>();
-  expectTypeOf(list.body.error).toEqualTypeOf<ErrorDetail | undefined>();
+  expectTypeOf(list.body.error).toExtend<ErrorDetail | undefined>();
+  // Error codes are a union of exactly the codes the route documents, not a string.
+  expectTypeOf(list.body.error?.code).toEqualTypeOf<
+    'invalid_json' | 'missing_key' | 'invalid_key' | 'forbidden' | 'invalid_field' | 'rate_limited' | 'server_error' | undefined
+  >();
   // @ts-expect-error: the list answers data, count and next_cursor; it has no total.
   expect(list.body.total).toBeUndefined();
 

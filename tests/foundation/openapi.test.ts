@@ -34,7 +34,10 @@ describe('API reference', () => {
     const revoke = doc.paths['/usage/keys/self/revoke'].post;
     expect(revoke.parameters!.some((p: { name: string }) => p.name === 'Idempotency-Key')).toBe(true);
     expect(Object.keys(revoke.responses)).toEqual(expect.arrayContaining(['200', '401', '409', '429', '500']));
-    expect(revoke.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
+    // The shared Error object, its code narrowed to the codes of the status.
+    const unauthorised = revoke.responses['401'].content['application/json'].schema;
+    expect(unauthorised.allOf?.[0].$ref).toBe('#/components/schemas/Error');
+    expect(unauthorised.allOf?.[1].properties?.error.properties?.code.enum).toEqual(['missing_key', 'invalid_key']);
     expect(doc.paths['/usage'].get.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);
     expect(doc.paths['/usage'].get.description).toContain('any read scope');
   });

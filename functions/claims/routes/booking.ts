@@ -9,7 +9,6 @@ import { ReferenceParam } from '../schemas.ts';
 // thin: each calls its command (functions/claims/placement/booking.ts, refunds.ts).
 
 const tags = ['Placement'];
-const noRequest = 'not_found: no such request for this organisation in this environment';
 
 export const bookingRoutes = createRoutes()
   .openapi(
@@ -26,9 +25,16 @@ export const bookingRoutes = createRoutes()
       request: { params: ReferenceParam, body: jsonBody(PropertyRef) },
       responses: { 200: jsonResponse(dataOf(MoveInConfirmed), 'The move-in.') },
       errors: {
-        404: noRequest,
-        409: 'not_on_request: the home is not on the request (or was cancelled); not_booked: the first payment has not cleared yet.',
-        422: 'invalid_field: property_id missing or not a uuid.',
+        404: {
+          not_found: 'no such request for this organisation in this environment',
+        },
+        409: {
+          not_on_request: 'the home is not on the request (or was cancelled)',
+          not_booked: 'the first payment has not cleared yet.',
+        },
+        422: {
+          invalid_field: 'property_id missing or not a uuid.',
+        },
       },
     }),
     async (c) => c.json(single(await confirmMoveIn(c.get('caller'), c.req.valid('param').reference, c.req.valid('json').property_id)), 200),
@@ -49,9 +55,16 @@ export const bookingRoutes = createRoutes()
       request: { params: ReferenceParam, body: jsonBody(CancelInput) },
       responses: { 200: jsonResponse(dataOf(Cancelled), 'The cancellation.') },
       errors: {
-        404: `${noRequest}; not_on_request: the home was never added to this request (or is already cancelled).`,
-        409: 'already_paid: money has settled and force is not true; error.payment carries id, amount_total_cents and currency.',
-        422: 'invalid_field: property_id missing or not a uuid, reason empty or too long, force not a boolean.',
+        404: {
+          not_found: 'no such request for this organisation in this environment',
+          not_on_request: 'the home was never added to this request (or is already cancelled).',
+        },
+        409: {
+          already_paid: 'money has settled and force is not true; error.payment carries id, amount_total_cents and currency.',
+        },
+        422: {
+          invalid_field: 'property_id missing or not a uuid, reason empty or too long, force not a boolean.',
+        },
       },
     }),
     async (c) => c.json(single(await cancelBooking(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'))), 200),
@@ -70,9 +83,17 @@ export const bookingRoutes = createRoutes()
       request: { params: ReferenceParam, body: jsonBody(RefundInput) },
       responses: { 202: jsonResponse(dataOf(RefundRequested), 'The refund request, waiting for the landlord.') },
       errors: {
-        404: `${noRequest}; not_on_request: the home was never added to this request.`,
-        409: 'nothing_to_refund: no settled payment on the home; refund_pending: a refund request is already open.',
-        422: 'invalid_field: property_id missing or not a uuid, reason empty or too long.',
+        404: {
+          not_found: 'no such request for this organisation in this environment',
+          not_on_request: 'the home was never added to this request.',
+        },
+        409: {
+          nothing_to_refund: 'no settled payment on the home',
+          refund_pending: 'a refund request is already open.',
+        },
+        422: {
+          invalid_field: 'property_id missing or not a uuid, reason empty or too long.',
+        },
       },
     }),
     async (c) => c.json(single(await requestRefund(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'))), 202),

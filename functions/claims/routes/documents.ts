@@ -13,7 +13,7 @@ import { Document, DocumentParams, ReferenceParam } from '../schemas.ts';
 // through the storage port, listed, and downloadable when they came through the caller's integration.
 
 const tags = ['Housing requests'];
-const notFoundError = { 404: 'not_found: no such request (or document) for this organisation in this environment.' };
+const notFoundError = { 404: { not_found: 'no such request (or document) for this organisation in this environment.' } };
 
 export const documentRoutes = createRoutes()
   .openapi(
@@ -50,8 +50,8 @@ export const documentRoutes = createRoutes()
       responses: { 201: jsonResponse(dataOf(Document), 'The document is filed.') },
       errors: {
         ...notFoundError,
-        413: 'file_too_large: the document is over 10 MB (10,485,760 bytes); an oversized upload is refused while it is read, never read far past the limit.',
-        415: `unsupported_type: the content is not ${acceptedFormats}.`,
+        413: { file_too_large: 'the document is over 10 MB (10,485,760 bytes); an oversized upload is refused while it is read, never read far past the limit.' },
+        415: { unsupported_type: `the content is not ${acceptedFormats}.` },
       },
     }),
     async (c) => {
@@ -95,7 +95,9 @@ export const documentRoutes = createRoutes()
       },
       errors: {
         ...notFoundError,
-        403: "not_yours: the document was filed by the service's team, not uploaded through your integration (forbidden: scope missing).",
+        403: {
+          not_yours: 'the document was filed by the service\'s team, not uploaded through your integration (forbidden: scope missing).',
+        },
       },
     }),
     async (c) => {

@@ -12,9 +12,6 @@ import { z } from '@hono/zod-openapi';
 // date proposal, the signer, and the placement read. Handlers are thin: each calls its command.
 
 const tags = ['Placement'];
-const noRequest = 'not_found: no such request for this organisation in this environment';
-const notOnRequest = 'not_on_request: the home was not put on the request with POST options';
-const signed = 'already_signed: the lease is fully signed; cancel instead';
 
 export const placementRoutes = createRoutes()
   .openapi(
@@ -31,7 +28,11 @@ export const placementRoutes = createRoutes()
       scope: 'options:read',
       request: { params: BudgetParams },
       responses: { 200: jsonResponse(dataOf(BudgetReview), 'The budget review.') },
-      errors: { 404: `${noRequest}; or no such home for it (another environment, not verified, unavailable, or a test home on a live request).` },
+      errors: {
+        404: {
+          not_found: 'no such request for this organisation in this environment; or no such home for it (another environment, not verified, unavailable, or a test home on a live request).',
+        },
+      },
     }),
     async (c) => {
       const { reference, propertyId } = c.req.valid('param');
@@ -50,7 +51,14 @@ export const placementRoutes = createRoutes()
       scope: 'options:write',
       request: { params: BudgetParams, body: jsonBody(BudgetDecision) },
       responses: { 200: jsonResponse(dataOf(BudgetReview), 'The figures approved (or no longer approved).') },
-      errors: { 404: `${noRequest}; or no such home for it.`, 422: 'invalid_field: approved missing or not a boolean, or an unknown field.' },
+      errors: {
+        404: {
+          not_found: 'no such request for this organisation in this environment; or no such home for it.',
+        },
+        422: {
+          invalid_field: 'approved missing or not a boolean, or an unknown field.',
+        },
+      },
     }),
     async (c) => {
       const { reference, propertyId } = c.req.valid('param');
@@ -72,11 +80,19 @@ export const placementRoutes = createRoutes()
       request: { params: ReferenceParam, body: jsonBody(OptionInput) },
       responses: { 200: jsonResponse(dataOf(OptionResult), 'The home on the request.') },
       errors: {
-        400: 'could_not_place: the home is placed on another request, its provider cannot take charges (charges_enabled false), the household declined it, ' +
-          'the request has no household_email (send), or its state does not allow the action.',
-        404: `${noRequest}; or no such home for it.`,
-        409: 'budget_not_approved: approve the budget first or send approve_budget: true; no_billing_account: a live organisation not linked to a billing account.',
-        422: 'invalid_field: property_id missing or not a uuid, action not send or place, signer fields with send, signer_email without signer_name.',
+        400: {
+          could_not_place: 'the home is placed on another request, its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), or its state does not allow the action.',
+        },
+        404: {
+          not_found: 'no such request for this organisation in this environment; or no such home for it.',
+        },
+        409: {
+          budget_not_approved: 'approve the budget first or send approve_budget: true',
+          no_billing_account: 'a live organisation not linked to a billing account.',
+        },
+        422: {
+          invalid_field: 'property_id missing or not a uuid, action not send or place, signer fields with send, signer_email without signer_name.',
+        },
       },
     }),
     async (c) => c.json(single(await putOption(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'))), 200),
@@ -97,10 +113,21 @@ export const placementRoutes = createRoutes()
       request: { params: ReferenceParam, body: jsonBody(DatesInput) },
       responses: { 200: jsonResponse(dataOf(LeaseCreated), 'The contract version (status awaiting_lease, or the live one on a retry).') },
       errors: {
-        400: 'could_not_set_dates: the household declined the home, the application is not approved, the home is no longer offered or its provider cannot take charges, or nobody to send the lease to.',
-        404: noRequest,
-        409: `${notOnRequest}; dates_unavailable: something holds part of the range (error.conflicts[] has start_date, end_date, reason); ${signed}.`,
-        422: 'stay_too_short (field move_out): under 30 days; invalid_field: a date not YYYY-MM-DD, move_out on or before move_in (field move_out), move_in in the past (field move_in).',
+        400: {
+          could_not_set_dates: 'the household declined the home, the application is not approved, the home is no longer offered or its provider cannot take charges, or nobody to send the lease to.',
+        },
+        404: {
+          not_found: 'no such request for this organisation in this environment',
+        },
+        409: {
+          not_on_request: 'the home was not put on the request with POST options',
+          dates_unavailable: 'something holds part of the range (error.conflicts[] has start_date, end_date, reason)',
+          already_signed: 'the lease is fully signed; cancel instead.',
+        },
+        422: {
+          stay_too_short: '(field move_out) under 30 days',
+          invalid_field: 'a date not YYYY-MM-DD, move_out on or before move_in (field move_out), move_in in the past (field move_in).',
+        },
       },
     }),
     async (c) => c.json(single(await setDates(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'))), 200),
@@ -116,10 +143,21 @@ export const placementRoutes = createRoutes()
       request: { params: ReferenceParam, body: jsonBody(PropertyRef) },
       responses: { 200: jsonResponse(dataOf(LeaseCreated), 'The new contract version.') },
       errors: {
-        400: 'could_not_set_dates: as for POST dates.',
-        404: noRequest,
-        409: `${notOnRequest}; no_proposal: the household proposed no dates; dates_unavailable: the proposed range is held; ${signed}.`,
-        422: 'invalid_field: property_id missing or not a uuid; stay_too_short or invalid_field when the proposed dates no longer fit the rules (move_in now past).',
+        400: {
+          could_not_set_dates: 'as for POST dates.',
+        },
+        404: {
+          not_found: 'no such request for this organisation in this environment',
+        },
+        409: {
+          not_on_request: 'the home was not put on the request with POST options',
+          no_proposal: 'the household proposed no dates',
+          dates_unavailable: 'the proposed range is held',
+          already_signed: 'the lease is fully signed; cancel instead.',
+        },
+        422: {
+          invalid_field: 'property_id missing or not a uuid; stay_too_short or invalid_field when the proposed dates no longer fit the rules (move_in now past).',
+        },
       },
     }),
     async (c) => c.json(single(await approveProposal(c.get('caller'), c.req.valid('param').reference, c.req.valid('json').property_id)), 200),
@@ -146,10 +184,19 @@ export const placementRoutes = createRoutes()
         ),
       },
       errors: {
-        400: 'could_not_set_dates: the home is no longer offered, or nobody to send the lease to.',
-        404: noRequest,
-        409: `${notOnRequest}; ${signed}.`,
-        422: 'invalid_field: property_id missing, signer_email not an email, signer_email without signer_name.',
+        400: {
+          could_not_set_dates: 'the home is no longer offered, or nobody to send the lease to.',
+        },
+        404: {
+          not_found: 'no such request for this organisation in this environment',
+        },
+        409: {
+          not_on_request: 'the home was not put on the request with POST options',
+          already_signed: 'the lease is fully signed; cancel instead.',
+        },
+        422: {
+          invalid_field: 'property_id missing, signer_email not an email, signer_email without signer_name.',
+        },
       },
     }),
     async (c) => c.json(single(await changeSigner(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'))), 200),
@@ -166,7 +213,11 @@ export const placementRoutes = createRoutes()
       scope: 'placements:read',
       request: { params: ReferenceParam },
       responses: { 200: jsonResponse(dataOf(Placement), 'The placement.') },
-      errors: { 404: noRequest },
+      errors: {
+        404: {
+          not_found: 'no such request for this organisation in this environment',
+        },
+      },
     }),
     async (c) => c.json(single(await readPlacement(c.get('caller'), c.req.valid('param').reference, c.req.url)), 200),
   );

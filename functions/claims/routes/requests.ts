@@ -34,8 +34,13 @@ export const requestRoutes = createRoutes()
         200: jsonResponse(dataOf(ClaimCreated), 'The external_id had already created this request (idempotent: true).'),
       },
       errors: {
-        400: 'invalid_json: the body is not JSON; could_not_create: the request could not be written.',
-        422: 'invalid_field: a field is missing or wrong (field names it), including a US ZIP code the service does not know without loss_lat/loss_lng.',
+        400: {
+          invalid_json: 'the body is not JSON',
+          could_not_create: 'the request could not be written.',
+        },
+        422: {
+          invalid_field: 'a field is missing or wrong (field names it), including a US ZIP code the service does not know without loss_lat/loss_lng.',
+        },
       },
     }),
     async (c) => {
@@ -102,7 +107,11 @@ export const requestRoutes = createRoutes()
       scope: 'claims:read',
       request: { params: ReferenceParam },
       responses: { 200: jsonResponse(dataOf(Claim), 'The request: address, dates, household, budget and payers.') },
-      errors: { 404: 'not_found: no such request for this organisation in this environment.' },
+      errors: {
+        404: {
+          not_found: 'no such request for this organisation in this environment.',
+        },
+      },
     }),
     async (c) => {
       const row = await withTenant(c.get('caller'), (tx) => findClaim(tx, c.req.valid('param').reference));
@@ -125,7 +134,11 @@ export const requestRoutes = createRoutes()
       responses: {
         200: jsonResponse(dataOf(Claim).extend({ placement_in_progress: PlacementInProgress.optional() }), 'The amended request.'),
       },
-      errors: { 404: 'not_found: no such request for this organisation in this environment.' },
+      errors: {
+        404: {
+          not_found: 'no such request for this organisation in this environment.',
+        },
+      },
     }),
     async (c) => {
       const { row, placementInProgress } = await amendClaim(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'));

@@ -7,7 +7,7 @@ import { Match, MatchQuery, ReferenceParam, SourcingRound } from '../schemas.ts'
 // Matching read and sourcing rounds.
 
 const tags = ['Housing requests'];
-const notFound = { 404: 'not_found: no such request for this organisation in this environment.' };
+const notFound = { 404: { not_found: 'no such request for this organisation in this environment.' } };
 
 export const sourcingRoutes = createRoutes()
   .openapi(
@@ -42,7 +42,12 @@ export const sourcingRoutes = createRoutes()
       scope: 'claims:write',
       request: { params: ReferenceParam },
       responses: { 202: jsonResponse(dataOf(SourcingRound), 'The round is recorded and the crawl requested.') },
-      errors: { ...notFound, 409: 'no_coordinator: nobody at the service is assigned to source for this request yet.' },
+      errors: {
+        ...notFound,
+        409: {
+          no_coordinator: 'nobody at the service is assigned to source for this request yet.',
+        },
+      },
     }),
     async (c) => c.json(single(await sourceMore(c.get('caller'), c.req.valid('param').reference)), 202),
   );

@@ -21,7 +21,11 @@ export const timelineRoutes = createRoutes().openapi(
     scope: 'claims:read',
     request: { params: ReferenceParam },
     responses: { 200: jsonResponse(Timeline, 'The timeline.') },
-    errors: { 404: 'not_found: no such request for this organisation in this environment.' },
+    errors: {
+      404: {
+        not_found: 'no such request for this organisation in this environment.',
+      },
+    },
   }),
   async (c) => {
     const { claim, data } = await withTenant(c.get('caller'), async (tx) => {

@@ -62,8 +62,14 @@ export const catalogueRoutes = routes
       request: { body: jsonBody(SimulateBody) },
       responses: { 202: jsonResponse(dataOf(Simulated), 'Recorded and queued.') },
       errors: {
-        403: 'sandbox_only: a live key (whatever the body); forbidden: a sandbox key without a write scope (the message names it).',
-        422: 'unknown_event: not an event of the caller\'s side; invalid_field: an event outside the simulatable list (field `event`) or `data` with a wrong value or a field the payload does not have (field `data.<name>`).',
+        403: {
+          sandbox_only: 'a live key (whatever the body)',
+          forbidden: 'a sandbox key without a write scope (the message names it).',
+        },
+        422: {
+          unknown_event: 'not an event of the caller\'s side',
+          invalid_field: 'an event outside the simulatable list (field `event`) or `data` with a wrong value or a field the payload does not have (field `data.<name>`).',
+        },
       },
     }),
     async (c) => {

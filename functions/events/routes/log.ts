@@ -9,7 +9,7 @@ import { Event, EventDetail, EventsQuery, renderEvent, Replayed } from '../schem
 
 // The event log, the system of record of everything announced, and replay of what it holds.
 
-const notFoundError = { 404: 'not_found: no such event in this organisation and environment (or past its 90 days).' };
+const notFoundError = { 404: { not_found: 'no such event in this organisation and environment (or past its 90 days).' } };
 
 export const logRoutes = createRoutes()
   .openapi(
@@ -25,7 +25,12 @@ export const logRoutes = createRoutes()
       scope: 'any-read',
       request: { query: EventsQuery },
       responses: { 200: jsonResponse(pageOf(Event), 'A page of events.') },
-      errors: { 422: 'invalid_field (limit, since, cursor) or unknown_event (an `event` name the side is not sent).' },
+      errors: {
+        422: {
+          invalid_field: 'limit, since or cursor',
+          unknown_event: 'an `event` name the side is not sent.',
+        },
+      },
     }),
     async (c) => {
       const caller = c.get('caller');
@@ -73,7 +78,10 @@ export const logRoutes = createRoutes()
       responses: { 202: jsonResponse(dataOf(Replayed), 'Queued.') },
       errors: {
         ...notFoundError,
-        409: 'no_endpoint: no active endpoint subscribes to the event; could_not_replay: a replay of it is already waiting for every subscribed endpoint.',
+        409: {
+          no_endpoint: 'no active endpoint subscribes to the event',
+          could_not_replay: 'a replay of it is already waiting for every subscribed endpoint.',
+        },
       },
     }),
     async (c) => {

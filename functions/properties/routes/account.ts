@@ -22,7 +22,11 @@ export const accountRoutes = createRoutes()
       scope: 'bookings:read',
       request: { query: pageQuery(pageSizes.bookings) },
       responses: { 200: jsonResponse(pageOf(Booking), 'One page of bookings.') },
-      errors: { 422: 'invalid_field: a bad limit or cursor.' },
+      errors: {
+        422: {
+          invalid_field: 'a bad limit or cursor.',
+        },
+      },
     }),
     async (c) => {
       const { limit, cursor } = c.req.valid('query');

@@ -11,7 +11,7 @@ import { Block, BlockInput, BulkBlockInput, BulkBlocksBody, BulkBlocksResult, Ho
 // Availability calendars: blocks per home, the bulk calendar sync, and releasing a provider block.
 // Dates are inclusive on both ends.
 
-const notFoundError = { 404: 'not_found: no such home for this organisation in this environment.' };
+const notFoundError = { 404: { not_found: 'no such home for this organisation in this environment.' } };
 
 export const availabilityRoutes = createRoutes();
 // Bulk items are validated one by one in the handler (a bad item must not fail the call), so the
@@ -78,7 +78,12 @@ availabilityRoutes
       scope: 'properties:write',
       request: { params: HomeRefParams, body: jsonBody(BlockInput) },
       responses: { 201: jsonResponse(dataOf(Block), 'The block was added.') },
-      errors: { ...notFoundError, 422: 'invalid_field: a bad date, or end_date before start_date.' },
+      errors: {
+        ...notFoundError,
+        422: {
+          invalid_field: 'a bad date, or end_date before start_date.',
+        },
+      },
     }),
     async (c) => {
       const block = await withTenant(c.get('caller'), async (tx) =>
@@ -97,8 +102,12 @@ availabilityRoutes
       request: { params: HomeRefParams.extend({ block_id: z.string().openapi({ param: { name: 'block_id', in: 'path' } }) }) },
       responses: { 200: jsonResponse(dataOf(Block), 'The block as it was before release.') },
       errors: {
-        404: 'not_found: no such home, or no such block on it, in this environment.',
-        409: 'not_yours_to_release: the block is a service hold for a lease or booking.',
+        404: {
+          not_found: 'no such home, or no such block on it, in this environment.',
+        },
+        409: {
+          not_yours_to_release: 'the block is a service hold for a lease or booking.',
+        },
       },
     }),
     async (c) => {

@@ -86,7 +86,11 @@ export const homeRoutes = createRoutes()
         query: pageQuery(pageSizes.homes).extend({ status: z.enum(homeStatuses).optional() }),
       },
       responses: { 200: jsonResponse(pageOf(Home), 'One page of homes.') },
-      errors: { 422: 'invalid_field: a bad limit, status or cursor.' },
+      errors: {
+        422: {
+          invalid_field: 'a bad limit, status or cursor.',
+        },
+      },
     }),
     async (c) => {
       const { limit, status, cursor } = c.req.valid('query');
@@ -103,7 +107,11 @@ export const homeRoutes = createRoutes()
       scope: 'properties:read',
       request: { params: HomeRefParams },
       responses: { 200: jsonResponse(dataOf(Home), 'The home.') },
-      errors: { 404: 'not_found: no such home for this organisation in this environment.' },
+      errors: {
+        404: {
+          not_found: 'no such home for this organisation in this environment.',
+        },
+      },
     }),
     async (c) => {
       const row = await withTenant(c.get('caller'), async (tx) => readHome(tx, await resolveHome(tx, c.req.valid('param').ref)));
@@ -124,8 +132,12 @@ export const homeRoutes = createRoutes()
       request: { params: HomeRefParams, body: jsonBody(HomePatch) },
       responses: { 200: jsonResponse(dataOf(Home), 'The home as changed.') },
       errors: {
-        404: 'not_found: no such home for this organisation in this environment.',
-        422: 'invalid_field: a field is wrong, or external_id is already used by another home.',
+        404: {
+          not_found: 'no such home for this organisation in this environment.',
+        },
+        422: {
+          invalid_field: 'a field is wrong, or external_id is already used by another home.',
+        },
       },
     }),
     async (c) => {

@@ -19,7 +19,9 @@ export const refundRoutes = createRoutes()
       description: 'The latest 100 refund requests carriers made on payments for your homes, newest first, with their status.',
       scope: 'bookings:read',
       responses: { 200: jsonResponse(z.object({ data: z.array(ProviderRefundRequest), count: z.number().int() }), 'The refund requests.') },
-      errors: {},
+      errors: {
+
+      },
     }),
     async (c) => {
       const data = await listRefundRequests(c.get('caller'));
@@ -40,9 +42,15 @@ export const refundRoutes = createRoutes()
       request: { params: RefundRequestParams, body: jsonBody(RefundDecision) },
       responses: { 200: jsonResponse(dataOf(ProviderRefundRequest), 'The refund request after the answer.') },
       errors: {
-        404: 'not_found: no such refund request on your homes in this environment.',
-        409: 'no_refund_request: the request was already answered.',
-        422: 'invalid_field: decision is not approve or decline.',
+        404: {
+          not_found: 'no such refund request on your homes in this environment.',
+        },
+        409: {
+          no_refund_request: 'the request was already answered.',
+        },
+        422: {
+          invalid_field: 'decision is not approve or decline.',
+        },
       },
     }),
     async (c) => {

@@ -8,7 +8,6 @@ import { HomeOnRequestParams, HouseholdAction, LandlordAction } from '../schemas
 // command the real counterpart's action runs (functions/claims/placement/answers.ts).
 
 const tags = ['Sandbox'];
-const notFit = 'not_on_request: the home is not on the request';
 
 function householdAnswer(body: HouseholdAction): HouseholdAnswer {
   switch (body.action) {
@@ -36,11 +35,23 @@ export const counterpartRoutes = createRoutes()
       request: { params: HomeOnRequestParams, body: jsonBody(HouseholdAction) },
       responses: { 200: jsonResponse(dataOf(PlacementHome), 'The home on the request after the answer.') },
       errors: {
-        403: 'sandbox_only: a live key.',
-        404: 'not_found: no such request for this organisation in this environment.',
-        409: `${notFit}; option_not_open: the offer does not allow the action (declined, already approved, not yet applied); ` +
-          'lease_not_signable: no contract out for signature; proposal_pending: sign while a date proposal waits; already_signed: propose_dates on a fully signed lease.',
-        422: 'invalid_field: unknown action, reason missing to decline, dates missing or misordered, move_in in the past; stay_too_short: a proposal under 30 days.',
+        403: {
+          sandbox_only: 'a live key.',
+        },
+        404: {
+          not_found: 'no such request for this organisation in this environment.',
+        },
+        409: {
+          not_on_request: 'the home is not on the request',
+          option_not_open: 'the offer does not allow the action (declined, already approved, not yet applied)',
+          lease_not_signable: 'no contract out for signature',
+          proposal_pending: 'sign while a date proposal waits',
+          already_signed: 'propose_dates on a fully signed lease.',
+        },
+        422: {
+          invalid_field: 'unknown action, reason missing to decline, dates missing or misordered, move_in in the past',
+          stay_too_short: 'a proposal under 30 days.',
+        },
       },
     }),
     async (c) => {
@@ -66,11 +77,22 @@ export const counterpartRoutes = createRoutes()
       request: { params: HomeOnRequestParams, body: jsonBody(LandlordAction) },
       responses: { 200: jsonResponse(dataOf(PlacementHome), 'The home on the request after the answer.') },
       errors: {
-        403: 'sandbox_only: a live key.',
-        404: 'not_found: no such request for this organisation in this environment.',
-        409: `${notFit}; option_not_open: no application to approve; already_placed: the home was placed on another request meanwhile; ` +
-          'lease_not_signable: the lease is not awaiting the countersignature; no_refund_request: no refund request is open.',
-        422: 'invalid_field: unknown action.',
+        403: {
+          sandbox_only: 'a live key.',
+        },
+        404: {
+          not_found: 'no such request for this organisation in this environment.',
+        },
+        409: {
+          not_on_request: 'the home is not on the request',
+          option_not_open: 'no application to approve',
+          already_placed: 'the home was placed on another request meanwhile',
+          lease_not_signable: 'the lease is not awaiting the countersignature',
+          no_refund_request: 'no refund request is open.',
+        },
+        422: {
+          invalid_field: 'unknown action.',
+        },
       },
     }),
     async (c) => {

@@ -23,12 +23,22 @@ export const paymentRoutes = createRoutes().openapi(
     request: { params: HomeOnRequestParams, body: jsonBody(PaymentAction) },
     responses: { 200: jsonResponse(dataOf(PlacementHome), 'The home on the request after the payment.') },
     errors: {
-      403: 'sandbox_only: a live key; forbidden: the key lacks options:write.',
-      404: 'not_found: no such request for this organisation in this environment.',
-      409:
-        'not_on_request: the home is not on the request (or was cancelled); lease_not_signed: the lease is not fully signed yet; ' +
-        "charges_disabled: the landlord's account cannot take charges; nothing_due: every period started so far is paid.",
-      422: 'invalid_field: outcome is not succeeded or failed.',
+      403: {
+        sandbox_only: 'a live key',
+        forbidden: 'the key lacks options:write.',
+      },
+      404: {
+        not_found: 'no such request for this organisation in this environment.',
+      },
+      409: {
+        not_on_request: 'the home is not on the request (or was cancelled)',
+        lease_not_signed: 'the lease is not fully signed yet',
+        charges_disabled: 'the landlord\'s account cannot take charges',
+        nothing_due: 'every period started so far is paid.',
+      },
+      422: {
+        invalid_field: 'outcome is not succeeded or failed.',
+      },
     },
   }),
   async (c) => {

@@ -22,8 +22,13 @@ export const payoutRoutes = createRoutes().openapi(
     },
     responses: { 200: jsonResponse(dataOf(PayoutStatus), 'The payout account status after the change.') },
     errors: {
-      403: 'sandbox_only: a live key; forbidden: the key lacks properties:write (carrier keys never have it).',
-      422: 'invalid_field: a value is not a boolean, or charges/payouts are enabled while disconnecting.',
+      403: {
+        sandbox_only: 'a live key',
+        forbidden: 'the key lacks properties:write (carrier keys never have it).',
+      },
+      422: {
+        invalid_field: 'a value is not a boolean, or charges/payouts are enabled while disconnecting.',
+      },
     },
   }),
   async (c) => {

@@ -20,7 +20,11 @@ export const deliveryRoutes = createRoutes().openapi(
     scope: 'read-webhooks',
     request: { query: DeliveriesQuery },
     responses: { 200: jsonResponse(pageOf(Delivery), 'A page of deliveries.') },
-    errors: { 422: 'invalid_field (a filter, limit or cursor).' },
+    errors: {
+      422: {
+        invalid_field: 'a filter, limit or cursor.',
+      },
+    },
   }),
   async (c) => {
     const query = c.req.valid('query');

@@ -13,7 +13,7 @@ import {
 // Webhook endpoints of the caller's organisation in the key's environment. An endpoint's secret is
 // returned when issued (creation, rotation) and never again.
 
-const notFoundError = { 404: 'not_found: no such endpoint in this organisation and environment.' };
+const notFoundError = { 404: { not_found: 'no such endpoint in this organisation and environment.' } };
 
 export const endpointRoutes = createRoutes()
   .openapi(
@@ -29,7 +29,12 @@ export const endpointRoutes = createRoutes()
       scope: 'manage-webhooks',
       request: { body: jsonBody(CreateBody) },
       responses: { 201: jsonResponse(dataOf(CreatedEndpoint), 'Created; `secret` is shown only here.') },
-      errors: { 422: 'invalid_field (url not https, private, with credentials or too long; events empty) or unknown_event (field `events`).' },
+      errors: {
+        422: {
+          invalid_field: 'url not https, private, with credentials or too long, or events empty',
+          unknown_event: '(field events) an event the side is not sent.',
+        },
+      },
     }),
     async (c) => {
       const caller = c.get('caller');
@@ -48,7 +53,11 @@ export const endpointRoutes = createRoutes()
       scope: 'read-webhooks',
       request: { query: EndpointsQuery },
       responses: { 200: jsonResponse(pageOf(Endpoint), 'A page of endpoints.') },
-      errors: { 422: 'invalid_field (limit, cursor).' },
+      errors: {
+        422: {
+          invalid_field: 'limit or cursor.',
+        },
+      },
     }),
     async (c) => {
       const query = c.req.valid('query');
@@ -68,7 +77,13 @@ export const endpointRoutes = createRoutes()
       scope: 'manage-webhooks',
       request: { params: IdParams, body: jsonBody(UpdateBody) },
       responses: { 200: jsonResponse(dataOf(Endpoint), 'The endpoint as changed.') },
-      errors: { ...notFoundError, 422: 'invalid_field (nothing to change, url, events) or unknown_event (field `events`).' },
+      errors: {
+        ...notFoundError,
+        422: {
+          invalid_field: 'nothing to change, or url or events wrong',
+          unknown_event: '(field events) an event the side is not sent.',
+        },
+      },
     }),
     async (c) => {
       const caller = c.get('caller');
