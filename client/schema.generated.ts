@@ -5723,20 +5723,25 @@ export interface paths {
         };
         /**
          * Refund requests on your homes
-         * @description The latest 100 refund requests carriers made on payments for your homes, newest first, with their status.
+         * @description The refund requests carriers made on payments for your homes, newest first, with their status; keyset-paged like every list.
          *
          *     Requires: bookings:read.
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
+                    cursor?: string;
+                    /** @description Page size, 1 to 100 (default 25). */
+                    limit?: number;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description The refund requests. */
+                /** @description One page of refund requests. */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5745,6 +5750,7 @@ export interface paths {
                         "application/json": {
                             count: number;
                             data: components["schemas"]["ProviderRefundRequest"][];
+                            next_cursor: string | null;
                         };
                     };
                 };
@@ -5790,7 +5796,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
+                /** @description invalid_field: a bad limit or cursor. */
                 422: {
                     headers: {
                         [name: string]: unknown;

@@ -24,6 +24,7 @@ export const pageSizes = {
   claims: { default: 25, max: 100 },
   homes: { default: 25, max: 100 },
   bookings: { default: 25, max: 100 },
+  refundRequests: { default: 25, max: 100 },
   events: { default: 100, max: 250 },
   // An organisation has a handful of endpoints: the default page holds them all.
   webhookEndpoints: { default: 100, max: 100 },

@@ -1,4 +1,5 @@
 import { db, type Tx } from '../db/client.ts';
+import { afterCursorRow, assertCursorRowVisible } from '../http/paging.ts';
 import type { DueCharge } from './billing.ts';
 
 // The money of a placement in SQL: payments and the booking (rows owned by the landlord, written by
@@ -319,16 +320,29 @@ export async function refundContext(tx: Tx, refundRequestId: string): Promise<Re
 
 export type ProviderRefundRequestRow = RefundRequestRow & { reference: string };
 
+const providerRefundColumns = (tx: Tx) => tx`r.*, (select claim_ref from app.refund_request_reference(r.id)) as reference`;
+
 /**
- * The refund requests on the calling provider's homes (one of them with `id`), newest first, the
- * latest 100. The provider_org_id condition is not a tenant filter: the carrier that asked also
- * reads these rows, and this list is the landlord's side of them.
+ * A page of the refund requests on the calling provider's homes, newest first (created_at, then
+ * id), `limit` + 1 rows at most, after the row a cursor names (shared/http/paging.ts). The
+ * provider_org_id condition is not a tenant filter: the carrier that asked also reads these rows,
+ * and this list is the landlord's side of them.
  */
-export function providerRefundRequests(tx: Tx, id?: string): Promise<ProviderRefundRequestRow[]> {
-  return tx<ProviderRefundRequestRow[]>`
-    select r.*, (select claim_ref from app.refund_request_reference(r.id)) as reference
+export async function providerRefundRequests(tx: Tx, query: { limit: number; after?: string }): Promise<ProviderRefundRequestRow[]> {
+  const rows = await tx<ProviderRefundRequestRow[]>`
+    select ${providerRefundColumns(tx)}
       from app.refund_requests r
-     where r.provider_org_id = app.current_org() ${id ? tx`and r.id = ${id}` : tx``}
+     where r.provider_org_id = app.current_org()
+       ${afterCursorRow(tx, 'r', 'app.refund_requests', query.after)}
      order by r.created_at desc, r.id desc
-     limit 100`;
+     limit ${query.limit + 1}`;
+  await assertCursorRowVisible(tx, 'app.refund_requests', query.after, rows);
+  return rows;
+}
+
+/** One refund request on the calling provider's homes, or null. */
+export async function providerRefundRequest(tx: Tx, id: string): Promise<ProviderRefundRequestRow | null> {
+  const [row] = await tx<ProviderRefundRequestRow[]>`
+    select ${providerRefundColumns(tx)} from app.refund_requests r where r.provider_org_id = app.current_org() and r.id = ${id}`;
+  return row ?? null;
 }

@@ -12,7 +12,11 @@ describe('refund requests on the provider side', () => {
 
     const list = await s.providerApi.get('/properties/refund-requests');
     expect(list.status).toBe(200);
-    expect(list.body).toEqual({ count: 1, data: [expect.objectContaining({ id, reference: s.ref, property_id: s.home, status: 'pending_owner_approval', reason: 'Moved early' })] });
+    expect(list.body).toEqual({
+      count: 1,
+      next_cursor: null,
+      data: [expect.objectContaining({ id, reference: s.ref, property_id: s.home, status: 'pending_owner_approval', reason: 'Moved early' })],
+    });
 
     const declined = await s.providerApi.post(`/properties/refund-requests/${id}`, { decision: 'decline' });
     expect(declined.status).toBe(200);
@@ -27,6 +31,17 @@ describe('refund requests on the provider side', () => {
     expect((await s.providerApi.get('/properties/bookings')).body.data[0].payments[0].status).toBe('refunded');
 
     expect((await s.providerApi.post(`/properties/refund-requests/${next}`, { decision: 'maybe' })).body.error).toMatchObject({ code: 'invalid_field', field: 'decision' });
+
+    // Paged like every list: newest first, a cursor to the next page, none after the last.
+    const first = await s.providerApi.get('/properties/refund-requests?limit=1');
+    expect(first.body).toMatchObject({ count: 1, data: [{ id: next }], next_cursor: expect.any(String) });
+    const second = await s.providerApi.get(`/properties/refund-requests?limit=1&cursor=${first.body.next_cursor}`);
+    expect(second.body).toMatchObject({ count: 1, data: [{ id, status: 'declined' }], next_cursor: null });
+    // A cursor this key was not given (another provider's list), or not a cursor at all, is refused by name.
+    const other = await signedLease();
+    expect((await other.providerApi.get(`/properties/refund-requests?cursor=${first.body.next_cursor}`)).body.error).toMatchObject({ code: 'invalid_field', field: 'cursor' });
+    expect((await s.providerApi.get('/properties/refund-requests?cursor=nonsense')).body.error).toMatchObject({ code: 'invalid_field', field: 'cursor' });
+    expect((await s.providerApi.get('/properties/refund-requests?limit=101')).body.error).toMatchObject({ code: 'invalid_field', field: 'limit' });
     expect((await s.providerApi.post(`/properties/refund-requests/not-a-uuid`, { decision: 'approve' })).status).toBe(404);
   });
 });

@@ -1,6 +1,6 @@
-import { z } from '@hono/zod-openapi';
 import { single } from '../../../shared/http/envelope.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { pageQuery, pageSizes } from '../../../shared/http/paging.ts';
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { answerRefundRequest, listRefundRequests } from '../../../shared/placements/commands/refunds.ts';
 import { ProviderRefundRequest, RefundDecision, RefundRequestParams } from '../schemas.ts';
 
@@ -16,17 +16,17 @@ export const refundRoutes = createRoutes()
       path: '/refund-requests',
       tags,
       summary: 'Refund requests on your homes',
-      description: 'The latest 100 refund requests carriers made on payments for your homes, newest first, with their status.',
+      description: 'The refund requests carriers made on payments for your homes, newest first, with their status; keyset-paged like every list.',
       scope: 'bookings:read',
-      responses: { 200: jsonResponse(z.object({ data: z.array(ProviderRefundRequest), count: z.number().int() }), 'The refund requests.') },
+      request: { query: pageQuery(pageSizes.refundRequests) },
+      responses: { 200: jsonResponse(pageOf(ProviderRefundRequest), 'One page of refund requests.') },
       errors: {
-
+        422: {
+          invalid_field: 'a bad limit or cursor.',
+        },
       },
     }),
-    async (c) => {
-      const data = await listRefundRequests(c.get('caller'));
-      return c.json({ data, count: data.length }, 200);
-    },
+    async (c) => c.json(await listRefundRequests(c.get('caller'), c.req.valid('query')), 200),
   )
   .openapi(
     defineRoute({

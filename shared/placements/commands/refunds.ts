@@ -4,12 +4,13 @@ import { emit } from '../../events/outbox.ts';
 import type { Caller } from '../../http/context.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
 import { isUuid } from '../../ids.ts';
+import { cursorRowId, rowPage } from '../../http/paging.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { fromCents } from '../../money.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { inPlacement, inPlacementById } from '../unit-of-work.ts';
 import {
-  homeLabel, insertRefundRequest, latestSettled, moveRefundRequest, openRefundRequest, payeeOf, providerRefundRequests, 
+  homeLabel, insertRefundRequest, latestSettled, moveRefundRequest, openRefundRequest, payeeOf, providerRefundRequest, providerRefundRequests, 
   type RefundRequestRow,
 } from '../money-repository.ts';
 import { onHome } from './payments.ts';
@@ -75,8 +76,9 @@ export async function decideRefund(tx: Tx, claim: ClaimRow, placement: Pick<Plac
 }
 
 /** The refund requests on the provider's homes, newest first (the latest 100). */
-export async function listRefundRequests(caller: Caller) {
-  return withTenant(caller, async (tx) => (await providerRefundRequests(tx)).map(renderRefundForProvider));
+export async function listRefundRequests(caller: Caller, query: { limit: number; cursor?: string }) {
+  const rows = await withTenant(caller, (tx) => providerRefundRequests(tx, { limit: query.limit, after: cursorRowId(query.cursor) }));
+  return rowPage(rows, query.limit, renderRefundForProvider);
 }
 
 /**
@@ -85,10 +87,10 @@ export async function listRefundRequests(caller: Caller) {
  * helper (decideRefund).
  */
 export async function answerRefundRequest(caller: Caller, id: string, approve: boolean) {
-  const [found] = isUuid(id) ? await withTenant(caller, (tx) => providerRefundRequests(tx, id)) : [];
+  const found = isUuid(id) ? await withTenant(caller, (tx) => providerRefundRequest(tx, id)) : null;
   if (!found) throw notFound('refund request');
   const carrier: Tenant = { orgId: found.org_id, environment: caller.environment };
   await inPlacementById(carrier, found.claim_home_id, ({ tx, claim, placement }) => decideRefund(tx, claim, placement, approve));
-  const [after] = await withTenant(caller, (tx) => providerRefundRequests(tx, id));
-  return renderRefundForProvider(after);
+  const after = await withTenant(caller, (tx) => providerRefundRequest(tx, id));
+  return renderRefundForProvider(after!);
 }
