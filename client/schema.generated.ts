@@ -2670,15 +2670,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: {
-                                lease: components["schemas"]["LeaseCreated"] & (Record<string, never> | null);
-                                /** Format: uuid */
-                                property_id: string;
-                                signer: {
-                                    email: string | null;
-                                    name: string;
-                                } | null;
-                            };
+                            data: components["schemas"]["SignerChanged"];
                         };
                     };
                 };
@@ -10319,6 +10311,15 @@ export interface components {
              * @enum {string}
              */
             outcome: "succeeded" | "failed";
+        };
+        SignerChanged: {
+            lease: components["schemas"]["LeaseCreated"] & (Record<string, never> | null);
+            /** Format: uuid */
+            property_id: string;
+            signer: {
+                email: string | null;
+                name: string;
+            } | null;
         };
         SignerInput: {
             /**

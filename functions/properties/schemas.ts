@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { batchItems, batchResult } from '../../shared/http/batch.ts';
 import { calendarDate, maxMoney, measure, money, storedText } from '../../shared/http/values.ts';
+import { pageQuery, pageSizes } from '../../shared/http/paging.ts';
 
 // The provider side's request and response schemas. Amounts are major units (dollars, at most two
 // decimals); the database keeps cents.
@@ -185,6 +186,15 @@ export const HomeBatchResult = batchResult('HomeBatchResult', {
     data: HomeSummary.optional(),
   },
 });
+
+/** GET /properties: a page of homes, optionally of one status. */
+export const HomesQuery = pageQuery(pageSizes.homes).extend({ status: z.enum(homeStatuses).optional() });
+
+/** DELETE of one block: the home and the block. */
+export const BlockParams = HomeRefParams.extend({ block_id: z.string().openapi({ param: { name: 'block_id', in: 'path' } }) });
+
+/** GET availability: the window whose blocks are answered (blocks touching it). */
+export const BlocksQuery = z.object({ from: IsoDate.optional(), to: IsoDate.optional() });
 
 export const Block = z
   .object({

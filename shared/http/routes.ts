@@ -190,6 +190,9 @@ export const jsonResponse = <T extends z.ZodType>(schema: T, description: string
 /** `{ data: T }`, the envelope of a single resource. */
 export const dataOf = <T extends z.ZodType>(schema: T) => z.object({ data: schema });
 
+/** `{ data: T[], count }`, the envelope of a whole (unpaged) list. */
+export const listOf = <T extends z.ZodType>(schema: T) => z.object({ data: z.array(schema), count: z.number().int() });
+
 /** `{ data: T[], count, next_cursor }`, the envelope of a paged list. */
 export const pageOf = <T extends z.ZodType>(schema: T) =>
   z.object({ data: z.array(schema), count: z.number().int(), next_cursor: z.string().nullable() });

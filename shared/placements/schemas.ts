@@ -139,6 +139,14 @@ export const SignerInput = z
   .openapi('SignerInput');
 export type SignerInput = z.infer<typeof SignerInput>;
 
+export const SignerChanged = z
+  .object({
+    property_id: z.string().uuid(),
+    signer: z.object({ name: z.string(), email: z.string().nullable() }).nullable(),
+    lease: LeaseCreated.nullable().describe('The new contract version; null when no dates were set yet.'),
+  })
+  .openapi('SignerChanged');
+
 const Lease = z.object({
   id: z.string().uuid(),
   version: z.number().int(),

@@ -1,5 +1,4 @@
-import { z } from '@hono/zod-openapi';
-import { createRoutes, dataOf, defineRoute, jsonResponse } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, defineRoute, jsonResponse, listOf } from '../../../shared/http/routes.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { acceptedFormats } from '../../../shared/claims/documents.ts';
@@ -71,7 +70,7 @@ export const documentRoutes = createRoutes()
       description: "Includes documents filed by the service's team (via_api false), which can be listed but not downloaded.",
       scope: 'claims:read',
       request: { params: ReferenceParam },
-      responses: { 200: jsonResponse(z.object({ data: z.array(Document), count: z.number().int() }), 'The documents.') },
+      responses: { 200: jsonResponse(listOf(Document), 'The documents.') },
       errors: notFoundError,
     }),
     async (c) => {

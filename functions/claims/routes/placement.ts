@@ -4,9 +4,8 @@ import { decideBudget, readBudget } from '../../../shared/placements/commands/bu
 import { approveProposal, changeSigner, setDates } from '../../../shared/placements/commands/dates.ts';
 import { putOption } from '../../../shared/placements/commands/options.ts';
 import { readPlacement } from '../../../shared/placements/commands/read.ts';
-import { BudgetDecision, BudgetParams, BudgetReview, DatesInput, LeaseCreated, OptionInput, OptionResult, Placement, PropertyRef, SignerInput } from '../../../shared/placements/schemas.ts';
+import { BudgetDecision, BudgetParams, BudgetReview, DatesInput, LeaseCreated, OptionInput, OptionResult, Placement, PropertyRef, SignerChanged, SignerInput } from '../../../shared/placements/schemas.ts';
 import { ReferenceParam } from '../schemas.ts';
-import { z } from '@hono/zod-openapi';
 
 // Placement: the budget review, putting a home on the request (send or place), dates, the household's
 // date proposal, the signer, and the placement read. Handlers are thin: each calls its command.
@@ -175,11 +174,7 @@ export const placementRoutes = createRoutes()
       request: { params: ReferenceParam, body: jsonBody(SignerInput) },
       responses: {
         200: jsonResponse(
-          dataOf(z.object({
-            property_id: z.string().uuid(),
-            signer: z.object({ name: z.string(), email: z.string().nullable() }).nullable(),
-            lease: LeaseCreated.nullable().describe('The new contract version; null when no dates were set yet.'),
-          })),
+          dataOf(SignerChanged),
           'The signer and the new contract version.',
         ),
       },

@@ -1,5 +1,4 @@
-import { z } from '@hono/zod-openapi';
-import { createRoutes, dataOf, defineRoute, jsonResponse } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, defineRoute, jsonResponse, listOf } from '../../../shared/http/routes.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { matchesNow, sourceMore } from '../../../shared/claims/sourcing.ts';
 import { Match, MatchQuery, ReferenceParam, SourcingRound } from '../schemas.ts';
@@ -24,7 +23,7 @@ export const sourcingRoutes = createRoutes()
         'Homes listed here can be put on the request with POST /claims/{reference}/options.',
       scope: 'options:read',
       request: { params: ReferenceParam, query: MatchQuery },
-      responses: { 200: jsonResponse(z.object({ data: z.array(Match), count: z.number().int() }), 'Matches, best first.') },
+      responses: { 200: jsonResponse(listOf(Match), 'Matches, best first.') },
       errors: notFound,
     }),
     async (c) => c.json(list(await matchesNow(c.get('caller'), c.req.valid('param').reference, c.req.valid('query').limit)), 200),

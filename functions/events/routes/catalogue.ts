@@ -1,10 +1,9 @@
-import { z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../shared/http/context.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { ApiError } from '../../../shared/http/errors.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, listOf } from '../../../shared/http/routes.ts';
 import { definitionOf, eventsFor } from '../../../shared/events/registry.ts';
 import { knownEvents } from '../../../shared/events/params.ts';
 import { recordSimulatedEvent } from '../repository.ts';
@@ -35,7 +34,7 @@ export const catalogueRoutes = routes
       summary: "The events of the caller's side, with a sample envelope of each",
       description: 'Every event a webhook endpoint of this side can subscribe to. `simulatable` ones can be raised in sandbox with POST /events/simulate.',
       scope: 'read-webhooks',
-      responses: { 200: jsonResponse(z.object({ data: z.array(EventType), count: z.number().int() }), 'The catalogue.') },
+      responses: { 200: jsonResponse(listOf(EventType), 'The catalogue.') },
     }),
     (c) => {
       const types = eventsFor(c.get('caller').side).map((definition) => ({

@@ -1,12 +1,11 @@
-import { z } from '@hono/zod-openapi';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, listOf } from '../../../shared/http/routes.ts';
 import { addBlock, listBlocks } from '../availability-repository.ts';
 import { releaseBlock, syncCalendars } from '../availability.ts';
 import { batchAnswer, batchResponses } from '../../../shared/http/batch.ts';
 import { resolveHome } from '../homes-repository.ts';
-import { Block, BlockInput, BulkBlockInput, BulkBlocksBody, BulkBlocksResult, HomeRefParams, IsoDate } from '../schemas.ts';
+import { Block, BlockParams, BlocksQuery, BlockInput, BulkBlockInput, BulkBlocksBody, BulkBlocksResult, HomeRefParams } from '../schemas.ts';
 
 // Availability calendars: blocks per home, the bulk calendar sync, and releasing a provider block.
 // Dates are inclusive on both ends.
@@ -57,9 +56,9 @@ availabilityRoutes
       scope: 'properties:read',
       request: {
         params: HomeRefParams,
-        query: z.object({ from: IsoDate.optional(), to: IsoDate.optional() }),
+        query: BlocksQuery,
       },
-      responses: { 200: jsonResponse(z.object({ data: z.array(Block), count: z.number().int() }), 'The blocks.') },
+      responses: { 200: jsonResponse(listOf(Block), 'The blocks.') },
       errors: notFoundError,
     }),
     async (c) => {
@@ -99,7 +98,7 @@ availabilityRoutes
       summary: 'Release a provider block',
       description: 'Removes a block the provider set. A hold the service took for a lease or booking cannot be released here: cancel the placement instead.',
       scope: 'properties:write',
-      request: { params: HomeRefParams.extend({ block_id: z.string().openapi({ param: { name: 'block_id', in: 'path' } }) }) },
+      request: { params: BlockParams },
       responses: { 200: jsonResponse(dataOf(Block), 'The block as it was before release.') },
       errors: {
         404: {

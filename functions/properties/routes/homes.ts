@@ -1,12 +1,11 @@
-import { z } from '@hono/zod-openapi';
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { batchAnswer, batchResponses } from '../../../shared/http/batch.ts';
-import { cursorRowId, pageQuery, pageSizes, rowPage } from '../../../shared/http/paging.ts';
+import { cursorRowId, rowPage } from '../../../shared/http/paging.ts';
 import { listHomes, patchHome, readHome, readReadiness, renderHome, resolveHome, upsertHomes } from '../homes-repository.ts';
 import { publishBatch } from '../homes.ts';
-import { Home, HomeBatchBody, HomeBatchResult, HomeInput, HomePatch, HomeRefParams, Readiness, homeStatuses } from '../schemas.ts';
+import { Home, HomeBatchBody, HomeBatchResult, HomeInput, HomePatch, HomeRefParams, HomesQuery, Readiness } from '../schemas.ts';
 
 // Publishing and reading homes. Routes with a fixed path come before /{ref} so that they win.
 
@@ -83,7 +82,7 @@ export const homeRoutes = createRoutes()
       description: 'Newest first, keyset-paged: pass `next_cursor` back as `cursor` until it is null.',
       scope: 'properties:read',
       request: {
-        query: pageQuery(pageSizes.homes).extend({ status: z.enum(homeStatuses).optional() }),
+        query: HomesQuery,
       },
       responses: { 200: jsonResponse(pageOf(Home), 'One page of homes.') },
       errors: {
