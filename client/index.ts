@@ -1,5 +1,5 @@
 // The typed client of the Housing Placement Service: openapi-fetch over the types generated from the
-// service's OpenAPI document (schema.ts), with the key sent on every call, plus the webhook
+// service's OpenAPI document (schema.generated.ts), with the key sent on every call, plus the webhook
 // signature helper the guides give, so that a receiver gets the delivery back typed.
 //
 // Runtime dependency: openapi-fetch (the version pinned in the repository's package.json). See

@@ -9918,8 +9918,11 @@ export interface components {
             id: string;
             move_in_date: string;
             move_out_date: string;
-            /** @description awaiting_lease: the contract goes out within seconds (lease.sent). */
-            status: string;
+            /**
+             * @description awaiting_lease: the contract goes out within seconds (lease.sent).
+             * @enum {string}
+             */
+            status: "awaiting_lease" | "sent_for_signature" | "policyholder_signed" | "fully_signed" | "superseded" | "withdrawn";
         };
         Match: {
             city: string;
@@ -9981,11 +9984,14 @@ export interface components {
         };
         OptionResult: {
             adjuster_placed_at: string;
-            /** @description not_applied, applied or approved_to_lease. */
-            application_status: string;
+            /** @enum {string} */
+            application_status: "not_applied" | "applied" | "approved_to_lease";
             budget_approved: boolean;
-            /** @description sent, saved, approved, declined or cancelled (see the placement guide). */
-            option_status: string;
+            /**
+             * @description See the placement guide.
+             * @enum {string}
+             */
+            option_status: "sent" | "saved" | "approved" | "declined" | "cancelled";
             /** Format: uuid */
             property_id: string;
             /** Format: uuid */
@@ -10033,7 +10039,8 @@ export interface components {
         PlacementHome: {
             added_at: string;
             adjuster_placed_at: string | null;
-            application_status: string;
+            /** @enum {string} */
+            application_status: "not_applied" | "applied" | "approved_to_lease";
             booking: components["schemas"]["PlacementBooking"];
             budget_approved: boolean;
             decline_reason: string | null;
@@ -10053,8 +10060,11 @@ export interface components {
                     email: string | null;
                     name: string | null;
                 };
-                /** @description awaiting_lease, sent_for_signature, policyholder_signed, fully_signed; superseded or withdrawn in lease_history. */
-                status: string;
+                /**
+                 * @description awaiting_lease, sent_for_signature, policyholder_signed, fully_signed; superseded or withdrawn in lease_history.
+                 * @enum {string}
+                 */
+                status: "awaiting_lease" | "sent_for_signature" | "policyholder_signed" | "fully_signed" | "superseded" | "withdrawn";
                 superseded_at: string | null;
                 version: number;
                 withdrawn_at: string | null;
@@ -10073,13 +10083,17 @@ export interface components {
                     email: string | null;
                     name: string | null;
                 };
-                /** @description awaiting_lease, sent_for_signature, policyholder_signed, fully_signed; superseded or withdrawn in lease_history. */
-                status: string;
+                /**
+                 * @description awaiting_lease, sent_for_signature, policyholder_signed, fully_signed; superseded or withdrawn in lease_history.
+                 * @enum {string}
+                 */
+                status: "awaiting_lease" | "sent_for_signature" | "policyholder_signed" | "fully_signed" | "superseded" | "withdrawn";
                 superseded_at: string | null;
                 version: number;
                 withdrawn_at: string | null;
             }[];
-            option_status: string;
+            /** @enum {string} */
+            option_status: "sent" | "saved" | "approved" | "declined" | "cancelled";
             /** @description Every charge, oldest first, failed ones included. */
             payments: components["schemas"]["PlacementPayment"][];
             payments_succeeded: number;
@@ -10113,7 +10127,8 @@ export interface components {
                 move_in_date: string | null;
                 /** Format: uuid */
                 property_id: string;
-                status: string;
+                /** @enum {string} */
+                status: "awaiting_lease" | "sent_for_signature" | "policyholder_signed" | "fully_signed" | "superseded" | "withdrawn";
             }[];
             note: string;
         };
@@ -10171,8 +10186,11 @@ export interface components {
             property_id: string;
         };
         ProviderPayment: {
-            /** @description initial (the first charge: first rent, deposits and one-off fees), rent, deposit or fee. */
-            charge_type: string;
+            /**
+             * @description initial (the first charge: first rent, deposits and one-off fees), rent, deposit or fee.
+             * @enum {string}
+             */
+            charge_type: "initial" | "rent" | "deposit" | "fee";
             currency: string;
             /** @description What the payer was charged. */
             gross: number;

@@ -7,6 +7,7 @@ import {
   usStateCodes, usZipPattern,
 } from '../../shared/claims/values.ts';
 import { statuses } from '../../shared/claims/status.ts';
+import { leaseStatuses } from '../../shared/placements/states.ts';
 import { Match, MatchQuery, ReferenceParam, SourcingRound } from '../../shared/claims/schemas.ts';
 
 // The housing request's schemas: one definition per field, shared by creation, amendment, batch
@@ -293,7 +294,7 @@ export const Claim = ClaimListItem.extend({
 export const PlacementInProgress = z
   .object({
     note: z.string(),
-    homes: z.array(z.object({ property_id: z.string().uuid(), status: z.string(), move_in_date: z.string().nullable() })),
+    homes: z.array(z.object({ property_id: z.string().uuid(), status: z.enum(leaseStatuses), move_in_date: z.string().nullable() })),
   })
   .openapi('PlacementInProgress');
 

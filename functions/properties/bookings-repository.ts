@@ -12,7 +12,7 @@ import type { Booking } from './schemas.ts';
 
 interface PaymentJson {
   id: string;
-  charge_type: string;
+  charge_type: 'initial' | 'rent' | 'deposit' | 'fee';
   status: 'succeeded' | 'refunded';
   gross_cents: number;
   platform_fee_cents: number;

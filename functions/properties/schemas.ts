@@ -254,7 +254,7 @@ export const BulkBlocksResult = batchResult('AvailabilityBulkResult', {
 const Payment = z
   .object({
     id: z.string().uuid(),
-    charge_type: z.string().describe('initial (the first charge: first rent, deposits and one-off fees), rent, deposit or fee.'),
+    charge_type: z.enum(['initial', 'rent', 'deposit', 'fee']).describe('initial (the first charge: first rent, deposits and one-off fees), rent, deposit or fee.'),
     status: z.enum(['succeeded', 'refunded']),
     gross: z.number().describe('What the payer was charged.'),
     platform_fee: z.number().describe("The service's fee, taken from the rent in the charge only."),

@@ -5,7 +5,7 @@ import { ApiError, notFound } from '../http/errors.ts';
 import type { BudgetReview, PricedHome } from './pricing.ts';
 import type { LeaseRow } from './lease.ts';
 import type { RefundRequestRow } from './money-repository.ts';
-import type { ApplicationStatus, OfferEvent, OptionStatus } from './states.ts';
+import type { ApplicationStatus, LeaseStatus, OfferEvent, OptionStatus } from './states.ts';
 import { offerGuard } from './states.ts';
 
 // The placement's SQL: homes on a request (app.claim_homes), budget approvals, household answers,
@@ -20,7 +20,7 @@ export interface PlacementRow {
   property_id: string;
   option_status: OptionStatus;
   application_status: ApplicationStatus;
-  lease_status: string | null;
+  lease_status: LeaseStatus | null;
   placed_without_recipient: boolean;
   offered_at: Date | null;
   adjuster_placed_at: Date | null;
@@ -239,7 +239,7 @@ export interface CallbackLease {
   environment: 'live' | 'sandbox';
   claim_id: string;
   property_id: string;
-  status: string;
+  status: LeaseStatus;
   /** Whether it is the placement's current version (only that one acts). */
   current: boolean;
 }
@@ -385,7 +385,7 @@ export async function placementHomes(tx: Tx, claimId: string, propertyId?: strin
 
 export interface HomeUnderContract {
   property_id: string;
-  status: string;
+  status: LeaseStatus;
   move_in_date: string | null;
 }
 

@@ -3,6 +3,7 @@ import { calendarDate, emailAddress, storedText as storable, textLine } from '..
 import { ReferenceParam } from '../claims/schemas.ts';
 import { statuses } from '../claims/status.ts';
 import { limits } from '../claims/values.ts';
+import { applicationStatuses, leaseStatuses, optionStatuses } from './states.ts';
 
 // The placement's API schemas: the budget review, options, dates, signer, the placement read, and
 // paying, booking and moving in. The routes that declare them live where the specification puts
@@ -12,6 +13,10 @@ import { limits } from '../claims/values.ts';
 const text = (max: number = limits.text) => textLine(max);
 const email = emailAddress();
 const Status = z.enum(statuses);
+// The placement's state machines (states.ts): the values their columns hold, as enums in the document.
+const OptionStatus = z.enum(optionStatuses);
+const ApplicationStatus = z.enum(applicationStatuses);
+const LeaseStatus = z.enum(leaseStatuses);
 
 // ---- Budget review, options, dates, signer, the placement read ----
 
@@ -100,8 +105,8 @@ export const OptionResult = z
   .object({
     request_id: z.string().uuid(),
     property_id: z.string().uuid(),
-    option_status: z.string().describe('sent, saved, approved, declined or cancelled (see the placement guide).'),
-    application_status: z.string().describe('not_applied, applied or approved_to_lease.'),
+    option_status: OptionStatus.describe('See the placement guide.'),
+    application_status: ApplicationStatus,
     budget_approved: z.boolean(),
     adjuster_placed_at: z.string(),
   })
@@ -121,7 +126,7 @@ export const LeaseCreated = z
     id: z.string().uuid().describe('The contract version (lease id).'),
     move_in_date: z.string(),
     move_out_date: z.string(),
-    status: z.string().describe('awaiting_lease: the contract goes out within seconds (lease.sent).'),
+    status: LeaseStatus.describe('awaiting_lease: the contract goes out within seconds (lease.sent).'),
   })
   .openapi('LeaseCreated');
 
@@ -150,7 +155,7 @@ export const SignerChanged = z
 const Lease = z.object({
   id: z.string().uuid(),
   version: z.number().int(),
-  status: z.string().describe('awaiting_lease, sent_for_signature, policyholder_signed, fully_signed; superseded or withdrawn in lease_history.'),
+  status: LeaseStatus.describe('awaiting_lease, sent_for_signature, policyholder_signed, fully_signed; superseded or withdrawn in lease_history.'),
   move_in_date: z.string(),
   move_out_date: z.string(),
   signer: z.object({ name: z.string().nullable(), email: z.string().nullable() }).describe('Who the contract went to first (name null: the caller’s team).'),
@@ -212,8 +217,8 @@ export const PlacementHome = z
     property: z.object({
       name: z.string().nullable(), address: z.string(), city: z.string(), state: z.string(), monthly_rate: z.number(), currency: z.string(),
     }),
-    option_status: z.string(),
-    application_status: z.string(),
+    option_status: OptionStatus,
+    application_status: ApplicationStatus,
     placed_without_recipient: z.boolean(),
     budget_approved: z.boolean(),
     adjuster_placed_at: z.string().nullable(),
