@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './context.ts';
 import { ApiError, type ErrorCode, type errorCodes } from './errors.ts';
 import { allows, describeRule, type ScopeRule } from './scopes.ts';
+import { boolSetting } from '../config.ts';
 
 // Route definitions: every route declares its scope and its zod schemas once; the same
 // definition validates input, enforces the scope and produces the OpenAPI document.
@@ -105,6 +106,25 @@ export const requireScope = (rule: ScopeRule): MiddlewareHandler<AppEnv> => asyn
 
 const isWrite = (method: string) => method !== 'get';
 
+type Responses = Record<string, { content?: Record<string, { schema: unknown }> }>;
+
+/**
+ * With STRICT_RESPONSES=true (the test suite), every JSON answer is checked against the schema the
+ * route documents for its status, so an answer that drifts from the document (a null where the
+ * document promises a value, a value outside an enum) fails the test that made it, as the typed
+ * client would be wrong about it. Off in service: it costs a parse per answer.
+ */
+const checkResponse = (responses: Responses): MiddlewareHandler<AppEnv> => async (c, next) => {
+  await next();
+  const schema = responses[String(c.res.status)]?.content?.['application/json']?.schema;
+  if (!(schema instanceof z.ZodType) || !c.res.headers.get('content-type')?.includes('application/json')) return;
+  const result = schema.safeParse(await c.res.clone().json());
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`${c.req.method} ${c.req.path} answered ${c.res.status} outside its documented schema: ${problems}`);
+  }
+};
+
 type Extra = {
   scope: ScopeRule;
   /** Errors specific to the route, by status and code (merged with the common ones). */
@@ -126,7 +146,9 @@ export function defineRoute<const R extends Omit<RouteConfig, 'middleware'>>(con
     description,
     // The rule, machine-readable: the security tests generate their cases from it.
     'x-scope': scope,
-    middleware: [requireScope(scope)] as const,
+    middleware: (boolSetting('STRICT_RESPONSES', false)
+      ? [requireScope(scope), checkResponse({ ...errorResponses, ...route.responses } as Responses)]
+      : [requireScope(scope)]) as unknown as readonly [MiddlewareHandler<AppEnv>],
     security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
     ...(write
       ? {

@@ -28,6 +28,7 @@ const routes = createRoutes().openapi(
     summary: 'Records an event (test only)',
     request: { body: jsonBody(Body) },
     responses: { 201: jsonResponse(dataOf(Result), 'Written') },
+    errors: { 409: { already_signed: 'fail: conflict (the probe stands in a state conflict with a documented code).' } },
   }),
   async (c) => {
     const body = c.req.valid('json');

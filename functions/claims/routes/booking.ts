@@ -6,7 +6,7 @@ import { CancelInput, Cancelled, MoveInConfirmed, PropertyRef, RefundInput, Refu
 import { ReferenceParam } from '../schemas.ts';
 
 // The stay and the money after payment: move-in, cancellation and refund requests. Handlers are
-// thin: each calls its command (functions/claims/placement/booking.ts, refunds.ts).
+// thin: each calls its command (shared/placements/commands/booking.ts, refunds.ts).
 
 const tags = ['Placement'];
 

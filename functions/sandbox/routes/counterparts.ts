@@ -5,7 +5,7 @@ import { PlacementHome } from '../../../shared/placements/schemas.ts';
 import { HomeOnRequestParams, HouseholdAction, LandlordAction } from '../schemas.ts';
 
 // Carrier side: the household and the landlord of a home on a request. Each call runs exactly the
-// command the real counterpart's action runs (functions/claims/placement/answers.ts).
+// command the real counterpart's action runs (shared/placements/commands/answers.ts).
 
 const tags = ['Sandbox'];
 

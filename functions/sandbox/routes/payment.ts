@@ -6,7 +6,7 @@ import { PlacementHome } from '../../../shared/placements/schemas.ts';
 import { HomeOnRequestParams, PaymentAction } from '../schemas.ts';
 
 // Carrier side: the payer, paying the amount due now in the pay-in-app page. Exactly what the
-// page's sandbox buttons do (functions/claims/placement/payments.ts).
+// page's sandbox buttons do (shared/placements/commands/payments.ts).
 
 export const paymentRoutes = createRoutes().openapi(
   defineRoute({

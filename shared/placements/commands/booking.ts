@@ -16,8 +16,8 @@ import {
 import { cancelPlacement, contactAddresses, currentLease, releaseHolds, shortenLease, type PlacementRow } from '../repository.ts';
 
 // The stay: confirming move-in, and cancelling a placement (before or after payment). Each runs in
-// the request's tenant transaction with the request and the placement locked (the shape of
-// functions/claims/amend.ts): lock, check, write, emit, move status.
+// the placement's unit of work (../unit-of-work.ts: the request, then the placement, locked): lock,
+// check, write, emit, move status.
 
 /** booking.updated to the provider, for a change of its booking. */
 export async function announceBookingChange(

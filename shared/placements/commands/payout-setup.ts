@@ -9,7 +9,7 @@ import { attachProcessorAccount, readOnboarding } from '../../properties/payouts
 // that, when someone at the provider opens it, creates the Connect account if there is none yet and
 // a one-time onboarding link, and redirects there. Account links expire within minutes, so one is
 // created on demand at each visit rather than stored; account.updated notifications report the
-// outcome (functions/claims/placement/notifications.ts).
+// outcome (./notifications.ts).
 
 export async function setupPageUrl(requestUrl: string, orgId: string): Promise<string> {
   return `${publicBaseUrl(requestUrl)}/pay/setup/${await signSetupLink(orgId, 'live')}`;
