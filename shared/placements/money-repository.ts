@@ -68,9 +68,37 @@ export interface PaymentWrite {
 
 /**
  * Records a settled charge; null when this processor payment, or a settled charge of the same
- * period, is already recorded (a payment notified twice, or two submissions racing).
+ * period, is already recorded (a payment notified twice, or two submissions racing). A processor
+ * payment recorded as failed that then succeeds (the payer retried the same PaymentIntent) becomes
+ * the succeeded payment: a later success always wins over an earlier failure, and the failure's
+ * events stay as they were.
  */
 export async function insertSucceeded(tx: Tx, write: PaymentWrite): Promise<PaymentRow | null> {
+  return (await succeedFailed(tx, write)) ?? insertNewSucceeded(tx, write);
+}
+
+/** The failed record of this processor payment, moved to succeeded with the charge; null when there is none. */
+async function succeedFailed(tx: Tx, write: PaymentWrite): Promise<PaymentRow | null> {
+  try {
+    const [row] = await tx.savepoint((sp) => sp<PaymentRow[]>`
+      update app.payments
+         set status = 'succeeded', failure_reason = null, paid_at = clock_timestamp(), booking_id = ${write.bookingId},
+             lease_agreement_id = ${write.leaseId}, charge_type = ${write.charge.chargeType}, rent_cents = ${write.charge.rentCents},
+             deposit_cents = ${write.charge.depositCents}, fees_cents = ${write.charge.feesCents},
+             platform_fee_cents = ${write.charge.split.platformFeeCents}, processing_fee_cents = ${write.charge.split.processingFeeCents},
+             period_start = ${write.charge.periodStart}, period_end = ${write.charge.periodEnd}
+       where environment = app.current_env() and provider_ref = ${write.providerRef} and status = 'failed'
+         and claim_home_id = ${write.placement.id}
+      returning *`);
+    return row ?? null;
+  } catch (error) {
+    // Another charge of the same period settled meanwhile (payments_one_per_period): nothing to record.
+    if ((error as { code?: string }).code === '23505') return null;
+    throw error;
+  }
+}
+
+async function insertNewSucceeded(tx: Tx, write: PaymentWrite): Promise<PaymentRow | null> {
   const [row] = await tx.savepoint((sp) => sp<PaymentRow[]>`
     insert into app.payments (org_id, environment, property_id, booking_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id,
                               charge_type, status, rent_cents, deposit_cents, fees_cents, platform_fee_cents, processing_fee_cents,

@@ -169,4 +169,38 @@ describe('live payments through the processor (stand-in transport)', () => {
     expect((await events(s.c.orgId, 'booking.confirmed')).length).toBe(0);
     expect((await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home })).status).toBe(202);
   });
+  it('a PaymentIntent that fails and is then retried successfully is recorded as succeeded and books the stay (a later success wins)', async () => {
+    const s = await signedLease('live');
+    await ownerSql()`update app.payout_accounts set processor_account_id = 'acct_landlord' where org_id = ${s.providerOrg} and environment = 'live'`;
+    await signLive(s.lease.id);
+    await submitPage(pagePath(await payUrl(s.api, s.ref)));
+    const checkout = checkouts.at(-1)!;
+    const amount = Number(checkout.get('line_items[0][price_data][unit_amount]'));
+    const metadata = Object.fromEntries(
+      [...checkout.entries()].filter(([k]) => k.startsWith('payment_intent_data[metadata]')).map(([k, v]) => [k.slice('payment_intent_data[metadata]['.length, -1), v]),
+    );
+    const intent = `pi_retried_${crypto.randomUUID().slice(0, 8)}`;
+    const failed = intentEvent(`evt_${intent}_1`, 'payment_intent.payment_failed', metadata, amount);
+    (failed.data.object as any).id = intent;
+    (failed.data.object as any).last_payment_error = { message: 'Your card was declined.' };
+    expect((await notify(failed)).body.data.outcome).toBe('applied');
+    expect((await s.api.get(`/claims/${s.ref}`)).body.data.status_primary).toBe('payment_setup');
+
+    const succeeded = intentEvent(`evt_${intent}_2`, 'payment_intent.succeeded', metadata, amount);
+    (succeeded.data.object as any).id = intent;
+    expect((await notify(succeeded)).body.data.outcome).toBe('applied');
+    const home = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0];
+    expect(home).toMatchObject({ payments_succeeded: 1, booking: { booking_status: 'confirmed' } });
+    expect(home.payments).toEqual([expect.objectContaining({ status: 'succeeded', failure_reason: null, amount: amount / 100 })]);
+    expect((await s.api.get(`/claims/${s.ref}`)).body.data.status_primary).toBe('booking_confirmed');
+    // Nothing rewritten: the failure was announced and stays announced; the success follows it.
+    expect((await events(s.c.orgId, 'payment.failed')).length).toBe(1);
+    expect((await events(s.c.orgId, 'payment.succeeded')).length).toBe(1);
+    expect((await events(s.c.orgId, 'booking.confirmed')).length).toBe(1);
+    // A late copy of the failure changes nothing.
+    const again = intentEvent(`evt_${intent}_3`, 'payment_intent.payment_failed', metadata, amount);
+    (again.data.object as any).id = intent;
+    expect((await notify(again)).body.data.outcome).toBe('duplicate');
+    expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].payments[0].status).toBe('succeeded');
+  });
 });
