@@ -9924,6 +9924,26 @@ export interface components {
              */
             status: "awaiting_lease" | "sent_for_signature" | "policyholder_signed" | "fully_signed" | "superseded" | "withdrawn";
         };
+        /** @description The terms this version was issued with, as they stood then: every charge of the version (the pay page, payments, refunds, the provider's earnings) is priced from them, whatever the provider changes later. null on versions issued before terms were recorded. */
+        LeaseTerms: {
+            application_fee: number | null;
+            cleaning_fee: number | null;
+            currency: string;
+            /** @description Whether the pet charges apply: the request had pets when the version was issued. */
+            household_has_pets: boolean;
+            /** @description The headline monthly rate. */
+            monthly_rate: number;
+            pet_deposit: number | null;
+            pet_fee: number | null;
+            pet_rent: number | null;
+            rent_1_3_months: number | null;
+            rent_4_6_months: number | null;
+            rent_7_9_months: number | null;
+            rent_10_12_months: number | null;
+            security_deposit: number | null;
+            utilities_included: boolean | null;
+            utilities_monthly: number | null;
+        } | null;
         Match: {
             city: string;
             currency: string;
@@ -10066,6 +10086,7 @@ export interface components {
                  */
                 status: "awaiting_lease" | "sent_for_signature" | "policyholder_signed" | "fully_signed" | "superseded" | "withdrawn";
                 superseded_at: string | null;
+                terms: components["schemas"]["LeaseTerms"];
                 version: number;
                 withdrawn_at: string | null;
             } | null;
@@ -10089,6 +10110,7 @@ export interface components {
                  */
                 status: "awaiting_lease" | "sent_for_signature" | "policyholder_signed" | "fully_signed" | "superseded" | "withdrawn";
                 superseded_at: string | null;
+                terms: components["schemas"]["LeaseTerms"];
                 version: number;
                 withdrawn_at: string | null;
             }[];

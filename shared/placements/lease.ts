@@ -1,4 +1,5 @@
 import type { Tx } from '../db/client.ts';
+import type { LeaseTerms } from './pricing.ts';
 import { leaseTransitions, type LeaseEvent, type LeaseStatus } from './states.ts';
 
 // The leases' SQL. Applying the lease state machine (./states.ts): every move is one update guarded
@@ -26,6 +27,8 @@ export interface LeaseRow {
   superseded_at: Date | null;
   superseded_by: string | null;
   withdrawn_at: Date | null;
+  /** What the version was issued with and is charged by; null on versions issued before terms were recorded. */
+  terms: LeaseTerms | null;
   created_at: Date;
 }
 

@@ -31,6 +31,30 @@ export interface PricedHome {
   utilities_monthly_cents: number | null;
 }
 
+/** The fields of a home that pricing reads: what a contract version freezes as its terms. */
+export const pricedHomeFields = [
+  'name', 'currency', 'monthly_rate_cents', 'rent_1_3_months_cents', 'rent_4_6_months_cents', 'rent_7_9_months_cents',
+  'rent_10_12_months_cents', 'security_deposit_cents', 'cleaning_fee_cents', 'application_fee_cents', 'pet_fee_cents',
+  'pet_rent_cents', 'pet_deposit_cents', 'utilities_included', 'utilities_monthly_cents',
+] as const satisfies readonly (keyof PricedHome)[];
+
+/**
+ * The terms a contract version is issued with and every charge of it is priced from: the home's
+ * priced fields and the request's pets, as they stood at issue (app.lease_agreements.terms).
+ */
+export interface LeaseTerms {
+  home: PricedHome;
+  request: { has_pets: boolean };
+}
+
+/** The terms of `home` for `request`, now. */
+export function termsOf(home: PricedHome, request: { has_pets: boolean }): LeaseTerms {
+  return {
+    home: Object.fromEntries(pricedHomeFields.map((field) => [field, home[field]])) as unknown as PricedHome,
+    request: { has_pets: request.has_pets },
+  };
+}
+
 export interface PricedRequest {
   target_move_in: string;
   est_length_months: number;

@@ -1,6 +1,7 @@
 import type { z } from '@hono/zod-openapi';
-import { fromCents } from '../money.ts';
-import type { DepositRefund, PlacementBooking, PlacementHome, PlacementPayment } from './schemas.ts';
+import { amountOrNull, fromCents } from '../money.ts';
+import type { LeaseTerms } from './pricing.ts';
+import type { DepositRefund, LeaseTermsSchema, PlacementBooking, PlacementHome, PlacementPayment } from './schemas.ts';
 import type { BookingJson, PaymentJson, PlacementHomeRow, RefundJson } from './repository.ts';
 import type { ProviderRefundRequestRow } from './money-repository.ts';
 import type { LeaseRow } from './lease.ts';
@@ -14,6 +15,27 @@ const iso = (value: string | Date | null) => (value === null ? null : new Date(v
 
 type LeaseJson = PlacementHomeRow['leases'][number];
 
+/** The terms a version was issued with, in major units as the API shows amounts. */
+function renderTerms({ home, request }: LeaseTerms): z.infer<typeof LeaseTermsSchema> {
+  return {
+    currency: home.currency,
+    monthly_rate: fromCents(Number(home.monthly_rate_cents)),
+    rent_1_3_months: amountOrNull(home.rent_1_3_months_cents),
+    rent_4_6_months: amountOrNull(home.rent_4_6_months_cents),
+    rent_7_9_months: amountOrNull(home.rent_7_9_months_cents),
+    rent_10_12_months: amountOrNull(home.rent_10_12_months_cents),
+    security_deposit: amountOrNull(home.security_deposit_cents),
+    cleaning_fee: amountOrNull(home.cleaning_fee_cents),
+    application_fee: amountOrNull(home.application_fee_cents),
+    pet_fee: amountOrNull(home.pet_fee_cents),
+    pet_rent: amountOrNull(home.pet_rent_cents),
+    pet_deposit: amountOrNull(home.pet_deposit_cents),
+    utilities_included: home.utilities_included,
+    utilities_monthly: amountOrNull(home.utilities_monthly_cents),
+    household_has_pets: request.has_pets,
+  };
+}
+
 const renderLease = (l: LeaseJson) => ({
   id: l.id,
   version: l.version,
@@ -26,6 +48,7 @@ const renderLease = (l: LeaseJson) => ({
   owner_signed_at: iso(l.owner_signed_at),
   superseded_at: iso(l.superseded_at),
   withdrawn_at: iso(l.withdrawn_at),
+  terms: l.terms ? renderTerms(l.terms) : null,
 });
 
 export function renderPlacementHome(row: PlacementHomeRow): z.infer<typeof PlacementHome> {

@@ -2,7 +2,7 @@ import { db, type Tx } from '../db/client.ts';
 import type { Tenant } from '../db/tenant.ts';
 import { isUuid } from '../ids.ts';
 import { ApiError, notFound } from '../http/errors.ts';
-import type { BudgetReview, PricedHome } from './pricing.ts';
+import type { BudgetReview, LeaseTerms, PricedHome } from './pricing.ts';
 import type { LeaseRow } from './lease.ts';
 import type { RefundRequestRow } from './money-repository.ts';
 import type { ApplicationStatus, LeaseStatus, OfferEvent, OptionStatus } from './states.ts';
@@ -199,13 +199,14 @@ export async function currentLease(tx: Tx, placement: PlacementRow): Promise<Lea
 export async function insertLease(
   tx: Tx,
   placement: PlacementRow,
-  lease: Pick<LeaseRow, 'move_in_date' | 'move_out_date' | 'signer_name' | 'signer_email' | 'issued_by' | 'template'> & { version: number },
+  lease: Pick<LeaseRow, 'move_in_date' | 'move_out_date' | 'signer_name' | 'signer_email' | 'issued_by' | 'template'> & { version: number; terms: LeaseTerms },
 ): Promise<LeaseRow> {
   const [row] = await tx<LeaseRow[]>`
     insert into app.lease_agreements (org_id, environment, claim_home_id, claim_id, property_id, version, move_in_date,
-                                      move_out_date, signer_name, signer_email, issued_by, template)
+                                      move_out_date, signer_name, signer_email, issued_by, template, terms)
     values (app.current_org(), app.current_env(), ${placement.id}, ${placement.claim_id}, ${placement.property_id}, ${lease.version},
-            ${lease.move_in_date}, ${lease.move_out_date}, ${lease.signer_name}, ${lease.signer_email}, ${lease.issued_by}, ${lease.template})
+            ${lease.move_in_date}, ${lease.move_out_date}, ${lease.signer_name}, ${lease.signer_email}, ${lease.issued_by}, ${lease.template},
+            ${tx.json(lease.terms as never)})
     returning *`;
   await tx`
     update app.claim_homes set current_lease_id = ${row.id}, lease_status = ${row.status},

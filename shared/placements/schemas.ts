@@ -152,6 +152,24 @@ export const SignerChanged = z
   })
   .openapi('SignerChanged');
 
+const amountOrNull = z.number().nullable();
+
+export const LeaseTermsSchema = z
+  .object({
+    currency: z.string(),
+    monthly_rate: z.number().describe('The headline monthly rate.'),
+    rent_1_3_months: amountOrNull, rent_4_6_months: amountOrNull, rent_7_9_months: amountOrNull, rent_10_12_months: amountOrNull,
+    security_deposit: amountOrNull, cleaning_fee: amountOrNull, application_fee: amountOrNull,
+    pet_fee: amountOrNull, pet_rent: amountOrNull, pet_deposit: amountOrNull,
+    utilities_included: z.boolean().nullable(), utilities_monthly: amountOrNull,
+    household_has_pets: z.boolean().describe('Whether the pet charges apply: the request had pets when the version was issued.'),
+  })
+  .describe(
+    'The terms this version was issued with, as they stood then: every charge of the version (the pay page, payments, refunds, ' +
+    "the provider's earnings) is priced from them, whatever the provider changes later. null on versions issued before terms were recorded.",
+  )
+  .openapi('LeaseTerms');
+
 const Lease = z.object({
   id: z.string().uuid(),
   version: z.number().int(),
@@ -164,6 +182,7 @@ const Lease = z.object({
   owner_signed_at: z.string().nullable(),
   superseded_at: z.string().nullable(),
   withdrawn_at: z.string().nullable(),
+  terms: LeaseTermsSchema.nullable(),
 });
 
 export const PlacementBooking = z

@@ -2,6 +2,7 @@ import type { Tx } from '../../db/client.ts';
 import { ApiError } from '../../http/errors.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { moveLease, type LeaseRow } from '../lease.ts';
+import { termsOf } from '../pricing.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import {
   contactAddresses, currentLease, homeIfPlaceable, insertLease, linkSuperseded, rangeConflicts, releaseHolds, takeHold,
@@ -54,6 +55,8 @@ export async function issueContract(tx: Tx, claim: ClaimRow, placement: Placemen
     signer_email: signerEmail,
     issued_by: issue.issuedBy,
     template: home.contract_template,
+    // What the version is charged by, whatever the provider changes later.
+    terms: termsOf(home, claim),
   });
   if (old) await linkSuperseded(tx, old.id, lease.id);
   const hold = await takeHold(tx, placement.property_id, issue.moveIn, issue.moveOut, lease.id, `lease ${claim.claim_ref}`);

@@ -5,7 +5,7 @@ import { ApiError } from '../../http/errors.ts';
 import { fromCents } from '../../money.ts';
 import { dueNow, type DueCharge } from '../billing.ts';
 import type { LeaseRow } from '../lease.ts';
-import { price } from '../pricing.ts';
+import { price, termsOf, type LeaseTerms } from '../pricing.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { providerBookingFields } from '../render.ts';
 import {
@@ -46,14 +46,23 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow, 
   if (!lease || lease.status !== 'fully_signed') {
     throw new ApiError('lease_not_signed', `Payment is unlocked once the lease is fully signed; it is ${lease?.status ?? 'not issued yet'}.`);
   }
-  const [payee, home] = await Promise.all([payeeOf(tx, placement.property_id), homeIfPlaceable(tx, claim.id, placement.property_id)]);
+  const payee = await payeeOf(tx, placement.property_id);
   if (!payee.charges_enabled) {
     throw new ApiError('charges_disabled', "The landlord's payment account cannot take charges right now; nothing can be paid until the landlord finishes setup.");
   }
-  if (!home) throw new ApiError('charges_disabled', 'The home is no longer offered by the landlord; nothing can be paid.');
-  const prices = price(home, claim, { move_in: lease.move_in_date, move_out: lease.move_out_date });
+  const terms = lease.terms ?? (await termsBeforeRecorded(tx, claim, placement));
+  // Priced from the terms the lease was signed on: a provider's later change of rates, fees or
+  // listing, or the request's pets, never changes what this version charges.
+  const prices = price(terms.home, { ...claim, has_pets: terms.request.has_pets }, { move_in: lease.move_in_date, move_out: lease.move_out_date });
   const due = dueNow(prices, { moveIn: lease.move_in_date, moveOut: lease.move_out_date }, await paidPeriods(tx, placement.id), today);
-  return { lease, payee, currency: home.currency, due };
+  return { lease, payee, currency: terms.home.currency, due };
+}
+
+/** A version issued before terms were recorded prices from the home as it stands, as it always did. */
+async function termsBeforeRecorded(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<LeaseTerms> {
+  const home = await homeIfPlaceable(tx, claim.id, placement.property_id);
+  if (!home) throw new ApiError('charges_disabled', 'The home is no longer offered by the landlord; nothing can be paid.');
+  return termsOf(home, claim);
 }
 
 /** What is due now, or 409 nothing_due. */

@@ -1,0 +1,51 @@
+// What was signed is what is charged: a contract version freezes the terms it was issued with, and
+// every payment of it is priced from them, whatever the provider changes on the home afterwards.
+import { describe, expect, it } from 'vitest';
+import { ownerSql } from '../helpers.ts';
+import { signedLease } from './payment-fixtures.ts';
+
+type Signed = Awaited<ReturnType<typeof signedLease>>;
+
+/** A signed sandbox placement on a sandbox home, so that the provider's sandbox key can edit it. */
+const signed = () => signedLease('sandbox', { home: { environment: 'sandbox' } });
+
+/** Pays what is due now through the sandbox payer, and answers the charge recorded. */
+async function pay(s: Signed) {
+  const res = await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' });
+  expect(res.status).toBe(200);
+  const [payment] = res.body.data.payments;
+  return { amount: payment.amount, platform_fee: payment.platform_fee };
+}
+
+describe('terms frozen at issue', () => {
+  it('two identical signed placements charge the same after one provider raises its rates, fees and deposit', async () => {
+    const [kept, changed] = [await signed(), await signed()];
+    const before = (await changed.api.get(`/claims/${changed.ref}/placement`)).body.data.homes[0].lease!;
+    expect(before.terms).toMatchObject({ currency: 'usd', monthly_rate: 2500, security_deposit: 1500, household_has_pets: false });
+
+    const patched = await changed.providerApi.patch(`/properties/${changed.home}`, {
+      monthly_rate: 4800, rent_1_3_months: 4200, rent_4_6_months: 4200, security_deposit: 9000, cleaning_fee: 500,
+    });
+    expect(patched.status).toBe(200);
+
+    const [a, b] = [await pay(kept), await pay(changed)];
+    expect(b).toEqual(a);
+    // The lease still shows the terms it was signed on, not the home's new rates.
+    const after = (await changed.api.get(`/claims/${changed.ref}/placement`)).body.data.homes[0].lease!;
+    expect(after.terms).toEqual(before.terms);
+  });
+
+  it('a change of the request\'s pets after signing, or the home unlisted, does not change or stop the signed stay\'s charge', async () => {
+    const [kept, changed] = [await signed(), await signed()];
+    expect((await changed.api.patch(`/claims/${changed.ref}`, {
+      has_pets: true, number_of_pets: 1, pet_details: 'one calm dog', pet_breeds: ['beagle'],
+    })).status).toBe(200);
+    expect((await changed.providerApi.patch(`/properties/${changed.home}`, { status: 'unavailable' })).status).toBe(200);
+    expect(await pay(changed)).toEqual(await pay(kept));
+  });
+
+  it('the terms of a version never change once written', async () => {
+    const s = await signed();
+    await expect(ownerSql()`update app.lease_agreements set terms = '{}'::jsonb where id = ${s.lease.id}`).rejects.toThrow(/never change/);
+  });
+});
