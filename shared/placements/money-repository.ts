@@ -139,11 +139,6 @@ export async function latestSettled(tx: Tx, placementId: string): Promise<Paymen
   return row ?? null;
 }
 
-/** A withdrawn contract keeps no signatures: they are cleared with the withdrawal (cancel-booking). */
-export async function clearSignatures(tx: Tx, leaseId: string): Promise<void> {
-  await tx`update app.lease_agreements set policyholder_signed_at = null, owner_signed_at = null where id = ${leaseId} and status = 'withdrawn'`;
-}
-
 export async function markRefunded(tx: Tx, paymentId: string, cents: number): Promise<void> {
   await tx`
     update app.payments set status = 'refunded', refunded_cents = greatest(refunded_cents, ${cents}), refunded_at = coalesce(refunded_at, clock_timestamp())

@@ -124,7 +124,12 @@ describe('after payment: move-in, cancellation and refunds (sandbox)', () => {
     const placement = (await api.get(`/claims/${ref}/placement`)).body.data;
     expect(placement.status).toBe('housing_options_found');
     expect(placement.homes[0]).toMatchObject({ option_status: 'cancelled', lease: null });
-    expect(placement.homes[0].lease_history.at(-1)).toMatchObject({ id: lease.id, status: 'withdrawn', policyholder_signed_at: null, owner_signed_at: null });
+    // Withdrawn, but what was signed stays signed: the signatures and their timeline entries remain.
+    expect(placement.homes[0].lease_history.at(-1)).toMatchObject({
+      id: lease.id, status: 'withdrawn', policyholder_signed_at: expect.any(String), owner_signed_at: expect.any(String),
+    });
+    const timeline = (await api.get(`/claims/${ref}/timeline`)).body.data.map((e) => e.type);
+    expect(timeline).toEqual(expect.arrayContaining(['lease.signed_by_recipient', 'lease.signed_by_owner']));
     expect(await ownerSql()`select 1 from app.availability_blocks where lease_agreement_id = ${lease.id}`).toHaveLength(0);
     const mails = await ownerSql()<{ payload: any }[]>`select payload from app.jobs where org_id = ${c.orgId} and kind = 'send_email' and payload->>'topic' = 'booking.cancelled'`;
     expect(mails[0].payload.to).toEqual(expect.arrayContaining(['family@example.com', 'adjuster@example.com']));

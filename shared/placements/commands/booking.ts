@@ -10,7 +10,7 @@ import { findClaim, type ClaimRow } from '../../claims/repository.ts';
 import { inPlacement } from '../unit-of-work.ts';
 import { providerBookingFields } from '../render.ts';
 import {
-  cancelBookingRow, clearSignatures, confirmedBooking, homeLabel, latestSettled, otherHomesState, payeeOf, recordMoveIn, shortenBooking,
+  cancelBookingRow, confirmedBooking, homeLabel, latestSettled, otherHomesState, payeeOf, recordMoveIn, shortenBooking,
   type BookingRow,
 } from '../money-repository.ts';
 import { cancelPlacement, contactAddresses, currentLease, releaseHolds, shortenLease, type PlacementRow } from '../repository.ts';
@@ -70,9 +70,9 @@ export interface CancelInput {
 /**
  * POST cancel-booking: refused with already_paid while a settled payment exists, unless force.
  * Otherwise the booking is cancelled, the holds released, the contract withdrawn (signature links
- * stop through the withdraw job, collected signatures cleared), the home taken off the request (and
- * so back on the market), the landlord, household and adjuster emailed, and the request moved back
- * to what its remaining homes support.
+ * stop through the withdraw job; the signatures it collected stay recorded, since what was signed
+ * was signed), the home taken off the request (and so back on the market), the landlord,
+ * household and adjuster emailed, and the request moved back to what its remaining homes support.
  */
 export async function cancelBooking(caller: Caller, reference: string, input: CancelInput) {
   return inPlacement(caller, { reference, propertyId: input.property_id }, async ({ tx, claim, placement }) => {
@@ -86,7 +86,6 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
     const lease = await currentLease(tx, placement);
     if (lease) {
           const withdrawn = await moveLease(tx, lease.id, 'withdrawn', { withdrawn_at: 'now' });
-      if (withdrawn) await clearSignatures(tx, lease.id);
       if (withdrawn?.provider_ref) {
         await enqueue(tx, 'withdraw_contract', { provider_ref: withdrawn.provider_ref, reason: 'placement cancelled' }, { dedupeKey: withdrawn.provider_ref });
       }
