@@ -1022,7 +1022,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_field: a date not YYYY-MM-DD, move_out on or before move_in (field move_out), move_in in the past (field move_in); stay_too_short: (field move_out) under 30 days. */
+                /** @description invalid_field: a date not YYYY-MM-DD, move_out on or before move_in (field move_out), move_in in the past or before the home's available_from (field move_in); stay_too_short: (field move_out) under 30 days. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1866,7 +1866,7 @@ export interface paths {
         put?: never;
         /**
          * Put a home on the request: send it to the household, or place it
-         * @description send: the household is emailed the home (the request needs household_email); they save, apply or propose dates; the landlord approves the application; then the caller sets dates. place: option_status approved, application_status approved_to_lease; the landlord is told; the lease goes to the named signer (signer_name, signer_email) or to the caller’s own team, once dates are set; the household is not contacted. A call through this interface counts as the carrier’s approval of the budget. Safe to retry: the same row is rewritten.
+         * @description send: the household is emailed the home (the request needs household_email); they save, apply or propose dates; the landlord approves the application; then the caller sets dates. place: option_status approved, application_status approved_to_lease; the landlord is told; the lease goes to the named signer (signer_name, signer_email) or to the caller’s own team, once dates are set; the household is not contacted. With send, the lease goes to the household (household_email), the adjuster copied. A call through this interface counts as the carrier’s approval of the budget. Safe to retry: the same row is rewritten.
          *
          *     Requires: options:write.
          */
@@ -2640,7 +2640,7 @@ export interface paths {
         put?: never;
         /**
          * Change who signs the lease
-         * @description With signer_name and signer_email the lease goes to that person; without signer_email it returns to the caller’s own team. When a contract exists it is withdrawn (kept as superseded) and a new one is issued with the same dates, so one live version exists.
+         * @description With signer_name and signer_email the lease goes to that person; without signer_email it returns to the default signer (send: the household; place: the adjuster or the caller’s own team). When a contract exists it is withdrawn (kept as superseded) and a new one is issued with the same dates, so one live version exists.
          *
          *     Requires: options:write.
          */
@@ -10138,7 +10138,7 @@ export interface components {
             } | null;
             /** @enum {string|null} */
             recipient_response: "saved" | "rejected" | null;
-            /** @description The named signer; null: the caller’s own team signs. */
+            /** @description The named signer; null: the default signer (send: the household; place: the adjuster or the caller’s own team). */
             signer: {
                 email: string | null;
                 name: string;
@@ -10369,7 +10369,7 @@ export interface components {
             property_id: string;
             /**
              * Format: email
-             * @description Where the new contract goes; absent: the caller’s own team signs.
+             * @description Where the new contract goes; absent: the default signer (send: the household; place: the adjuster or the caller’s own team).
              */
             signer_email?: string;
             /** @description Who signs; required with signer_email. */

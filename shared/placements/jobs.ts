@@ -65,6 +65,16 @@ export const sendContract: ServiceJob<'send_contract'> = {
         sent_at: moved.sent_at!.toISOString(),
       });
       await moveStatus(tx, [context.request_id], 'lease_execution');
+      // The adjuster is copied when the lease went to someone else (the household, a named signer).
+      if (context.adjuster_email && context.adjuster_email !== context.signer_email) {
+        await enqueue(tx, 'send_email', {
+          to: [context.adjuster_email],
+          subject: `Copy: lease for ${home?.name ?? home?.address ?? 'the home'} sent for signature (${context.reference})`,
+          text: `The lease for ${home?.name ?? 'the home'} (${context.move_in_date} to ${context.move_out_date}) went to ` +
+            `${context.signer_name ?? context.signer_email} for signature, then to the landlord. Request ${context.reference}.`,
+          topic: 'lease.copy',
+        }, { dedupeKey: `lease.copy:${lease_id}` });
+      }
       return 'sent';
     }, { cancelled: 'include' });
     return { provider_ref: sent.providerRef, outcome };

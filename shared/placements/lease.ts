@@ -72,12 +72,14 @@ export interface ContractContext {
   move_out_date: string;
   signer_name: string | null;
   signer_email: string | null;
+  /** The adjuster on the request, copied when the contract goes to someone else. */
+  adjuster_email: string | null;
 }
 
 export async function contractContext(tx: Tx, leaseId: string): Promise<ContractContext | null> {
   const [row] = await tx<ContractContext[]>`
     select l.id as lease_id, c.claim_ref as reference, c.external_id, c.id as request_id, l.property_id, l.status,
-           l.move_in_date, l.move_out_date, l.signer_name, l.signer_email, c.policyholder_name,
+           l.move_in_date, l.move_out_date, l.signer_name, l.signer_email, c.policyholder_name, c.adjuster_email,
            (select to_jsonb(h) from app.home_for_request(c.id, l.property_id) h) as home
       from app.lease_agreements l join app.claims c on c.id = l.claim_id
      where l.id = ${leaseId}`;

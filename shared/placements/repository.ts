@@ -52,6 +52,8 @@ export interface HomeForRequest extends PricedHome {
   contract_template: 'standard' | 'own';
   charges_enabled: boolean;
   owner_contact_email: string | null;
+  /** The first day the home can be moved into (YYYY-MM-DD), or null when the listing gives none. */
+  available_from: string | null;
 }
 
 /** The home as the request may see it (verified, from its pool), or 404 not_found. */

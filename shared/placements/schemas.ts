@@ -136,7 +136,7 @@ export const SignerInput = z
   .strictObject({
     property_id: PropertyId,
     signer_name: text().optional().describe('Who signs; required with signer_email.'),
-    signer_email: email.optional().describe('Where the new contract goes; absent: the caller’s own team signs.'),
+    signer_email: email.optional().describe('Where the new contract goes; absent: the default signer (send: the household; place: the adjuster or the caller’s own team).'),
   })
   .superRefine((body, ctx) => {
     if (body.signer_email !== undefined && body.signer_name === undefined) ctx.addIssue({ code: 'custom', path: ['signer_name'], message: 'is required with signer_email' });
@@ -241,7 +241,7 @@ export const PlacementHome = z
     placed_without_recipient: z.boolean(),
     budget_approved: z.boolean(),
     adjuster_placed_at: z.string().nullable(),
-    signer: z.object({ name: z.string(), email: z.string().nullable() }).nullable().describe('The named signer; null: the caller’s own team signs.'),
+    signer: z.object({ name: z.string(), email: z.string().nullable() }).nullable().describe('The named signer; null: the default signer (send: the household; place: the adjuster or the caller’s own team).'),
     lease: Lease.nullable().describe('The live contract version; null until dates are set.'),
     lease_history: z.array(Lease).describe('Superseded and withdrawn versions, oldest first.'),
     booking: PlacementBooking.nullable().describe('null until the first payment clears; kept (cancelled) after a cancellation.'),

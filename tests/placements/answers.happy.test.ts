@@ -37,6 +37,11 @@ describe('send: the household saves and applies, the landlord approves, then dat
     const dates = await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: inDays(35), move_out: inDays(95) });
     expect(dates.status).toBe(200);
     await drainJobs(s.c.orgId);
+    // The household chose the home, so the lease goes to the household; the adjuster gets a copy.
+    const issued = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].lease;
+    expect(issued?.signer).toMatchObject({ email: 'family@example.com' });
+    const copies = (await jobsOf(s.c.orgId, 'send_email')).filter((j) => j.payload.topic === 'lease.copy');
+    expect(copies).toEqual([expect.objectContaining({ payload: expect.objectContaining({ to: ['adjuster@example.com'] }) })]);
     expect((await household(s, { action: 'sign' })).body.data.lease?.status).toBe('policyholder_signed');
     expect((await landlord(s, { action: 'sign' })).body.data.lease?.status).toBe('fully_signed');
     expect(await status(s)).toBe('lease_signed');

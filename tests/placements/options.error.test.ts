@@ -184,6 +184,21 @@ describe('POST dates errors', () => {
   });
 });
 
+describe('dates and the home\'s availability', () => {
+  it('422 invalid_field on move_in before the home\'s available_from; from that day on the dates are set', async () => {
+    const s = await scene('sandbox', { home: { available_from: inDays(50) } });
+    await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'place', approve_budget: true });
+    const early = await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: inDays(40), move_out: inDays(100) });
+    expect(early.status).toBe(422);
+    expect(early.body.error).toMatchObject({ code: 'invalid_field', field: 'move_in', message: expect.stringContaining(inDays(50)) });
+    expect(await ownerSql()`select 1 from app.lease_agreements where claim_id = ${s.claim.id}`).toHaveLength(0);
+    expect((await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: inDays(50), move_out: inDays(100) })).status).toBe(200);
+    // A proposal the household makes for earlier dates is refused the same way when the caller approves it.
+    await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/household`, { action: 'propose_dates', move_in: inDays(45), move_out: inDays(100) });
+    expect((await s.api.post(`/claims/${s.ref}/dates/approve-proposal`, { property_id: s.home })).body.error).toMatchObject({ code: 'invalid_field', field: 'move_in' });
+  });
+});
+
 describe('approve-proposal and signer errors', () => {
   it('approve-proposal: 409 not_on_request, 409 no_proposal, 422 invalid_field', async () => {
     const s = await scene();

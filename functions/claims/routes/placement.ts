@@ -74,6 +74,7 @@ export const placementRoutes = createRoutes()
         'send: the household is emailed the home (the request needs household_email); they save, apply or propose dates; the landlord approves ' +
         'the application; then the caller sets dates. place: option_status approved, application_status approved_to_lease; the landlord is told; ' +
         'the lease goes to the named signer (signer_name, signer_email) or to the caller’s own team, once dates are set; the household is not contacted. ' +
+        'With send, the lease goes to the household (household_email), the adjuster copied. ' +
         'A call through this interface counts as the carrier’s approval of the budget. Safe to retry: the same row is rewritten.',
       scope: 'options:write',
       request: { params: ReferenceParam, body: jsonBody(OptionInput) },
@@ -125,7 +126,7 @@ export const placementRoutes = createRoutes()
         },
         422: {
           stay_too_short: '(field move_out) under 30 days',
-          invalid_field: 'a date not YYYY-MM-DD, move_out on or before move_in (field move_out), move_in in the past (field move_in).',
+          invalid_field: 'a date not YYYY-MM-DD, move_out on or before move_in (field move_out), move_in in the past or before the home\'s available_from (field move_in).',
         },
       },
     }),
@@ -168,7 +169,7 @@ export const placementRoutes = createRoutes()
       tags,
       summary: 'Change who signs the lease',
       description:
-        'With signer_name and signer_email the lease goes to that person; without signer_email it returns to the caller’s own team. ' +
+        'With signer_name and signer_email the lease goes to that person; without signer_email it returns to the default signer (send: the household; place: the adjuster or the caller’s own team). ' +
         'When a contract exists it is withdrawn (kept as superseded) and a new one is issued with the same dates, so one live version exists.',
       scope: 'options:write',
       request: { params: ReferenceParam, body: jsonBody(SignerInput) },

@@ -30,16 +30,31 @@ export function assertNotSigned(lease: LeaseRow | null): void {
   }
 }
 
+/**
+ * Who signs first when the caller named nobody: in the send flow the household chose the home, so
+ * the lease goes to the household contact on the request (the adjuster gets a copy when the contract
+ * goes out); in the place flow, to the adjuster or the caller's own team.
+ */
+async function defaultSigner(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<{ name: string | null; email: string | null }> {
+  if (!placement.placed_without_recipient) return { name: claim.policyholder_name, email: claim.household_email };
+  const team = await contactAddresses(tx);
+  return { name: null, email: claim.adjuster_email ?? team.team ?? (claim.environment === 'sandbox' ? 'team@sandbox.invalid' : null) };
+}
+
 export async function issueContract(tx: Tx, claim: ClaimRow, placement: PlacementRow, issue: Issue): Promise<LeaseRow> {
   const old = await currentLease(tx, placement);
   assertNotSigned(old);
   const home = await homeIfPlaceable(tx, claim.id, placement.property_id);
   if (!home) throw new ApiError('could_not_set_dates', 'The home is no longer offered (unlisted or marked unavailable).', 'property_id');
   if (!home.charges_enabled) throw new ApiError('could_not_set_dates', "The home's provider cannot take charges (payout account not set up).", 'property_id');
-  const team = await contactAddresses(tx);
-  const signerEmail = issue.signerEmail ?? claim.adjuster_email ?? team.team ?? (claim.environment === 'sandbox' ? 'team@sandbox.invalid' : null);
-  if (!signerEmail) {
-    throw new ApiError('could_not_set_dates', 'Nobody to send the lease to: name a signer (POST signer), or set adjuster_email on the request.', 'signer_email');
+  if (home.available_from && issue.moveIn < home.available_from) {
+    throw new ApiError('invalid_field', `move_in: the home is available from ${home.available_from}.`, 'move_in');
+  }
+  const signer = issue.signerEmail ? { name: issue.signerName, email: issue.signerEmail } : await defaultSigner(tx, claim, placement);
+  if (!signer.email) {
+    throw new ApiError('could_not_set_dates', placement.placed_without_recipient
+      ? 'Nobody to send the lease to: name a signer (POST signer), or set adjuster_email on the request.'
+      : 'Nobody to send the lease to: the request has no household_email (add it with PATCH /claims/{reference}), or name a signer (POST signer).', 'signer_email');
   }
 
   if (old) {
@@ -51,8 +66,8 @@ export async function issueContract(tx: Tx, claim: ClaimRow, placement: Placemen
     version: (old?.version ?? 0) + 1,
     move_in_date: issue.moveIn,
     move_out_date: issue.moveOut,
-    signer_name: issue.signerName,
-    signer_email: signerEmail,
+    signer_name: signer.name,
+    signer_email: signer.email,
     issued_by: issue.issuedBy,
     template: home.contract_template,
     // What the version is charged by, whatever the provider changes later.
