@@ -295,10 +295,22 @@ export async function placementKeys(tx: Tx, placementId: string): Promise<{ clai
 }
 
 /** The offer and lease state of the request's other homes still in play. */
-export async function otherHomesState(tx: Tx, claimId: string, placementId: string) {
-  return tx<{ option_status: string; application_status: string; lease_status: string | null; proposed_at: Date | null }[]>`
-    select option_status, application_status, lease_status, proposed_at from app.claim_homes
-     where claim_id = ${claimId} and id <> ${placementId} and option_status not in ('declined', 'cancelled')`;
+export async function otherHomesState(tx: Tx, claimId: string, placementId: string): Promise<HomeState[]> {
+  return tx<HomeState[]>`
+    select h.option_status, h.application_status, h.lease_status, h.proposed_at,
+           exists (select 1 from app.bookings b where b.claim_home_id = h.id and b.booking_status = 'confirmed') as booked
+      from app.claim_homes h
+     where h.claim_id = ${claimId} and h.id <> ${placementId} and h.option_status not in ('declined', 'cancelled')`;
+}
+
+/** Where a home on a request stands, for the status the request's homes support. */
+export interface HomeState {
+  option_status: string;
+  application_status: string;
+  lease_status: string | null;
+  proposed_at: Date | null;
+  /** Whether a confirmed booking stands on it (paid and booked). */
+  booked: boolean;
 }
 
 /**

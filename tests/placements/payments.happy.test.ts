@@ -116,6 +116,19 @@ describe('after payment: move-in, cancellation and refunds (sandbox)', () => {
     expect((await api.get(`/claims/${ref}`)).body.data.status_primary).toBe('move_out_closeout');
   });
 
+  it('cancelling a second home leaves the request booked when another home is booked, and announces no status change', async () => {
+    const s = await signedLease();
+    await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' });
+    expect((await s.api.get(`/claims/${s.ref}`)).body.data.status_primary).toBe('booking_confirmed');
+    const second = await insertHome(s.providerOrg);
+    expect((await s.api.post(`/claims/${s.ref}/options`, { property_id: second, action: 'place', approve_budget: true })).status).toBe(200);
+    const announced = (await events(s.c.orgId, 'request.status_changed')).length;
+
+    expect((await s.api.post(`/claims/${s.ref}/cancel-booking`, { property_id: second })).status).toBe(200);
+    expect((await s.api.get(`/claims/${s.ref}`)).body.data.status_primary).toBe('booking_confirmed');
+    expect((await events(s.c.orgId, 'request.status_changed')).length).toBe(announced);
+  });
+
   it('cancels an unpaid placement: contract withdrawn, holds released, home off the request, everyone emailed', async () => {
     const { c, api, ref, home, lease } = await signedLease();
     const res = await api.post(`/claims/${ref}/cancel-booking`, { property_id: home, reason: 'Family found other housing' });

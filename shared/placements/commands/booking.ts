@@ -10,7 +10,7 @@ import { findClaim, type ClaimRow } from '../../claims/repository.ts';
 import { inPlacement } from '../unit-of-work.ts';
 import { providerBookingFields } from '../render.ts';
 import {
-  cancelBookingRow, confirmedBooking, homeLabel, latestSettled, otherHomesState, payeeOf, recordMoveIn, shortenBooking,
+  cancelBookingRow, confirmedBooking, homeLabel, latestSettled, otherHomesState, payeeOf, recordMoveIn, shortenBooking, type HomeState,
   type BookingRow,
 } from '../money-repository.ts';
 import { cancelPlacement, contactAddresses, currentLease, releaseHolds, shortenLease, type PlacementRow } from '../repository.ts';
@@ -111,9 +111,12 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
 
     // Back to what the remaining homes support: down to housing_options_found, then up to the most
     // advanced remaining home (each move announced with request.status_changed).
+    // A request already where its other homes put it (another home booked) stays, announcing nothing.
     const supported = supportedStatus(await otherHomesState(tx, claim.id, placement.id));
-    await moveStatus(tx, [claim.id], 'housing_options_found');
-    if (supported !== 'housing_options_found') await moveStatus(tx, [claim.id], supported);
+    if (supported !== claim.status_primary) {
+      await moveStatus(tx, [claim.id], 'housing_options_found');
+      if (supported !== 'housing_options_found') await moveStatus(tx, [claim.id], supported);
+    }
     return {
       request_id: claim.id,
       property_id: placement.property_id,
@@ -125,8 +128,9 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
 }
 
 /** The status a request's remaining homes support (the lifecycle of shared/claims/status.ts). */
-export function supportedStatus(homes: { option_status: string; application_status: string; lease_status: string | null; proposed_at: Date | null }[]): RequestStatus {
-  const rank = (h: (typeof homes)[number]): RequestStatus => {
+export function supportedStatus(homes: HomeState[]): RequestStatus {
+  const rank = (h: HomeState): RequestStatus => {
+    if (h.booked) return 'booking_confirmed';
     if (h.lease_status === 'fully_signed') return 'lease_signed';
     if (h.lease_status) return 'lease_execution';
     if (h.proposed_at) return 'awaiting_approval';
