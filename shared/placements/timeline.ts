@@ -12,6 +12,7 @@ export const placementTimeline: TimelineSource = {
   summaries: {
     'home.added': () => 'Home put on the request.',
     'home.offered': () => 'Home sent to the household.',
+    'application.approved': () => 'The landlord approved the household’s application.',
     'home.placed': (d) => `Home placed without the household${d.signer_name ? `; ${d.signer_name} signs the lease` : ''}.`,
     'household.responded': (d) =>
       d.action === 'decline' ? `The household declined: "${d.reason}".`
@@ -32,10 +33,14 @@ export const placementTimeline: TimelineSource = {
        where l.claim_id = ${claim.id})
     select h.added_at as at, 'home.added' as type, h.property_id, jsonb_build_object('option_status', h.option_status) as detail from homes h
     union all
-    select h.offered_at, 'home.offered', h.property_id, '{}'::jsonb from homes h where h.offered_at is not null
+    -- Offering and placing happen with or after adding, never before it, whatever the clocks say.
+    select greatest(h.offered_at, h.added_at), 'home.offered', h.property_id, '{}'::jsonb from homes h where h.offered_at is not null
     union all
-    select h.committed_at, 'home.placed', h.property_id, jsonb_build_object('signer_name', h.signer_name)
+    select greatest(h.committed_at, h.added_at), 'home.placed', h.property_id, jsonb_build_object('signer_name', h.signer_name)
       from homes h where h.placed_without_recipient and h.committed_at is not null
+    union all
+    select h.application_approved_at, 'application.approved', h.property_id, '{}'::jsonb
+      from homes h where h.applied_at is not null and h.application_approved_at is not null
     union all
     select r.created_at, 'household.responded', h.property_id,
            jsonb_strip_nulls(jsonb_build_object('action', r.action, 'reason', r.reason, 'move_in', r.move_in, 'move_out', r.move_out, 'resolution', r.resolution))
@@ -64,7 +69,8 @@ export const moneyTimeline: TimelineSource = {
     'booking.created': (d) => `Booking confirmed: ${d.check_in} to ${d.check_out}.`,
     'move_in.confirmed': () => 'The household moved in.',
     'payment.succeeded': (d) => `${d.charge_type === 'initial' ? 'First payment' : 'Rent'} of ${money(d, 'amount')} cleared (service fee ${money(d, 'platform_fee')}).`,
-    'payment.refunded': (d) => `Refund of ${money(d, 'amount')} issued by the landlord.`,
+    'payment.refunded': (d) => `Refund of ${money(d, 'amount')} issued by the landlord (service fee ${money(d, 'platform_fee_refunded')} returned with it).`,
+    'refund.declined': (d) => `Refund of ${money(d, 'amount')} declined by the landlord.`,
     'deposit.refund_requested': (d) => `Refund of ${money(d, 'amount')} requested, deposit included.`,
   },
   entries: (tx, claim) => tx<TimelineRow[]>`
@@ -81,8 +87,14 @@ export const moneyTimeline: TimelineSource = {
       from app.payments p where p.claim_id = ${claim.id} and p.paid_at is not null
     union all
     select r.refunded_at, 'payment.refunded', r.property_id,
+           jsonb_build_object('refund_request_id', r.id, 'payment_id', r.payment_id, 'amount', r.amount_cents / 100.0, 'currency', r.currency,
+                              'platform_fee_refunded', p.platform_fee_cents / 100.0)
+      from app.refund_requests r join app.payments p on p.id = r.payment_id
+     where r.claim_id = ${claim.id} and r.refunded_at is not null
+    union all
+    select r.decided_at, 'refund.declined', r.property_id,
            jsonb_build_object('refund_request_id', r.id, 'payment_id', r.payment_id, 'amount', r.amount_cents / 100.0, 'currency', r.currency)
-      from app.refund_requests r where r.claim_id = ${claim.id} and r.refunded_at is not null
+      from app.refund_requests r where r.claim_id = ${claim.id} and r.status = 'declined' and r.decided_at is not null
     union all
     select r.created_at, 'deposit.refund_requested', r.property_id,
            jsonb_build_object('refund_request_id', r.id, 'payment_id', r.payment_id, 'amount', r.amount_cents / 100.0, 'currency', r.currency, 'status', r.status)

@@ -46,8 +46,11 @@ describe('send: the household saves and applies, the landlord approves, then dat
     expect((await landlord(s, { action: 'sign' })).body.data.lease?.status).toBe('fully_signed');
     expect(await status(s)).toBe('lease_signed');
     expect(await timelineTypes(s)).toEqual(expect.arrayContaining([
-      'home.added', 'home.offered', 'household.responded', 'dates.set', 'lease.sent', 'lease.signed_by_recipient', 'lease.signed_by_owner',
+      'home.added', 'home.offered', 'household.responded', 'application.approved', 'dates.set', 'lease.sent', 'lease.signed_by_recipient', 'lease.signed_by_owner',
     ]));
+    // Adding comes first: the offer is never shown before the home was added.
+    const order = await timelineTypes(s);
+    expect(order.indexOf('home.added')).toBeLessThan(order.indexOf('home.offered'));
     expect(await timelineTypes(s)).not.toContain('home.placed');
   });
 

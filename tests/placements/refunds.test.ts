@@ -29,6 +29,12 @@ describe('refund requests on the provider side', () => {
     expect((await s.providerApi.get('/properties/refund-requests')).body.data[0]).toMatchObject({ id: next, status: 'refunded' });
     expect((await events(s.c.orgId, 'payment.refunded')).map((e) => e.payload.outcome)).toEqual(['declined', 'approved']);
     expect((await s.providerApi.get('/properties/bookings')).body.data[0].payments[0].status).toBe('refunded');
+    // Both answers stay on the carrier's timeline, the refund with the service fee returned with it.
+    const timeline = (await s.api.get(`/claims/${s.ref}/timeline`)).body.data;
+    expect(timeline.find((e) => e.type === 'refund.declined')).toMatchObject({ property_id: s.home, detail: { refund_request_id: id } });
+    expect(timeline.find((e) => e.type === 'payment.refunded')).toMatchObject({
+      detail: { refund_request_id: next, platform_fee_refunded: expect.any(Number) }, summary: expect.stringContaining('service fee'),
+    });
 
     expect((await s.providerApi.post(`/properties/refund-requests/${next}`, { decision: 'maybe' })).body.error).toMatchObject({ code: 'invalid_field', field: 'decision' });
 
