@@ -1866,7 +1866,7 @@ export interface paths {
         put?: never;
         /**
          * Put a home on the request: send it to the household, or place it
-         * @description send: the household is emailed the home (the request needs household_email); they save, apply or propose dates; the landlord approves the application; then the caller sets dates. place: option_status approved, application_status approved_to_lease; the landlord is told; the lease goes to the named signer (signer_name, signer_email) or to the caller’s own team, once dates are set; the household is not contacted. With send, the lease goes to the household (household_email), the adjuster copied. A call through this interface counts as the carrier’s approval of the budget. Safe to retry: the same row is rewritten.
+         * @description send: the household is emailed the home (the request needs household_email); they save, apply or propose dates; the landlord approves the application; then the caller sets dates. place: option_status approved, application_status approved_to_lease; the landlord is told; the lease goes to the named signer (signer_name, signer_email) or to the caller’s own team, once dates are set; the household is not contacted. With send, the lease goes to the household (household_email), the adjuster copied. The budget must be approved first (POST budget with approved: true), or in the same call with approve_budget: true; otherwise 409 budget_not_approved. Safe to retry: the same row is rewritten.
          *
          *     Requires: options:write.
          */
@@ -8580,6 +8580,11 @@ export interface webhooks {
                             external_id: string | null;
                             /** @description as given by the payment processor */
                             failure_reason: string;
+                            /**
+                             * Format: uuid
+                             * @description The failed attempt, as the placement read lists it.
+                             */
+                            payment_id: string;
                             /** Format: uuid */
                             property_id: string;
                             reference: string;
@@ -8777,6 +8782,11 @@ export interface webhooks {
                             external_id: string | null;
                             /** @description ISO 8601 UTC timestamp */
                             paid_at: string;
+                            /**
+                             * Format: uuid
+                             * @description The payment, as the placement read lists it.
+                             */
+                            payment_id: string;
                             /** @description service fee, from rent only */
                             platform_fee: number;
                             /** Format: uuid */
@@ -10003,6 +10013,7 @@ export interface components {
             signer_name?: string;
         };
         OptionResult: {
+            /** @description When the carrier last put the home on the request with POST options, send or place (the specification's name; with send nothing is placed yet: the household chooses). */
             adjuster_placed_at: string;
             /** @enum {string} */
             application_status: "not_applied" | "applied" | "approved_to_lease";
@@ -10058,6 +10069,7 @@ export interface components {
         } | null;
         PlacementHome: {
             added_at: string;
+            /** @description When the carrier last put the home on the request with POST options (send or place). */
             adjuster_placed_at: string | null;
             /** @enum {string} */
             application_status: "not_applied" | "applied" | "approved_to_lease";

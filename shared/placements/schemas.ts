@@ -108,7 +108,7 @@ export const OptionResult = z
     option_status: OptionStatus.describe('See the placement guide.'),
     application_status: ApplicationStatus,
     budget_approved: z.boolean(),
-    adjuster_placed_at: z.string(),
+    adjuster_placed_at: z.string().describe('When the carrier last put the home on the request with POST options, send or place (the specification\'s name; with send nothing is placed yet: the household chooses).'),
   })
   .openapi('OptionResult');
 
@@ -240,7 +240,7 @@ export const PlacementHome = z
     application_status: ApplicationStatus,
     placed_without_recipient: z.boolean(),
     budget_approved: z.boolean(),
-    adjuster_placed_at: z.string().nullable(),
+    adjuster_placed_at: z.string().nullable().describe('When the carrier last put the home on the request with POST options (send or place).'),
     signer: z.object({ name: z.string(), email: z.string().nullable() }).nullable().describe('The named signer; null: the default signer (send: the household; place: the adjuster or the caller’s own team).'),
     lease: Lease.nullable().describe('The live contract version; null until dates are set.'),
     lease_history: z.array(Lease).describe('Superseded and withdrawn versions, oldest first.'),

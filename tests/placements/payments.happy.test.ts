@@ -36,7 +36,9 @@ describe('paying, booking and moving in (sandbox)', () => {
     expect(h.payments).toEqual([expect.objectContaining({ charge_type: 'initial', status: 'succeeded', amount: total / 100, covers_rent: true, covers_deposit: true })]);
 
     const carrierPaid = (await events(c.orgId, 'payment.succeeded')).map((e) => e.payload);
-    expect(carrierPaid).toEqual([expect.objectContaining({ reference: ref, charge_type: 'initial', amount: total / 100, covers_rent: true, covers_deposit: true })]);
+    expect(carrierPaid).toEqual([expect.objectContaining({
+      reference: ref, payment_id: h.payments[0].id, charge_type: 'initial', amount: total / 100, covers_rent: true, covers_deposit: true,
+    })]);
     expect((await events(c.orgId, 'booking.confirmed')).length).toBe(1);
     const providerPaid = (await events(providerOrg, 'payment.succeeded')).map((e) => e.payload);
     expect(providerPaid).toHaveLength(1);

@@ -75,7 +75,8 @@ export const placementRoutes = createRoutes()
         'the application; then the caller sets dates. place: option_status approved, application_status approved_to_lease; the landlord is told; ' +
         'the lease goes to the named signer (signer_name, signer_email) or to the caller’s own team, once dates are set; the household is not contacted. ' +
         'With send, the lease goes to the household (household_email), the adjuster copied. ' +
-        'A call through this interface counts as the carrier’s approval of the budget. Safe to retry: the same row is rewritten.',
+        'The budget must be approved first (POST budget with approved: true), or in the same call with approve_budget: true; otherwise ' +
+        '409 budget_not_approved. Safe to retry: the same row is rewritten.',
       scope: 'options:write',
       request: { params: ReferenceParam, body: jsonBody(OptionInput) },
       responses: { 200: jsonResponse(dataOf(OptionResult), 'The home on the request.') },

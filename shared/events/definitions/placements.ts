@@ -86,6 +86,7 @@ export const placementEvents = [
     simulatable: true,
     payload: z.object({
       ...onHome,
+      payment_id: z.string().uuid().describe('The payment, as the placement read lists it.'),
       charge_type: z.string().describe('initial for the first payment'),
       amount: z.number().describe('what the payer was charged'),
       platform_fee: z.number().describe('service fee, from rent only'),
@@ -96,6 +97,7 @@ export const placementEvents = [
     }),
     sample: {
       ...samples,
+      payment_id: '3f6c2a91-7d4e-4b8a-9c15-e2a7b0d4f618',
       charge_type: 'initial',
       amount: 4350,
       platform_fee: 240,
@@ -112,12 +114,13 @@ export const placementEvents = [
     simulatable: true,
     payload: z.object({
       ...onHome,
+      payment_id: z.string().uuid().describe('The failed attempt, as the placement read lists it.'),
       charge_type: z.string(),
       amount: z.number(),
       currency,
       failure_reason: z.string().describe('as given by the payment processor'),
     }),
-    sample: { ...samples, charge_type: 'initial', amount: 4350, currency: 'usd', failure_reason: 'card_declined' },
+    sample: { ...samples, payment_id: '8b2d4e6f-1a3c-4d5e-9f70-6c8a2b4d1e93', charge_type: 'initial', amount: 4350, currency: 'usd', failure_reason: 'card_declined' },
   },
   {
     // Named by the specification as the outcome of a refund request; subscribable, not simulatable.

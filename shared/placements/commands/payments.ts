@@ -116,6 +116,7 @@ export async function recordCharge(
     if (!failed) return null;
     await emit(tx, 'payment.failed', {
       ...onHome(claim, placement),
+      payment_id: failed.id,
       charge_type: failed.charge_type,
       amount: fromCents(Number(failed.gross_cents)),
       currency: failed.currency,
@@ -151,6 +152,7 @@ export async function recordCharge(
   }
   await emit(tx, 'payment.succeeded', {
     ...onHome(claim, placement),
+    payment_id: payment.id,
     charge_type: payment.charge_type,
     amount: fromCents(Number(payment.gross_cents)),
     platform_fee: fromCents(Number(payment.platform_fee_cents)),
