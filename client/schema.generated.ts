@@ -9298,13 +9298,13 @@ export interface components {
                 target_move_in: string;
             };
             totals: {
-                /** @description monthly.total x months + one_off.total; deposits excluded. */
+                /** @description What the checkout charges over the stay, deposits excluded: the monthly totals (a short last month prorated once the dates are set) + one_off.total. */
                 cost_of_stay: number;
                 /** @description deposits.total. */
                 deposits_refundable: number;
                 /** @description One month (monthly.total) + one_off.total + deposits.total. */
                 first_payment: number;
-                /** @description rent_tier x months. */
+                /** @description The rent the checkout charges over the stay: rent_tier x months, a short last month prorated by its days once the dates are set. */
                 rent_over_stay: number;
             };
         };

@@ -1,12 +1,15 @@
 import { platformFeeRateBps, type ChargeParts } from '../properties/earnings.ts';
 import { fromCents } from '../money.ts';
+import { billingPeriods, prorate, type BillingPeriod } from './periods.ts';
 
 // The price of a home on a request: one pure function over cents, used by the budget review and
 // (part 2) by the checkout, so what the carrier approved and what the payer is charged never differ.
 //
 // - The stay is counted in months started: from move-in and move-out once the dates are set, else
 //   the request's est_length_months. The rent tier follows it (the specification's tier table),
-//   falling back to monthly_rate when the home has no rate for that tier.
+//   falling back to monthly_rate when the home has no rate for that tier. With dates, the totals
+//   over the stay follow the checkout's periods (./periods.ts): a short last month is prorated, so
+//   the review's cost of the stay is what the checkout will charge, not whole months.
 // - Pet rent, the pet fee and the pet deposit apply only when the request has pets; utilities only
 //   when the rent does not include them. Absent fees count as 0.
 // - The service fee is the platform fee of shared/properties/earnings.ts, a share of rent only. It is
@@ -119,7 +122,29 @@ export interface PriceCents {
 
 const share = (cents: number, bps: number) => Math.round((cents * bps) / 10_000);
 
-/** Prices a home for a request, in cents. */
+/**
+ * What the checkout charges over the stay's periods (./billing.ts): the first period in full, a
+ * later one prorated by the days it uses, each amount rounded per charge as the checkout rounds it,
+ * and the service fee on each charge's rent. So the review's totals are the sum of the charges.
+ */
+function chargedOverStay(periods: BillingPeriod[], monthly: { rentTier: number; petRent: number; utilities: number }) {
+  let rent = 0;
+  let other = 0;
+  let serviceFee = 0;
+  for (const period of periods) {
+    const part = (cents: number) => (period.index === 0 ? cents : prorate(cents, period.share));
+    const periodRent = part(monthly.rentTier);
+    rent += periodRent;
+    other += part(monthly.petRent) + part(monthly.utilities);
+    serviceFee += share(periodRent, platformFeeRateBps);
+  }
+  return { rent, monthly: rent + other, serviceFee };
+}
+
+/**
+ * Prices a home for a request, in cents. With the dates set, the totals over the stay are what the
+ * checkout will charge (the same periods and proration); before, whole months of the estimate.
+ */
 export function price(home: PricedHome, request: PricedRequest, dates?: StayDates | null): PriceCents {
   const months = dates ? monthsBetween(dates.move_in, dates.move_out) : request.est_length_months;
   const tier = tierFor(months);
@@ -137,7 +162,10 @@ export function price(home: PricedHome, request: PricedRequest, dates?: StayDate
   const petDeposit = pets ? home.pet_deposit_cents ?? 0 : 0;
   const depositsTotal = securityDeposit + petDeposit;
   const serviceFeePerMonth = share(rentTier, platformFeeRateBps);
-  const costOfStay = monthlyTotal * months + oneOffTotal;
+  const overStay = dates
+    ? chargedOverStay(billingPeriods(dates.move_in, dates.move_out), { rentTier, petRent, utilities })
+    : { rent: rentTier * months, monthly: monthlyTotal * months, serviceFee: serviceFeePerMonth * months };
+  const costOfStay = overStay.monthly + oneOffTotal;
   return {
     months,
     moveIn: dates?.move_in ?? request.target_move_in,
@@ -155,8 +183,8 @@ export function price(home: PricedHome, request: PricedRequest, dates?: StayDate
     petDeposit,
     depositsTotal,
     serviceFeePerMonth,
-    serviceFeeOverStay: serviceFeePerMonth * months,
-    rentOverStay: rentTier * months,
+    serviceFeeOverStay: overStay.serviceFee,
+    rentOverStay: overStay.rent,
     costOfStay,
     firstPayment: monthlyTotal + oneOffTotal + depositsTotal,
     maxBudget: request.max_budget_cents,

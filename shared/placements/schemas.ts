@@ -59,8 +59,8 @@ export const BudgetReview = z
       per_month: amount(''), over_stay: amount(''),
     }),
     totals: z.object({
-      rent_over_stay: amount('rent_tier x months.'),
-      cost_of_stay: amount('monthly.total x months + one_off.total; deposits excluded.'),
+      rent_over_stay: amount('The rent the checkout charges over the stay: rent_tier x months, a short last month prorated by its days once the dates are set.'),
+      cost_of_stay: amount('What the checkout charges over the stay, deposits excluded: the monthly totals (a short last month prorated once the dates are set) + one_off.total.'),
       first_payment: amount('One month (monthly.total) + one_off.total + deposits.total.'),
       deposits_refundable: amount('deposits.total.'),
     }),

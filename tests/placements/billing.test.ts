@@ -1,6 +1,7 @@
 // The pure billing module: periods of a stay and what is due now.
 import { describe, expect, it } from 'vitest';
-import { addMonths, billingPeriods, dueNow } from '../../shared/placements/billing.ts';
+import { dueNow, type DueCharge } from '../../shared/placements/billing.ts';
+import { addMonths, billingPeriods } from '../../shared/placements/periods.ts';
 import { price, type PricedHome } from '../../shared/placements/pricing.ts';
 
 const home: PricedHome = {
@@ -36,5 +37,37 @@ describe('billing', () => {
     expect(last.rentCents).toBe(Math.round((300_000 * 15) / 31));
     expect(last.split.platformFeeCents).toBe(Math.round(last.rentCents * 0.08));
     expect(dueNow(p, stay, ['2027-01-01', '2027-02-01', '2027-03-01'], '2027-03-10')).toBeNull();
+  });
+});
+
+describe('one month-counting rule for the review and the checkout', () => {
+  const home: PricedHome = {
+    name: 'Loft', currency: 'usd', monthly_rate_cents: 240_000, rent_1_3_months_cents: 230_000, rent_4_6_months_cents: 220_000,
+    rent_7_9_months_cents: null, rent_10_12_months_cents: null, security_deposit_cents: 150_000, cleaning_fee_cents: 20_000,
+    application_fee_cents: 5_000, pet_fee_cents: 30_000, pet_rent_cents: 7_500, pet_deposit_cents: 25_000,
+    utilities_included: false, utilities_monthly_cents: 12_345,
+  };
+  const request = { target_move_in: '2026-12-01', est_length_months: 4, has_pets: true, max_budget_cents: null, ale_limit_cents: null };
+
+  it.each([
+    ['120 nights', '2026-12-01', '2027-03-31'],
+    ['whole months', '2026-12-01', '2027-04-01'],
+    ['31 January to mid-May', '2027-01-31', '2027-05-17'],
+    ['30 days in February', '2027-02-01', '2027-03-03'],
+  ])('%s: the review\'s cost of the stay and service fee are the sum of every charge the checkout makes', (_, moveIn, moveOut) => {
+    const p = price(home, request, { move_in: moveIn, move_out: moveOut });
+    const charges: DueCharge[] = [];
+    const paid: string[] = [];
+    for (let due = dueNow(p, { moveIn, moveOut }, paid, moveOut); due; due = dueNow(p, { moveIn, moveOut }, paid, moveOut)) {
+      charges.push(due);
+      paid.push(due.periodStart);
+    }
+    const sum = (pick: (c: DueCharge) => number) => charges.reduce((total, c) => total + pick(c), 0);
+    expect(charges).toHaveLength(p.months);
+    // What the stay costs, deposits aside, and the service fee: charged exactly as reviewed.
+    expect(sum((c) => c.rentCents + c.feesCents)).toBe(p.costOfStay);
+    expect(sum((c) => c.rentCents)).toBe(p.rentOverStay);
+    expect(sum((c) => c.split.platformFeeCents)).toBe(p.serviceFeeOverStay);
+    expect(sum((c) => c.depositCents)).toBe(p.depositsTotal);
   });
 });
