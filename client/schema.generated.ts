@@ -2474,8 +2474,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Ask the landlord to refund the most recent payment
-         * @description Opens a refund request for the most recent settled payment on the home (also after a cancellation). The landlord approves or declines (provider side: POST /properties/refund-requests/{id}; in sandbox the landlord helper); an approval refunds the payment on the landlord’s account with the platform fee, and payment.refunded reports the outcome either way. One request is open at a time; after a decline a new one may follow.
+         * Ask the landlord to refund a payment, in whole or in part
+         * @description Opens a refund request for a settled payment on the home (payment_id; default the most recent; also after a cancellation), for amount (default all that is left of it; never more than was paid less what was refunded). A partial refund leaves the rest refundable. The landlord approves or declines (provider side: POST /properties/refund-requests/{id}; in sandbox the landlord helper); an approval refunds the payment on the landlord’s account with the platform fee, and payment.refunded reports the outcome either way. One request is open at a time; after a decline a new one may follow.
          *
          *     Requires: options:write.
          */
@@ -2565,7 +2565,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; nothing_to_refund: no settled payment on the home; refund_pending: a refund request is already open. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; nothing_to_refund: no settled payment on the home with anything left to refund (or payment_id names none); refund_pending: a refund request is already open. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2579,7 +2579,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_field: property_id missing or not a uuid, reason empty or too long. */
+                /** @description invalid_field: property_id missing or not a uuid, reason empty or too long, payment_id not a uuid, amount not positive whole cents or more than is left to refund (field amount). */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -10295,6 +10295,13 @@ export interface components {
             decision: "approve" | "decline";
         };
         RefundInput: {
+            /** @description How much to refund, in major units; default: all that is left of the payment. Never more than was paid less what was refunded. */
+            amount?: number;
+            /**
+             * Format: uuid
+             * @description The settled payment to refund (payments[].id on the placement); default: the most recent one.
+             */
+            payment_id?: string;
             /**
              * Format: uuid
              * @description The home (property id).
@@ -10304,7 +10311,7 @@ export interface components {
             reason?: string;
         };
         RefundRequested: {
-            /** @description The most recent settled payment, as charged. */
+            /** @description The amount asked for, in cents: the amount given, or all that was left of the payment. */
             amount_cents: number;
             currency: string;
             /** Format: uuid */

@@ -5,7 +5,7 @@ import { enqueue } from '../jobs/queue.ts';
 import type { ServiceJob } from '../jobs/runner.ts';
 import { paymentsPort, placementPorts } from './ports/index.ts';
 import { fromCents } from '../money.ts';
-import { confirmedBooking, markRefunded, moveRefundRequest, refundContext } from './money-repository.ts';
+import { confirmedBooking, moveRefundRequest, recordRefunded, refundContext } from './money-repository.ts';
 import { onHome } from './commands/payments.ts';
 import { contractContext, moveLease } from './lease.ts';
 import { inPlacement, inPlacementById, lockLeaseOf } from './unit-of-work.ts';
@@ -122,7 +122,7 @@ export const issueRefund: ServiceJob<'issue_refund'> = {
     await inPlacementById(tenant, context.request.claim_home_id, async ({ tx, claim }) => {
       const done = await moveRefundRequest(tx, refund_request_id, 'approved', 'refunded', { provider_ref: refund.providerRef });
       if (!done) return;
-      await markRefunded(tx, done.payment_id, Number(done.amount_cents));
+      await recordRefunded(tx, done.payment_id, Number(done.amount_cents), 'add');
       await emit(tx, 'payment.refunded', {
         ...onHome(claim, done),
         refund_request_id,

@@ -131,17 +131,32 @@ export async function paymentsOf(tx: Tx, placementId: string): Promise<PaymentRo
   return tx<PaymentRow[]>`select * from app.payments where claim_home_id = ${placementId} order by created_at, id`;
 }
 
-/** The most recent settled payment of a placement (cleared, not refunded), locked. */
-export async function latestSettled(tx: Tx, placementId: string): Promise<PaymentRow | null> {
+/**
+ * A settled payment of a placement with something left to refund (cleared, not wholly refunded),
+ * locked: the one named, or the most recent.
+ */
+export async function latestSettled(tx: Tx, placementId: string, paymentId?: string): Promise<PaymentRow | null> {
   const [row] = await tx<PaymentRow[]>`
-    select * from app.payments where claim_home_id = ${placementId} and status = 'succeeded'
+    select * from app.payments where claim_home_id = ${placementId} and status = 'succeeded' ${paymentId ? tx`and id = ${paymentId}` : tx``}
      order by paid_at desc, id desc limit 1 for update`;
   return row ?? null;
 }
 
-export async function markRefunded(tx: Tx, paymentId: string, cents: number): Promise<void> {
+/**
+ * Records money returned on a payment: a refund the service issued adds its amount (`add`, once
+ * per refund request); what the processor reports refunded in all sets at least that much
+ * (`at_least`, charge.refunded). Never above the gross; the payment is refunded once all of it came
+ * back, and a partial refund leaves it succeeded with the rest refundable.
+ */
+export async function recordRefunded(tx: Tx, paymentId: string, cents: number, mode: 'add' | 'at_least'): Promise<void> {
+  const refunded = () => mode === 'add'
+    ? tx`least(gross_cents, refunded_cents + ${cents})`
+    : tx`least(gross_cents, greatest(refunded_cents, ${cents}))`;
   await tx`
-    update app.payments set status = 'refunded', refunded_cents = greatest(refunded_cents, ${cents}), refunded_at = coalesce(refunded_at, clock_timestamp())
+    update app.payments
+       set refunded_cents = ${refunded()},
+           status = case when ${refunded()} >= gross_cents then 'refunded' else status end,
+           refunded_at = case when ${refunded()} >= gross_cents then coalesce(refunded_at, clock_timestamp()) else refunded_at end
      where id = ${paymentId} and status in ('succeeded', 'refunded')`;
 }
 
@@ -247,12 +262,13 @@ export async function insertRefundRequest(
   placement: { id: string; claim_id: string; property_id: string },
   payment: PaymentRow,
   reason: string | null,
+  amountCents: number,
 ): Promise<RefundRequestRow | null> {
   const [row] = await tx.savepoint((sp) => sp<RefundRequestRow[]>`
     insert into app.refund_requests (org_id, environment, claim_id, claim_home_id, property_id, provider_org_id, payment_id,
                                      amount_cents, currency, covers_deposit, reason)
     values (app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.id}, ${placement.property_id}, ${payment.org_id},
-            ${payment.id}, ${payment.gross_cents - payment.refunded_cents}, ${payment.currency}, ${payment.covers_deposit}, ${reason})
+            ${payment.id}, ${amountCents}, ${payment.currency}, ${payment.covers_deposit}, ${reason})
     on conflict do nothing
     returning *`);
   return row ?? null;

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { calendarDate, emailAddress, storedText as storable, textLine } from '../http/values.ts';
+import { calendarDate, emailAddress, money, storedText as storable, textLine } from '../http/values.ts';
 import { ReferenceParam } from '../claims/schemas.ts';
 import { statuses } from '../claims/status.ts';
 import { limits } from '../claims/values.ts';
@@ -303,13 +303,16 @@ export const RefundInput = z
   .strictObject({
     property_id: PropertyId,
     reason: storable(z.string().trim().min(1).max(2000)).optional().describe('Read by the landlord.'),
+    payment_id: z.string().uuid().optional().describe('The settled payment to refund (payments[].id on the placement); default: the most recent one.'),
+    amount: money({ positive: true }).optional()
+      .describe('How much to refund, in major units; default: all that is left of the payment. Never more than was paid less what was refunded.'),
   })
   .openapi('RefundInput');
 
 export const RefundRequested = z
   .object({
     refund_request_id: z.string().uuid(),
-    amount_cents: z.number().int().describe('The most recent settled payment, as charged.'),
+    amount_cents: z.number().int().describe('The amount asked for, in cents: the amount given, or all that was left of the payment.'),
     currency: z.string(),
     status: z.literal('pending_owner_approval'),
   })

@@ -88,7 +88,8 @@ export const moneyTimeline: TimelineSource = {
     union all
     select r.refunded_at, 'payment.refunded', r.property_id,
            jsonb_build_object('refund_request_id', r.id, 'payment_id', r.payment_id, 'amount', r.amount_cents / 100.0, 'currency', r.currency,
-                              'platform_fee_refunded', p.platform_fee_cents / 100.0)
+                              -- The service fee comes back in proportion to the amount refunded.
+                              'platform_fee_refunded', round(p.platform_fee_cents * r.amount_cents / nullif(p.gross_cents, 0)) / 100.0)
       from app.refund_requests r join app.payments p on p.id = r.payment_id
      where r.claim_id = ${claim.id} and r.refunded_at is not null
     union all

@@ -50,4 +50,35 @@ describe('refund requests on the provider side', () => {
     expect((await s.providerApi.get('/properties/refund-requests?limit=101')).body.error).toMatchObject({ code: 'invalid_field', field: 'limit' });
     expect((await s.providerApi.post(`/properties/refund-requests/not-a-uuid`, { decision: 'approve' })).status).toBe(404);
   });
+  it('refunds part of a payment, then the rest; never more than was paid; any settled payment by its id', async () => {
+    const s = await signedLease();
+    await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' });
+    const [payment] = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].payments;
+    const paidCents = Math.round(payment.amount * 100);
+
+    const tooMuch = await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home, amount: payment.amount + 0.01 });
+    expect(tooMuch.status).toBe(422);
+    expect(tooMuch.body.error).toMatchObject({ code: 'invalid_field', field: 'amount', message: expect.stringContaining(String(payment.amount)) });
+    expect((await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home, amount: 0 })).body.error).toMatchObject({ code: 'invalid_field', field: 'amount' });
+    const unknown = await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home, payment_id: crypto.randomUUID() });
+    expect(unknown.body.error?.code).toBe('nothing_to_refund');
+
+    const part = await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home, payment_id: payment.id, amount: 100 });
+    expect(part.status).toBe(202);
+    expect(part.body.data.amount_cents).toBe(10_000);
+    await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/landlord`, { action: 'approve_refund' });
+    await drainJobs(s.c.orgId);
+    let after = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].payments[0];
+    expect(after).toMatchObject({ status: 'succeeded', refunded_amount: 100, refunded_at: null });
+
+    // The rest, by default; then nothing is left.
+    const rest = await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home });
+    expect(rest.body.data.amount_cents).toBe(paidCents - 10_000);
+    await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/landlord`, { action: 'approve_refund' });
+    await drainJobs(s.c.orgId);
+    after = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].payments[0];
+    expect(after).toMatchObject({ status: 'refunded', refunded_amount: payment.amount, refunded_at: expect.any(String) });
+    expect((await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home })).body.error?.code).toBe('nothing_to_refund');
+    expect((await events(s.c.orgId, 'payment.refunded')).map((e) => e.payload.amount)).toEqual([100, (paidCents - 10_000) / 100]);
+  });
 });

@@ -74,9 +74,10 @@ export const bookingRoutes = createRoutes()
       method: 'post',
       path: '/{reference}/refund-request',
       tags,
-      summary: 'Ask the landlord to refund the most recent payment',
+      summary: 'Ask the landlord to refund a payment, in whole or in part',
       description:
-        'Opens a refund request for the most recent settled payment on the home (also after a cancellation). The landlord approves or declines ' +
+        'Opens a refund request for a settled payment on the home (payment_id; default the most recent; also after a cancellation), for amount ' +
+        '(default all that is left of it; never more than was paid less what was refunded). A partial refund leaves the rest refundable. The landlord approves or declines ' +
         '(provider side: POST /properties/refund-requests/{id}; in sandbox the landlord helper); an approval refunds the payment on the landlord’s ' +
         'account with the platform fee, and payment.refunded reports the outcome either way. One request is open at a time; after a decline a new one may follow.',
       scope: 'options:write',
@@ -88,11 +89,11 @@ export const bookingRoutes = createRoutes()
           not_on_request: 'the home was never added to this request.',
         },
         409: {
-          nothing_to_refund: 'no settled payment on the home',
+          nothing_to_refund: 'no settled payment on the home with anything left to refund (or payment_id names none)',
           refund_pending: 'a refund request is already open.',
         },
         422: {
-          invalid_field: 'property_id missing or not a uuid, reason empty or too long.',
+          invalid_field: 'property_id missing or not a uuid, reason empty or too long, payment_id not a uuid, amount not positive whole cents or more than is left to refund (field amount).',
         },
       },
     }),

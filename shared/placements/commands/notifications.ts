@@ -2,7 +2,7 @@ import { withTenant, type Tenant } from '../../db/tenant.ts';
 import type { ProcessorNotification } from '../ports/types.ts';
 import { liveAccountOwner, setBankAccountLast4, updatePayoutStatus } from '../../properties/payouts.ts';
 import { splitCharge } from '../../properties/earnings.ts';
-import { claimProcessorEvent, livePaymentByRef, markRefunded, payeeOf } from '../money-repository.ts';
+import { claimProcessorEvent, livePaymentByRef, payeeOf, recordRefunded } from '../money-repository.ts';
 import { recordCharge } from './payments.ts';
 import { inPlacementById, lockLeaseOf } from '../unit-of-work.ts';
 
@@ -59,7 +59,7 @@ export async function applyNotification(n: ProcessorNotification): Promise<Notif
       if (!payment) return 'ignored: unknown payment';
       return withTenant(live(payment.carrier_org_id), async (tx) => {
         if (!(await claimProcessorEvent(tx, n, 'applied'))) return 'duplicate';
-        await markRefunded(tx, payment.id, n.amountRefundedCents);
+        await recordRefunded(tx, payment.id, n.amountRefundedCents, 'at_least');
         return 'applied';
       });
     }

@@ -6,7 +6,7 @@ import { ApiError, notFound } from '../../http/errors.ts';
 import { isUuid } from '../../ids.ts';
 import { cursorRowId, rowPage } from '../../http/paging.ts';
 import { enqueue } from '../../jobs/queue.ts';
-import { fromCents } from '../../money.ts';
+import { fromCents, toCents } from '../../money.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { inPlacement, inPlacementById } from '../unit-of-work.ts';
 import {
@@ -20,12 +20,15 @@ import type { PlacementRow } from '../repository.ts';
 // Refunds: the carrier asks (POST refund-request), the landlord approves or declines (the sandbox
 // `landlord` helper, or the provider's own POST /properties/refund-requests/{id}), and an approval
 // issues the refund on the landlord's processor account as a durable job (the platform fee refunded
-// with it). payment.refunded reports the outcome either way. Only the most recent settled payment
-// of a home is refundable and only one request is open at a time (a unique index decides races).
+// with it). payment.refunded reports the outcome either way. Any settled payment of the home is
+// refundable (the most recent by default), in whole or in part, never beyond what was paid less what
+// came back; one request is open at a time per home (a unique index decides races).
 
 export interface RefundInput {
   property_id: string;
   reason?: string;
+  payment_id?: string;
+  amount?: number;
 }
 
 export async function requestRefund(caller: Caller, reference: string, input: RefundInput) {
@@ -34,9 +37,18 @@ export async function requestRefund(caller: Caller, reference: string, input: Re
     if (await openRefundRequest(tx, placement.id)) {
       throw new ApiError('refund_pending', 'A refund request on this home is already open; wait for the landlord’s answer.');
     }
-    const payment = await latestSettled(tx, placement.id);
-    if (!payment) throw new ApiError('nothing_to_refund', 'No settled payment on this home to refund.');
-    const request = await insertRefundRequest(tx, placement, payment, input.reason ?? null);
+    const payment = await latestSettled(tx, placement.id, input.payment_id);
+    if (!payment) {
+      throw new ApiError('nothing_to_refund', input.payment_id
+        ? 'That payment is not a settled payment of this home with anything left to refund.'
+        : 'No settled payment on this home to refund.');
+    }
+    const refundable = Number(payment.gross_cents) - Number(payment.refunded_cents);
+    const amountCents = input.amount === undefined ? refundable : toCents(input.amount);
+    if (amountCents > refundable) {
+      throw new ApiError('invalid_field', `amount: at most ${fromCents(refundable)} ${payment.currency.toUpperCase()} is left to refund on this payment.`, 'amount');
+    }
+    const request = await insertRefundRequest(tx, placement, payment, input.reason ?? null, amountCents);
     if (!request) throw new ApiError('refund_pending', 'A refund request on this home is already open; wait for the landlord’s answer.');
     const [payee, label] = await Promise.all([payeeOf(tx, placement.property_id), homeLabel(tx, placement.property_id)]);
     await enqueue(tx, 'send_email', {
