@@ -38,7 +38,7 @@ export const statusMoves: readonly { action: string; to: RequestStatus; part: 1 
   { action: 'the contract goes out for signature (lease.sent)', to: 'lease_execution', part: 1 },
   { action: 'the landlord countersigns (lease.signed)', to: 'lease_signed', part: 1 },
   { action: 'household declines the last home in play', to: 'housing_options_found', part: 1 },
-  { action: 'a payment is attempted and has not cleared (payment.failed)', to: 'payment_setup', part: 2 },
+  { action: 'both have signed: payment is unlocked and awaited (right after lease_signed)', to: 'payment_setup', part: 2 },
   { action: 'the payment clears (booking.confirmed)', to: 'booking_confirmed', part: 2 },
   { action: 'POST confirm-move-in', to: 'move_in_complete', part: 2 },
   { action: 'the stay starts (the day after move-in is confirmed)', to: 'in_stay', part: 2 },

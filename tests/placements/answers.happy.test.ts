@@ -44,7 +44,7 @@ describe('send: the household saves and applies, the landlord approves, then dat
     expect(copies).toEqual([expect.objectContaining({ payload: expect.objectContaining({ to: ['adjuster@example.com'] }) })]);
     expect((await household(s, { action: 'sign' })).body.data.lease?.status).toBe('policyholder_signed');
     expect((await landlord(s, { action: 'sign' })).body.data.lease?.status).toBe('fully_signed');
-    expect(await status(s)).toBe('lease_signed');
+    expect(await status(s)).toBe('payment_setup');
     expect(await timelineTypes(s)).toEqual(expect.arrayContaining([
       'home.added', 'home.offered', 'household.responded', 'application.approved', 'dates.set', 'lease.sent', 'lease.signed_by_recipient', 'lease.signed_by_owner',
     ]));

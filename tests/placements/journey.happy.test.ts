@@ -37,11 +37,12 @@ describe('placing a home to a fully signed lease (sandbox)', () => {
     const second = await api.post(`/sandbox/claims/${ref}/homes/${home}/landlord`, { action: 'sign' });
     expect(second.status).toBe(200);
     expect(second.body.data.lease).toMatchObject({ status: 'fully_signed', owner_signed_at: expect.any(String) });
-    expect((await api.get(`/claims/${ref}`)).body.data.status_primary).toBe('lease_signed');
+    // Both signed: lease_signed, then at once payment_setup (awaiting the payer), in the specification's order.
+    expect((await api.get(`/claims/${ref}`)).body.data.status_primary).toBe('payment_setup');
     expect((await events(c.orgId, 'lease.first_signed')).length).toBe(1);
     expect((await events(c.orgId, 'lease.signed')).length).toBe(1);
     const statuses = (await events(c.orgId, 'request.status_changed')).map((e) => e.payload.status);
-    expect(statuses).toEqual(['housing_needs_collected', 'housing_options_found', 'landlord_approval', 'lease_execution', 'lease_signed']);
+    expect(statuses).toEqual(['housing_needs_collected', 'housing_options_found', 'landlord_approval', 'lease_execution', 'lease_signed', 'payment_setup']);
     expect((await jobsOf(c.orgId)).map((j) => [j.kind, j.status])).toEqual([['source_new_requests', 'succeeded'], ['send_email', 'succeeded'], ['send_contract', 'succeeded']]);
   });
 });

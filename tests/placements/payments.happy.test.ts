@@ -191,7 +191,7 @@ describe('after payment: move-in, cancellation and refunds (sandbox)', () => {
     const { c, api, ref, home, providerOrg } = await signedLease();
     const second = await insertHome(providerOrg);
     expect((await api.post(`/claims/${ref}/options`, { property_id: second, action: 'send', approve_budget: true })).status).toBe(200);
-    expect((await api.get(`/claims/${ref}`)).body.data.status_primary).toBe('lease_signed');
+    expect((await api.get(`/claims/${ref}`)).body.data.status_primary).toBe('payment_setup');
     expect((await api.post(`/claims/${ref}/cancel-booking`, { property_id: home })).status).toBe(200);
     expect((await api.get(`/claims/${ref}`)).body.data.status_primary).toBe('options_sent');
     expect((await events(c.orgId, 'request.status_changed')).map((e) => e.payload.status).slice(-2)).toEqual(['housing_options_found', 'options_sent']);

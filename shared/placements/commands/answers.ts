@@ -64,6 +64,9 @@ export async function sign(tx: Tx, claim: ClaimRow, placement: PlacementRow, by:
   } else {
     await emit(tx, 'lease.signed', { ...onHome(claim, placement), lease_id: moved.id, signed_at: moved.owner_signed_at!.toISOString() });
     await moveStatus(tx, [claim.id], 'lease_signed');
+    // Both signed, payment is unlocked: the request waits for the payer (the specification's order,
+    // lease_signed then payment_setup, each announced).
+    await moveStatus(tx, [claim.id], 'payment_setup');
   }
 }
 

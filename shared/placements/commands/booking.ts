@@ -131,7 +131,7 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
 export function supportedStatus(homes: HomeState[]): RequestStatus {
   const rank = (h: HomeState): RequestStatus => {
     if (h.booked) return 'booking_confirmed';
-    if (h.lease_status === 'fully_signed') return 'lease_signed';
+    if (h.lease_status === 'fully_signed') return 'payment_setup';
     if (h.lease_status) return 'lease_execution';
     if (h.proposed_at) return 'awaiting_approval';
     if (h.application_status !== 'not_applied') return 'landlord_approval';

@@ -22,8 +22,8 @@ import { currentLease, homeIfPlaceable, type PlacementRow } from '../repository.
 // A cleared payment records the charge (platform fee from rent only, processing fee from the fee
 // model), confirms the booking on the first one (the lease hold becomes a booking hold, the request
 // moves to booking_confirmed) and emits payment.succeeded and booking.confirmed to the carrier and
-// the provider. A failed one records the attempt, emits payment.failed to both and moves the request
-// to payment_setup (shared/claims/status.ts); nothing else moves.
+// the provider. A failed one records the attempt and emits payment.failed to both; the request stays
+// awaiting payment (payment_setup, where both signatures put it); nothing else moves.
 
 export interface Payable {
   lease: LeaseRow;
@@ -123,7 +123,7 @@ export async function recordCharge(
       failure_reason: failed.failure_reason!,
     });
     await emit(tx, 'payment.failed', { ...providerPayment(failed), failure_reason: failed.failure_reason }, provider);
-    // The lifecycle table: an attempted payment that did not clear leaves the request awaiting payment.
+    // Awaiting payment still: a no-op since both signatures move there, kept for requests signed before they did.
     await moveStatus(tx, [claim.id], 'payment_setup');
     return failed;
   }
