@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * List the organisation's housing requests, newest first
-         * @description Keyset-paged: pass next_cursor back unchanged as cursor for the next page. An unknown status, a timestamp without Z or an offset, or a cursor this endpoint did not make is 422 invalid_field naming the parameter.
+         * @description Keyset-paged: pass next_cursor back unchanged as cursor for the next page. external_id finds the request opened under your own reference (GET /claims/{reference} takes the claim_ref or id). An unknown status, a timestamp without Z or an offset, or a cursor this endpoint did not make is 422 invalid_field naming the parameter.
          *
          *     Requires: claims:read.
          */
@@ -20,6 +20,8 @@ export interface paths {
                 query?: {
                     /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
                     cursor?: string;
+                    /** @description Only the request opened under this external_id (your own reference): at most one, so a request is found by your reference as well. */
+                    external_id?: string;
                     /** @description Page size, 1 to 100 (default 25). */
                     limit?: number;
                     /** @description One or more status_primary values, comma-separated. */

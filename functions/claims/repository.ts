@@ -20,7 +20,7 @@ import type { z } from '@hono/zod-openapi';
  */
 export async function listClaims(
   tx: Tx,
-  query: { limit: number; statuses?: string[]; updatedSince?: string; cursor?: string },
+  query: { limit: number; statuses?: string[]; updatedSince?: string; externalId?: string; cursor?: string },
 ): Promise<ClaimRow[]> {
   const after = cursorRowId(query.cursor);
   const rows = await tx<ClaimRow[]>`
@@ -28,6 +28,7 @@ export async function listClaims(
      where true
        ${query.statuses ? tx`and c.status_primary = any(${query.statuses}::text[])` : tx``}
        ${query.updatedSince ? tx`and c.updated_at > ${query.updatedSince}::timestamptz` : tx``}
+       ${query.externalId ? tx`and c.external_id = ${query.externalId}` : tx``}
        ${afterCursorRow(tx, 'c', 'app.claims', after)}
      order by c.created_at desc, c.id desc
      limit ${query.limit + 1}`;

@@ -308,6 +308,9 @@ export const ListQuery = pageQuery(pageSizes.claims).extend({
   updated_since: timestampQuery()
     .optional()
     .describe('ISO timestamp with Z or an offset; only requests changed after it.'),
+  external_id: text()
+    .optional()
+    .describe('Only the request opened under this external_id (your own reference): at most one, so a request is found by your reference as well.'),
 });
 
 export const BatchBody = z

@@ -149,6 +149,14 @@ describe('GET /claims', () => {
     await c.liveApi.patch(`/claims/${made[3].id}`, { external_reference: 'touched' });
     const changed = await c.liveApi.get(`/claims?updated_since=${encodeURIComponent(since.toISOString())}`);
     expect(changed.body.data.map((r: any) => r.id)).toEqual([made[3].id]);
+
+    // Found by the caller's own reference; another organisation's or environment's is not found.
+    const byExternalId = await c.liveApi.get('/claims?external_id=L-2');
+    expect(byExternalId.body).toMatchObject({ count: 1, next_cursor: null, data: [{ id: made[2].id, api_external_id: 'L-2' }] });
+    expect((await c.liveApi.get('/claims?external_id=L-9')).body).toMatchObject({ count: 0, data: [] });
+    expect((await c.sandboxApi.get('/claims?external_id=L-2')).body.count).toBe(0);
+    expect((await (await carrier()).liveApi.get('/claims?external_id=L-2')).body.count).toBe(0);
+    expect((await c.liveApi.get('/claims?external_id=')).body.error).toMatchObject({ code: 'invalid_field', field: 'external_id' });
   });
 });
 

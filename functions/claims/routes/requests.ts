@@ -84,16 +84,17 @@ export const requestRoutes = createRoutes()
       tags,
       summary: "List the organisation's housing requests, newest first",
       description:
-        'Keyset-paged: pass next_cursor back unchanged as cursor for the next page. An unknown status, a timestamp without ' +
+        'Keyset-paged: pass next_cursor back unchanged as cursor for the next page. external_id finds the request opened under your own ' +
+        'reference (GET /claims/{reference} takes the claim_ref or id). An unknown status, a timestamp without ' +
         'Z or an offset, or a cursor this endpoint did not make is 422 invalid_field naming the parameter.',
       scope: 'claims:read',
       request: { query: ListQuery },
       responses: { 200: jsonResponse(pageOf(ClaimListItem), 'A page of requests; next_cursor is null on the last page.') },
     }),
     async (c) => {
-      const { limit, status, updated_since: updatedSince, cursor } = c.req.valid('query');
+      const { limit, status, updated_since: updatedSince, external_id: externalId, cursor } = c.req.valid('query');
       const rows = await withTenant(c.get('caller'), (tx) =>
-        listClaims(tx, { limit, statuses: status?.split(',').map((s) => s.trim()), updatedSince, cursor }));
+        listClaims(tx, { limit, statuses: status?.split(',').map((s) => s.trim()), updatedSince, externalId, cursor }));
       return c.json(rowPage(rows, limit, toListItem), 200);
     },
   )
