@@ -10089,6 +10089,8 @@ export interface components {
                 owner_signed_at: string | null;
                 policyholder_signed_at: string | null;
                 sent_for_signature_at: string | null;
+                /** @description The earlier move-out of a stay shortened after move-in (POST dates): the version keeps the dates it was signed with, and the stay now ends here (billing and the booking follow it; each shortening is a dates.changed timeline entry). null when not shortened. */
+                shortened_move_out_date: string | null;
                 /** @description Who the contract went to first (name null: the caller’s team). */
                 signer: {
                     email: string | null;
@@ -10113,6 +10115,8 @@ export interface components {
                 owner_signed_at: string | null;
                 policyholder_signed_at: string | null;
                 sent_for_signature_at: string | null;
+                /** @description The earlier move-out of a stay shortened after move-in (POST dates): the version keeps the dates it was signed with, and the stay now ends here (billing and the booking follow it; each shortening is a dates.changed timeline entry). null when not shortened. */
+                shortened_move_out_date: string | null;
                 /** @description Who the contract went to first (name null: the caller’s team). */
                 signer: {
                     email: string | null;

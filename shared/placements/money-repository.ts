@@ -50,10 +50,14 @@ export interface PaymentRow {
 
 /** Period starts already settled on a placement (succeeded or refunded). */
 export async function paidPeriods(tx: Tx, placementId: string): Promise<string[]> {
-  const rows = await tx<{ period_start: string }[]>`
-    select period_start from app.payments
+  return (await paidCharges(tx, placementId)).map((row) => row.period_start);
+}
+
+/** The settled charges of a placement by period: what was paid for the stay itself (deposits aside). */
+export function paidCharges(tx: Tx, placementId: string): Promise<{ period_start: string; stay_cents: number }[]> {
+  return tx<{ period_start: string; stay_cents: number }[]>`
+    select period_start, (rent_cents + fees_cents)::integer as stay_cents from app.payments
      where claim_home_id = ${placementId} and status in ('succeeded', 'refunded') and period_start is not null`;
-  return rows.map((row) => row.period_start);
 }
 
 export interface PaymentWrite {

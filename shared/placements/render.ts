@@ -36,7 +36,7 @@ function renderTerms({ home, request }: LeaseTerms): z.infer<typeof LeaseTermsSc
   };
 }
 
-const renderLease = (l: LeaseJson) => ({
+const renderLease = (l: LeaseJson, shortenedTo: string | null = null) => ({
   id: l.id,
   version: l.version,
   status: l.status,
@@ -49,6 +49,7 @@ const renderLease = (l: LeaseJson) => ({
   superseded_at: iso(l.superseded_at),
   withdrawn_at: iso(l.withdrawn_at),
   terms: l.terms ? renderTerms(l.terms) : null,
+  shortened_move_out_date: shortenedTo,
 });
 
 export function renderPlacementHome(row: PlacementHomeRow): z.infer<typeof PlacementHome> {
@@ -69,8 +70,9 @@ export function renderPlacementHome(row: PlacementHomeRow): z.infer<typeof Place
     budget_approved: row.budget_approved,
     adjuster_placed_at: iso(row.adjuster_placed_at),
     signer: row.signer_name ? { name: row.signer_name, email: row.signer_email } : null,
-    lease: live ? renderLease(live) : null,
-    lease_history: row.leases.filter((l) => l !== live).map(renderLease),
+    // A stay shortened after move-in keeps its signed dates; the placement holds the earlier move-out.
+    lease: live ? renderLease(live, row.move_out_date && row.move_out_date < live.move_out_date ? row.move_out_date : null) : null,
+    lease_history: row.leases.filter((l) => l !== live).map((l) => renderLease(l)),
     booking: renderBooking(row.booking),
     payments_succeeded: row.payments_succeeded,
     recipient_response: row.recipient_response,

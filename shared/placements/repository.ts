@@ -226,16 +226,28 @@ export async function releaseHolds(tx: Tx, leaseId: string): Promise<void> {
 }
 
 /**
- * A stay ending earlier: the fully signed contract and the placement take the new move-out, and the
- * tail of the contract's hold is released. Null when the contract is no longer fully signed.
+ * A stay ending earlier, recorded as a change of the stay (app.stay_changes, append-only): the
+ * placement takes the new move-out and the tail of the contract's hold is released; the signed
+ * contract keeps its own dates.
  */
-export async function shortenLease(tx: Tx, placementId: string, leaseId: string, moveOut: string): Promise<LeaseRow | null> {
-  const [shortened] = await tx<LeaseRow[]>`
-    update app.lease_agreements set move_out_date = ${moveOut} where id = ${leaseId} and status = 'fully_signed' returning *`;
-  await tx`update app.claim_homes set move_out_date = ${moveOut} where id = ${placementId}`;
-  await tx`select app.shorten_holds(${leaseId}, app.current_env(), ${moveOut})`;
-  return shortened ?? null;
+export async function recordShortening(
+  tx: Tx,
+  placement: PlacementRow,
+  lease: LeaseRow,
+  change: { previousMoveOut: string; moveOut: string; refundDueCents: number; currency: string },
+): Promise<void> {
+  await tx`
+    insert into app.stay_changes (org_id, environment, claim_id, claim_home_id, property_id, lease_agreement_id, previous_move_out,
+                                  move_out, refund_due_cents, currency)
+    values (app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.id}, ${placement.property_id}, ${lease.id},
+            ${change.previousMoveOut}, ${change.moveOut}, ${change.refundDueCents}, ${change.currency.toLowerCase()})`;
+  await tx`update app.claim_homes set move_out_date = ${change.moveOut} where id = ${placement.id}`;
+  await tx`select app.shorten_holds(${lease.id}, app.current_env(), ${change.moveOut})`;
 }
+
+/** The stay's move-out now: the lease's, or an earlier one a shortening set on the placement. */
+export const stayMoveOut = (placement: Pick<PlacementRow, 'move_out_date'>, lease: Pick<LeaseRow, 'move_out_date'>) =>
+  placement.move_out_date && placement.move_out_date < lease.move_out_date ? placement.move_out_date : lease.move_out_date;
 
 export interface CallbackLease {
   org_id: string;

@@ -183,6 +183,10 @@ const Lease = z.object({
   superseded_at: z.string().nullable(),
   withdrawn_at: z.string().nullable(),
   terms: LeaseTermsSchema.nullable(),
+  shortened_move_out_date: z.string().nullable().describe(
+    'The earlier move-out of a stay shortened after move-in (POST dates): the version keeps the dates it was signed with, and the stay ' +
+    'now ends here (billing and the booking follow it; each shortening is a dates.changed timeline entry). null when not shortened.',
+  ),
 });
 
 export const PlacementBooking = z

@@ -8,6 +8,13 @@ import type { TimelineRow, TimelineSource } from '../claims/timeline-source.ts';
 
 const fmt = (d: Record<string, unknown>) => `${d.move_in_date} to ${d.move_out_date}`;
 
+/** A shortening's effect on what was paid: to refund, or now due. */
+const refundNote = (d: Record<string, unknown>) => {
+  if (d.refund_due === undefined || Number(d.refund_due) === 0) return '';
+  const amount = `${Math.abs(Number(d.refund_due)).toFixed(2)} ${String(d.currency).toUpperCase()}`;
+  return Number(d.refund_due) > 0 ? ` ${amount} of rent paid is to be refunded.` : ` ${amount} more is due for the months paid.`;
+};
+
 export const placementTimeline: TimelineSource = {
   summaries: {
     'home.added': () => 'Home put on the request.',
@@ -19,7 +26,7 @@ export const placementTimeline: TimelineSource = {
         : d.action === 'propose_dates' ? `The household proposed ${d.move_in} to ${d.move_out}.`
           : d.action === 'apply' ? 'The household applied.' : 'The household saved the home.',
     'dates.set': (d) => `Dates set: ${fmt(d)}.`,
-    'dates.changed': (d) => `Dates changed from ${d.previous_move_in_date} to ${d.previous_move_out_date} to ${fmt(d)}.`,
+    'dates.changed': (d) => `Dates changed from ${d.previous_move_in_date} to ${d.previous_move_out_date} to ${fmt(d)}.${refundNote(d)}`,
     'lease.sent': (d) => `Lease (version ${d.version}) sent for signature.`,
     'lease.signed_by_recipient': (d) => `Lease (version ${d.version}) signed by ${d.signer_name ?? 'the first signer'}.`,
     'lease.signed_by_owner': (d) => `Lease (version ${d.version}) countersigned by the landlord.`,
@@ -51,6 +58,12 @@ export const placementTimeline: TimelineSource = {
                               'previous_move_in_date', l.previous_move_in_date, 'previous_move_out_date', l.previous_move_out_date))
       from leases l
      where l.version = 1 or l.move_in_date <> l.previous_move_in_date or l.move_out_date <> l.previous_move_out_date
+    union all
+    select s.created_at, 'dates.changed', s.property_id,
+           jsonb_build_object('lease_id', s.lease_agreement_id, 'shortened', true, 'move_in_date', l.move_in_date, 'move_out_date', s.move_out,
+                              'previous_move_in_date', l.move_in_date, 'previous_move_out_date', s.previous_move_out,
+                              'refund_due', s.refund_due_cents / 100.0, 'currency', s.currency)
+      from app.stay_changes s join leases l on l.id = s.lease_agreement_id
     union all
     select l.sent_at, 'lease.sent', l.property_id, jsonb_build_object('lease_id', l.id, 'version', l.version) from leases l where l.sent_at is not null
     union all

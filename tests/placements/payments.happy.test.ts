@@ -104,6 +104,17 @@ describe('after payment: move-in, cancellation and refunds (sandbox)', () => {
     expect((await events(providerOrg, 'booking.updated')).map((e) => e.payload.change)).toEqual(['move_in_confirmed', 'dates_changed']);
     const [hold] = await ownerSql()<{ end_date: string }[]>`select end_date from app.availability_blocks where lease_agreement_id = ${lease.id}`;
     expect(hold.end_date <= earlier).toBe(true);
+    // The signed lease keeps its dates; the stay's earlier end is beside them, and on the timeline.
+    const after = (await api.get(`/claims/${ref}/placement`)).body.data.homes[0].lease!;
+    expect(after).toMatchObject({ id: lease.id, move_out_date: lease.move_out_date, shortened_move_out_date: earlier });
+    const changed = (await api.get(`/claims/${ref}/timeline`)).body.data.filter((e) => e.type === 'dates.changed');
+    expect(changed).toEqual([expect.objectContaining({
+      detail: expect.objectContaining({ shortened: true, previous_move_out_date: lease.move_out_date, move_out_date: earlier, refund_due: expect.any(Number) }),
+    })]);
+    // The same shortening again answers the same and records nothing more.
+    expect((await api.post(`/claims/${ref}/dates`, { property_id: home, move_in: lease.move_in_date, move_out: earlier })).body.data)
+      .toMatchObject({ id: lease.id, move_out_date: earlier });
+    expect((await api.get(`/claims/${ref}/timeline`)).body.data.filter((e) => e.type === 'dates.changed')).toHaveLength(1);
     const later = await api.post(`/claims/${ref}/dates`, { property_id: home, move_in: lease.move_in_date, move_out: lease.move_out_date });
     expect(later.body.error?.code).toBe('already_signed');
 

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ownerSql } from '../helpers.ts';
 import { signedLease } from './payment-fixtures.ts';
+import { drainJobs, inDays, placeWithDates, scene } from './fixtures.ts';
 
 type Signed = Awaited<ReturnType<typeof signedLease>>;
 
@@ -47,5 +48,32 @@ describe('terms frozen at issue', () => {
   it('the terms of a version never change once written', async () => {
     const s = await signed();
     await expect(ownerSql()`update app.lease_agreements set terms = '{}'::jsonb where id = ${s.lease.id}`).rejects.toThrow(/never change/);
+  });
+});
+
+describe('shortening after move-in', () => {
+  it('keeps the signed lease, and prices what was paid again from its terms: a shorter stay in a dearer tier owes the difference', async () => {
+    const s = await scene('sandbox', { home: { environment: 'sandbox' } });
+    await ownerSql()`update app.properties set rent_1_3_months_cents = 240000, rent_4_6_months_cents = 220000 where id = ${s.home}`;
+    const lease = await placeWithDates(s.api, s.ref, s.home, inDays(40), inDays(160));
+    await drainJobs(s.c.orgId);
+    for (const [who, action] of [['household', 'sign'], ['landlord', 'sign']] as const) {
+      expect((await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/${who}`, { action })).status).toBe(200);
+    }
+    const paid = await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' });
+    expect(paid.body.data.payments[0].amount).toBe(2200 + 1500);
+    expect((await s.api.post(`/claims/${s.ref}/confirm-move-in`, { property_id: s.home })).status).toBe(200);
+    // A later rate change on the home must not matter: the paid month is priced again from the signed terms.
+    await ownerSql()`update app.properties set rent_1_3_months_cents = 990000 where id = ${s.home}`;
+
+    const shorter = inDays(110);
+    const res = await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: lease.move_in_date, move_out: shorter });
+    expect(res.status).toBe(200);
+    const home = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0];
+    expect(home.lease).toMatchObject({ id: lease.id, move_out_date: lease.move_out_date, shortened_move_out_date: shorter, status: 'fully_signed' });
+    const entry = (await s.api.get(`/claims/${s.ref}/timeline`)).body.data.find((e) => e.type === 'dates.changed');
+    // Four months at the 4-6 month rate became a stay of under three: the month paid now costs the 1-3 month rate.
+    expect(entry?.detail).toMatchObject({ shortened: true, refund_due: -200, currency: 'usd', move_out_date: shorter });
+    expect(entry?.summary).toContain('200.00 USD more is due');
   });
 });

@@ -10,10 +10,13 @@ import { findClaim, type ClaimRow } from '../../claims/repository.ts';
 import { inPlacement } from '../unit-of-work.ts';
 import { providerBookingFields } from '../render.ts';
 import {
-  cancelBookingRow, confirmedBooking, homeLabel, latestSettled, otherHomesState, payeeOf, recordMoveIn, shortenBooking, type HomeState,
+  cancelBookingRow, confirmedBooking, homeLabel, latestSettled, otherHomesState, paidCharges, payeeOf, recordMoveIn, shortenBooking, type HomeState,
   type BookingRow,
 } from '../money-repository.ts';
-import { cancelPlacement, contactAddresses, currentLease, releaseHolds, shortenLease, type PlacementRow } from '../repository.ts';
+import { cancelPlacement, contactAddresses, currentLease, recordShortening, releaseHolds, stayMoveOut, type PlacementRow } from '../repository.ts';
+import { chargeFor } from '../billing.ts';
+import { billingPeriods } from '../periods.ts';
+import { signedPrices } from './payments.ts';
 
 // The stay: confirming move-in, and cancelling a placement (before or after payment). Each runs in
 // the placement's unit of work (../unit-of-work.ts: the request, then the placement, locked): lock,
@@ -160,16 +163,40 @@ async function scheduleStay(tx: Tx, claimId: string, placementId: string, bookin
 }
 
 /**
- * POST dates once moved in: an earlier move_out (same move_in) shortens the stay. The lease and the
- * booking end earlier, the tail of the hold is released, and the last period is billed for the days
- * used (shared/placements/billing.ts prices from the lease's dates). Anything else on a fully signed
- * lease stays 409 already_signed. Returns null when the call is not a shortening.
+ * POST dates once moved in: an earlier move_out (same move_in) shortens the stay. The signed lease
+ * keeps its dates; the change is recorded (app.stay_changes) with what it does to the money already
+ * paid, the booking ends earlier, the tail of the hold is released, and the last period is billed
+ * for the days used (the stay's move-out now governs billing). Anything else on a fully signed lease
+ * stays 409 already_signed. Returns the lease's dates as the stay now has them, or null when the
+ * call is not a shortening.
  */
 export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, moveIn: string, moveOut: string) {
   const booking = await confirmedBooking(tx, placement.id);
-  if (!booking?.move_in_confirmed_at || moveIn !== lease.move_in_date || moveOut >= lease.move_out_date) return null;
-  const shortened = await shortenLease(tx, placement.id, lease.id, moveOut);
+  const previousMoveOut = stayMoveOut(placement, lease);
+  if (!booking?.move_in_confirmed_at || moveIn !== lease.move_in_date) return null;
+  // The same shortening again (a retry) changes nothing and answers the same.
+  if (moveOut === previousMoveOut && previousMoveOut !== lease.move_out_date) return { ...lease, move_out_date: moveOut };
+  if (moveOut >= previousMoveOut) return null;
+  const { refundDueCents, currency } = await moneyOfShortening(tx, claim, placement, lease, moveOut);
+  await recordShortening(tx, placement, lease, { previousMoveOut, moveOut, refundDueCents, currency });
   const updated = await shortenBooking(tx, booking.id, moveOut);
   await announceBookingChange(tx, claim, placement, updated, 'dates_changed', 'confirmed');
-  return shortened;
+  return { ...lease, move_out_date: moveOut };
+}
+
+/**
+ * What a shortening does to what was already paid: each paid period priced again for the shorter
+ * stay (a period past the new move-out costs nothing, the one it ends in is prorated, and the tier
+ * follows the new length) against what it cost. Positive: to refund; negative: now owed.
+ */
+async function moneyOfShortening(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, moveOut: string) {
+  const { prices, currency } = await signedPrices(tx, claim, placement, lease, { moveIn: lease.move_in_date, moveOut });
+  const periods = new Map(billingPeriods(lease.move_in_date, moveOut).map((period) => [period.start, period]));
+  let refundDueCents = 0;
+  for (const paid of await paidCharges(tx, placement.id)) {
+    const period = periods.get(paid.period_start);
+    const charge = period ? chargeFor(prices, period) : null;
+    refundDueCents += paid.stay_cents - (charge ? charge.rentCents + charge.feesCents : 0);
+  }
+  return { refundDueCents, currency };
 }

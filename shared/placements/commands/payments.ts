@@ -12,7 +12,7 @@ import {
   attachPayment, confirmBooking, confirmedBooking, homeLabel, insertFailed, insertSucceeded, paidPeriods, payeeOf,
   type Payee, type PaymentRow, type PaymentWrite,
 } from '../money-repository.ts';
-import { currentLease, homeIfPlaceable, type PlacementRow } from '../repository.ts';
+import { currentLease, homeIfPlaceable, stayMoveOut, type PlacementRow } from '../repository.ts';
 
 // A payment on a placement: what is due now, and the outcome of a charge. One command for every
 // way a payment arrives (the sandbox helper, the pay page in sandbox, the processor's notification
@@ -50,12 +50,20 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow, 
   if (!payee.charges_enabled) {
     throw new ApiError('charges_disabled', "The landlord's payment account cannot take charges right now; nothing can be paid until the landlord finishes setup.");
   }
+  const stay = { moveIn: lease.move_in_date, moveOut: stayMoveOut(placement, lease) };
+  const { prices, currency } = await signedPrices(tx, claim, placement, lease, stay);
+  const due = dueNow(prices, stay, await paidPeriods(tx, placement.id), today);
+  return { lease, payee, currency, due };
+}
+
+/**
+ * The prices of a stay under the terms the lease was signed on: a provider's later change of rates,
+ * fees or listing, or the request's pets, never changes what the version charges.
+ */
+export async function signedPrices(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, stay: { moveIn: string; moveOut: string }) {
   const terms = lease.terms ?? (await termsBeforeRecorded(tx, claim, placement));
-  // Priced from the terms the lease was signed on: a provider's later change of rates, fees or
-  // listing, or the request's pets, never changes what this version charges.
-  const prices = price(terms.home, { ...claim, has_pets: terms.request.has_pets }, { move_in: lease.move_in_date, move_out: lease.move_out_date });
-  const due = dueNow(prices, { moveIn: lease.move_in_date, moveOut: lease.move_out_date }, await paidPeriods(tx, placement.id), today);
-  return { lease, payee, currency: terms.home.currency, due };
+  const prices = price(terms.home, { ...claim, has_pets: terms.request.has_pets }, { move_in: stay.moveIn, move_out: stay.moveOut });
+  return { prices, currency: terms.home.currency };
 }
 
 /** A version issued before terms were recorded prices from the home as it stands, as it always did. */
