@@ -50,6 +50,23 @@ const intentEvent = (id: string, type: string, metadata: Record<string, string>,
   data: { object: { id: 'pi_live_1', object: 'payment_intent', amount, amount_received: amount, currency: 'usd', metadata } },
 });
 
+/**
+ * A live placement signed and paid through the page: the checkout it created on the landlord's
+ * account, its amount and the metadata the processor will send back with the PaymentIntent.
+ */
+async function liveCheckout() {
+  const s = await signedLease('live');
+  await ownerSql()`update app.payout_accounts set processor_account_id = 'acct_landlord' where org_id = ${s.providerOrg} and environment = 'live'`;
+  await signLive(s.lease.id);
+  await submitPage(pagePath(await payUrl(s.api, s.ref)));
+  const checkout = checkouts.at(-1)!;
+  const amount = Number(checkout.get('line_items[0][price_data][unit_amount]'));
+  const metadata = Object.fromEntries(
+    [...checkout.entries()].filter(([k]) => k.startsWith('payment_intent_data[metadata]')).map(([k, v]) => [k.slice('payment_intent_data[metadata]['.length, -1), v]),
+  );
+  return { s, amount, metadata };
+}
+
 describe('live payments through the processor (stand-in transport)', () => {
   it('checkout on the connected account, then the notification books it once; refunds and account updates follow the processor', async () => {
     const s = await signedLease('live');
@@ -142,15 +159,7 @@ describe('live payments through the processor (stand-in transport)', () => {
   });
 
   it('a failed charge changes nothing but its record; a charge clearing after a cancellation is recorded, refundable, and books nothing', async () => {
-    const s = await signedLease('live');
-    await ownerSql()`update app.payout_accounts set processor_account_id = 'acct_landlord' where org_id = ${s.providerOrg} and environment = 'live'`;
-    await signLive(s.lease.id);
-    await submitPage(pagePath(await payUrl(s.api, s.ref)));
-    const checkout = checkouts.at(-1)!;
-    const amount = Number(checkout.get('line_items[0][price_data][unit_amount]'));
-    const metadata = Object.fromEntries(
-      [...checkout.entries()].filter(([k]) => k.startsWith('payment_intent_data[metadata]')).map(([k, v]) => [k.slice('payment_intent_data[metadata]['.length, -1), v]),
-    );
+    const { s, amount, metadata } = await liveCheckout();
     const failed = intentEvent('evt_failed', 'payment_intent.payment_failed', metadata, amount);
     (failed.data.object as any).id = 'pi_failed';
     (failed.data.object as any).last_payment_error = { message: 'Your card was declined.' };
@@ -170,15 +179,7 @@ describe('live payments through the processor (stand-in transport)', () => {
     expect((await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home })).status).toBe(202);
   });
   it('a PaymentIntent that fails and is then retried successfully is recorded as succeeded and books the stay (a later success wins)', async () => {
-    const s = await signedLease('live');
-    await ownerSql()`update app.payout_accounts set processor_account_id = 'acct_landlord' where org_id = ${s.providerOrg} and environment = 'live'`;
-    await signLive(s.lease.id);
-    await submitPage(pagePath(await payUrl(s.api, s.ref)));
-    const checkout = checkouts.at(-1)!;
-    const amount = Number(checkout.get('line_items[0][price_data][unit_amount]'));
-    const metadata = Object.fromEntries(
-      [...checkout.entries()].filter(([k]) => k.startsWith('payment_intent_data[metadata]')).map(([k, v]) => [k.slice('payment_intent_data[metadata]['.length, -1), v]),
-    );
+    const { s, amount, metadata } = await liveCheckout();
     const intent = `pi_retried_${crypto.randomUUID().slice(0, 8)}`;
     const failed = intentEvent(`evt_${intent}_1`, 'payment_intent.payment_failed', metadata, amount);
     (failed.data.object as any).id = intent;
