@@ -9938,7 +9938,9 @@ export interface components {
         };
         /** @description The terms this version was issued with, as they stood then: every charge of the version (the pay page, payments, refunds, the provider's earnings) is priced from them, whatever the provider changes later. null on versions issued before terms were recorded. */
         LeaseTerms: {
+            address: string;
             application_fee: number | null;
+            city: string;
             cleaning_fee: number | null;
             currency: string;
             /** @description Whether the pet charges apply: the request had pets when the version was issued. */
@@ -9953,6 +9955,17 @@ export interface components {
             rent_7_9_months: number | null;
             rent_10_12_months: number | null;
             security_deposit: number | null;
+            state: string;
+            /** @description The budget review's figures for the version's dates, as they stood when it was issued. */
+            stay: {
+                cost_of_stay: number;
+                deposits: number;
+                first_payment: number;
+                months: number;
+                rent_over_stay: number;
+                /** @enum {string} */
+                tier_applied: "monthly_rate" | "rent_1_3_months" | "rent_4_6_months" | "rent_7_9_months" | "rent_10_12_months";
+            };
             utilities_included: boolean | null;
             utilities_monthly: number | null;
         } | null;

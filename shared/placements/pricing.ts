@@ -48,13 +48,27 @@ export const pricedHomeFields = [
 export interface LeaseTerms {
   home: PricedHome;
   request: { has_pets: boolean };
+  /** Where the home is, as the placement showed it when the version was issued. */
+  listing: { address: string; city: string; state: string };
+  /** The budget review's figures for the version's dates, as they stood at issue. */
+  totals: { months: number; tier: Tier; rent_over_stay_cents: number; cost_of_stay_cents: number; first_payment_cents: number; deposits_cents: number };
 }
 
-/** The terms of `home` for `request`, now. */
-export function termsOf(home: PricedHome, request: { has_pets: boolean }): LeaseTerms {
+/** The terms of `home` for `request` and these dates, now: what a contract version issued now freezes. */
+export function termsOf(home: PricedHome & LeaseTerms['listing'], request: PricedRequest, dates: StayDates): LeaseTerms {
+  const p = price(home, request, dates);
   return {
     home: Object.fromEntries(pricedHomeFields.map((field) => [field, home[field]])) as unknown as PricedHome,
     request: { has_pets: request.has_pets },
+    listing: { address: home.address, city: home.city, state: home.state },
+    totals: {
+      months: p.months,
+      tier: p.tier,
+      rent_over_stay_cents: p.rentOverStay,
+      cost_of_stay_cents: p.costOfStay,
+      first_payment_cents: p.firstPayment,
+      deposits_cents: p.depositsTotal,
+    },
   };
 }
 

@@ -16,7 +16,7 @@ const iso = (value: string | Date | null) => (value === null ? null : new Date(v
 type LeaseJson = PlacementHomeRow['leases'][number];
 
 /** The terms a version was issued with, in major units as the API shows amounts. */
-function renderTerms({ home, request }: LeaseTerms): z.infer<typeof LeaseTermsSchema> {
+function renderTerms({ home, request, listing, totals }: LeaseTerms): z.infer<typeof LeaseTermsSchema> {
   return {
     currency: home.currency,
     monthly_rate: fromCents(Number(home.monthly_rate_cents)),
@@ -33,6 +33,17 @@ function renderTerms({ home, request }: LeaseTerms): z.infer<typeof LeaseTermsSc
     utilities_included: home.utilities_included,
     utilities_monthly: amountOrNull(home.utilities_monthly_cents),
     household_has_pets: request.has_pets,
+    address: listing.address,
+    city: listing.city,
+    state: listing.state,
+    stay: {
+      months: totals.months,
+      tier_applied: totals.tier,
+      rent_over_stay: fromCents(totals.rent_over_stay_cents),
+      cost_of_stay: fromCents(totals.cost_of_stay_cents),
+      first_payment: fromCents(totals.first_payment_cents),
+      deposits: fromCents(totals.deposits_cents),
+    },
   };
 }
 

@@ -4,6 +4,7 @@ import { ReferenceParam } from '../claims/schemas.ts';
 import { statuses } from '../claims/status.ts';
 import { limits } from '../claims/values.ts';
 import { applicationStatuses, leaseStatuses, optionStatuses } from './states.ts';
+import { tiers } from './pricing.ts';
 
 // The placement's API schemas: the budget review, options, dates, signer, the placement read, and
 // paying, booking and moving in. The routes that declare them live where the specification puts
@@ -163,6 +164,12 @@ export const LeaseTermsSchema = z
     pet_fee: amountOrNull, pet_rent: amountOrNull, pet_deposit: amountOrNull,
     utilities_included: z.boolean().nullable(), utilities_monthly: amountOrNull,
     household_has_pets: z.boolean().describe('Whether the pet charges apply: the request had pets when the version was issued.'),
+    address: z.string(), city: z.string(), state: z.string(),
+    stay: z.object({
+      months: z.number().int(),
+      tier_applied: z.enum(tiers),
+      rent_over_stay: z.number(), cost_of_stay: z.number(), first_payment: z.number(), deposits: z.number(),
+    }).describe('The budget review\'s figures for the version\'s dates, as they stood when it was issued.'),
   })
   .describe(
     'The terms this version was issued with, as they stood then: every charge of the version (the pay page, payments, refunds, ' +

@@ -22,7 +22,11 @@ describe('terms frozen at issue', () => {
   it('two identical signed placements charge the same after one provider raises its rates, fees and deposit', async () => {
     const [kept, changed] = [await signed(), await signed()];
     const before = (await changed.api.get(`/claims/${changed.ref}/placement`)).body.data.homes[0].lease!;
-    expect(before.terms).toMatchObject({ currency: 'usd', monthly_rate: 2500, security_deposit: 1500, household_has_pets: false });
+    expect(before.terms).toMatchObject({
+      currency: 'usd', monthly_rate: 2500, security_deposit: 1500, household_has_pets: false, address: expect.any(String), city: 'Austin',
+      // The budget review's figures for the version's dates, frozen with it.
+      stay: { months: 3, tier_applied: 'monthly_rate', first_payment: 2500 + 1500, deposits: 1500, rent_over_stay: expect.any(Number) },
+    });
 
     const patched = await changed.providerApi.patch(`/properties/${changed.home}`, {
       monthly_rate: 4800, rent_1_3_months: 4200, rent_4_6_months: 4200, security_deposit: 9000, cleaning_fee: 500,

@@ -71,7 +71,7 @@ export async function issueContract(tx: Tx, claim: ClaimRow, placement: Placemen
     issued_by: issue.issuedBy,
     template: home.contract_template,
     // What the version is charged by, whatever the provider changes later.
-    terms: termsOf(home, claim),
+    terms: termsOf(home, claim, { move_in: issue.moveIn, move_out: issue.moveOut }),
   });
   if (old) await linkSuperseded(tx, old.id, lease.id);
   const hold = await takeHold(tx, placement.property_id, issue.moveIn, issue.moveOut, lease.id, `lease ${claim.claim_ref}`);

@@ -61,16 +61,16 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow, 
  * fees or listing, or the request's pets, never changes what the version charges.
  */
 export async function signedPrices(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, stay: { moveIn: string; moveOut: string }) {
-  const terms = lease.terms ?? (await termsBeforeRecorded(tx, claim, placement));
+  const terms = lease.terms ?? (await termsBeforeRecorded(tx, claim, placement, lease));
   const prices = price(terms.home, { ...claim, has_pets: terms.request.has_pets }, { move_in: stay.moveIn, move_out: stay.moveOut });
   return { prices, currency: terms.home.currency };
 }
 
 /** A version issued before terms were recorded prices from the home as it stands, as it always did. */
-async function termsBeforeRecorded(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<LeaseTerms> {
+async function termsBeforeRecorded(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow): Promise<LeaseTerms> {
   const home = await homeIfPlaceable(tx, claim.id, placement.property_id);
   if (!home) throw new ApiError('charges_disabled', 'The home is no longer offered by the landlord; nothing can be paid.');
-  return termsOf(home, claim);
+  return termsOf(home, claim, { move_in: lease.move_in_date, move_out: lease.move_out_date });
 }
 
 /** What is due now, or 409 nothing_due. */
