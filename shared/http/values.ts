@@ -56,22 +56,37 @@ export const textLine = (max: number) => storedText(z.string().trim().min(1).max
 /** An email address (at most 255 characters, the column's limit). */
 export const emailAddress = () => z.email().max(255);
 
-/** Whether every string of a JSON value (keys included) is storable text: jsonb refuses \u0000 too. */
+/** How deep a free JSON value may nest: far beyond any payload, far below what would exhaust a stack. */
+export const maxJsonDepth = 64;
+
+/**
+ * Whether a JSON value can be stored: every string (keys included) storable text (jsonb refuses
+ * \u0000 too) and no deeper than maxJsonDepth. Walked with a list, not recursion, so no input can
+ * exhaust the stack.
+ */
 export function isStorableJson(value: unknown): boolean {
-  if (typeof value === 'string') return isStorableText(value);
-  if (Array.isArray(value)) return value.every(isStorableJson);
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).every(([key, item]) => isStorableText(key) && isStorableJson(item));
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!;
+    if (typeof item === 'string') {
+      if (!isStorableText(item)) return false;
+    } else if (item !== null && typeof item === 'object') {
+      if (depth > maxJsonDepth) return false;
+      for (const [key, member] of Object.entries(item)) {
+        if (!Array.isArray(item) && !isStorableText(key)) return false;
+        pending.push([member, depth + 1]);
+      }
+    }
   }
   return true;
 }
 
 const jsonCheck = kindCheck('json', (value: unknown) => isStorableJson(value));
 
-/** A free JSON object stored as jsonb: any members, every string in it storable text. */
+/** A free JSON object stored as jsonb: any members, every string in it storable text, at most maxJsonDepth deep. */
 export const storedJson = () =>
   marked(z.record(z.string(), z.unknown()), jsonCheck,
-    'must not contain the NUL character (\u0000) or an unpaired surrogate (\ud800-\udfff) in any key or string');
+    `must not contain the NUL character (\u0000) or an unpaired surrogate (\ud800-\udfff) in any key or string, nor nest more than ${maxJsonDepth} levels deep`);
 
 // --- Money -------------------------------------------------------------------------------------
 

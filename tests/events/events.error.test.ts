@@ -72,6 +72,18 @@ describe('POST /events/simulate', () => {
     expect((await sandbox.get('/events')).body.count).toBe(0);
   });
 
+  it('refuses data nested deeper than any payload (thousands of levels) as a field error, not a server fault', async () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 3000; i++) deep = { a: deep };
+    const res = await sandbox.post('/events/simulate', { event: 'option.declined', data: deep as Record<string, unknown> });
+    expectError(res, 422, 'invalid_field', 'data');
+    expect(res.body.error?.message).toContain('64 levels');
+    let arrays: unknown = 1;
+    for (let i = 0; i < 3000; i++) arrays = [arrays];
+    expectError(await sandbox.post('/events/simulate', { event: 'option.declined', data: { reason: arrays } as Record<string, unknown> }), 422, 'invalid_field', 'data');
+    expect((await sandbox.get('/events')).body.count).toBe(0);
+  });
+
   it('refuses a missing event and unknown fields', async () => {
     expectError(await sandbox.post('/events/simulate', {}), 422, 'invalid_field', 'event');
     expectError(await sandbox.post('/events/simulate', { event: 'lease.signed', queue: true }), 422, 'invalid_field', 'queue');
