@@ -60,7 +60,9 @@ export function renderPayPage(view: PayView, result?: string): string {
   const money = (cents: number) => formatMoney(cents, view.currency);
   const sandbox = view.environment === 'sandbox';
   const parts: string[] = [];
-  const outcome = result ? results[result] : undefined;
+  // Only the page's own outcomes: a query naming anything else (an inherited name such as
+  // `constructor`) shows no banner.
+  const outcome = result && Object.hasOwn(results, result) ? results[result] : undefined;
   if (outcome) {
     parts.push(`<section class="card ${outcome.problem ? 'problem' : 'notice'}" role="status"><h2>${escapeHtml(outcome.title)}</h2><p class="muted">${escapeHtml(outcome.text)}</p></section>`);
   }

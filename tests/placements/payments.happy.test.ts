@@ -66,6 +66,12 @@ describe('paying, booking and moving in (sandbox)', () => {
     const declined = await submitPage(pagePath(url), 'failed');
     expect(declined.status).toBe(303);
     expect((await fetchPage(`${pagePath(url)}?result=failed`)).text).toContain('Payment declined');
+    // A result the page does not know, even an inherited name, shows the page without a banner.
+    for (const unknown of ['constructor', '__proto__', 'toString', 'nonsense']) {
+      const page = await fetchPage(`${pagePath(url)}?result=${unknown}`);
+      expect(page.status, unknown).toBe(200);
+      expect(page.text).not.toContain('role="status"');
+    }
     const placement = (await api.get(`/claims/${ref}/placement`)).body.data;
     expect(placement.status).toBe('payment_setup');
     expect(placement.homes[0]).toMatchObject({ booking: null, payments_succeeded: 0 });
