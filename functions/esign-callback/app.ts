@@ -7,6 +7,7 @@ import { requestId } from '../../shared/http/middleware/request-id.ts';
 import { log } from '../../shared/log.ts';
 import { placementPorts } from '../../shared/placements/ports/index.ts';
 import { CallbackRejected, type ESignaturePort } from '../../shared/placements/ports/types.ts';
+import { NotConfigured } from '../../shared/placements/ports/provider.ts';
 import { applySignatureCallback } from '../../shared/placements/commands/callback.ts';
 
 // Internal function, not part of the public API: the live e-signature provider posts its signed
@@ -17,7 +18,8 @@ import { applySignatureCallback } from '../../shared/placements/commands/callbac
 
 /** The function's app; `port` gives the live e-signature adapter (replaceable in tests). */
 export function createCallbackApp(port: () => ESignaturePort = () => placementPorts('live').esign) {
-  const app = new Hono<AppEnv>();
+  // strict: false answers /esign-callback/ like /esign-callback (a provider may be set up with either).
+  const app = new Hono<AppEnv>({ strict: false });
   app.use('*', requestId());
   app.post('/esign-callback', async (c) => {
     const raw = await c.req.text();
@@ -26,6 +28,7 @@ export function createCallbackApp(port: () => ESignaturePort = () => placementPo
       callback = await port().readCallback(c.req.raw.headers, raw);
     } catch (error) {
       if (error instanceof CallbackRejected) throw new ApiError('invalid_signature', `The callback's signature does not verify: ${error.message}`);
+      if (error instanceof NotConfigured) throw new ApiError('not_configured', `This deployment cannot take e-signature callbacks yet: ${error.message}.`);
       throw error;
     }
     if (!callback) return c.json(single({ received: true, applied: false, note: 'not an event the service acts on' }), 200);

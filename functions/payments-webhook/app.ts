@@ -7,6 +7,7 @@ import { requestId } from '../../shared/http/middleware/request-id.ts';
 import { log } from '../../shared/log.ts';
 import { paymentsPort } from '../../shared/placements/ports/index.ts';
 import { CallbackRejected, type PaymentsPort } from '../../shared/placements/ports/types.ts';
+import { NotConfigured } from '../../shared/placements/ports/provider.ts';
 import { applyNotification } from '../../shared/placements/commands/notifications.ts';
 
 // Internal function, not part of the public API: the payment processor posts its notifications
@@ -16,7 +17,8 @@ import { applyNotification } from '../../shared/placements/commands/notification
 // duplicate or an event the service ignores answers 200; a failure answers 500 and is retried.
 
 export function createPaymentsWebhookApp(port: () => PaymentsPort = () => paymentsPort('live')) {
-  const app = new Hono<AppEnv>();
+  // strict: false answers /payments-webhook/ like /payments-webhook (the endpoint may be registered with either).
+  const app = new Hono<AppEnv>({ strict: false });
   app.use('*', requestId());
   app.post('/payments-webhook', async (c) => {
     const raw = await c.req.text();
@@ -25,6 +27,7 @@ export function createPaymentsWebhookApp(port: () => PaymentsPort = () => paymen
       notification = await port().readNotification(c.req.raw.headers, raw);
     } catch (error) {
       if (error instanceof CallbackRejected) throw new ApiError('invalid_signature', `The notification's signature does not verify: ${error.message}`);
+      if (error instanceof NotConfigured) throw new ApiError('not_configured', `This deployment cannot take payment notifications yet: ${error.message}.`);
       throw error;
     }
     if (!notification) return c.json(single({ received: true, outcome: 'ignored: not an event the service acts on' }), 200);

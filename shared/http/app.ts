@@ -94,6 +94,5 @@ export function functionApp() {
   const app = new Hono<AppEnv>({ strict: false });
   app.notFound((c) => renderError(new ApiError('not_found', `No endpoint at /functions/v1${new URL(c.req.url).pathname}.`), c));
   app.onError(renderError);
-  app.notFound((c) => renderError(new ApiError('not_found', `No endpoint at /functions/v1${new URL(c.req.url).pathname}.`), c));
   return app;
 }

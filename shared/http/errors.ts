@@ -43,6 +43,8 @@ export const errorCodes = {
   already_placed: 409,
   no_refund_request: 409,
   invalid_signature: 401,
+  // A callback reached a deployment that has not set up the party it comes from (retry later).
+  not_configured: 503,
   // Payments: a payment, move-in or refund answer that does not fit the placement's state.
   lease_not_signed: 409,
   charges_disabled: 409,

@@ -2,7 +2,7 @@ import { setting } from '../../config.ts';
 import type { Environment } from '../../db/tenant.ts';
 import { config } from '../../config.ts';
 import { documensoESignature } from './documenso.ts';
-import type { Transport } from './provider.ts';
+import { NotConfigured, type Transport } from './provider.ts';
 import { resendEmail } from './resend.ts';
 import { sandboxEmail, sandboxESignature, sandboxPayments } from './sandbox.ts';
 import { stripePayments } from './stripe.ts';
@@ -53,7 +53,7 @@ export function paymentsPort(environment: Environment): PaymentsPort {
   if (environment === 'sandbox') return sandboxPayments;
   const secretKey = config.stripeSecretKey();
   const webhookSecret = config.stripeWebhookSecret();
-  if (!secretKey || !webhookSecret) throw new Error('STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET must be set for live payments');
+  if (!secretKey || !webhookSecret) throw new NotConfigured('Live payments are', 'STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET');
   return (livePayments ??= stripePayments({ secretKey, webhookSecret }));
 }
 let livePayments: PaymentsPort | undefined;
