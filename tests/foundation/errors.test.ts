@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { call, createTenant } from '../helpers.ts';
 import { callProbe, failures } from './probe-app.ts';
+import { route } from '../../scripts/lib/router.ts';
 
 describe('error rendering', () => {
   afterEach(() => {
@@ -15,6 +16,21 @@ describe('error rendering', () => {
       expect(res.status).toBe(400);
       expect(JSON.parse(res.text).error.code).toBe('invalid_json');
     }
+  });
+
+  it('400 invalid_json for JSON that is not valid UTF-8: refused, never stored with replacement characters', async () => {
+    const t = await createTenant('carrier');
+    const text = new TextEncoder().encode('{"note":"caf\u00e9 ');
+    const bytes = new Uint8Array([...text, 0xff, 0xfe, ...new TextEncoder().encode('"}')]);
+    const res = await route(new Request('http://localhost/functions/v1/claims', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.sandbox}`, 'content-type': 'application/json', 'x-forwarded-for': '10.250.0.2' },
+      body: bytes,
+    }));
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toMatchObject({ code: 'invalid_json', message: expect.stringContaining('UTF-8') });
+    // Valid UTF-8 (accents included) reads as JSON as before.
+    expect(JSON.parse((await callProbe(t.sandbox, { note: 'café' })).text).data.note).toBe('café');
   });
 
   it('422 invalid_field names the field, also for unknown fields', async () => {

@@ -11,6 +11,18 @@ const multipartFramingBytes = 64 * 1024;
 /** Nothing, whitespace, or an empty JSON object (some clients send {} on every POST). */
 const isEmptyBody = (bytes: Uint8Array) => /^\s*(\{\s*\})?\s*$/.test(new TextDecoder().decode(bytes));
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Whether the bytes are valid UTF-8. */
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    strictUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const tooLarge = () => new ApiError('file_too_large', 'The request body is larger than the 10 MB limit.');
 
 /** Reads a stream to its end, refusing it as soon as it passes `limit` bytes. */
@@ -54,6 +66,11 @@ export const readBody = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   if (bytes.byteLength > limit) throw tooLarge();
   if (c.get('takesBody') === false && !isEmptyBody(bytes)) {
     throw new ApiError('invalid_field', `${c.req.method} ${new URL(c.req.url).pathname} takes no body; send none (or {}).`, 'body');
+  }
+  // JSON is UTF-8 (RFC 8259): a body that is not would be read with U+FFFD in place of its bytes and
+  // stored changed, so it is refused as unreadable instead.
+  if (/^application\/(.+\+)?json/i.test(c.req.header('content-type') ?? '') && !isUtf8(bytes)) {
+    throw new ApiError('invalid_json', 'The body is not valid UTF-8; JSON must be sent as UTF-8.');
   }
   c.set('rawBody', bytes);
   // Hono caches body promises (typed as values); c.req.json() and c.req.formData() read from here.
