@@ -78,12 +78,17 @@ function stateClientAddress(incoming: IncomingMessage): void {
  * way. A method the Fetch API cannot construct a Request with (TRACE) reaches the function as itself
  * and is answered 405 like any undeclared method.
  */
+const dotSegment = /\/(\.|%2e){1,2}(\/|\?|#|$)/i;
+
 export function gatewayListener(): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
   const listeners = Object.fromEntries(
     Object.entries(functions).map(([name, app]) => [name, getRequestListener((request) => app.fetch(request))]),
   );
   const unknown = getRequestListener((request) => notFound(new URL(request.url).pathname));
   return (incoming, outgoing) => {
+    // A dot segment, plain or percent-encoded, would be resolved away by URL parsing and let a path
+    // under one function reach another (/claims/%2e%2e/properties is /properties): no path has one.
+    if (dotSegment.test(incoming.url ?? '')) return void unknown(incoming, outgoing);
     const url = new URL(incoming.url ?? '/', 'http://gateway');
     const target = functionPath(url.pathname);
     if (!target) return void unknown(incoming, outgoing);

@@ -55,6 +55,19 @@ describe('undeclared methods over HTTP', () => {
   });
 });
 
+describe('dot segments in the path', () => {
+  it('never let a path under one function reach another: /claims/%2e%2e/properties is 404, not the homes', async () => {
+    const t = await createTenant('provider');
+    expect((await send('GET', '/properties', t.sandbox)).status).toBe(200);
+    for (const path of ['/claims/%2e%2e/properties', '/claims/%2E%2E/properties', '/claims/../properties', '/claims/./x/%2e%2e/%2e%2e/properties', '/usage/%2e%2e/properties?limit=1']) {
+      const res = await send('GET', path, t.sandbox);
+      expect(res.status, path).toBe(404);
+      expect(res.body.error, path).toMatchObject({ code: 'not_found' });
+      expect(res.body.data, path).toBeUndefined();
+    }
+  });
+});
+
 describe('bodies on routes that declare none', () => {
   it('are refused (422 invalid_field on body), except nothing or {}, and the write does not happen', async () => {
     const t = await createTenant('carrier');
