@@ -9334,10 +9334,10 @@ export interface components {
         };
         CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
             /**
-             * @description Shown once, never again.
+             * @description Shown once, never again: null in the replay of this call for its Idempotency-Key (rotate the secret if it was lost).
              * @example whsec_4f9KcQ2mX7bT1rZs8nW3yV6pL0aH5dJe
              */
-            secret: string;
+            secret: string | null;
             secret_note: string;
         };
         /**
@@ -10354,10 +10354,10 @@ export interface components {
             /** Format: uuid */
             id: string;
             /**
-             * @description Shown once, never again.
+             * @description Shown once, never again: null in the replay of this call for its Idempotency-Key (rotate the secret if it was lost).
              * @example whsec_4f9KcQ2mX7bT1rZs8nW3yV6pL0aH5dJe
              */
-            secret: string;
+            secret: string | null;
             secret_note: string;
             secret_rotated_at: string;
         };

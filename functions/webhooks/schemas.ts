@@ -25,7 +25,8 @@ export const Endpoint = z
   .openapi('WebhookEndpoint');
 
 const IssuedSecret = {
-  secret: z.string().openapi({ example: 'whsec_4f9KcQ2mX7bT1rZs8nW3yV6pL0aH5dJe' }).describe('Shown once, never again.'),
+  secret: z.string().nullable().openapi({ example: 'whsec_4f9KcQ2mX7bT1rZs8nW3yV6pL0aH5dJe' })
+    .describe('Shown once, never again: null in the replay of this call for its Idempotency-Key (rotate the secret if it was lost).'),
   secret_note: z.string(),
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTenant, ownerSql } from '../helpers.ts';
+import { call, createKey, createTenant, errorOf, ownerSql } from '../helpers.ts';
 import { callProbe, failures } from './probe-app.ts';
 
 const eventCount = async (orgId: string) =>
@@ -22,6 +22,29 @@ describe('idempotency', () => {
     expect(second.headers.get('x-request-id')).toMatch(/^req_/);
     expect(second.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
     expect(await eventCount(t.orgId)).toBe(1);
+  });
+
+  it('binds a stored answer to the API key that made it, and never replays an issued secret', async () => {
+    const t = await createTenant('carrier');
+    const body = { url: 'https://hooks.example.com/idem-secret' };
+    const headers = { 'idempotency-key': 'hook-1' };
+    const first = await call('POST', '/webhooks', { key: t.sandbox, body, headers });
+    expect(first.status).toBe(201);
+    expect(first.body.data.secret).toMatch(/^whsec_/);
+    // Another key of the same organisation and environment, narrow or not, gets 409, not the stored answer.
+    const reader = await createKey(t.orgId, 'sandbox', { scopes: ['claims:read'] });
+    const other = await call('POST', '/webhooks', { key: reader.key, body, headers });
+    expect(other.status).toBe(409);
+    expect(errorOf(other.body)).toMatchObject({ code: 'idempotency_key_reused' });
+    expect(other.text).not.toContain('whsec_');
+    // The same key replays the endpoint, with the secret withheld: it was shown once, to the first call.
+    const replay = await call('POST', '/webhooks', { key: t.sandbox, body, headers });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.data).toMatchObject({ id: first.body.data.id, url: body.url, secret: null });
+    expect(replay.text).not.toContain('whsec_');
+    const [stored] = await ownerSql()<{ response_body: string }[]>`select response_body from app.idempotency_keys where org_id = ${t.orgId} and key = 'hook-1'`;
+    expect(stored.response_body).not.toContain('whsec_');
   });
 
   it('without a key, nothing is remembered', async () => {

@@ -31,8 +31,12 @@ function withoutBoundary(body: Uint8Array, contentType: string | undefined): Uin
   return boundary ? new TextDecoder('latin1').decode(body).split(boundary).join('') : body;
 }
 
-/** What makes two requests "the same": method, path and body (JSON compared by value, multipart by its parts). */
-async function fingerprint(method: string, path: string, body: Uint8Array, contentType: string | undefined): Promise<string> {
+/**
+ * What makes two requests "the same": the API key that sent them, method, path and body (JSON
+ * compared by value, multipart by its parts). The key binds a stored answer to the key that made
+ * it: another key of the organisation reusing the Idempotency-Key gets 409, never that answer.
+ */
+async function fingerprint(keyId: string, method: string, path: string, body: Uint8Array, contentType: string | undefined): Promise<string> {
   let canonical: string | Uint8Array = withoutBoundary(body, contentType);
   const text = new TextDecoder().decode(body);
   try {
@@ -40,7 +44,24 @@ async function fingerprint(method: string, path: string, body: Uint8Array, conte
   } catch {
     // not JSON: compare the raw bytes
   }
-  return `${method} ${path} ${await sha256Hex(canonical)}`;
+  return `${keyId} ${method} ${path} ${await sha256Hex(canonical)}`;
+}
+
+/**
+ * An answer as it is stored for replay: a secret it issued (a webhook endpoint's signing secret) is
+ * shown once, to the call that made it, and replaced by null in the stored copy, as the guides say.
+ */
+function withoutSecret(body: string): string {
+  if (!body.includes('"secret"')) return body;
+  try {
+    const parsed = JSON.parse(body) as { data?: { secret?: unknown; secret_note?: unknown } };
+    if (!parsed.data || typeof parsed.data.secret !== 'string') return body;
+    parsed.data.secret = null;
+    parsed.data.secret_note = 'A replay of the call that issued the secret: the secret is shown only once, to that call. Rotate it if it was lost.';
+    return JSON.stringify(parsed);
+  } catch {
+    return body;
+  }
 }
 
 /**
@@ -57,7 +78,7 @@ export const idempotency = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   }
   if (key.length === 0) throw new ApiError('invalid_field', 'Idempotency-Key must not be empty.', 'Idempotency-Key');
   const caller = c.get('caller');
-  const print = await fingerprint(c.req.method, new URL(c.req.url).pathname, c.get('rawBody'), c.req.header('content-type'));
+  const print = await fingerprint(caller.keyId, c.req.method, new URL(c.req.url).pathname, c.get('rawBody'), c.req.header('content-type'));
 
   const existing = await withTenant(caller, async (tx) => {
     const claimed = await tx`
@@ -78,7 +99,7 @@ export const idempotency = (): MiddlewareHandler<AppEnv> => async (c, next) => {
 
   if (existing) {
     if (existing.fingerprint !== print) {
-      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body or path.', 'Idempotency-Key');
+      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body or path, or by another API key.', 'Idempotency-Key');
     }
     if (existing.state === 'in_progress') {
       throw new ApiError('request_in_progress', 'The first request with this Idempotency-Key is still running; retry shortly.', 'Idempotency-Key');
@@ -100,7 +121,7 @@ export const idempotency = (): MiddlewareHandler<AppEnv> => async (c, next) => {
     await release();
     return;
   }
-  const body = await c.res.clone().text();
+  const body = withoutSecret(await c.res.clone().text());
   await withTenant(caller, (tx) => tx`
     update app.idempotency_keys
        set state = 'done', locked_until = null, response_status = ${status},
