@@ -1,6 +1,5 @@
 // Local server: the same functions as on Supabase, mounted under /functions/v1 on one port,
 // over a real PostgreSQL (embedded unless DATABASE_URL is set).
-import { createServer } from 'node:http';
 import postgres from 'postgres';
 import { openDatabase, type LocalDatabase } from './lib/database.ts';
 import { MigrationError, migrate } from './lib/migrate.ts';
@@ -46,10 +45,10 @@ process.env.DATABASE_URL = database.url;
 }
 
 // Imported after DATABASE_URL is known; the functions open their pool on first use.
-const { gatewayListener } = await import('./lib/router.ts');
+const { createGatewayServer } = await import('./lib/router.ts');
 const { closeDb } = await import('../shared/db/client.ts');
 
-const server = createServer(gatewayListener());
+const server = createGatewayServer();
 await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
 const stopJobs = startBackgroundJobs();
 log.info('listening', { url: `http://127.0.0.1:${port}/functions/v1`, database: embedded ? 'embedded' : 'DATABASE_URL' });

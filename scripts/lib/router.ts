@@ -5,7 +5,8 @@ import { app as pay } from '../../functions/pay/app.ts';
 import { app as paymentsWebhook } from '../../functions/payments-webhook/app.ts';
 import { app as webhookDispatcher } from '../../functions/webhook-dispatcher/app.ts';
 import { app as esignCallback } from '../../functions/esign-callback/app.ts';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { ApiError } from '../../shared/http/errors.ts';
 
@@ -96,4 +97,29 @@ export function gatewayListener(): (incoming: IncomingMessage, outgoing: ServerR
     stateClientAddress(incoming);
     void listeners[target.name](incoming, outgoing);
   };
+}
+
+/**
+ * A request Node's HTTP parser refuses before any function sees it (a control character in a
+ * header value, a malformed request line) is answered with the API's error envelope, as JSON, not
+ * Node's bare 400 without a body; the connection then closes.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify(new ApiError('invalid_field', tooLarge
+    ? 'The request headers are too large.'
+    : 'The request could not be read: a header or the request line is malformed (for example a control character in a header value).', 'headers').toBody());
+  socket.end(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n${body}`);
+}
+
+/** The local server: the gateway's listener, and the API's envelope for requests Node cannot parse. */
+export function createGatewayServer(): Server {
+  const server = createServer(gatewayListener());
+  server.on('clientError', answerClientError);
+  return server;
 }

@@ -1,9 +1,10 @@
 // Methods a route does not declare, over a real socket through the local server's gateway (the
 // listener npm start serves): TRACE must answer 405 with Allow, never the GET's data. And the
 // gateway states the client address itself, whatever X-Forwarded-For the client sends.
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayListener } from '../../scripts/lib/router.ts';
+import { createGatewayServer } from '../../scripts/lib/router.ts';
 import { freePort } from '../../scripts/lib/scratch.ts';
 import { call, createTenant, errorOf } from '../helpers.ts';
 
@@ -12,7 +13,7 @@ let port: number;
 
 beforeAll(async () => {
   port = await freePort();
-  server = createServer(gatewayListener());
+  server = createGatewayServer();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
 });
 
@@ -52,6 +53,27 @@ describe('undeclared methods over HTTP', () => {
       expect(res.status, method).toBe(405);
       expect(res.allow?.split(', ').sort(), method).toEqual(['GET', 'POST']);
     }
+  });
+});
+
+/** Sends raw bytes over a socket (a request no HTTP client would make) and reads the whole answer. */
+function sendRaw(raw: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(raw));
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+}
+
+describe('requests Node cannot parse', () => {
+  it('a control character in a header value answers the API\'s JSON error envelope, not a bare 400', async () => {
+    const answer = await sendRaw('GET /functions/v1/health HTTP/1.1\r\nHost: x\r\nX-Note: a\u0001b\r\n\r\n');
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head.toLowerCase()).toContain('content-type: application/json');
+    expect(JSON.parse(body).error).toMatchObject({ code: 'invalid_field', field: 'headers' });
   });
 });
 

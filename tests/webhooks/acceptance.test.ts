@@ -21,7 +21,8 @@ describe.each(['live', 'sandbox'] as const)('an integrator in %s', (environment)
     const path = `/acceptance-${environment}`;
     const created = await api.post('/webhooks', { url: receiver.url(path), events: ['lease.signed', 'lease.sent'] });
     expect(created.status).toBe(201);
-    const secret: string = created.body.data.secret;
+    const secret = created.body.data.secret;
+    if (!secret) throw new Error('the creation shows the signing secret');
 
     // The receiver is down: both attempts fail and are recorded; the delivery is abandoned.
     receiver.answer(path, { status: 503, body: 'maintenance' });
