@@ -1592,13 +1592,21 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The file, with its Content-Type. */
+                /** @description The file, with the content type it was recognised as when filed. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/octet-stream": string;
+                        "application/msword": string;
+                        "application/pdf": string;
+                        "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                        "image/gif": string;
+                        "image/heic": string;
+                        "image/jpeg": string;
+                        "image/png": string;
+                        "image/tiff": string;
+                        "image/webp": string;
                     };
                 };
                 /** @description invalid_json: the body could not be read. */

@@ -51,3 +51,9 @@ export function detectDocumentType(bytes: Uint8Array): DocumentType | undefined 
 
 /** Accepted formats, as named in the API reference and in unsupported_type messages. */
 export const acceptedFormats = 'PDF, PNG, JPEG, GIF, WebP, TIFF, HEIC, Word (.doc, .docx)';
+
+/** The content types a filed document is stored and downloaded with: those the detection above answers. */
+export const documentContentTypes = [
+  'application/pdf', 'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/tiff', 'image/heic',
+  'application/msword', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+] as const;

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { openApiDocument } from '../../functions/docs/app.ts';
 import { call, ownerSql } from '../helpers.ts';
 import { route } from '../../scripts/lib/router.ts';
 import { at, carrier, openClaim, pdfBytes, pngBytes, spot, upload, useTemporaryDataDir } from './fixtures.ts';
@@ -52,6 +53,9 @@ describe('POST /claims/{reference}/documents', () => {
     });
     const download = await c.liveApi.get(`/claims/${made.id}/documents/${docx.body.data.id}`);
     expect(download.status).toBe(200);
+    // Served with the type it was filed as, which the document's download response declares.
+    const documented = Object.keys((openApiDocument() as any).paths['/claims/{reference}/documents/{documentId}'].get.responses['200'].content);
+    for (const type of [download.headers.get('content-type'), png.body.data.content_type, 'application/pdf']) expect(documented).toContain(type);
     expect(download.headers.get('content-disposition')).toBe(`attachment; filename="__ final.docx"; filename*=UTF-8''${encodeURIComponent('租约 final.docx')}`);
   });
 

@@ -1,7 +1,7 @@
 import { createRoutes, dataOf, defineRoute, jsonResponse, listOf } from '../../../shared/http/routes.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { withTenant } from '../../../shared/db/tenant.ts';
-import { acceptedFormats } from '../../../shared/claims/documents.ts';
+import { acceptedFormats, documentContentTypes } from '../../../shared/claims/documents.ts';
 import { documentKinds } from '../../../shared/claims/values.ts';
 import { findClaim } from '../../../shared/claims/repository.ts';
 import { documentsOf, toDocument } from '../documents-repository.ts';
@@ -90,7 +90,10 @@ export const documentRoutes = createRoutes()
       scope: 'claims:read',
       request: { params: DocumentParams },
       responses: {
-        200: { description: 'The file, with its Content-Type.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+        200: {
+          description: 'The file, with the content type it was recognised as when filed.',
+          content: Object.fromEntries(documentContentTypes.map((type) => [type, { schema: { type: 'string' as const, format: 'binary' } }])),
+        },
       },
       errors: {
         ...notFoundError,
