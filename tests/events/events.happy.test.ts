@@ -285,4 +285,21 @@ describe('retention', () => {
     const deliveries = (await live.get('/webhooks/deliveries')).body.data.map((d: any) => d.event_id);
     expect(deliveries).toEqual([young]);
   });
+
+  it('forgets Idempotency-Keys past their 48 hours and rate windows unused for an hour, keeping the rest', async () => {
+    for (const [key, age] of [['idem-old', '49 hours'], ['idem-young', '47 hours']]) {
+      await ownerSql()`
+        insert into app.idempotency_keys (org_id, environment, key, fingerprint, state, created_at)
+        values (${tenant.orgId}, 'live', ${key}, 'f', 'done', now() - ${age}::interval)`;
+    }
+    const bucket = (name: string) => `retention-test:${tenant.orgId}:${name}`;
+    await ownerSql()`insert into app.rate_windows (bucket, window_start, count) values
+      (${bucket('old')}, now() - interval '2 hours', 1), (${bucket('young')}, now() - interval '10 minutes', 1)`;
+
+    await purgeExpiredEvents();
+    const keys = await ownerSql()<{ key: string }[]>`select key from app.idempotency_keys where org_id = ${tenant.orgId} and key like 'idem-%'`;
+    expect(keys.map((k) => k.key)).toEqual(['idem-young']);
+    const windows = await ownerSql()<{ bucket: string }[]>`select bucket from app.rate_windows where bucket like ${`retention-test:${tenant.orgId}:%`}`;
+    expect(windows.map((w) => w.bucket)).toEqual([bucket('young')]);
+  });
 });
