@@ -30,8 +30,11 @@ export interface PlacementUnit extends RequestUnit {
   placement: PlacementRow;
 }
 
-/** How a placement is named: by the request and the home (the API's routes), or by its own id (links, callbacks, jobs). */
-export type PlacementTarget = { reference: string; propertyId: string } | { placementId: string };
+/** How the API's routes name a placement: the request (claim_ref or id) and the home. Links, callbacks and jobs name it by its id (inPlacementById). */
+export interface PlacementTarget {
+  reference: string;
+  propertyId: string;
+}
 
 export interface PlacementOptions {
   /** Take the locks (default). A read passes false. */
@@ -52,8 +55,7 @@ export function inRequest<T>(tenant: Tenant, reference: string, work: (unit: Req
 
 /**
  * Runs `work` with the request and the placement, locked in that order. A home not on the request
- * is 409 not_on_request (or the status asked for); a placement named by an id it cannot find is
- * 404 not_found.
+ * is 409 not_on_request (or the status asked for).
  */
 export function inPlacement<T>(tenant: Tenant, target: PlacementTarget, work: (unit: PlacementUnit) => Promise<T>, options: PlacementOptions = {}): Promise<T> {
   return withTenant(tenant, async (tx) => work(await lockPlacement(tx, target, options)));
@@ -70,8 +72,9 @@ export function inPlacementById<T>(
   options: PlacementOptions = {},
 ): Promise<T | null> {
   return withTenant(tenant, async (tx) => {
-    if (!(await placementKeys(tx, placementId))) return null;
-    return work(await lockPlacement(tx, { placementId }, { cancelled: 'include', ...options }));
+    const keys = await placementKeys(tx, placementId);
+    if (!keys) return null;
+    return work(await lockPlacement(tx, { reference: keys.claim_id, propertyId: keys.property_id }, { cancelled: 'include', ...options }));
   });
 }
 
@@ -80,13 +83,11 @@ export function lockHomeOnRequest(unit: RequestUnit, propertyId: string): Promis
   return findPlacement(unit.tx, unit.claim.id, propertyId, { lock: true });
 }
 
-/** The locks of inPlacement, inside a transaction the caller already holds for the tenant. */
-export async function lockPlacement(tx: Tx, target: PlacementTarget, options: PlacementOptions = {}): Promise<PlacementUnit> {
+/** The locks of inPlacement and inPlacementById, in the tenant's transaction. */
+async function lockPlacement(tx: Tx, target: PlacementTarget, options: PlacementOptions): Promise<PlacementUnit> {
   const lock = options.lock ?? true;
-  const keys = 'placementId' in target ? await placementKeys(tx, target.placementId) : { claim_id: target.reference, property_id: target.propertyId };
-  if (!keys) throw new ApiError('not_found', 'No such placement for this organisation in this environment.');
-  const claim = await findClaim(tx, keys.claim_id, { lock });
-  const placement = await findPlacement(tx, claim.id, keys.property_id, { lock });
+  const claim = await findClaim(tx, target.reference, { lock });
+  const placement = await findPlacement(tx, claim.id, target.propertyId, { lock });
   if (!placement || (placement.option_status === 'cancelled' && options.cancelled !== 'include')) {
     throw new ApiError('not_on_request', 'This home is not on the request: put it there with POST /claims/{reference}/options first.', 'property_id', {}, options.missingStatus ?? 409);
   }
