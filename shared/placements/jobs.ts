@@ -6,7 +6,7 @@ import type { ServiceJob } from '../jobs/runner.ts';
 import { paymentsPort, placementPorts } from './ports/index.ts';
 import { fromCents } from '../money.ts';
 import { confirmedBooking, moveRefundRequest, recordRefunded, refundContext } from './money-repository.ts';
-import { onHome } from './commands/payments.ts';
+import { onHome } from './render.ts';
 import { contractContext, moveLease } from './lease.ts';
 import { inPlacement, inPlacementById, lockLeaseOf } from './unit-of-work.ts';
 

@@ -2,7 +2,8 @@ import type { z } from '@hono/zod-openapi';
 import { amountOrNull, fromCents } from '../money.ts';
 import type { LeaseTerms } from './pricing.ts';
 import type { DepositRefund, LeaseTermsSchema, PlacementBooking, PlacementHome, PlacementPayment } from './schemas.ts';
-import type { BookingJson, PaymentJson, PlacementHomeRow, RefundJson } from './repository.ts';
+import { stayMoveOut, type BookingJson, type PaymentJson, type PlacementHomeRow, type RefundJson } from './repository.ts';
+import type { ClaimRow } from '../claims/repository.ts';
 import type { ProviderRefundRequestRow } from './money-repository.ts';
 import type { LeaseRow } from './lease.ts';
 
@@ -82,7 +83,7 @@ export function renderPlacementHome(row: PlacementHomeRow): z.infer<typeof Place
     adjuster_placed_at: iso(row.adjuster_placed_at),
     signer: row.signer_name ? { name: row.signer_name, email: row.signer_email } : null,
     // A stay shortened after move-in keeps its signed dates; the placement holds the earlier move-out.
-    lease: live ? renderLease(live, row.move_out_date && row.move_out_date < live.move_out_date ? row.move_out_date : null) : null,
+    lease: live ? renderLease(live, stayMoveOut(row, live) !== live.move_out_date ? row.move_out_date : null) : null,
     lease_history: row.leases.filter((l) => l !== live).map((l) => renderLease(l)),
     booking: renderBooking(row.booking),
     payments_succeeded: row.payments_succeeded,
@@ -142,6 +143,14 @@ export function renderRefund(r: RefundJson): z.infer<typeof DepositRefund> {
     refunded_at: iso(r.refunded_at),
   };
 }
+
+/** The fields that place a carrier event on a request and a home. */
+export const onHome = (claim: Pick<ClaimRow, 'id' | 'claim_ref' | 'external_id'>, placement: { property_id: string }) => ({
+  request_id: claim.id,
+  reference: claim.claim_ref,
+  external_id: claim.external_id,
+  property_id: placement.property_id,
+});
 
 /** The booking fields of the provider's booking events (booking.confirmed, booking.updated). */
 export function providerBookingFields(

@@ -8,6 +8,7 @@ import { checkStay } from '../stay.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import type { Tenant } from '../../db/tenant.ts';
 import { inPlacement } from '../unit-of-work.ts';
+import { onHome } from '../render.ts';
 import { placementHome } from './read.ts';
 import { decideRefund } from './refunds.ts';
 import {
@@ -28,13 +29,6 @@ export type HouseholdAnswer =
   | { action: 'sign' };
 
 export type LandlordAnswer = { action: 'approve_application' | 'sign' | 'approve_refund' | 'decline_refund' };
-
-const onHome = (claim: ClaimRow, placement: PlacementRow) => ({
-  request_id: claim.id,
-  reference: claim.claim_ref,
-  external_id: claim.external_id,
-  property_id: placement.property_id,
-});
 
 async function moveOfferOr409(tx: Tx, placement: PlacementRow, event: OfferEvent, columns: Record<string, unknown>): Promise<PlacementRow> {
   const to = offerMove(event, placement);

@@ -7,7 +7,7 @@ import { dueNow, type DueCharge } from '../billing.ts';
 import type { LeaseRow } from '../lease.ts';
 import { price, termsOf, type LeaseTerms } from '../pricing.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
-import { providerBookingFields } from '../render.ts';
+import { onHome, providerBookingFields } from '../render.ts';
 import {
   attachPayment, confirmBooking, confirmedBooking, homeLabel, insertFailed, insertSucceeded, paidPeriods, payeeOf,
   type Payee, type PaymentRow, type PaymentWrite,
@@ -32,13 +32,6 @@ export interface Payable {
   due: DueCharge | null;
 }
 
-/** The fields that place a carrier event on a request and a home. */
-export const onHome = (claim: ClaimRow, placement: Pick<PlacementRow, 'property_id'>) => ({
-  request_id: claim.id,
-  reference: claim.claim_ref,
-  external_id: claim.external_id,
-  property_id: placement.property_id,
-});
 
 /** The placement's payable state, or 409 when it cannot be paid (lease not fully signed, charges off). */
 export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow, today = new Date().toISOString().slice(0, 10)): Promise<Payable> {

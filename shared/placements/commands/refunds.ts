@@ -13,8 +13,7 @@ import {
   homeLabel, insertRefundRequest, latestSettled, moveRefundRequest, openRefundRequest, payeeOf, providerRefundRequest, providerRefundRequests, 
   type RefundRequestRow,
 } from '../money-repository.ts';
-import { onHome } from './payments.ts';
-import { renderRefundForProvider } from '../render.ts';
+import { onHome, renderRefundForProvider } from '../render.ts';
 import type { PlacementRow } from '../repository.ts';
 
 // Refunds: the carrier asks (POST refund-request), the landlord approves or declines (the sandbox
