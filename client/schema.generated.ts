@@ -221,7 +221,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -519,7 +519,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -680,7 +680,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; already_paid: money has settled and force is not true; error.payment carries id, amount_total_cents and currency. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; already_paid: money has settled and force is not true; error.payment carries id, amount_total_cents and currency. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -845,7 +845,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request (or was cancelled); not_booked: the first payment has not cleared yet. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request (or was cancelled); not_booked: the first payment has not cleared yet. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1010,7 +1010,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home was not put on the request with POST options; dates_unavailable: something holds part of the range (error.conflicts[] has start_date, end_date, reason); already_signed: the lease is fully signed; cancel instead. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home was not put on the request with POST options; dates_unavailable: something holds part of the range (error.conflicts[] has start_date, end_date, reason); already_signed: the lease is fully signed; cancel instead. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1175,7 +1175,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home was not put on the request with POST options; no_proposal: the household proposed no dates; dates_unavailable: the proposed range is held; already_signed: the lease is fully signed; cancel instead. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home was not put on the request with POST options; no_proposal: the household proposed no dates; dates_unavailable: the proposed range is held; already_signed: the lease is fully signed; cancel instead. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1475,7 +1475,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1966,7 +1966,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; budget_not_approved: approve the budget first or send approve_budget: true; no_billing_account: a live organisation not linked to a billing account. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; budget_not_approved: approve the budget first or send approve_budget: true; no_billing_account: a live organisation not linked to a billing account. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2266,7 +2266,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2575,7 +2575,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; nothing_to_refund: no settled payment on the home with anything left to refund (or payment_id names none); refund_pending: a refund request is already open. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; nothing_to_refund: no settled payment on the home with anything left to refund (or payment_id names none); refund_pending: a refund request is already open. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2740,7 +2740,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home was not put on the request with POST options; already_signed: the lease is fully signed; cancel instead. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home was not put on the request with POST options; already_signed: the lease is fully signed; cancel instead. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2901,7 +2901,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; no_coordinator: nobody at the service is assigned to source for this request yet. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; no_coordinator: nobody at the service is assigned to source for this request yet. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3198,7 +3198,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3638,7 +3638,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; no_endpoint: no active endpoint subscribes to the event; could_not_replay: a replay of it is already waiting for every subscribed endpoint. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; no_endpoint: no active endpoint subscribes to the event; could_not_replay: a replay of it is already waiting for every subscribed endpoint. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3788,7 +3788,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4194,7 +4194,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4489,7 +4489,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4782,7 +4782,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4944,7 +4944,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; not_yours_to_release: the block is a service hold for a lease or booking. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_yours_to_release: the block is a service hold for a lease or booking. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5107,7 +5107,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5269,7 +5269,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5951,7 +5951,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; no_refund_request: the request was already answered. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; no_refund_request: the request was already answered. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6118,7 +6118,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request; option_not_open: the offer does not allow the action (declined, already approved, not yet applied); lease_not_signable: no contract out for signature; proposal_pending: sign while a date proposal waits; already_signed: propose_dates on a fully signed lease. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request; option_not_open: the offer does not allow the action (declined, already approved, not yet applied); lease_not_signable: no contract out for signature; proposal_pending: sign while a date proposal waits; already_signed: propose_dates on a fully signed lease. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6285,7 +6285,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request; option_not_open: no application to approve; already_placed: the home was placed on another request meanwhile; lease_not_signable: the lease is not awaiting the countersignature; no_refund_request: no refund request is open. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request; option_not_open: no application to approve; already_placed: the home was placed on another request meanwhile; lease_not_signable: the lease is not awaiting the countersignature; no_refund_request: no refund request is open. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6452,7 +6452,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request (or was cancelled); lease_not_signed: the lease is not fully signed yet; charges_disabled: the landlord's account cannot take charges; nothing_due: every period started so far is paid. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request (or was cancelled); lease_not_signed: the lease is not fully signed yet; charges_disabled: the landlord's account cannot take charges; nothing_due: every period started so far is paid. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6604,7 +6604,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6875,7 +6875,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7143,7 +7143,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7305,7 +7305,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7457,7 +7457,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7614,7 +7614,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7775,7 +7775,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;

@@ -59,6 +59,12 @@ export const errorCodes = {
 
 export type ErrorCode = keyof typeof errorCodes;
 
+/**
+ * Codes the specification gives another status on some routes besides their own (above):
+ * not_on_request is 404 on cancel-booking and refund-request, 409 on dates and the helpers.
+ */
+export const alsoAt = { not_on_request: [409] } as const satisfies Partial<Record<ErrorCode, readonly number[]>>;
+
 export class ApiError extends Error {
   readonly status: number;
   constructor(

@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './context.ts';
-import { ApiError, type ErrorCode, type errorCodes } from './errors.ts';
+import { ApiError, type alsoAt, type ErrorCode, type errorCodes } from './errors.ts';
 import { allows, describeRule, type ScopeRule } from './scopes.ts';
 import { boolSetting } from '../config.ts';
 
@@ -17,12 +17,6 @@ export const ErrorSchema = z
     }).passthrough(),
   })
   .openapi('Error');
-
-/**
- * Codes the specification gives another status on some routes besides their own (the table in
- * errors.ts): not_on_request is 404 on cancel-booking and refund-request, 409 on dates and the helpers.
- */
-const alsoAt = { not_on_request: [409] } as const;
 
 type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500;
 
@@ -65,7 +59,7 @@ const commonErrors: RouteErrors = {
 const writeErrors: RouteErrors = {
   400: { idempotency_key_too_long: 'the Idempotency-Key is over 255 characters.' },
   409: {
-    idempotency_key_reused: 'the Idempotency-Key was used with a different body.',
+    idempotency_key_reused: 'the Idempotency-Key was used with a different body, or by another API key.',
     request_in_progress: 'the first call with the Idempotency-Key is still running.',
   },
 };

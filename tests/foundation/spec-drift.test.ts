@@ -5,12 +5,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../functions/docs/app.ts';
-import { errorCodes } from '../../shared/http/errors.ts';
+import { alsoAt, errorCodes } from '../../shared/http/errors.ts';
 import { eventsFor } from '../../shared/events/registry.ts';
 import type { OpenApiDocument } from '../api-types.ts';
 
 const specFile = new URL('../../../shared/spec/SPEC.md', import.meta.url);
 const spec = existsSync(specFile) ? readFileSync(specFile, 'utf8') : '';
+
+/** The statuses the code table (and its exceptions) give a code. */
+const statusesOf = (code: string): number[] =>
+  [errorCodes[code as keyof typeof errorCodes], ...((alsoAt as Record<string, readonly number[]>)[code] ?? [])];
 
 /** The rows of the markdown table that follows `heading` (a line of the specification). */
 function tableAfter(heading: string): string[][] {
@@ -24,9 +28,6 @@ function tableAfter(heading: string): string[][] {
   return rows;
 }
 
-/** Statuses the code answers with beyond its own (errors.ts), as the specification states them. */
-const alsoAt: Record<string, number[]> = { not_on_request: [409] };
-
 describe.runIf(spec)('the specification, the code table and the document agree', () => {
   it('every code of the specification is in the code table, with the status the specification states', () => {
     const rows = tableAfter('Codes, with status where stated:');
@@ -35,7 +36,7 @@ describe.runIf(spec)('the specification, the code table and the document agree',
       expect(errorCodes, code).toHaveProperty(code);
       const inParentheses = [...meaning.matchAll(/\(([^)]*)\)/g)].map((m) => m[1]).join(' ');
       const stated = [...inParentheses.matchAll(/\b([45]\d\d)\b/g)].map((m) => Number(m[1]));
-      const ours = [errorCodes[code as keyof typeof errorCodes], ...(alsoAt[code] ?? [])];
+      const ours = statusesOf(code);
       for (const status of stated) expect(ours, `${code}: ${meaning}`).toContain(status);
     }
   });
@@ -51,7 +52,7 @@ describe.runIf(spec)('the specification, the code table and the document agree',
           // A route's own answer under an error status (a batch's 422 with its results) is not an error object.
           if (!codes) continue;
           for (const code of codes) {
-            const ours = [errorCodes[code as keyof typeof errorCodes], ...(alsoAt[code] ?? [])];
+            const ours = statusesOf(code);
             expect(ours, `${method} ${path}: ${code} under ${status}`).toContain(Number(status));
             checked++;
           }
