@@ -1,6 +1,6 @@
 import { splitCharge, type ChargeSplit } from '../properties/earnings.ts';
 import { firstCharge, type PriceCents } from './pricing.ts';
-import { billingPeriods, prorate, type BillingPeriod } from './periods.ts';
+import { billingPeriods, monthlyPart, type BillingPeriod } from './periods.ts';
 
 // What the payer owes now on a fully signed lease, from the same prices as the budget review
 // (./pricing.ts), so the review and the checkout never disagree.
@@ -58,9 +58,9 @@ export function chargeFor(p: PriceCents, period: BillingPeriod): DueCharge {
       { label: 'Pet deposit (refundable)', cents: p.petDeposit },
     ], parts);
   }
-  const rent = prorate(p.rentTier, period.share);
-  const petRent = prorate(p.petRent, period.share);
-  const utilities = prorate(p.utilities, period.share);
+  const rent = monthlyPart(p.rentTier, period);
+  const petRent = monthlyPart(p.petRent, period);
+  const utilities = monthlyPart(p.utilities, period);
   const partial = period.share.used < period.share.full ? ` (${period.share.used} of ${period.share.full} days)` : '';
   return charge('rent', `Rent from ${period.start} to ${period.end}${partial}`, period, [
     { label: `Rent${partial}`, cents: rent },

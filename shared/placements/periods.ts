@@ -44,5 +44,9 @@ export function billingPeriods(moveIn: string, moveOut: string): BillingPeriod[]
   return periods;
 }
 
-/** A month's amount for the share of a period used, rounded to the cent. */
-export const prorate = (cents: number, share: BillingPeriod['share']) => Math.round((cents * share.used) / share.full);
+/**
+ * A monthly amount as a period is charged it: the first period in full (the first payment is a
+ * whole month), a later one for the share of its days used, rounded to the cent.
+ */
+export const monthlyPart = (cents: number, period: BillingPeriod) =>
+  period.index === 0 ? cents : Math.round((cents * period.share.used) / period.share.full);

@@ -1,6 +1,6 @@
 import { platformFeeRateBps, type ChargeParts } from '../properties/earnings.ts';
 import { fromCents } from '../money.ts';
-import { billingPeriods, prorate, type BillingPeriod } from './periods.ts';
+import { billingPeriods, monthlyPart, type BillingPeriod } from './periods.ts';
 
 // The price of a home on a request: one pure function over cents, used by the budget review and
 // (part 2) by the checkout, so what the carrier approved and what the payer is charged never differ.
@@ -146,10 +146,9 @@ function chargedOverStay(periods: BillingPeriod[], monthly: { rentTier: number; 
   let other = 0;
   let serviceFee = 0;
   for (const period of periods) {
-    const part = (cents: number) => (period.index === 0 ? cents : prorate(cents, period.share));
-    const periodRent = part(monthly.rentTier);
+    const periodRent = monthlyPart(monthly.rentTier, period);
     rent += periodRent;
-    other += part(monthly.petRent) + part(monthly.utilities);
+    other += monthlyPart(monthly.petRent, period) + monthlyPart(monthly.utilities, period);
     serviceFee += share(periodRent, platformFeeRateBps);
   }
   return { rent, monthly: rent + other, serviceFee };
