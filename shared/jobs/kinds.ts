@@ -16,7 +16,7 @@ export interface JobPayloads {
   /** The placement: refund an approved refund request on the landlord's account (commands/refunds.ts). */
   issue_refund: { refund_request_id: string };
   /** The placement: move a stay to in_stay or move_out_closeout on its date (commands/booking.ts). */
-  advance_stay: { claim_id: string; placement_id: string; to: 'in_stay' | 'move_out_closeout' };
+  advance_stay: { placement_id: string; to: 'in_stay' | 'move_out_closeout' };
   /** Sourcing: the opening round of new requests (shared/claims/sourcing.ts). */
   source_new_requests: { request_ids: string[] };
 }

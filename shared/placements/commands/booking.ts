@@ -51,7 +51,7 @@ export async function confirmMoveIn(caller: Caller, reference: string, propertyI
       movedIn = (await recordMoveIn(tx, booking.id, placement.id))!;
       await announceBookingChange(tx, claim, placement, movedIn, 'move_in_confirmed', 'confirmed');
       await moveStatus(tx, [claim.id], 'move_in_complete');
-      await scheduleStay(tx, claim.id, placement.id, movedIn);
+      await scheduleStay(tx, placement.id, movedIn);
     }
     const after = await findClaim(tx, claim.id);
     return {
@@ -153,13 +153,16 @@ export const closeoutDays = 14;
  * The stay's two scheduled steps, as durable jobs on the scheduler that delivers webhooks: in_stay
  * the day after move-in is confirmed, move_out_closeout 14 days before move-out.
  */
-async function scheduleStay(tx: Tx, claimId: string, placementId: string, booking: BookingRow) {
+async function scheduleStay(tx: Tx, placementId: string, booking: BookingRow) {
   const movedIn = booking.move_in_confirmed_at!.toISOString().slice(0, 10);
-  await enqueue(tx, 'advance_stay', { claim_id: claimId, placement_id: placementId, to: 'in_stay' }, { dedupeKey: `${placementId}:in_stay`, runAt: dayOffset(movedIn, 1) });
-  await enqueue(tx, 'advance_stay', { claim_id: claimId, placement_id: placementId, to: 'move_out_closeout' }, {
-    dedupeKey: `${placementId}:move_out_closeout`,
-    runAt: dayOffset(booking.check_out, -closeoutDays),
-  });
+  // Both statements are sent at once (enqueue sends before it is awaited): one round trip.
+  await Promise.all([
+    enqueue(tx, 'advance_stay', { placement_id: placementId, to: 'in_stay' }, { dedupeKey: `${placementId}:in_stay`, runAt: dayOffset(movedIn, 1) }),
+    enqueue(tx, 'advance_stay', { placement_id: placementId, to: 'move_out_closeout' }, {
+      dedupeKey: `${placementId}:move_out_closeout`,
+      runAt: dayOffset(booking.check_out, -closeoutDays),
+    }),
+  ]);
 }
 
 /**
