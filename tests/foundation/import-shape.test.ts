@@ -22,7 +22,7 @@ function sources(folder: string): string[] {
 }
 
 /** The project files a source file imports (relative specifiers only; packages are not files of ours). */
-export function importsOf(file: string, text = readFileSync(join(root, file), 'utf8')): string[] {
+function importsOf(file: string, text = readFileSync(join(root, file), 'utf8')): string[] {
   const specifiers = [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?\bfrom\s+['"](\.{1,2}\/[^'"]+)['"]/gm), ...text.matchAll(/^\s*import\s+['"](\.{1,2}\/[^'"]+)['"]/gm)];
   return specifiers.map((m) => relative(root, join(root, dirname(file), m[1])));
 }

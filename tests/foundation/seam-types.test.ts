@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Tx } from '../../shared/db/client.ts';
 import { emit } from '../../shared/events/outbox.ts';
+import { payloadIssues } from '../../shared/events/registry.ts';
 import { enqueue } from '../../shared/jobs/queue.ts';
 import { jobRegistry } from '../../shared/jobs/registry.ts';
 import type { JobKind } from '../../shared/jobs/kinds.ts';
@@ -23,7 +24,7 @@ describe('the placement seams are typed', () => {
       void enqueue(tx, 'send_contract', { lease: 'x' });
       void enqueue(tx, 'send_contract', { lease_id: 'x' });
       // @ts-expect-error advance_stay goes to in_stay or move_out_closeout only
-      void enqueue(tx, 'advance_stay', { claim_id: 'c', placement_id: 'p', to: 'booking_confirmed' });
+      void enqueue(tx, 'advance_stay', { placement_id: 'p', to: 'booking_confirmed' });
       const { send_email, send_contract, withdraw_contract, issue_refund, advance_stay } = jobRegistry;
       // @ts-expect-error a registry without source_new_requests
       const short: ServiceJobRegistry = { send_email, send_contract, withdraw_contract, issue_refund, advance_stay };
@@ -46,6 +47,10 @@ describe('the placement seams are typed', () => {
       void emit(tx, 'option.rejected', {});
       void emit(tx, 'option.saved', { request_id: 'r', reference: 'REQ-AAAAAA', external_id: null, property_id: 'p' });
     }
-    expect(never).toBe(false);
+    // The run-time check behind the types refuses the same payloads (STRICT_EVENT_PAYLOADS): the two agree.
+    const onHome = { request_id: crypto.randomUUID(), reference: 'REQ-AAAAAA', external_id: null, property_id: crypto.randomUUID() };
+    expect(payloadIssues('option.saved', 'carrier', { request_id: onHome.request_id })).not.toEqual([]);
+    expect(payloadIssues('option.declined', 'carrier', onHome)).toEqual(['reason: Invalid input: expected string, received undefined']);
+    expect(payloadIssues('option.saved', 'carrier', onHome)).toEqual([]);
   });
 });
