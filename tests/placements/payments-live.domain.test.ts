@@ -4,6 +4,8 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, client, createKey, ownerSql } from '../helpers.ts';
+import { insertHome } from '../claims/fixtures.ts';
+import { inDays, placeWithDates } from './fixtures.ts';
 import { events, fetchPage, pagePath, payUrl, postForm, signedLease, submitPage } from './payment-fixtures.ts';
 
 const secret = 'whsec_live_test';
@@ -203,5 +205,16 @@ describe('live payments through the processor (stand-in transport)', () => {
     (again.data.object as any).id = intent;
     expect((await notify(again)).body.data.outcome).toBe('duplicate');
     expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].payments[0].status).toBe('succeeded');
+  });
+  it('ignores a notification whose lease is not the placement\'s own: nothing is recorded', async () => {
+    const { s, amount, metadata } = await liveCheckout();
+    // A lease of the same carrier (row-level security lets it be read), on another home of the request.
+    const otherHome = await insertHome(s.providerOrg);
+    const other = await placeWithDates(s.api, s.ref, otherHome, inDays(40), inDays(130));
+    const forged = intentEvent(`evt_foreign_${crypto.randomUUID().slice(0, 8)}`, 'payment_intent.succeeded', { ...metadata, lease_id: other.id }, amount);
+    (forged.data.object as any).id = `pi_foreign_${crypto.randomUUID().slice(0, 8)}`;
+    expect((await notify(forged)).body.data.outcome).toBe('ignored: unknown lease');
+    const home = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0];
+    expect(home).toMatchObject({ payments: [], booking: null, payments_succeeded: 0 });
   });
 });
