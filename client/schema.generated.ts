@@ -6090,7 +6090,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description forbidden: the key lacks the scope; the message names it; sandbox_only: a live key. */
+                /** @description forbidden: the key lacks the scope; the message names it; sandbox_only: a live key, whatever the body. */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6257,7 +6257,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description forbidden: the key lacks the scope; the message names it; sandbox_only: a live key. */
+                /** @description forbidden: the key lacks the scope; the message names it; sandbox_only: a live key, whatever the body. */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6424,7 +6424,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description forbidden: the key lacks options:write; sandbox_only: a live key. */
+                /** @description forbidden: the key lacks the scope; the message names it; sandbox_only: a live key, whatever the body. */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6590,7 +6590,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description forbidden: the key lacks properties:write (carrier keys never have it); sandbox_only: a live key. */
+                /** @description forbidden: the key lacks properties:write (carrier keys never have it); sandbox_only: a live key, whatever the body. */
                 403: {
                     headers: {
                         [name: string]: unknown;

@@ -12,3 +12,12 @@ export const sandboxOnly = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   }
   await next();
 };
+
+/** How the guard answers, as every helper's route documents it (403 beside the route's own errors). */
+export const sandboxOnlyRefusal = { sandbox_only: 'a live key, whatever the body.' } as const;
+
+/** The errors every helper acting on a home of a request gives besides its own. */
+export const homeHelperErrors = {
+  403: sandboxOnlyRefusal,
+  404: { not_found: 'no such request for this organisation in this environment.' },
+} as const;

@@ -3,6 +3,7 @@ import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../..
 import { answer, householdAnswers, landlordAnswers, type HouseholdAnswer } from '../../../shared/placements/commands/answers.ts';
 import { PlacementHome } from '../../../shared/placements/schemas.ts';
 import { HomeOnRequestParams, HouseholdAction, LandlordAction } from '../schemas.ts';
+import { homeHelperErrors } from '../guard.ts';
 
 // Carrier side: the household and the landlord of a home on a request. Each call runs exactly the
 // command the real counterpart's action runs (shared/placements/commands/answers.ts).
@@ -35,12 +36,7 @@ export const counterpartRoutes = createRoutes()
       request: { params: HomeOnRequestParams, body: jsonBody(HouseholdAction) },
       responses: { 200: jsonResponse(dataOf(PlacementHome), 'The home on the request after the answer.') },
       errors: {
-        403: {
-          sandbox_only: 'a live key.',
-        },
-        404: {
-          not_found: 'no such request for this organisation in this environment.',
-        },
+        ...homeHelperErrors,
         409: {
           not_on_request: 'the home is not on the request',
           option_not_open: 'the offer does not allow the action (declined, already approved, not yet applied)',
@@ -77,12 +73,7 @@ export const counterpartRoutes = createRoutes()
       request: { params: HomeOnRequestParams, body: jsonBody(LandlordAction) },
       responses: { 200: jsonResponse(dataOf(PlacementHome), 'The home on the request after the answer.') },
       errors: {
-        403: {
-          sandbox_only: 'a live key.',
-        },
-        404: {
-          not_found: 'no such request for this organisation in this environment.',
-        },
+        ...homeHelperErrors,
         409: {
           not_on_request: 'the home is not on the request',
           option_not_open: 'no application to approve',

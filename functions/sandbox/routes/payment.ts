@@ -4,6 +4,7 @@ import { answer } from '../../../shared/placements/commands/answers.ts';
 import { paySandbox } from '../../../shared/placements/commands/payments.ts';
 import { PlacementHome } from '../../../shared/placements/schemas.ts';
 import { HomeOnRequestParams, PaymentAction } from '../schemas.ts';
+import { homeHelperErrors } from '../guard.ts';
 
 // Carrier side: the payer, paying the amount due now in the pay-in-app page. Exactly what the
 // page's sandbox buttons do (shared/placements/commands/payments.ts).
@@ -23,13 +24,7 @@ export const paymentRoutes = createRoutes().openapi(
     request: { params: HomeOnRequestParams, body: jsonBody(PaymentAction) },
     responses: { 200: jsonResponse(dataOf(PlacementHome), 'The home on the request after the payment.') },
     errors: {
-      403: {
-        sandbox_only: 'a live key',
-        forbidden: 'the key lacks options:write.',
-      },
-      404: {
-        not_found: 'no such request for this organisation in this environment.',
-      },
+      ...homeHelperErrors,
       409: {
         not_on_request: 'the home is not on the request (or was cancelled)',
         lease_not_signed: 'the lease is not fully signed yet',

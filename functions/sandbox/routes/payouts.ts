@@ -3,6 +3,7 @@ import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
 import { PayoutStatus, updatePayoutStatus } from '../../../shared/properties/payouts.ts';
 import { ProcessorAction } from '../schemas.ts';
+import { sandboxOnlyRefusal } from '../guard.ts';
 
 // Provider side: the payment processor finishing or undoing the payout-account setup.
 
@@ -23,7 +24,7 @@ export const payoutRoutes = createRoutes().openapi(
     responses: { 200: jsonResponse(dataOf(PayoutStatus), 'The payout account status after the change.') },
     errors: {
       403: {
-        sandbox_only: 'a live key',
+        ...sandboxOnlyRefusal,
         forbidden: 'the key lacks properties:write (carrier keys never have it).',
       },
       422: {
