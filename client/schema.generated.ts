@@ -1910,7 +1910,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: the home is placed on another request, its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), or its state does not allow the action. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), or its state does not allow the action. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6285,7 +6285,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request; option_not_open: no application to approve; already_placed: the home was placed on another request meanwhile; lease_not_signable: the lease is not awaiting the countersignature; no_refund_request: no refund request is open. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request; option_not_open: no application to approve; lease_not_signable: the lease is not awaiting the countersignature; no_refund_request: no refund request is open. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6294,7 +6294,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "option_not_open" | "already_placed" | "lease_not_signable" | "no_refund_request";
+                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "option_not_open" | "lease_not_signable" | "no_refund_request";
                             };
                         };
                     };
@@ -6467,6 +6467,580 @@ export interface paths {
                     };
                 };
                 /** @description invalid_field: outcome is not succeeded or failed. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
+                    };
+                };
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
+                    };
+                };
+                /** @description server_error: server fault; retry with backoff. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the organisation's sandbox clock
+         * @description While the organisation has a sandbox clock, its sandbox requests see the clock's time for every date rule (move-in in the past, shortening, what is due, the move-in steps and the closeout on the move-out date); rate windows, keys and record timestamps keep the wall clock. Sandbox keys only.
+         *
+         *     Requires: claims:read.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The clock. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SandboxClock"];
+                        };
+                    };
+                };
+                /** @description invalid_json: the body could not be read. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
+                    };
+                };
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
+                    };
+                };
+                /** @description forbidden: the key lacks claims:read; sandbox_only: a live key, whatever the body. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden" | "sandbox_only";
+                            };
+                        };
+                    };
+                };
+                /** @description not_found: the organisation has no sandbox clock. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
+                    };
+                };
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
+                    };
+                };
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
+                    };
+                };
+                /** @description server_error: server fault; retry with backoff. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Set the organisation's sandbox clock
+         * @description Freezes the organisation's sandbox time at frozen_time (default now): 201 with a new clock, 200 when it replaces the one the organisation had (jobs waiting for that clock keep waiting for their time on this one). While the organisation has a sandbox clock, its sandbox requests see the clock's time for every date rule (move-in in the past, shortening, what is due, the move-in steps and the closeout on the move-out date); rate windows, keys and record timestamps keep the wall clock. Sandbox keys only.
+         *
+         *     Requires: claims:write.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SandboxClockCreate"];
+                };
+            };
+            responses: {
+                /** @description The clock, set anew. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SandboxClock"];
+                        };
+                    };
+                };
+                /** @description A new clock. */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SandboxClock"];
+                        };
+                    };
+                };
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
+                    };
+                };
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
+                    };
+                };
+                /** @description forbidden: the key lacks claims:write (provider keys never have it); sandbox_only: a live key, whatever the body. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden" | "sandbox_only";
+                            };
+                        };
+                    };
+                };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
+                    };
+                };
+                /** @description invalid_field: frozen_time is not a date-time, is in the past, or more than two years ahead. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
+                    };
+                };
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
+                    };
+                };
+                /** @description server_error: server fault; retry with backoff. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Delete the organisation's sandbox clock
+         * @description Back to the wall clock: jobs that waited for the clock fall due at the time they were scheduled for. deleted is false when there was no clock (safe to repeat). Sandbox keys only.
+         *
+         *     Requires: claims:write.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The organisation is on the wall clock. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SandboxClockDeleted"];
+                        };
+                    };
+                };
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
+                    };
+                };
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
+                    };
+                };
+                /** @description forbidden: the key lacks claims:write (provider keys never have it); sandbox_only: a live key, whatever the body. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden" | "sandbox_only";
+                            };
+                        };
+                    };
+                };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
+                    };
+                };
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
+                    };
+                };
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
+                    };
+                };
+                /** @description server_error: server fault; retry with backoff. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance the organisation's sandbox clock
+         * @description Moves the clock forward to frozen_time and runs, before answering, the scheduled jobs that fall due by then (in_stay the day after move-in, the closeout on the move-out date, ...): their events and webhooks follow as usual. Advancing to the same time again changes nothing. While the organisation has a sandbox clock, its sandbox requests see the clock's time for every date rule (move-in in the past, shortening, what is due, the move-in steps and the closeout on the move-out date); rate windows, keys and record timestamps keep the wall clock. Sandbox keys only.
+         *
+         *     Requires: claims:write.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SandboxClockAdvance"];
+                };
+            };
+            responses: {
+                /** @description The clock at its new time, with the jobs that ran. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SandboxClockAdvanced"];
+                        };
+                    };
+                };
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
+                    };
+                };
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
+                    };
+                };
+                /** @description forbidden: the key lacks claims:write (provider keys never have it); sandbox_only: a live key, whatever the body. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden" | "sandbox_only";
+                            };
+                        };
+                    };
+                };
+                /** @description not_found: the organisation has no sandbox clock. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
+                    };
+                };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress";
+                            };
+                        };
+                    };
+                };
+                /** @description invalid_field: frozen_time is not a date-time, is before the clock's time, or more than two years ahead. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -8079,7 +8653,7 @@ export interface webhooks {
                             /** Format: uuid */
                             booking_id: string;
                             /** @enum {string} */
-                            booking_status: "confirmed" | "cancelled";
+                            booking_status: "confirmed" | "cancelled" | "completed";
                             /** @description YYYY-MM-DD */
                             check_in: string;
                             /** @description YYYY-MM-DD */
@@ -8148,19 +8722,24 @@ export interface webhooks {
                             /** Format: uuid */
                             booking_id: string;
                             /** @enum {string} */
-                            booking_status: "confirmed" | "cancelled";
+                            booking_status: "confirmed" | "cancelled" | "completed";
                             cancelled_at: string | null;
-                            /** @enum {string} */
-                            change: "cancelled" | "move_in_confirmed" | "dates_changed";
+                            /**
+                             * @description dates_changed: the stay was shortened or extended (check_out is the new move-out); completed: its move-out date came.
+                             * @enum {string}
+                             */
+                            change: "cancelled" | "move_in_confirmed" | "dates_changed" | "completed";
                             /** @description YYYY-MM-DD */
                             check_in: string;
                             /** @description YYYY-MM-DD */
                             check_out: string;
+                            /** @description When the stay was closed out. */
+                            completed_at: string | null;
                             /** @description The home's api_external_id. */
                             external_id: string | null;
                             move_in_confirmed_at: string | null;
                             /** @enum {string} */
-                            previous_status: "confirmed" | "cancelled";
+                            previous_status: "confirmed" | "cancelled" | "completed";
                             property: {
                                 api_external_id: string | null;
                                 name: string | null;
@@ -8654,7 +9233,7 @@ export interface webhooks {
                             /** @description Null until the booking exists (the first charge confirms it). */
                             booking_id: string | null;
                             /** @enum {string} */
-                            charge_type: "initial" | "rent" | "deposit" | "fee";
+                            charge_type: "initial" | "rent" | "deposit" | "fee" | "extension";
                             currency: string;
                             /** @description The home's api_external_id. */
                             external_id: string | null;
@@ -8858,7 +9437,7 @@ export interface webhooks {
                             /** @description Null until the booking exists (the first charge confirms it). */
                             booking_id: string | null;
                             /** @enum {string} */
-                            charge_type: "initial" | "rent" | "deposit" | "fee";
+                            charge_type: "initial" | "rent" | "deposit" | "fee" | "extension";
                             currency: string;
                             /** @description The home's api_external_id. */
                             external_id: string | null;
@@ -9155,8 +9734,13 @@ export interface components {
         };
         AvailabilityBlock: {
             created_at: string;
-            /** @description Inclusive: the home is unavailable on this date too. */
+            /** @description Inclusive: the home is unavailable on this date too. A service hold ends on the stay's last night, the day before move-out: the move-out day is free for the next check-in. */
             end_date: string;
+            /**
+             * @description Service holds: lease (dates set, not paid), booking (paid), completed (the stay is over: the home's past). Null on provider blocks.
+             * @enum {string|null}
+             */
+            held_for: "lease" | "booking" | "completed" | null;
             /** Format: uuid */
             id: string;
             /**
@@ -10229,11 +10813,17 @@ export interface components {
             property_id: string;
         };
         ProviderBooking: {
-            /** @enum {string} */
-            booking_status: "confirmed" | "cancelled";
+            /**
+             * @description confirmed (paid), cancelled, or completed (its move-out date came: the stay is over).
+             * @enum {string}
+             */
+            booking_status: "confirmed" | "cancelled" | "completed";
             cancelled_at: string | null;
             check_in: string;
+            /** @description The move-out day: the last night is the day before. Follows a shortened or extended stay. */
             check_out: string;
+            /** @description When the stay was closed out. */
+            completed_at: string | null;
             created_at: string;
             /** Format: uuid */
             id: string;
@@ -10248,10 +10838,10 @@ export interface components {
         };
         ProviderPayment: {
             /**
-             * @description initial (the first charge: first rent, deposits and one-off fees), rent, deposit or fee.
+             * @description initial (the first charge: first rent, deposits and one-off fees), rent, deposit, fee, or extension (the added nights of an extended stay).
              * @enum {string}
              */
-            charge_type: "initial" | "rent" | "deposit" | "fee";
+            charge_type: "initial" | "rent" | "deposit" | "fee" | "extension";
             currency: string;
             /** @description What the payer was charged. */
             gross: number;
@@ -10368,6 +10958,38 @@ export interface components {
             secret: string | null;
             secret_note: string;
             secret_rotated_at: string;
+        };
+        SandboxClock: {
+            advanced_at: string | null;
+            created_at: string;
+            /** @description The time the organisation's sandbox requests see. */
+            frozen_time: string;
+        };
+        SandboxClockAdvance: {
+            /**
+             * Format: date-time
+             * @description The new time: not before the clock's, at most two years after now.
+             * @example 2026-11-21T10:15:00Z
+             */
+            frozen_time: string;
+        };
+        SandboxClockAdvanced: components["schemas"]["SandboxClock"] & {
+            /** @description Of those, the ones that failed; the scheduler retries them. */
+            jobs_failed: number;
+            /** @description Scheduled jobs that fell due and ran before the answer (move-in steps, closeouts, ...). */
+            jobs_run: number;
+        };
+        SandboxClockCreate: {
+            /**
+             * Format: date-time
+             * @description Where the clock starts (default: now). Not in the past; at most two years ahead.
+             * @example 2026-11-21T10:15:00Z
+             */
+            frozen_time?: string;
+        };
+        SandboxClockDeleted: {
+            /** @description false: there was no clock. */
+            deleted: boolean;
         };
         SandboxHouseholdAction: {
             /** @enum {string} */

@@ -15,6 +15,7 @@ export interface BlockRow {
   reason: string | null;
   source: 'provider' | 'service';
   lease_agreement_id: string | null;
+  held_for: 'lease' | 'booking' | 'completed' | null;
   created_at: Date;
 }
 
@@ -27,6 +28,7 @@ export function renderBlock(row: BlockRow): z.infer<typeof Block> {
     reason: row.reason,
     source: row.source,
     lease_agreement_id: row.lease_agreement_id,
+    held_for: row.held_for,
     created_at: row.created_at.toISOString(),
   };
 }

@@ -12,7 +12,7 @@ import type { Booking } from './schemas.ts';
 
 interface PaymentJson {
   id: string;
-  charge_type: 'initial' | 'rent' | 'deposit' | 'fee';
+  charge_type: 'initial' | 'rent' | 'deposit' | 'fee' | 'extension';
   status: 'succeeded' | 'refunded';
   gross_cents: number;
   platform_fee_cents: number;
@@ -23,7 +23,7 @@ interface PaymentJson {
 }
 
 /** A booking as the placement records it, with its home's labels and its settled payments. */
-interface ProviderBookingRow extends Omit<BookingRow, 'org_id'> {
+interface ProviderBookingRow extends Omit<BookingRow, 'org_id' | 'lease_agreement_id'> {
   property_name: string | null;
   property_external_id: string | null;
   payments: PaymentJson[];
@@ -39,7 +39,7 @@ export interface BookingPageQuery {
 export async function listBookings(tx: Tx, query: BookingPageQuery) {
   const rows = await tx<ProviderBookingRow[]>`
     select b.id, b.property_id, l.name as property_name, l.external_id as property_external_id,
-           b.booking_status, b.check_in, b.check_out, b.move_in_confirmed_at, b.cancelled_at, b.created_at,
+           b.booking_status, b.check_in, b.check_out, b.move_in_confirmed_at, b.cancelled_at, b.completed_at, b.created_at,
            coalesce((select jsonb_agg(jsonb_build_object(
                         'id', m.id, 'charge_type', m.charge_type, 'status', m.status,
                         'gross_cents', m.gross_cents, 'platform_fee_cents', m.platform_fee_cents,
@@ -67,6 +67,7 @@ export function renderBooking(row: ProviderBookingRow): z.infer<typeof Booking> 
     check_out: row.check_out,
     move_in_confirmed_at: row.move_in_confirmed_at?.toISOString() ?? null,
     cancelled_at: row.cancelled_at?.toISOString() ?? null,
+    completed_at: row.completed_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
     payments: row.payments.map((p) => ({
       id: p.id,

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { batchItems, batchResult } from '../../shared/http/batch.ts';
 import { calendarDate, maxMoney, measure, money, storedText } from '../../shared/http/values.ts';
 import { pageQuery, pageSizes } from '../../shared/http/paging.ts';
+import { BookingStatus } from '../../shared/events/definitions/provider.ts';
 
 // The provider side's request and response schemas. Amounts are major units (dollars, at most two
 // decimals); the database keeps cents.
@@ -201,10 +202,12 @@ export const Block = z
     id: z.string().uuid(),
     property_id: z.string().uuid(),
     start_date: z.string(),
-    end_date: z.string().describe('Inclusive: the home is unavailable on this date too.'),
+    end_date: z.string().describe('Inclusive: the home is unavailable on this date too. A service hold ends on the stay\'s last night, the day before move-out: the move-out day is free for the next check-in.'),
     reason: z.string().nullable(),
     source: z.enum(['provider', 'service']).describe('service: a hold for a lease or booking; not removable through the interface.'),
     lease_agreement_id: z.string().uuid().nullable().describe('Present on service holds.'),
+    held_for: z.enum(['lease', 'booking', 'completed']).nullable()
+      .describe('Service holds: lease (dates set, not paid), booking (paid), completed (the stay is over: the home\'s past). Null on provider blocks.'),
     created_at: z.string(),
   })
   .openapi('AvailabilityBlock');
@@ -254,7 +257,8 @@ export const BulkBlocksResult = batchResult('AvailabilityBulkResult', {
 const Payment = z
   .object({
     id: z.string().uuid(),
-    charge_type: z.enum(['initial', 'rent', 'deposit', 'fee']).describe('initial (the first charge: first rent, deposits and one-off fees), rent, deposit or fee.'),
+    charge_type: z.enum(['initial', 'rent', 'deposit', 'fee', 'extension'])
+      .describe('initial (the first charge: first rent, deposits and one-off fees), rent, deposit, fee, or extension (the added nights of an extended stay).'),
     status: z.enum(['succeeded', 'refunded']),
     gross: z.number().describe('What the payer was charged.'),
     platform_fee: z.number().describe("The service's fee, taken from the rent in the charge only."),
@@ -270,11 +274,12 @@ export const Booking = z
     id: z.string().uuid(),
     property_id: z.string().uuid(),
     property: z.object({ name: z.string().nullable(), api_external_id: z.string().nullable() }),
-    booking_status: z.enum(['confirmed', 'cancelled']),
+    booking_status: BookingStatus.describe('confirmed (paid), cancelled, or completed (its move-out date came: the stay is over).'),
     check_in: z.string(),
-    check_out: z.string(),
+    check_out: z.string().describe('The move-out day: the last night is the day before. Follows a shortened or extended stay.'),
     move_in_confirmed_at: z.string().nullable(),
     cancelled_at: z.string().nullable(),
+    completed_at: z.string().nullable().describe('When the stay was closed out.'),
     created_at: z.string(),
     payments: z.array(Payment),
   })

@@ -4,6 +4,7 @@ import { sandboxOnly } from './guard.ts';
 import { payoutRoutes } from './routes/payouts.ts';
 import { counterpartRoutes } from './routes/counterparts.ts';
 import { paymentRoutes } from './routes/payment.ts';
+import { clockRoutes } from './routes/clock.ts';
 
 // Sandbox counterpart helpers (operating contract §3): one module per counterpart, each mounted
 // here behind the sandbox-only check, which runs before each route's scope check and validation.
@@ -12,5 +13,6 @@ routes.use('*', sandboxOnly());
 routes.route('/', payoutRoutes);
 routes.route('/', counterpartRoutes);
 routes.route('/', paymentRoutes);
+routes.route('/', clockRoutes);
 
 export const app = createFunctionApp('sandbox', routes);

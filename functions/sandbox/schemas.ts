@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { storable } from '../../shared/http/text.ts';
-import { calendarDate } from '../../shared/http/values.ts';
+import { calendarDate, timestampQuery } from '../../shared/http/values.ts';
 
 // The counterpart helpers' schemas (operating contract §3).
 
@@ -43,3 +43,29 @@ export const ProcessorAction = z.strictObject({
   charges_enabled: z.boolean().optional(),
   payouts_enabled: z.boolean().optional(),
 });
+
+/** A sandbox clock's time: an ISO 8601 date-time with its offset (or Z). */
+const clockTime = timestampQuery();
+
+export const ClockCreate = z
+  .strictObject({ frozen_time: clockTime.optional().describe('Where the clock starts (default: now). Not in the past; at most two years ahead.') })
+  .openapi('SandboxClockCreate');
+
+export const ClockAdvance = z
+  .strictObject({ frozen_time: clockTime.describe('The new time: not before the clock\'s, at most two years after now.') })
+  .openapi('SandboxClockAdvance');
+
+export const Clock = z
+  .object({
+    frozen_time: z.string().describe('The time the organisation\'s sandbox requests see.'),
+    created_at: z.string(),
+    advanced_at: z.string().nullable(),
+  })
+  .openapi('SandboxClock');
+
+export const ClockAdvanced = Clock.extend({
+  jobs_run: z.number().int().describe('Scheduled jobs that fell due and ran before the answer (move-in steps, closeouts, ...).'),
+  jobs_failed: z.number().int().describe('Of those, the ones that failed; the scheduler retries them.'),
+}).openapi('SandboxClockAdvanced');
+
+export const ClockDeleted = z.object({ deleted: z.boolean().describe('false: there was no clock.') }).openapi('SandboxClockDeleted');

@@ -40,7 +40,6 @@ export const errorCodes = {
   lease_not_signable: 409,
   proposal_pending: 409,
   no_proposal: 409,
-  already_placed: 409,
   no_refund_request: 409,
   invalid_signature: 401,
   // A callback reached a deployment that has not set up the party it comes from (retry later).
@@ -53,6 +52,8 @@ export const errorCodes = {
   not_booked: 409,
   already_moved_in: 409,
   refund_not_found: 404,
+  // The stay over time: an extension already open on the placement.
+  extension_pending: 409,
   rate_limited: 429,
   server_error: 500,
 } as const;

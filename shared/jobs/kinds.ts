@@ -15,8 +15,13 @@ export interface JobPayloads {
   send_email: EmailMessage;
   /** The placement: refund an approved refund request on the landlord's account (commands/refunds.ts). */
   issue_refund: { refund_request_id: string };
-  /** The placement: move a stay to in_stay or move_out_closeout on its date (commands/booking.ts). */
+  /**
+   * The placement: move a stay to in_stay the day after move-in (commands/booking.ts). Jobs queued
+   * before closeout moved to close_stay may still say move_out_closeout; they do nothing.
+   */
   advance_stay: { placement_id: string; to: 'in_stay' | 'move_out_closeout' };
+  /** The placement: close out a stay on its move-out date (commands/booking.ts closeStay). */
+  close_stay: { placement_id: string; move_out: string };
   /** Sourcing: the opening round of new requests (shared/claims/sourcing.ts). */
   source_new_requests: { request_ids: string[] };
 }

@@ -34,14 +34,28 @@ export interface EnqueueOptions {
  * an operation that starts its job itself after commit (shared/jobs/after-commit.ts).
  */
 export function enqueue<K extends JobKind>(tx: Tx, kind: K, payload: JobPayloads[K], options: EnqueueOptions = {}): Promise<string | undefined> {
-  const sent = tx<{ id: string }[]>`
-    insert into app.jobs (kind, org_id, environment, payload, dedupe_key, run_at, max_attempts)
-    values (${kind}, app.current_org(), app.current_env(), ${tx.json(payload as never)}, ${options.dedupeKey ?? null},
-            coalesce(${options.runAt ?? null}::timestamptz, now()), ${options.maxAttempts ?? 8})
+  const sent = (options.runAt ? scheduled(tx, kind, payload, options, options.runAt) : tx<{ id: string }[]>`
+    insert into app.jobs (kind, org_id, environment, payload, dedupe_key, max_attempts)
+    values (${kind}, app.current_org(), app.current_env(), ${tx.json(payload as never)}, ${options.dedupeKey ?? null}, ${options.maxAttempts ?? 8})
     on conflict (kind, dedupe_key) where dedupe_key is not null do nothing
-    returning id`.execute();
+    returning id`).execute();
   return sent.then(([job]) => job?.id);
 }
+
+/**
+ * A job due at a given time. For an organisation on a sandbox clock (shared/clock/) a time after
+ * the clock's waits for the clock (run_at infinity until advancing it reaches clock_run_at); a
+ * time the clock has passed is due now.
+ */
+const scheduled = (tx: Tx, kind: JobKind, payload: unknown, options: EnqueueOptions, runAt: Date) => tx<{ id: string }[]>`
+  insert into app.jobs (kind, org_id, environment, payload, dedupe_key, max_attempts, run_at, clock_run_at)
+  select ${kind}, app.current_org(), app.current_env(), ${tx.json(payload as never)}, ${options.dedupeKey ?? null}, ${options.maxAttempts ?? 8},
+         case when c.frozen_time is null then ${runAt}::timestamptz when c.frozen_time >= ${runAt}::timestamptz then now() else 'infinity' end,
+         case when c.frozen_time < ${runAt}::timestamptz then ${runAt}::timestamptz end
+    from (select 1) one
+    left join app.sandbox_clocks c on c.org_id = app.current_org() and c.environment = app.current_env()
+  on conflict (kind, dedupe_key) where dedupe_key is not null do nothing
+  returning id`;
 
 /** Which due jobs a runner claims: of some organisations only (tests share one database), or only the given jobs. */
 export interface JobFilter {

@@ -1,4 +1,4 @@
-import { advanceStay, issueRefund, sendContract, sendEmail, withdrawContract } from '../placements/jobs.ts';
+import { advanceStay, closeStayJob, issueRefund, sendContract, sendEmail, withdrawContract } from '../placements/jobs.ts';
 import { sourceNewRequests } from '../claims/sourcing.ts';
 import type { ServiceJobRegistry } from './runner.ts';
 
@@ -11,5 +11,6 @@ export const jobRegistry: ServiceJobRegistry = {
   send_email: sendEmail,
   issue_refund: issueRefund,
   advance_stay: advanceStay,
+  close_stay: closeStayJob,
   source_new_requests: sourceNewRequests,
 };

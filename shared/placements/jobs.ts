@@ -9,6 +9,7 @@ import { confirmedBooking, moveRefundRequest, recordRefunded, refundContext } fr
 import { onHome } from './render.ts';
 import { contractContext, moveLease } from './lease.ts';
 import { inPlacement, inPlacementById, lockLeaseOf } from './unit-of-work.ts';
+import { closeStay } from './commands/booking.ts';
 
 // The placement's durable jobs, all of them (their kinds and payloads: shared/jobs/kinds.ts). Each
 // acts for the tenant that queued it (row-level security as for its API calls), talks to the third
@@ -135,19 +136,28 @@ export const issueRefund: ServiceJob<'issue_refund'> = {
   },
 };
 
-/**
- * advance_stay: moves the request one step of the stay when the booking is still confirmed and moved
- * in. The closeout waits for in_stay (a step not yet allowed is retried later by the runner's backoff).
- */
+/** advance_stay: moves the request to in_stay when the booking is still confirmed and moved in. */
 export const advanceStay: ServiceJob<'advance_stay'> = {
   kind: 'advance_stay',
   async run({ placement_id, to }, { job }) {
+    if (to !== 'in_stay') return { skipped: 'the closeout runs on the move-out date (close_stay)' };
     const outcome = await inPlacementById(tenantOf(job), placement_id, async ({ tx, claim }) => {
       const booking = await confirmedBooking(tx, placement_id);
       if (!booking?.move_in_confirmed_at) return { skipped: 'the booking is no longer confirmed and moved in' };
-      if (to === 'move_out_closeout' && claim.status_primary === 'move_in_complete') throw new Error('the stay has not started yet');
       const moved = await moveStatus(tx, [claim.id], to);
       return { moved: moved.length > 0 };
+    });
+    return outcome ?? { skipped: 'the placement is gone' };
+  },
+};
+
+/** close_stay: closes out the stay on its move-out date (commands/booking.ts closeStay), once. */
+export const closeStayJob: ServiceJob<'close_stay'> = {
+  kind: 'close_stay',
+  async run({ placement_id, move_out }, { job }) {
+    const outcome = await inPlacementById(tenantOf(job), placement_id, async ({ tx, claim, placement }) => {
+      const closed = await closeStay(tx, claim, placement, move_out);
+      return closed ? { completed: closed.id } : { skipped: 'the stay was cancelled, already closed, or ends on another date' };
     });
     return outcome ?? { skipped: 'the placement is gone' };
   },

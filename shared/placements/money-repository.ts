@@ -168,11 +168,13 @@ export interface BookingRow {
   id: string;
   org_id: string;
   property_id: string;
-  booking_status: 'confirmed' | 'cancelled';
+  lease_agreement_id: string;
+  booking_status: 'confirmed' | 'cancelled' | 'completed';
   check_in: string;
   check_out: string;
   move_in_confirmed_at: Date | null;
   cancelled_at: Date | null;
+  completed_at: Date | null;
   created_at: Date;
 }
 
@@ -201,6 +203,24 @@ export async function confirmBooking(
 export async function confirmedBooking(tx: Tx, placementId: string): Promise<BookingRow | null> {
   const [row] = await tx<BookingRow[]>`
     select * from app.bookings where claim_home_id = ${placementId} and booking_status = 'confirmed' for update`;
+  return row ?? null;
+}
+
+/** The placement's stay, confirmed or already completed (not a cancelled one), locked. */
+export async function stayBooking(tx: Tx, placementId: string): Promise<BookingRow | null> {
+  const [row] = await tx<BookingRow[]>`
+    select * from app.bookings where claim_home_id = ${placementId} and booking_status in ('confirmed', 'completed')
+     order by created_at desc limit 1 for update`;
+  return row ?? null;
+}
+
+/** Closes out a confirmed booking whose move-out came, and marks its holds as the home's past. */
+export async function completeBooking(tx: Tx, booking: BookingRow, leaseId: string): Promise<BookingRow | null> {
+  const [row] = await tx<BookingRow[]>`
+    update app.bookings set booking_status = 'completed', completed_at = clock_timestamp(), updated_at = clock_timestamp()
+     where id = ${booking.id} and booking_status = 'confirmed'
+    returning *`;
+  if (row) await tx`select app.complete_holds(${leaseId}, app.current_env())`;
   return row ?? null;
 }
 
@@ -318,7 +338,7 @@ export async function placementKeys(tx: Tx, placementId: string): Promise<{ clai
 export async function otherHomesState(tx: Tx, claimId: string, placementId: string): Promise<HomeState[]> {
   return tx<HomeState[]>`
     select h.option_status, h.application_status, h.lease_status, h.proposed_at,
-           exists (select 1 from app.bookings b where b.claim_home_id = h.id and b.booking_status = 'confirmed') as booked
+           exists (select 1 from app.bookings b where b.claim_home_id = h.id and b.booking_status in ('confirmed', 'completed')) as booked
       from app.claim_homes h
      where h.claim_id = ${claimId} and h.id <> ${placementId} and h.option_status not in ('declined', 'cancelled')`;
 }

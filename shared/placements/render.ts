@@ -157,7 +157,7 @@ export function providerBookingFields(
   reference: string,
   propertyId: string,
   label: { name: string | null; external_id: string | null },
-  booking: { id: string; booking_status: 'confirmed' | 'cancelled'; check_in: string; check_out: string },
+  booking: { id: string; booking_status: 'confirmed' | 'cancelled' | 'completed'; check_in: string; check_out: string },
 ) {
   return {
     reference,

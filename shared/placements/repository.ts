@@ -1,7 +1,8 @@
 import { db, type Tx } from '../db/client.ts';
 import type { Tenant } from '../db/tenant.ts';
 import { isUuid } from '../ids.ts';
-import { ApiError, notFound } from '../http/errors.ts';
+import { notFound } from '../http/errors.ts';
+import { lastNight } from './stay.ts';
 import type { BudgetReview, LeaseTerms, PricedHome } from './pricing.ts';
 import type { LeaseRow } from './lease.ts';
 import type { RefundRequestRow } from './money-repository.ts';
@@ -117,7 +118,7 @@ export async function insertPlacement(tx: Tx, tenant: Tenant, claimId: string, p
   const values = { org_id: tenant.orgId, environment: tenant.environment, claim_id: claimId, property_id: propertyId, ...columns };
   const [row] = await tx<PlacementRow[]>`
     insert into app.claim_homes ${tx(values as never)}
-    returning *`.catch(rethrowTaken);
+    returning *`;
   return row;
 }
 
@@ -128,7 +129,7 @@ export async function moveOffer(tx: Tx, placementId: string, event: OfferEvent, 
     update app.claim_homes set ${tx(columns as never)}
      where id = ${placementId}
        and (option_status, application_status) in (select * from unnest(${guard.options}::text[], ${guard.applications}::text[]))
-    returning *`.catch(rethrowTaken);
+    returning *`;
   return row ?? null;
 }
 
@@ -137,7 +138,7 @@ export async function reopenPlacement(tx: Tx, placementId: string, columns: Reco
   const [row] = await tx<PlacementRow[]>`
     update app.claim_homes set ${tx({ ...columns, cancelled_at: null } as never)}
      where id = ${placementId} and option_status = 'cancelled'
-    returning *`.catch(rethrowTaken);
+    returning *`;
   return row ?? null;
 }
 
@@ -153,17 +154,6 @@ export async function updatePlacement(tx: Tx, placementId: string, columns: Reco
   const [row] = await tx<PlacementRow[]>`update app.claim_homes set ${tx(columns as never)} where id = ${placementId} returning *`;
   return row;
 }
-
-/** The one-commitment-per-home index refused the write: the home is placed on another request. */
-function rethrowTaken(error: unknown): never {
-  const e = error as { code?: string; constraint_name?: string };
-  if (e.code === '23505' && e.constraint_name === 'claim_homes_one_commitment') {
-    throw new ApiError('could_not_place', 'This home is already placed on another request.', 'property_id');
-  }
-  throw error;
-}
-
-export const isTakenError = (error: unknown) => error instanceof ApiError && error.code === 'could_not_place';
 
 /** Whether any other home on the request is still in play (not declined or cancelled). */
 export async function otherHomesInPlay(tx: Tx, claimId: string, placementId: string): Promise<boolean> {
@@ -242,7 +232,7 @@ export async function recordShortening(
     values (app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.id}, ${placement.property_id}, ${lease.id},
             ${change.previousMoveOut}, ${change.moveOut}, ${change.refundDueCents}, ${change.currency.toLowerCase()})`;
   await tx`update app.claim_homes set move_out_date = ${change.moveOut} where id = ${placement.id}`;
-  await tx`select app.shorten_holds(${lease.id}, app.current_env(), ${change.moveOut})`;
+  await tx`select app.shorten_holds(${lease.id}, app.current_env(), ${lastNight(change.moveOut)})`;
 }
 
 /** The stay's move-out now: the lease's, or an earlier one a shortening set on the placement. */

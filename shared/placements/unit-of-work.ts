@@ -15,8 +15,14 @@ import { findPlacement, type PlacementRow } from './repository.ts';
 //
 //   1. the housing request   (app.claims, FOR UPDATE)      status moves lock requests too, in id order
 //   2. the placement         (app.claim_homes, FOR UPDATE) the home on the request
-//   3. the lease             (app.lease_agreements)        its current version, or the one named
-//   4. payments and refunds  (app.payments, app.refund_requests), read for update by the command
+//   3. the home's calendar   (app.properties, FOR UPDATE)  before a contract version is written, by
+//                                                          a command that takes nights (lockCalendar)
+//   4. the lease             (app.lease_agreements)        its current version, or the one named
+//   5. payments and refunds  (app.payments, app.refund_requests), read for update by the command
+//
+// Lock 3 comes before the version is written because writing a row that names the home takes a
+// key-share lock on it, which the calendar lock waits for: two requests holding nights of one home
+// would otherwise each hold that share and wait for the other.
 //
 // A command that needs only the request (the budget, putting a home on it) takes lock 1; a read
 // takes none.
@@ -94,7 +100,12 @@ async function lockPlacement(tx: Tx, target: PlacementTarget, options: Placement
   return { tx, claim, placement };
 }
 
-/** Lock 3: a lease of the placement, named by its id (a processor's or a provider's callback names the version it concerns). */
+/** Lock 3: the placement's home's calendar, until the transaction ends (nights are taken under it). */
+export async function lockCalendar(unit: PlacementUnit): Promise<void> {
+  await unit.tx`select app.lock_calendar(${unit.placement.property_id})`;
+}
+
+/** Lock 4: a lease of the placement, named by its id (a processor's or a provider's callback names the version it concerns). */
 export async function lockLeaseOf(unit: PlacementUnit, leaseId: string): Promise<LeaseRow | null> {
   const lease = await lockLease(unit.tx, leaseId);
   return lease && lease.claim_home_id === unit.placement.id ? lease : null;

@@ -145,7 +145,8 @@ const internalProbes: Partial<Record<string, (base: string) => Promise<Response>
 };
 
 /** What an internal probe must answer when it is not 200. */
-const probeStatus: Partial<Record<string, number>> = { 'esign-callback': 401, 'payments-webhook': 401, pay: 403 };
+// The sandbox group's GET is the organisation's clock: a fresh organisation has none (404 not_found, in the API's JSON).
+const probeStatus: Partial<Record<string, number>> = { 'esign-callback': 401, 'payments-webhook': 401, pay: 403, sandbox: 404 };
 
 /** The pay page answers people in a browser: its unknown paths are an HTML page, not the API's JSON. */
 const htmlFunctions = new Set(['pay']);

@@ -83,7 +83,8 @@ describe('re-dating, proposals and signer changes', () => {
     expect(home.lease).toMatchObject({ id: second.body.data.id, version: 2, status: 'sent_for_signature', move_in_date: inDays(45) });
     expect(home.lease_history).toEqual([expect.objectContaining({ id: first.id, version: 1, status: 'superseded', superseded_at: expect.any(String), move_in_date: inDays(40) })]);
     const holds = await ownerSql()`select lease_agreement_id, start_date, end_date from app.availability_blocks where property_id = ${s.home}`;
-    expect(holds).toEqual([{ lease_agreement_id: second.body.data.id, start_date: inDays(45), end_date: inDays(110) }]);
+    // The stay holds its nights: the move-out day is free for the next check-in.
+    expect(holds).toEqual([{ lease_agreement_id: second.body.data.id, start_date: inDays(45), end_date: inDays(109) }]);
     expect((await jobsOf(s.c.orgId, 'withdraw_contract')).map((j) => j.status)).toEqual(['succeeded']);
     const changed = (await s.api.get(`/claims/${s.ref}/timeline`)).body.data.find((e: any) => e.type === 'dates.changed');
     expect(changed?.detail).toMatchObject({ previous_move_in_date: inDays(40), previous_move_out_date: inDays(100), move_in_date: inDays(45), move_out_date: inDays(110) });

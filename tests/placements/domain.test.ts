@@ -102,7 +102,7 @@ describe('the offer', () => {
 
 describe('the stay rules', () => {
   it('orders, length and past, each with its code and field', () => {
-    const err = (a: string, b: string) => { try { checkStay(a, b, '2026-11-23'); return null; } catch (e: any) { return [e.code, e.field]; } };
+    const err = (a: string, b: string) => { try { checkStay(a, b, new Date('2026-11-23T12:00:00Z')); return null; } catch (e: any) { return [e.code, e.field]; } };
     expect(err('2026-12-01', '2026-12-01')).toEqual(['invalid_field', 'move_out']);
     expect(err('2026-12-01', '2026-11-30')).toEqual(['invalid_field', 'move_out']);
     expect(err('2026-12-01', '2026-12-30')).toEqual(['stay_too_short', 'move_out']);

@@ -38,7 +38,7 @@ describe('sandbox helpers out of turn', () => {
     }
   });
 
-  it('landlord: nothing to approve, a countersignature before the first, already_placed when the home went to another request', async () => {
+  it('landlord: nothing to approve, a countersignature before the first; a home placed on another request meanwhile does not stop the approval', async () => {
     const s = await scene();
     const landlord = (body: Record<string, unknown>) => s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/landlord`, body);
     await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'send', approve_budget: true });
@@ -47,10 +47,9 @@ describe('sandbox helpers out of turn', () => {
     await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/household`, { action: 'apply' });
     const other = await openClaim(s.api);
     expect((await s.api.post(`/claims/${other.claim_ref}/options`, { property_id: s.home, action: 'place', approve_budget: true })).status).toBe(200);
-    const taken = await landlord({ action: 'approve_application' });
-    expect(taken.status).toBe(409);
-    expect(taken.body.error?.code).toBe('already_placed');
-    expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0]).toMatchObject({ option_status: 'sent', application_status: 'applied' });
+    // The home is committed by the nights of a stay, not per request: both go on, and dates decide.
+    expect((await landlord({ action: 'approve_application' })).status).toBe(200);
+    expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0]).toMatchObject({ application_status: 'approved_to_lease' });
     expect((await landlord({ action: 'pay' })).body.error).toMatchObject({ code: 'invalid_field', field: 'action' });
   });
 });

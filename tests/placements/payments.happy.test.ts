@@ -124,15 +124,21 @@ describe('after payment: move-in, cancellation and refunds (sandbox)', () => {
     const later = await api.post(`/claims/${ref}/dates`, { property_id: home, move_in: lease.move_in_date, move_out: lease.move_out_date });
     expect(later.body.error?.code).toBe('already_signed');
 
-    // The stay's scheduled steps: in_stay the next day, move_out_closeout 14 days before move-out.
+    // The stay's scheduled steps: in_stay the next day; the closeout on the move-out date, moved
+    // to the shortened date (the original date's job finds the stay no longer ends then).
     const steps = await ownerSql()<{ run_at: Date; payload: any }[]>`select run_at, payload from app.jobs where org_id = ${c.orgId} and kind = 'advance_stay' order by run_at`;
-    expect(steps.map((j) => j.payload.to)).toEqual(['in_stay', 'move_out_closeout']);
+    expect(steps.map((j) => j.payload.to)).toEqual(['in_stay']);
+    const closeouts = await ownerSql()<{ payload: any }[]>`select payload from app.jobs where org_id = ${c.orgId} and kind = 'close_stay' order by run_at`;
+    expect(closeouts.map((j) => j.payload.move_out)).toEqual([earlier, lease.move_out_date]);
     await ownerSql()`update app.jobs set run_at = now() where org_id = ${c.orgId} and kind = 'advance_stay' and payload->>'to' = 'in_stay'`;
     await drainJobs(c.orgId);
     expect((await api.get(`/claims/${ref}`)).body.data.status_primary).toBe('in_stay');
-    await ownerSql()`update app.jobs set run_at = now() where org_id = ${c.orgId} and kind = 'advance_stay' and status = 'pending'`;
+    await ownerSql()`update app.jobs set run_at = now() where org_id = ${c.orgId} and kind = 'close_stay' and status = 'pending'`;
     await drainJobs(c.orgId);
     expect((await api.get(`/claims/${ref}`)).body.data.status_primary).toBe('move_out_closeout');
+    expect((await providerApi.get('/properties/bookings')).body.data[0]).toMatchObject({ booking_status: 'completed', completed_at: expect.any(String) });
+    expect((await events(providerOrg, 'booking.updated')).map((e) => e.payload.change)).toEqual(['move_in_confirmed', 'dates_changed', 'completed']);
+    expect((await events(c.orgId, 'request.status_changed')).filter((e) => e.payload.status === 'move_out_closeout')).toHaveLength(1);
   });
 
   it('cancelling a second home leaves the request booked when another home is booked, and announces no status change', async () => {

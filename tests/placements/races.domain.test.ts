@@ -7,16 +7,20 @@ import { ownerSql } from '../helpers.ts';
 import { inDays, scene } from './fixtures.ts';
 
 describe('races', () => {
-  it('two requests placing one home at once: one 200, one 400 could_not_place, one commitment', async () => {
+  it('two requests placing one home at once both place it; racing for overlapping nights, exactly one holds them', async () => {
     const s = await scene();
     const other = await openClaim(s.api);
     for (const ref of [s.ref, other.claim_ref]) await s.api.post(`/claims/${ref}/options/${s.home}/budget`, { approved: true });
-    const results = await Promise.all([s.ref, other.claim_ref].map((ref) => s.api.post(`/claims/${ref}/options`, { property_id: s.home, action: 'place' })));
-    expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
-    expect(results.find((r) => r.status === 400)!.body.error?.code).toBe('could_not_place');
-    const rows = await ownerSql()`select claim_id, committed_at from app.claim_homes where property_id = ${s.home}`;
-    expect(rows).toHaveLength(1);
-    expect(rows[0].committed_at).not.toBeNull();
+    const placed = await Promise.all([s.ref, other.claim_ref].map((ref) => s.api.post(`/claims/${ref}/options`, { property_id: s.home, action: 'place' })));
+    expect(placed.map((r) => r.status)).toEqual([200, 200]);
+    const dated = await Promise.all([
+      s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: inDays(40), move_out: inDays(100) }),
+      s.api.post(`/claims/${other.claim_ref}/dates`, { property_id: s.home, move_in: inDays(99), move_out: inDays(140) }),
+    ]);
+    expect(dated.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(dated.find((r) => r.status === 409)!.body.error?.code).toBe('dates_unavailable');
+    const holds = await ownerSql()`select start_date, end_date from app.availability_blocks where property_id = ${s.home} and source = 'service'`;
+    expect(holds).toHaveLength(1);
   });
 
   it('two dates calls with overlapping ranges on one placement: serialised, one live version, one hold, the other superseded', async () => {

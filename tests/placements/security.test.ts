@@ -22,8 +22,10 @@ describe('the placement of one organisation never shows in another', () => {
     await owner.sandboxApi.post(`/claims/${mine.claim_ref}/dates`, { property_id: h, move_in: inDays(40), move_out: inDays(100) });
     const theirs = await openClaim(otherOrg.sandboxApi);
     expect((await otherOrg.sandboxApi.get(`/claims/${theirs.claim_ref}/placement`)).body.data.homes).toEqual([]);
-    const refused = await otherOrg.sandboxApi.post(`/claims/${theirs.claim_ref}/options`, { property_id: h, action: 'place', approve_budget: true });
-    expect(refused.body.error?.code).toBe('could_not_place');
-    expect(refused.body.error?.message).not.toContain(mine.claim_ref);
+    expect((await otherOrg.sandboxApi.post(`/claims/${theirs.claim_ref}/options`, { property_id: h, action: 'place', approve_budget: true })).status).toBe(200);
+    const refused = await otherOrg.sandboxApi.post(`/claims/${theirs.claim_ref}/dates`, { property_id: h, move_in: inDays(50), move_out: inDays(110) });
+    expect(refused.body.error?.code).toBe('dates_unavailable');
+    expect(refused.text).not.toContain(mine.claim_ref);
+    expect(refused.body.error?.conflicts).toEqual([{ start_date: inDays(40), end_date: inDays(99), reason: 'held for another placement' }]);
   });
 });

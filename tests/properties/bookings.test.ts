@@ -34,6 +34,7 @@ describe('GET /properties/bookings', () => {
       check_out: '2027-03-01',
       move_in_confirmed_at: null,
       cancelled_at: null,
+      completed_at: null,
       created_at: expect.any(String),
       payments: [
         {

@@ -73,6 +73,12 @@ const onPlacement = (suffix: (home: string) => string, body?: (home: string) => 
     return { paths: claimPaths(claim, suffix(home)), body: body && (() => body(home)), orgs };
   };
 
+/** The owner and the stranger each with a sandbox clock, for the clock's routes (each reaches its own). */
+const withClocks = (body?: unknown): Fixture['build'] => async ({ owner, stranger }) => {
+  for (const who of [owner, stranger]) await who.api('sandbox').post('/sandbox/clock', {});
+  return { paths: ['/sandbox/clock'], body: body === undefined ? undefined : () => body };
+};
+
 const onSandboxHelper = (who: string, body: unknown): Fixture['build'] => async (context, environment) => {
   const { claim, home, orgs } = await placement(context, environment, true);
   return { paths: [`/sandbox/claims/${claim.claim_ref}/homes/${home}/${who}`, `/sandbox/claims/${claim.id}/homes/${home}/${who}`], body: () => body, orgs };
@@ -274,6 +280,11 @@ export const fixtures: Record<string, Fixture> = {
   // Sandbox counterpart helpers
   // A body that would change the account, so a refused call that went through would show.
   'POST /sandbox/payouts': { build: async () => ({ paths: ['/sandbox/payouts'], body: () => ({ charges_enabled: false }) }) },
+  // The clock is the calling organisation's own: each organisation reaches only its own.
+  'POST /sandbox/clock': { build: async () => ({ paths: ['/sandbox/clock'], body: () => ({}) }) },
+  'GET /sandbox/clock': { build: withClocks() },
+  'POST /sandbox/clock/advance': { build: withClocks({ frozen_time: new Date(Date.now() + 86_400_000).toISOString() }) },
+  'DELETE /sandbox/clock': { build: withClocks() },
   'POST /sandbox/claims/{reference}/homes/{propertyId}/household': { build: onSandboxHelper('household', { action: 'save' }) },
   'POST /sandbox/claims/{reference}/homes/{propertyId}/landlord': { build: onSandboxHelper('landlord', { action: 'sign' }) },
   'POST /sandbox/claims/{reference}/homes/{propertyId}/payment': { build: onSandboxHelper('payment', { outcome: 'succeeded' }) },

@@ -82,7 +82,7 @@ export const placementRoutes = createRoutes()
       responses: { 200: jsonResponse(dataOf(OptionResult), 'The home on the request.') },
       errors: {
         400: {
-          could_not_place: 'the home is placed on another request, its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), or its state does not allow the action.',
+          could_not_place: 'its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), or its state does not allow the action.',
         },
         404: {
           not_found: 'no such request for this organisation in this environment; or no such home for it.',

@@ -77,7 +77,6 @@ export const counterpartRoutes = createRoutes()
         409: {
           not_on_request: 'the home is not on the request',
           option_not_open: 'no application to approve',
-          already_placed: 'the home was placed on another request meanwhile',
           lease_not_signable: 'the lease is not awaiting the countersignature',
           no_refund_request: 'no refund request is open.',
         },

@@ -14,13 +14,16 @@ const HomeRef = z.object({
   api_external_id: z.string().nullable(),
 });
 
+/** A booking's life: confirmed when the first payment clears, then cancelled, or completed when its move-out date comes. */
+export const BookingStatus = z.enum(['confirmed', 'cancelled', 'completed']);
+
 const bookingFields = {
   reference: z.string().describe('The housing request the family was placed from (REQ-XXXXXX), as the lease names it.'),
   booking_id: z.string().uuid(),
   property_id: z.string().uuid(),
   external_id: z.string().nullable().describe("The home's api_external_id."),
   property: HomeRef,
-  booking_status: z.enum(['confirmed', 'cancelled']),
+  booking_status: BookingStatus,
   check_in: z.string().describe('YYYY-MM-DD'),
   check_out: z.string().describe('YYYY-MM-DD'),
 };
@@ -29,10 +32,12 @@ export const BookingConfirmedPayload = z.object(bookingFields);
 
 export const BookingUpdatedPayload = z.object({
   ...bookingFields,
-  previous_status: z.enum(['confirmed', 'cancelled']),
-  change: z.enum(['cancelled', 'move_in_confirmed', 'dates_changed']),
+  previous_status: BookingStatus,
+  change: z.enum(['cancelled', 'move_in_confirmed', 'dates_changed', 'completed'])
+    .describe('dates_changed: the stay was shortened or extended (check_out is the new move-out); completed: its move-out date came.'),
   move_in_confirmed_at: z.string().nullable(),
   cancelled_at: z.string().nullable(),
+  completed_at: z.string().nullable().describe('When the stay was closed out.'),
 });
 
 const paymentFields = {
@@ -40,7 +45,7 @@ const paymentFields = {
   booking_id: z.string().uuid().nullable().describe('Null until the booking exists (the first charge confirms it).'),
   property_id: z.string().uuid(),
   external_id: z.string().nullable().describe("The home's api_external_id."),
-  charge_type: z.enum(['initial', 'rent', 'deposit', 'fee']),
+  charge_type: z.enum(['initial', 'rent', 'deposit', 'fee', 'extension']),
   gross: z.number().describe('What the payer was charged.'),
   currency: z.string(),
 };
@@ -101,6 +106,7 @@ export const providerEvents = [
       change: 'cancelled',
       move_in_confirmed_at: null,
       cancelled_at: '2026-11-28T15:04:05.000Z',
+      completed_at: null,
     },
   },
   {

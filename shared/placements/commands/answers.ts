@@ -5,6 +5,7 @@ import { moveStatus } from '../../claims/lifecycle.ts';
 import { moveLease } from '../lease.ts';
 import { offerMove, type OfferEvent } from '../states.ts';
 import { checkStay } from '../stay.ts';
+import { tenantNow } from '../../clock/time.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import type { Tenant } from '../../db/tenant.ts';
 import { inPlacement } from '../unit-of-work.ts';
@@ -87,7 +88,7 @@ export async function householdAnswers(tx: Tx, claim: ClaimRow, placement: Place
       return;
     }
     case 'propose_dates': {
-      checkStay(answer.move_in, answer.move_out);
+      checkStay(answer.move_in, answer.move_out, await tenantNow(tx));
       if (placement.option_status === 'declined' || placement.option_status === 'cancelled') {
         throw new ApiError('option_not_open', `Cannot propose dates: the home is ${placement.option_status}.`);
       }
@@ -109,12 +110,7 @@ export async function landlordAnswers(tx: Tx, claim: ClaimRow, placement: Placem
   switch (answer.action) {
     case 'approve_application': {
       const now = new Date();
-      await moveOfferOr409(tx, placement, 'approve_application', { application_approved_at: now, committed_at: now }).catch((error) => {
-        if (error instanceof ApiError && error.code === 'could_not_place') {
-          throw new ApiError('already_placed', 'The home was placed on another request meanwhile; the application cannot be approved.');
-        }
-        throw error;
-      });
+      await moveOfferOr409(tx, placement, 'approve_application', { application_approved_at: now, committed_at: now });
       return;
     }
     case 'sign':

@@ -7,16 +7,20 @@ import { ApiError } from '../../http/errors.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { moveLease, type LeaseRow } from '../lease.ts';
 import { findClaim, type ClaimRow } from '../../claims/repository.ts';
+import { tenantNow, utcDay } from '../../clock/time.ts';
+import { checkNotPast, earliestToday } from '../stay.ts';
 import { inPlacement } from '../unit-of-work.ts';
 import { providerBookingFields } from '../render.ts';
 import {
-  cancelBookingRow, confirmedBooking, homeLabel, latestSettled, otherHomesState, paidCharges, payeeOf, recordMoveIn, shortenBooking, type HomeState,
-  type BookingRow,
+  cancelBookingRow, completeBooking, confirmedBooking, homeLabel, latestSettled, otherHomesState, paidCharges, payeeOf, recordMoveIn, shortenBooking,
+  stayBooking, type BookingRow, type HomeState,
 } from '../money-repository.ts';
 import { cancelPlacement, contactAddresses, currentLease, recordShortening, releaseHolds, stayMoveOut, type PlacementRow } from '../repository.ts';
 import { chargeFor } from '../billing.ts';
-import { billingPeriods } from '../periods.ts';
+import { billingPeriods, type BillingPeriod } from '../periods.ts';
+import type { PriceCents } from '../pricing.ts';
 import { signedPrices } from './payments.ts';
+import { scheduleCloseout, scheduleInStay } from '../schedule.ts';
 
 // The stay: confirming move-in, and cancelling a placement (before or after payment). Each runs in
 // the placement's unit of work (../unit-of-work.ts: the request, then the placement, locked): lock,
@@ -28,7 +32,7 @@ export async function announceBookingChange(
   claim: ClaimRow,
   placement: PlacementRow,
   booking: BookingRow,
-  change: 'cancelled' | 'move_in_confirmed' | 'dates_changed',
+  change: 'cancelled' | 'move_in_confirmed' | 'dates_changed' | 'completed',
   previous: BookingRow['booking_status'],
 ) {
   const label = await homeLabel(tx, placement.property_id);
@@ -38,6 +42,7 @@ export async function announceBookingChange(
     change,
     move_in_confirmed_at: booking.move_in_confirmed_at?.toISOString() ?? null,
     cancelled_at: booking.cancelled_at?.toISOString() ?? null,
+    completed_at: booking.completed_at?.toISOString() ?? null,
   }, { orgId: booking.org_id, environment: claim.environment });
 }
 
@@ -51,7 +56,7 @@ export async function confirmMoveIn(caller: Caller, reference: string, propertyI
       movedIn = (await recordMoveIn(tx, booking.id, placement.id))!;
       await announceBookingChange(tx, claim, placement, movedIn, 'move_in_confirmed', 'confirmed');
       await moveStatus(tx, [claim.id], 'move_in_complete');
-      await scheduleStay(tx, placement.id, movedIn);
+      await scheduleInStay(tx, placement.id, utcDay(await tenantNow(tx)));
     }
     const after = await findClaim(tx, claim.id);
     return {
@@ -143,50 +148,52 @@ export function supportedStatus(homes: HomeState[]): RequestStatus {
   return homes.map(rank).reduce<RequestStatus>((best, s) => (statuses.indexOf(s) > statuses.indexOf(best) ? s : best), 'housing_options_found');
 }
 
-/** The day after `iso`, or `days` before it, at midnight UTC. */
-const dayOffset = (iso: string, days: number) => new Date(Date.parse(`${iso}T00:00:00Z`) + days * 86_400_000);
-
-/** Days before move-out when a stay moves to move_out_closeout. */
-export const closeoutDays = 14;
-
 /**
- * The stay's two scheduled steps, as durable jobs on the scheduler that delivers webhooks: in_stay
- * the day after move-in is confirmed, move_out_closeout 14 days before move-out.
+ * The closeout, run by its job on the move-out date: the booking becomes completed, its holds the
+ * home's past calendar, the request moves to move_out_closeout (request.status_changed, once), and
+ * the provider hears booking.updated (change completed). Null when there is nothing to close: the
+ * stay was cancelled, already closed, or now ends on another date.
  */
-async function scheduleStay(tx: Tx, placementId: string, booking: BookingRow) {
-  const movedIn = booking.move_in_confirmed_at!.toISOString().slice(0, 10);
-  // Both statements are sent at once (enqueue sends before it is awaited): one round trip.
-  await Promise.all([
-    enqueue(tx, 'advance_stay', { placement_id: placementId, to: 'in_stay' }, { dedupeKey: `${placementId}:in_stay`, runAt: dayOffset(movedIn, 1) }),
-    enqueue(tx, 'advance_stay', { placement_id: placementId, to: 'move_out_closeout' }, {
-      dedupeKey: `${placementId}:move_out_closeout`,
-      runAt: dayOffset(booking.check_out, -closeoutDays),
-    }),
-  ]);
+export async function closeStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, moveOut: string) {
+  const booking = await confirmedBooking(tx, placement.id);
+  if (!booking || booking.check_out !== moveOut) return null;
+  const completed = await completeBooking(tx, booking, booking.lease_agreement_id);
+  if (!completed) return null;
+  await announceBookingChange(tx, claim, placement, completed, 'completed', 'confirmed');
+  await moveStatus(tx, [claim.id], 'move_out_closeout');
+  return completed;
 }
 
 /**
- * POST dates once moved in: an earlier move_out (same move_in) shortens the stay. The signed lease
- * keeps its dates; the change is recorded (app.stay_changes) with what it does to the money already
- * paid, the booking ends earlier, the tail of the hold is released, and the last period is billed
- * for the days used (the stay's move-out now governs billing). Anything else on a fully signed lease
- * stays 409 already_signed. Returns the lease's dates as the stay now has them, or null when the
- * call is not a shortening.
+ * POST dates once moved in: an earlier move_out (same move_in) shortens the stay, at any time before
+ * its move-out: the new move-out is not in the past, and may come before 30 days (the minimum is the
+ * booking's; a family leaving early pays for the nights used). The
+ * signed lease keeps its dates; the change is recorded (app.stay_changes) with what it does to the
+ * money already paid, the booking ends earlier, the nights after the new move-out are released, the
+ * last period is billed for the days used, and the closeout moves to the new date. A stay whose
+ * move-out came is refused (could_not_set_dates). Returns the lease's dates as the stay now has
+ * them, or null when the call is not a shortening (the caller answers already_signed).
  */
-export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, moveIn: string, moveOut: string) {
-  const booking = await confirmedBooking(tx, placement.id);
+export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, moveIn: string, moveOut: string, now: Date) {
+  const booking = await stayBooking(tx, placement.id);
   const previousMoveOut = stayMoveOut(placement, lease);
   if (!booking?.move_in_confirmed_at || moveIn !== lease.move_in_date) return null;
+  if (booking.booking_status === 'completed' || earliestToday(now) >= previousMoveOut) {
+    throw new ApiError('could_not_set_dates', `The stay ended on ${previousMoveOut} (its move-out date); it can no longer be shortened.`, 'move_out');
+  }
   // The same shortening again (a retry) changes nothing and answers the same.
   if (moveOut === previousMoveOut && previousMoveOut !== lease.move_out_date) return { ...lease, move_out_date: moveOut };
   if (moveOut >= previousMoveOut) return null;
+  checkNotPast(moveOut, 'move_out', now);
   const { refundDueCents, currency } = await moneyOfShortening(tx, claim, placement, lease, moveOut);
   await recordShortening(tx, placement, lease, { previousMoveOut, moveOut, refundDueCents, currency });
   const updated = await shortenBooking(tx, booking.id, moveOut);
-  await announceBookingChange(tx, claim, placement, updated, 'dates_changed', 'confirmed');
+  await Promise.all([
+    announceBookingChange(tx, claim, placement, updated, 'dates_changed', 'confirmed'),
+    scheduleCloseout(tx, placement.id, moveOut),
+  ]);
   return { ...lease, move_out_date: moveOut };
 }
-
 /**
  * What a shortening does to what was already paid: each paid period priced again for the shorter
  * stay (a period past the new move-out costs nothing, the one it ends in is prorated, and the tier
@@ -198,8 +205,20 @@ async function moneyOfShortening(tx: Tx, claim: ClaimRow, placement: PlacementRo
   let refundDueCents = 0;
   for (const paid of await paidCharges(tx, placement.id)) {
     const period = periods.get(paid.period_start);
-    const charge = period ? chargeFor(prices, period) : null;
-    refundDueCents += paid.stay_cents - (charge ? charge.rentCents + charge.feesCents : 0);
+    refundDueCents += paid.stay_cents - (period ? usedCharge(prices, period) : 0);
   }
   return { refundDueCents, currency };
+}
+
+/**
+ * What a period of a shortened stay costs: its charge, the last one for the days used. The first
+ * month is charged whole when a stay starts; ending within it, it too is billed for the days used
+ * (its one-off fees stay due).
+ */
+function usedCharge(prices: PriceCents, period: BillingPeriod): number {
+  const charge = chargeFor(prices, period);
+  const whole = charge.rentCents + charge.feesCents;
+  if (period.index > 0 || period.share.used === period.share.full) return whole;
+  const monthly = prices.rentTier + prices.petRent + prices.utilities;
+  return whole - monthly + Math.round((monthly * period.share.used) / period.share.full);
 }

@@ -3,6 +3,8 @@ import { ApiError } from '../../http/errors.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { moveLease, type LeaseRow } from '../lease.ts';
 import { termsOf } from '../pricing.ts';
+import { lastNight } from '../stay.ts';
+import { lockCalendar } from '../unit-of-work.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import {
   contactAddresses, currentLease, homeIfPlaceable, insertLease, linkSuperseded, rangeConflicts, releaseHolds, takeHold,
@@ -42,6 +44,7 @@ async function defaultSigner(tx: Tx, claim: ClaimRow, placement: PlacementRow): 
 }
 
 export async function issueContract(tx: Tx, claim: ClaimRow, placement: PlacementRow, issue: Issue): Promise<LeaseRow> {
+  await lockCalendar({ tx, claim, placement });
   const old = await currentLease(tx, placement);
   assertNotSigned(old);
   const home = await homeIfPlaceable(tx, claim.id, placement.property_id);
@@ -74,9 +77,10 @@ export async function issueContract(tx: Tx, claim: ClaimRow, placement: Placemen
     terms: termsOf(home, claim, { move_in: issue.moveIn, move_out: issue.moveOut }),
   });
   if (old) await linkSuperseded(tx, old.id, lease.id);
-  const hold = await takeHold(tx, placement.property_id, issue.moveIn, issue.moveOut, lease.id, `lease ${claim.claim_ref}`);
+  // The stay holds its nights: the move-out day stays free for the next check-in.
+  const hold = await takeHold(tx, placement.property_id, issue.moveIn, lastNight(issue.moveOut), lease.id, `lease ${claim.claim_ref}`);
   if (!hold) {
-    const conflicts = await rangeConflicts(tx, placement.property_id, issue.moveIn, issue.moveOut);
+    const conflicts = await rangeConflicts(tx, placement.property_id, issue.moveIn, lastNight(issue.moveOut));
     throw new ApiError('dates_unavailable', 'Something already holds part of these dates.', undefined, { conflicts });
   }
   if (lease.template === 'standard') await enqueue(tx, 'send_contract', { lease_id: lease.id }, { dedupeKey: lease.id });

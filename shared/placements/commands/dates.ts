@@ -1,6 +1,7 @@
 import type { Caller } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
-import { checkStay } from '../stay.ts';
+import { checkNotPast, checkStay, checkStayLength, checkStayOrder } from '../stay.ts';
+import { tenantNow } from '../../clock/time.ts';
 import type { Tx } from '../../db/client.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { inPlacement } from '../unit-of-work.ts';
@@ -36,12 +37,16 @@ async function closeProposal(tx: Tx, placement: PlacementRow, resolution: 'appro
 }
 
 export async function setDates(caller: Caller, reference: string, body: DatesInput) {
-  checkStay(body.move_in, body.move_out);
+  checkStayOrder(body.move_in, body.move_out);
   return inPlacement(caller, { reference, propertyId: body.property_id }, async ({ tx, claim, placement }) => {
-    const lease = await currentLease(tx, placement);
-    // Once moved in, an earlier move_out shortens the stay (part 2); any other change stays refused.
-    const shortened = lease?.status === 'fully_signed' ? await shortenStay(tx, claim, placement, lease, body.move_in, body.move_out) : null;
+    const [lease, now] = await Promise.all([currentLease(tx, placement), tenantNow(tx)]);
+    // Once moved in, an earlier move_out shortens the stay, whenever before move-out (the move-in
+    // is then in the past, and the family may leave before 30 days); any other change of a signed
+    // lease stays refused.
+    const shortened = lease?.status === 'fully_signed' ? await shortenStay(tx, claim, placement, lease, body.move_in, body.move_out, now) : null;
     if (shortened) return leaseCreated(shortened);
+    checkStayLength(body.move_in, body.move_out);
+    checkNotPast(body.move_in, 'move_in', now);
     assertNotSigned(lease);
     assertReadyForDates(placement);
     // The same dates again (a retry) rewrite nothing: the live version is the answer.
@@ -56,12 +61,13 @@ export async function setDates(caller: Caller, reference: string, body: DatesInp
 
 export async function approveProposal(caller: Caller, reference: string, propertyId: string) {
   return inPlacement(caller, { reference, propertyId }, async ({ tx, claim, placement }) => {
-    assertNotSigned(await currentLease(tx, placement));
+    const [lease, now] = await Promise.all([currentLease(tx, placement), tenantNow(tx)]);
+    assertNotSigned(lease);
     if (!placement.proposed_move_in || !placement.proposed_move_out) {
       throw new ApiError('no_proposal', 'The household has not proposed other dates for this home.', 'property_id');
     }
     assertReadyForDates(placement);
-    checkStay(placement.proposed_move_in, placement.proposed_move_out);
+    checkStay(placement.proposed_move_in, placement.proposed_move_out, now);
     const issued = await redate(tx, claim, placement, placement.proposed_move_in, placement.proposed_move_out, 'approve_proposal');
     await closeProposal(tx, placement, 'approved');
     return leaseCreated(issued);

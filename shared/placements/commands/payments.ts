@@ -13,6 +13,8 @@ import {
   type Payee, type PaymentRow, type PaymentWrite,
 } from '../money-repository.ts';
 import { currentLease, homeIfPlaceable, stayMoveOut, type PlacementRow } from '../repository.ts';
+import { scheduleCloseout } from '../schedule.ts';
+import { tenantNow, utcDay } from '../../clock/time.ts';
 
 // A payment on a placement: what is due now, and the outcome of a charge. One command for every
 // way a payment arrives (the sandbox helper, the pay page in sandbox, the processor's notification
@@ -34,7 +36,7 @@ export interface Payable {
 
 
 /** The placement's payable state, or 409 when it cannot be paid (lease not fully signed, charges off). */
-export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow, today = new Date().toISOString().slice(0, 10)): Promise<Payable> {
+export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<Payable> {
   const lease = await currentLease(tx, placement);
   if (!lease || lease.status !== 'fully_signed') {
     throw new ApiError('lease_not_signed', `Payment is unlocked once the lease is fully signed; it is ${lease?.status ?? 'not issued yet'}.`);
@@ -45,7 +47,8 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow, 
   }
   const stay = { moveIn: lease.move_in_date, moveOut: stayMoveOut(placement, lease) };
   const { prices, currency } = await signedPrices(tx, claim, placement, lease, stay);
-  const due = dueNow(prices, stay, await paidPeriods(tx, placement.id), today);
+  const [paid, now] = await Promise.all([paidPeriods(tx, placement.id), tenantNow(tx)]);
+  const due = dueNow(prices, stay, paid, utcDay(now));
   return { lease, payee, currency, due };
 }
 
@@ -149,6 +152,7 @@ export async function recordCharge(
       });
       await emit(tx, 'booking.confirmed', providerBookingFields(claim.claim_ref, placement.property_id, label, booking), provider);
       await moveStatus(tx, [claim.id], 'booking_confirmed');
+      await scheduleCloseout(tx, placement.id, booking.check_out);
     }
   }
   await emit(tx, 'payment.succeeded', {
