@@ -590,7 +590,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a placement, before or after payment
-         * @description Cancels the booking (booking.updated, change cancelled, to the provider), removes the calendar holds, withdraws the contract (signature links stop, collected signatures cleared), takes the home off the request and back on the market, and emails the landlord, the household and the assigned adjuster. The request stays open; its status moves back to what its remaining homes support (housing_options_found when none is in play). While a settled payment exists the call is refused with 409 already_paid unless force is true; then request a refund from the landlord.
+         * @description Cancels the booking (booking.updated, change cancelled, to the provider), removes the calendar holds, withdraws the contract (signature links stop; signatures already collected stay on record), takes the home off the request and back on the market, and emails the landlord, the household and the assigned adjuster. The request stays open; its status moves back to what its remaining homes support (housing_options_found when none is in play). While a settled payment exists the call is refused with 409 already_paid unless force is true; then request a refund from the landlord.
          *
          *     Requires: options:write.
          */
@@ -755,7 +755,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm the household moved in
-         * @description Records the move-in on the booking, closes the placement lifecycle and starts the stay: the request moves to move_in_complete, then to in_stay from the next day, and to move_out_closeout when move-out is within 14 days (the daily scheduler). The provider gets booking.updated (change move_in_confirmed) and sees move_in_confirmed_at. Calling it again answers the same without a second move.
+         * @description Records the move-in on the booking, closes the placement lifecycle and starts the stay: the request moves to move_in_complete, then to in_stay from the next day; on the move-out date the stay is closed out (move_out_closeout, booking completed). The provider gets booking.updated (change move_in_confirmed) and sees move_in_confirmed_at. Calling it again answers the same without a second move.
          *
          *     Requires: options:write.
          */
@@ -1711,6 +1711,316 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{reference}/extensions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the extensions of a stay
+         * @description Beyond the specification. The extensions of the home on the request, newest first, each with its addendum, price and status.
+         *
+         *     Requires: placements:read.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The home (property id). */
+                    property_id: string;
+                };
+                header?: never;
+                path: {
+                    /** @description claim_ref or id */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The extensions. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Extension"][];
+                        };
+                    };
+                };
+                /** @description invalid_json: the body could not be read. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
+                    };
+                };
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
+                    };
+                };
+                /** @description forbidden: the key lacks the scope; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
+                    };
+                };
+                /** @description not_found: no such request for this organisation in this environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
+                    };
+                };
+                /** @description not_on_request: the home is not on the request (or was cancelled). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_on_request";
+                            };
+                        };
+                    };
+                };
+                /** @description invalid_field: property_id missing or not a uuid. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
+                    };
+                };
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
+                    };
+                };
+                /** @description server_error: server fault; retry with backoff. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Extend a stay (an addendum to the signed lease)
+         * @description Beyond the specification. Asks for more nights on a booked stay: move_out is the new move-out. The added nights (from the stay's move-out to the night before the new one) are held at once (409 dates_unavailable with conflicts when something holds them), priced by the signed terms at the tier of the extended stay's length, and an addendum goes out for both signatures like the lease (lease.sent, lease.first_signed, lease.signed; in sandbox the household and landlord helpers sign it). Once signed, its amount is what the pay page and the payment helper collect next, on the landlord's account; when it clears the stay ends on the new move-out (payment.succeeded with charge_type extension; booking.updated, change dates_changed, to the provider; a dates.changed timeline entry). Declined by the landlord, or unpaid when the stay ends, it is withdrawn and the stay is as it was. The same call again (same move_out) answers the open extension.
+         *
+         *     Requires: options:write.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description claim_ref or id */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ExtensionInput"];
+                };
+            };
+            responses: {
+                /** @description The extension, awaiting signature. */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Extension"];
+                        };
+                    };
+                };
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the stay has ended (its move-out date came). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long" | "could_not_set_dates";
+                            };
+                        };
+                    };
+                };
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
+                    };
+                };
+                /** @description forbidden: the key lacks the scope; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
+                    };
+                };
+                /** @description not_found: no such request for this organisation in this environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
+                    };
+                };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request (or was cancelled); not_booked: the lease is not signed by both, or the first payment has not cleared; extension_pending: another extension is open (awaiting signature or payment); dates_unavailable: something holds part of the added nights; error.conflicts lists what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "not_booked" | "extension_pending" | "dates_unavailable";
+                            };
+                        };
+                    };
+                };
+                /** @description invalid_field: property_id or move_out missing or malformed, or move_out not after the stay's move-out. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
+                    };
+                };
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
+                    };
+                };
+                /** @description server_error: server fault; retry with backoff. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -6026,7 +6336,7 @@ export interface paths {
         put?: never;
         /**
          * Act as the household (or the named signer, for sign)
-         * @description save (option.saved), decline with reason (option.declined; the placement stops), apply (to the landlord), propose_dates with move_in and move_out (dates.proposed; the placement waits for POST dates/approve-proposal), sign (the first signature: lease.first_signed). Sandbox keys only.
+         * @description save (option.saved), decline with reason (option.declined; the placement stops), apply (to the landlord), propose_dates with move_in and move_out (dates.proposed; the placement waits for POST dates/approve-proposal), sign (the first signature: lease.first_signed; once the lease is signed by both, the open extension's addendum). Sandbox keys only.
          *
          *     Requires: options:write.
          */
@@ -6193,7 +6503,7 @@ export interface paths {
         put?: never;
         /**
          * Act as the landlord
-         * @description approve_application (the household applied; the home becomes approved_to_lease), sign (the countersignature after the first: lease.signed, payment unlocked). approve_refund issues the refund of the open refund request on the landlord's account (a job, within seconds; payment.refunded with outcome approved); decline_refund declines it (payment.refunded with outcome declined; a new request may follow). Without a request waiting they answer 409 no_refund_request. Sandbox keys only.
+         * @description approve_application (the household applied; the home becomes approved_to_lease), sign (the countersignature after the first: lease.signed, payment unlocked). approve_refund issues the refund of the open refund request on the landlord's account (a job, within seconds; payment.refunded with outcome approved); decline_refund declines it (payment.refunded with outcome declined; a new request may follow). Without a request waiting they answer 409 no_refund_request. Once the lease is signed by both, sign countersigns the open extension's addendum (POST /claims/{reference}/extensions), and decline_extension declines it (withdrawn, its nights released, the stay as it was). Sandbox keys only.
          *
          *     Requires: options:write.
          */
@@ -6285,7 +6595,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request; option_not_open: no application to approve; lease_not_signable: the lease is not awaiting the countersignature; no_refund_request: no refund request is open. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request; option_not_open: no application to approve; lease_not_signable: the lease (or the open extension's addendum) is not awaiting the countersignature; decline_extension without an extension awaiting signature; no_refund_request: no refund request is open. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -10168,6 +10478,69 @@ export interface components {
             simulatable: boolean;
             summary: string;
         };
+        Extension: {
+            added_nights: number;
+            addendum: {
+                owner_signed_at: string | null;
+                policyholder_signed_at: string | null;
+                sent_at: string | null;
+                /** @enum {string} */
+                status: "awaiting_lease" | "sent_for_signature" | "policyholder_signed" | "fully_signed" | "superseded" | "withdrawn";
+                version: number;
+            };
+            /** @description What the extension charges, once, on the landlord's account: the added nights' share of each month's rent, pet rent and utilities. No deposit or one-off fee again. */
+            amount: number;
+            budget: components["schemas"]["BudgetReview"] & unknown;
+            created_at: string;
+            currency: string;
+            /** @description When its payment cleared and the stay took the new move-out. */
+            effective_at: string | null;
+            /**
+             * Format: uuid
+             * @description The extension's addendum (a contract version of kind addendum).
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The signed lease it extends (never changed).
+             */
+            lease_id: string;
+            lines: {
+                amount: number;
+                label: string;
+            }[];
+            /** @description The monthly rent at that tier. */
+            monthly_rent: number;
+            /** @description The move-out with the extension. */
+            move_out_date: string;
+            /** @description The move-out before the extension: the first added night. */
+            previous_move_out_date: string;
+            /** Format: uuid */
+            property_id: string;
+            /**
+             * @description awaiting_signature (the addendum is out for both signatures), awaiting_payment (signed; the pay page and the payment helper collect it next), in_effect (paid: the stay ends on move_out_date), withdrawn (declined by the landlord, or lapsed unpaid when the stay ended).
+             * @enum {string}
+             */
+            status: "awaiting_signature" | "awaiting_payment" | "in_effect" | "withdrawn";
+            /**
+             * @description The rent tier of the extended stay's whole length, by the signed terms: the added nights are priced at it.
+             * @enum {string}
+             */
+            tier: "monthly_rate" | "rent_1_3_months" | "rent_4_6_months" | "rent_7_9_months" | "rent_10_12_months";
+        };
+        ExtensionInput: {
+            /**
+             * Format: date
+             * @description The new move-out: after the stay's current move-out. The added nights run from that move-out to the night before this one.
+             * @example 2026-12-01
+             */
+            move_out: string;
+            /**
+             * Format: uuid
+             * @description The home (property id).
+             */
+            property_id: string;
+        };
         Home: {
             address: string;
             amenities: string[] | null;
@@ -10665,7 +11038,7 @@ export interface components {
         /** @description null until the first payment clears; kept (cancelled) after a cancellation. */
         PlacementBooking: {
             /** @enum {string} */
-            booking_status: "confirmed" | "cancelled";
+            booking_status: "confirmed" | "cancelled" | "completed";
             cancelled_at: string | null;
             check_in: string;
             check_out: string;
@@ -10781,10 +11154,10 @@ export interface components {
             /** @description What the payer was charged. */
             amount: number;
             /**
-             * @description initial: the first payment (first month, one-off fees, deposits); rent: a later month.
+             * @description initial: the first payment (first month, one-off fees, deposits); rent: a later month; extension: the added nights of an extension.
              * @enum {string}
              */
-            charge_type: "initial" | "rent";
+            charge_type: "initial" | "rent" | "extension";
             covers_deposit: boolean;
             covers_rent: boolean;
             currency: string;
@@ -11011,7 +11384,7 @@ export interface components {
         };
         SandboxLandlordAction: {
             /** @enum {string} */
-            action: "approve_application" | "sign" | "approve_refund" | "decline_refund";
+            action: "approve_application" | "sign" | "approve_refund" | "decline_refund" | "decline_extension";
         };
         SandboxPaymentAction: {
             /**

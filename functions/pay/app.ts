@@ -8,6 +8,7 @@ import { PayLinkRejected, readPayLink, type PayLink } from '../../shared/placeme
 import { payActions, type PayActions } from '../../shared/placements/commands/pay.ts';
 import { renderNoticePage, renderPayPage, renderProblemPage } from './page.ts';
 import { startSetup } from '../../shared/placements/commands/payout-setup.ts';
+import { chargeTypes } from '../../shared/placements/billing.ts';
 
 // The pay-in-app page: a web page, not an API route. The payer opens the `pay_in_app_url` of a
 // placement (GET /pay/<token>), sees what is due now and who is paid, and submits a plain HTML form
@@ -19,7 +20,7 @@ import { startSetup } from '../../shared/placements/commands/payout-setup.ts';
 const Submission = z.strictObject({
   outcome: z.enum(['succeeded', 'failed']).optional(),
   amount_cents: z.coerce.number().int().nonnegative(),
-  charge_type: z.enum(['initial', 'rent']),
+  charge_type: z.enum(chargeTypes),
 });
 
 const html = (c: Context<AppEnv>, body: string, status: number) => {

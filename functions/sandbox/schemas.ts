@@ -30,7 +30,7 @@ export const HouseholdAction = z
 export type HouseholdAction = z.infer<typeof HouseholdAction>;
 
 export const LandlordAction = z
-  .strictObject({ action: z.enum(['approve_application', 'sign', 'approve_refund', 'decline_refund']) })
+  .strictObject({ action: z.enum(['approve_application', 'sign', 'approve_refund', 'decline_refund', 'decline_extension']) })
   .openapi('SandboxLandlordAction');
 
 export const PaymentAction = z

@@ -352,9 +352,9 @@ async function matchingScenario(
 }
 
 /**
- * 50 requests, five around each of 10 homes, all placing their home at once with the same dates:
- * each home can be committed once, so exactly 10 must win. The winners then go on to a fully
- * signed lease (dates, the contract sent by the server's job runner, both sandbox signatures).
+ * 50 requests, five around each of 10 homes, all placing their home and then setting the same dates
+ * at once: a home's nights can be held once, so exactly 10 must win the dates. The winners then go
+ * on to a fully signed lease (the contract sent by the server's job runner, both sandbox signatures).
  */
 async function placementScenario(
   sql: postgres.Sql, provider: string, key: string, apiAs: (key: string, method: string, path: string, body?: unknown) => Promise<any>,
@@ -379,10 +379,12 @@ async function placementScenario(
     const body = { ...claimBody(spot.lat, spot.lng), household_email: 'family@example.com', adjuster_email: 'adjuster@example.com' };
     claims.push((await api('POST', '/claims', body)).data.claim_ref);
   }
+  // Placing commits no nights: every request places its home; the nights are raced for with the dates.
+  await Promise.all(claims.map((ref, i) => api('POST', `/claims/${ref}/options`, { property_id: homes[i % 10], action: 'place', approve_budget: true })));
   const latencies: number[] = [];
   const outcomes = await Promise.all(claims.map(async (ref, i) => {
     const at = performance.now();
-    const ok = await api('POST', `/claims/${ref}/options`, { property_id: homes[i % 10], action: 'place', approve_budget: true }).then(() => true, () => false);
+    const ok = await api('POST', `/claims/${ref}/dates`, { property_id: homes[i % 10], move_in: inDays(40), move_out: inDays(130) }).then(() => true, () => false);
     latencies.push(performance.now() - at);
     return ok ? { ref, home: homes[i % 10] } : undefined;
   }));
@@ -393,7 +395,6 @@ async function placementScenario(
 
   const journeysStarted = performance.now();
   await Promise.all(winners.map(async ({ ref, home }) => {
-    await api('POST', `/claims/${ref}/dates`, { property_id: home, move_in: inDays(40), move_out: inDays(130) });
     // The contract is sent by the server's job runner: wait for it, at most a minute.
     for (const until = Date.now() + 60_000; ;) {
       const placement = (await api('GET', `/claims/${ref}/placement`)).data;
@@ -407,7 +408,7 @@ async function placementScenario(
   const journeySeconds = (performance.now() - journeysStarted) / 1000;
   return [
     {
-      scenario: '50 placements racing for 10 homes', p50: latencies[Math.floor(latencies.length / 2)], p99,
+      scenario: '50 placements racing for the nights of 10 homes', p50: latencies[Math.floor(latencies.length / 2)], p99,
       floor: `${winners.length} won, ${perHome} homes, 10 free`, target: 'winners = free homes', met: winners.length === 10 && perHome === 10,
     },
     {

@@ -1,6 +1,6 @@
 import { splitCharge, type ChargeSplit } from '../properties/earnings.ts';
 import { firstCharge, type PriceCents } from './pricing.ts';
-import { billingPeriods, monthlyPart, type BillingPeriod } from './periods.ts';
+import { billingPeriods, daysBetween, monthlyPart, type BillingPeriod } from './periods.ts';
 
 // What the payer owes now on a fully signed lease, from the same prices as the budget review
 // (./pricing.ts), so the review and the checkout never disagree.
@@ -13,14 +13,22 @@ import { billingPeriods, monthlyPart, type BillingPeriod } from './periods.ts';
 //   A shorter last period (a stay that ends mid-month, or one shortened after move-in) is billed for
 //   the days used: the month's amounts times days used over the days of a full period, rounded.
 // - The platform fee is the service fee on the rent in the charge (shared/properties/earnings.ts).
+// - An extension (charge type extension) pays its added nights at once, before it takes effect: for
+//   each monthly period of the extended stay, its monthly amounts times the share of its days the
+//   extension adds (the rest of a short last period, then whole or partial months), at the tier of
+//   the extended stay's length. The nights of the signed stay keep their own price.
 
 export interface ChargeLine {
   label: string;
   cents: number;
 }
 
+/** What a charge of a placement pays: the first payment, a later period's rent, or an extension's added nights. */
+export const chargeTypes = ['initial', 'rent', 'extension'] as const;
+export type ChargeType = (typeof chargeTypes)[number];
+
 export interface DueCharge {
-  chargeType: 'initial' | 'rent';
+  chargeType: ChargeType;
   title: string;
   periodStart: string;
   periodEnd: string;
@@ -78,4 +86,37 @@ export function dueNow(p: PriceCents, stay: { moveIn: string; moveOut: string },
   const next = billingPeriods(stay.moveIn, stay.moveOut).find((period) => !paid.has(period.start));
   if (!next || (next.index > 0 && next.start > today)) return null;
   return chargeFor(p, next);
+}
+
+/** The charge of an extension adding the nights [from, to) to a stay that moved in on `moveIn`. */
+export function extensionCharge(p: PriceCents, moveIn: string, from: string, to: string): DueCharge {
+  let rent = 0;
+  let petRent = 0;
+  let utilities = 0;
+  for (const period of billingPeriods(moveIn, to)) {
+    // The first month is paid whole with the first payment: nights added inside it are paid already.
+    const start = period.start > from ? period.start : from;
+    if (period.index === 0 || start > period.end) continue;
+    const added = daysBetween(start, period.end) + 1;
+    const part = (cents: number) => Math.round((cents * added) / period.share.full);
+    rent += part(p.rentTier);
+    petRent += part(p.petRent);
+    utilities += part(p.utilities);
+  }
+  const nights = daysBetween(from, to);
+  const last = billingPeriods(from, to).at(-1)!.end;
+  const parts = { rentCents: rent, depositCents: 0, feesCents: petRent + utilities };
+  return {
+    chargeType: 'extension',
+    title: `Extension: ${nights} nights, ${from} to ${last}`,
+    periodStart: from,
+    periodEnd: last,
+    lines: [
+      { label: `Rent, ${nights} added nights`, cents: rent },
+      { label: 'Pet rent', cents: petRent },
+      { label: 'Utilities', cents: utilities },
+    ].filter((line) => line.cents > 0),
+    ...parts,
+    split: splitCharge(parts),
+  };
 }

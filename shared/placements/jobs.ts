@@ -31,7 +31,7 @@ export const sendContract: ServiceJob<'send_contract'> = {
     const { esign } = placementPorts(tenant.environment);
     const sent = await esign.send({
       leaseId: context.lease_id,
-      title: `Lease: ${home?.name ?? home?.address ?? 'home'} (${context.reference})`,
+      title: `${context.kind === 'addendum' ? 'Extension addendum' : 'Lease'}: ${home?.name ?? home?.address ?? 'home'} (${context.reference})`,
       fields: {
         reference: context.reference,
         property: home?.name ?? '',

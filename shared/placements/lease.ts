@@ -18,7 +18,12 @@ export interface LeaseRow {
   move_out_date: string;
   signer_name: string | null;
   signer_email: string | null;
-  issued_by: 'dates' | 'approve_proposal' | 'signer';
+  issued_by: 'dates' | 'approve_proposal' | 'signer' | 'extension';
+  /** lease, or addendum: an extension of the signed lease covering the added nights (move_in_date to move_out_date). */
+  kind: 'lease' | 'addendum';
+  extends_lease_id: string | null;
+  /** An addendum's: when its payment cleared and the stay took its move-out. */
+  effective_at: Date | null;
   template: 'standard' | 'own';
   provider_ref: string | null;
   sent_at: Date | null;
@@ -74,12 +79,13 @@ export interface ContractContext {
   signer_email: string | null;
   /** The adjuster on the request, copied when the contract goes to someone else. */
   adjuster_email: string | null;
+  kind: LeaseRow['kind'];
 }
 
 export async function contractContext(tx: Tx, leaseId: string): Promise<ContractContext | null> {
   const [row] = await tx<ContractContext[]>`
     select l.id as lease_id, c.claim_ref as reference, c.external_id, c.id as request_id, l.property_id, l.status,
-           l.move_in_date, l.move_out_date, l.signer_name, l.signer_email, c.policyholder_name, c.adjuster_email,
+           l.move_in_date, l.move_out_date, l.signer_name, l.signer_email, c.policyholder_name, c.adjuster_email, l.kind,
            (select to_jsonb(h) from app.home_for_request(c.id, l.property_id) h) as home
       from app.lease_agreements l join app.claims c on c.id = l.claim_id
      where l.id = ${leaseId}`;

@@ -1,6 +1,6 @@
 import { db, type Tx } from '../db/client.ts';
 import { afterCursorRow, assertCursorRowVisible } from '../http/paging.ts';
-import type { DueCharge } from './billing.ts';
+import type { ChargeType, DueCharge } from './billing.ts';
 
 // The money of a placement in SQL: payments and the booking (rows owned by the landlord, written by
 // the carrier whose request they are for: the counterpart policies of the payments migration) and
@@ -26,7 +26,7 @@ export interface PaymentRow {
   org_id: string;
   booking_id: string | null;
   claim_home_id: string;
-  charge_type: 'initial' | 'rent';
+  charge_type: ChargeType;
   status: 'succeeded' | 'failed' | 'refunded';
   rent_cents: number;
   deposit_cents: number;
@@ -214,13 +214,13 @@ export async function stayBooking(tx: Tx, placementId: string): Promise<BookingR
   return row ?? null;
 }
 
-/** Closes out a confirmed booking whose move-out came, and marks its holds as the home's past. */
-export async function completeBooking(tx: Tx, booking: BookingRow, leaseId: string): Promise<BookingRow | null> {
+/** Closes out a confirmed booking whose move-out came, and marks the holds of its contracts as the home's past. */
+export async function completeBooking(tx: Tx, booking: BookingRow, leaseIds: string[]): Promise<BookingRow | null> {
   const [row] = await tx<BookingRow[]>`
     update app.bookings set booking_status = 'completed', completed_at = clock_timestamp(), updated_at = clock_timestamp()
      where id = ${booking.id} and booking_status = 'confirmed'
     returning *`;
-  if (row) await tx`select app.complete_holds(${leaseId}, app.current_env())`;
+  if (row) await tx`select app.complete_holds(id, app.current_env()) from unnest(${leaseIds}::uuid[]) as id`;
   return row ?? null;
 }
 
@@ -238,8 +238,8 @@ export async function recordMoveIn(tx: Tx, bookingId: string, placementId: strin
   return row ?? null;
 }
 
-/** The booking ends earlier (a shortened stay). */
-export async function shortenBooking(tx: Tx, bookingId: string, checkOut: string): Promise<BookingRow> {
+/** The booking ends on another day (a stay shortened, or extended). */
+export async function setCheckOut(tx: Tx, bookingId: string, checkOut: string): Promise<BookingRow> {
   const [row] = await tx<BookingRow[]>`
     update app.bookings set check_out = ${checkOut}, updated_at = clock_timestamp() where id = ${bookingId} returning *`;
   return row;

@@ -15,7 +15,7 @@ export function addMonths(iso: string, months: number): string {
   return toIso(target);
 }
 
-const daysBetween = (from: string, to: string) => Math.round((toDate(to).getTime() - toDate(from).getTime()) / day);
+export const daysBetween = (from: string, to: string) => Math.round((toDate(to).getTime() - toDate(from).getTime()) / day);
 
 export interface BillingPeriod {
   index: number;

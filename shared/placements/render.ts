@@ -83,7 +83,7 @@ export function renderPlacementHome(row: PlacementHomeRow): z.infer<typeof Place
     adjuster_placed_at: iso(row.adjuster_placed_at),
     signer: row.signer_name ? { name: row.signer_name, email: row.signer_email } : null,
     // A stay shortened after move-in keeps its signed dates; the placement holds the earlier move-out.
-    lease: live ? renderLease(live, stayMoveOut(row, live) !== live.move_out_date ? row.move_out_date : null) : null,
+    lease: live ? renderLease(live, stayMoveOut(row, live) < live.move_out_date ? row.move_out_date : null) : null,
     lease_history: row.leases.filter((l) => l !== live).map((l) => renderLease(l)),
     booking: renderBooking(row.booking),
     payments_succeeded: row.payments_succeeded,

@@ -1,5 +1,6 @@
 import { db, type Tx } from '../db/client.ts';
 import type { Tenant } from '../db/tenant.ts';
+import type { ChargeType } from './billing.ts';
 import { isUuid } from '../ids.ts';
 import { notFound } from '../http/errors.ts';
 import { lastNight } from './stay.ts';
@@ -232,12 +233,70 @@ export async function recordShortening(
     values (app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.id}, ${placement.property_id}, ${lease.id},
             ${change.previousMoveOut}, ${change.moveOut}, ${change.refundDueCents}, ${change.currency.toLowerCase()})`;
   await tx`update app.claim_homes set move_out_date = ${change.moveOut} where id = ${placement.id}`;
-  await tx`select app.shorten_holds(${lease.id}, app.current_env(), ${lastNight(change.moveOut)})`;
+  for (const id of await stayLeaseIds(tx, placement)) await tx`select app.shorten_holds(${id}, app.current_env(), ${lastNight(change.moveOut)})`;
 }
 
-/** The stay's move-out now: the lease's, or an earlier one a shortening set on the placement. */
+/** The stay's move-out now: the lease's, or the one a shortening or an extension in effect set on the placement. */
 export const stayMoveOut = (placement: Pick<PlacementRow, 'move_out_date'>, lease: Pick<LeaseRow, 'move_out_date'>) =>
-  placement.move_out_date && placement.move_out_date < lease.move_out_date ? placement.move_out_date : lease.move_out_date;
+  placement.move_out_date ?? lease.move_out_date;
+
+/** The move-out the signed lease bills to: the stay's, or the lease's own when extensions carry the stay beyond it. */
+export const billedMoveOut = (placement: Pick<PlacementRow, 'move_out_date'>, lease: Pick<LeaseRow, 'move_out_date'>) => {
+  const stay = stayMoveOut(placement, lease);
+  return stay < lease.move_out_date ? stay : lease.move_out_date;
+};
+
+/** The placement's addendum not yet in effect (an extension waiting for signatures or payment), locked; or null. */
+export async function openAddendum(tx: Tx, placementId: string): Promise<LeaseRow | null> {
+  const [row] = await tx<LeaseRow[]>`
+    select * from app.lease_agreements
+     where claim_home_id = ${placementId} and kind = 'addendum' and effective_at is null and status not in ('superseded', 'withdrawn')
+     for update`;
+  return row ?? null;
+}
+
+/** The contract versions whose nights make up the stay now: the live lease and the addenda in effect. */
+export async function stayLeaseIds(tx: Tx, placement: PlacementRow): Promise<string[]> {
+  const rows = await tx<{ id: string }[]>`
+    select id from app.lease_agreements
+     where claim_home_id = ${placement.id} and (id = ${placement.current_lease_id} or (kind = 'addendum' and effective_at is not null))`;
+  return rows.map((row) => row.id);
+}
+
+/** Writes an extension's addendum: the added nights [moveIn, moveOut) of the signed lease, with its terms. */
+export async function insertAddendum(
+  tx: Tx,
+  placement: PlacementRow,
+  lease: LeaseRow,
+  addendum: { version: number; moveIn: string; moveOut: string; terms: LeaseTerms },
+): Promise<LeaseRow> {
+  const [row] = await tx<LeaseRow[]>`
+    insert into app.lease_agreements (org_id, environment, claim_home_id, claim_id, property_id, version, move_in_date, move_out_date,
+                                      signer_name, signer_email, issued_by, template, terms, kind, extends_lease_id)
+    values (app.current_org(), app.current_env(), ${placement.id}, ${placement.claim_id}, ${placement.property_id}, ${addendum.version},
+            ${addendum.moveIn}, ${addendum.moveOut}, ${lease.signer_name}, ${lease.signer_email}, 'extension', ${lease.template},
+            ${tx.json(addendum.terms as never)}, 'addendum', ${lease.id})
+    returning *`;
+  return row;
+}
+
+/** The highest version number of the placement's contracts (leases and addenda share the numbering). */
+export async function latestVersion(tx: Tx, placementId: string): Promise<number> {
+  const [row] = await tx<{ version: number }[]>`select coalesce(max(version), 0)::integer as version from app.lease_agreements where claim_home_id = ${placementId}`;
+  return row.version;
+}
+
+/** An addendum's payment cleared: it takes effect, the stay takes its move-out, and its nights are booked. */
+export async function putAddendumInEffect(tx: Tx, placement: PlacementRow, addendum: LeaseRow): Promise<LeaseRow | null> {
+  const [row] = await tx<LeaseRow[]>`
+    update app.lease_agreements set effective_at = clock_timestamp()
+     where id = ${addendum.id} and kind = 'addendum' and status = 'fully_signed' and effective_at is null
+    returning *`;
+  if (!row) return null;
+  await tx`update app.claim_homes set move_out_date = ${row.move_out_date} where id = ${placement.id}`;
+  await tx`select app.book_holds(${row.id}, app.current_env())`;
+  return row;
+}
 
 export interface CallbackLease {
   org_id: string;
@@ -245,7 +304,7 @@ export interface CallbackLease {
   claim_id: string;
   property_id: string;
   status: LeaseStatus;
-  /** Whether it is the placement's current version (only that one acts). */
+  /** Whether it is the placement's current version, or its open extension's addendum (only those act). */
   current: boolean;
 }
 
@@ -255,7 +314,8 @@ export interface CallbackLease {
  */
 export async function leaseByProviderRef(providerRef: string): Promise<CallbackLease | null> {
   const [lease] = await db()<CallbackLease[]>`
-    select l.org_id, l.environment, l.claim_id, l.property_id, l.status, h.current_lease_id = l.id as current
+    select l.org_id, l.environment, l.claim_id, l.property_id, l.status,
+           h.current_lease_id = l.id or (l.kind = 'addendum' and l.effective_at is null and l.status not in ('superseded', 'withdrawn')) as current
       from app.lease_agreements l join app.claim_homes h on h.id = l.claim_home_id
      where l.provider_ref = ${providerRef}`;
   return lease ?? null;
@@ -330,7 +390,7 @@ export interface BookingJson {
 
 export interface PaymentJson {
   id: string;
-  charge_type: 'initial' | 'rent';
+  charge_type: ChargeType;
   status: 'succeeded' | 'failed' | 'refunded';
   gross_cents: number;
   platform_fee_cents: number;

@@ -5,6 +5,8 @@ import { statuses } from '../claims/status.ts';
 import { limits } from '../claims/values.ts';
 import { applicationStatuses, leaseStatuses, optionStatuses } from './states.ts';
 import { tiers } from './pricing.ts';
+import { chargeTypes } from './billing.ts';
+import { BookingStatus } from '../events/definitions/provider.ts';
 
 // The placement's API schemas: the budget review, options, dates, signer, the placement read, and
 // paying, booking and moving in. The routes that declare them live where the specification puts
@@ -122,6 +124,44 @@ export const DatesInput = z
   .openapi('DatesInput');
 export type DatesInput = z.infer<typeof DatesInput>;
 
+export const ExtensionInput = z
+  .strictObject({
+    property_id: PropertyId,
+    move_out: PlacementDate.describe("The new move-out: after the stay's current move-out. The added nights run from that move-out to the night before this one."),
+  })
+  .openapi('ExtensionInput');
+export type ExtensionInput = z.infer<typeof ExtensionInput>;
+
+export const ExtensionQuery = z.object({ property_id: PropertyId });
+
+export const Extension = z
+  .object({
+    id: z.string().uuid().describe("The extension's addendum (a contract version of kind addendum)."),
+    property_id: z.string().uuid(),
+    lease_id: z.string().uuid().describe('The signed lease it extends (never changed).'),
+    status: z.enum(['awaiting_signature', 'awaiting_payment', 'in_effect', 'withdrawn'])
+      .describe('awaiting_signature (the addendum is out for both signatures), awaiting_payment (signed; the pay page and the payment helper collect it next), in_effect (paid: the stay ends on move_out_date), withdrawn (declined by the landlord, or lapsed unpaid when the stay ended).'),
+    addendum: z.object({
+      version: z.number().int(),
+      status: LeaseStatus,
+      sent_at: z.string().nullable(),
+      policyholder_signed_at: z.string().nullable(),
+      owner_signed_at: z.string().nullable(),
+    }),
+    previous_move_out_date: z.string().describe('The move-out before the extension: the first added night.'),
+    move_out_date: z.string().describe('The move-out with the extension.'),
+    added_nights: z.number().int(),
+    tier: z.enum(tiers).describe('The rent tier of the extended stay\'s whole length, by the signed terms: the added nights are priced at it.'),
+    monthly_rent: z.number().describe('The monthly rent at that tier.'),
+    amount: z.number().describe('What the extension charges, once, on the landlord\'s account: the added nights\' share of each month\'s rent, pet rent and utilities. No deposit or one-off fee again.'),
+    lines: z.array(z.object({ label: z.string(), amount: z.number() })),
+    currency: z.string(),
+    budget: BudgetReview.describe('The budget review of the extended stay (the call counts as the carrier\'s approval of it).'),
+    created_at: z.string(),
+    effective_at: z.string().nullable().describe('When its payment cleared and the stay took the new move-out.'),
+  })
+  .openapi('Extension');
+
 export const LeaseCreated = z
   .object({
     id: z.string().uuid().describe('The contract version (lease id).'),
@@ -199,7 +239,7 @@ const Lease = z.object({
 export const PlacementBooking = z
   .object({
     id: z.string().uuid(),
-    booking_status: z.enum(['confirmed', 'cancelled']),
+    booking_status: BookingStatus,
     check_in: z.string(),
     check_out: z.string(),
     confirmed_at: z.string(),
@@ -211,7 +251,7 @@ export const PlacementBooking = z
 export const PlacementPayment = z
   .object({
     id: z.string().uuid(),
-    charge_type: z.enum(['initial', 'rent']).describe('initial: the first payment (first month, one-off fees, deposits); rent: a later month.'),
+    charge_type: z.enum(chargeTypes).describe('initial: the first payment (first month, one-off fees, deposits); rent: a later month; extension: the added nights of an extension.'),
     status: z.enum(['succeeded', 'failed', 'refunded']),
     amount: z.number().describe('What the payer was charged.'),
     platform_fee: z.number().describe('The service fee, from rent only.'),

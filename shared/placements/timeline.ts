@@ -15,6 +15,9 @@ const refundNote = (d: Record<string, unknown>) => {
   return Number(d.refund_due) > 0 ? ` ${amount} of rent paid is to be refunded.` : ` ${amount} more is due for the months paid.`;
 };
 
+/** A contract version: the lease, or an extension's addendum. */
+const contract = (d: Record<string, unknown>) => (d.addendum ? 'Extension addendum' : 'Lease');
+
 export const placementTimeline: TimelineSource = {
   summaries: {
     'home.added': () => 'Home put on the request.',
@@ -27,16 +30,17 @@ export const placementTimeline: TimelineSource = {
           : d.action === 'apply' ? 'The household applied.' : 'The household saved the home.',
     'dates.set': (d) => `Dates set: ${fmt(d)}.`,
     'dates.changed': (d) => `Dates changed from ${d.previous_move_in_date} to ${d.previous_move_out_date} to ${fmt(d)}.${refundNote(d)}`,
-    'lease.sent': (d) => `Lease (version ${d.version}) sent for signature.`,
-    'lease.signed_by_recipient': (d) => `Lease (version ${d.version}) signed by ${d.signer_name ?? 'the first signer'}.`,
-    'lease.signed_by_owner': (d) => `Lease (version ${d.version}) countersigned by the landlord.`,
+    'lease.sent': (d) => `${contract(d)} (version ${d.version}) sent for signature.`,
+    'lease.signed_by_recipient': (d) => `${contract(d)} (version ${d.version}) signed by ${d.signer_name ?? 'the first signer'}.`,
+    'lease.signed_by_owner': (d) => `${contract(d)} (version ${d.version}) countersigned by the landlord.`,
   },
   entries: (tx, claim) => tx<TimelineRow[]>`
     with homes as (select * from app.claim_homes where claim_id = ${claim.id}),
     leases as (
-      select l.*, p.move_in_date as previous_move_in_date, p.move_out_date as previous_move_out_date
+      select l.*, p.move_in_date as previous_move_in_date, p.move_out_date as previous_move_out_date,
+             case when l.kind = 'addendum' then '{"addendum": true}'::jsonb else '{}'::jsonb end as marks
         from app.lease_agreements l
-        left join app.lease_agreements p on p.claim_home_id = l.claim_home_id and p.version = l.version - 1
+        left join app.lease_agreements p on p.claim_home_id = l.claim_home_id and p.version = l.version - 1 and p.kind = 'lease'
        where l.claim_id = ${claim.id})
     select h.added_at as at, 'home.added' as type, h.property_id, jsonb_build_object('option_status', h.option_status) as detail from homes h
     union all
@@ -57,7 +61,14 @@ export const placementTimeline: TimelineSource = {
            jsonb_strip_nulls(jsonb_build_object('lease_id', l.id, 'version', l.version, 'move_in_date', l.move_in_date, 'move_out_date', l.move_out_date,
                               'previous_move_in_date', l.previous_move_in_date, 'previous_move_out_date', l.previous_move_out_date))
       from leases l
-     where l.version = 1 or l.move_in_date <> l.previous_move_in_date or l.move_out_date <> l.previous_move_out_date
+     where l.kind = 'lease' and (l.version = 1 or l.move_in_date <> l.previous_move_in_date or l.move_out_date <> l.previous_move_out_date)
+    union all
+    -- An extension changes the dates when its payment clears and it takes effect.
+    select a.effective_at, 'dates.changed', a.property_id,
+           jsonb_build_object('lease_id', a.extends_lease_id, 'addendum_id', a.id, 'extended', true, 'move_in_date', b.move_in_date,
+                              'move_out_date', a.move_out_date, 'previous_move_in_date', b.move_in_date, 'previous_move_out_date', a.move_in_date)
+      from leases a join leases b on b.id = a.extends_lease_id
+     where a.kind = 'addendum' and a.effective_at is not null
     union all
     select s.created_at, 'dates.changed', s.property_id,
            jsonb_build_object('lease_id', s.lease_agreement_id, 'shortened', true, 'move_in_date', l.move_in_date, 'move_out_date', s.move_out,
@@ -65,13 +76,14 @@ export const placementTimeline: TimelineSource = {
                               'refund_due', s.refund_due_cents / 100.0, 'currency', s.currency)
       from app.stay_changes s join leases l on l.id = s.lease_agreement_id
     union all
-    select l.sent_at, 'lease.sent', l.property_id, jsonb_build_object('lease_id', l.id, 'version', l.version) from leases l where l.sent_at is not null
+    select l.sent_at, 'lease.sent', l.property_id, jsonb_build_object('lease_id', l.id, 'version', l.version) || l.marks
+      from leases l where l.sent_at is not null
     union all
     select l.policyholder_signed_at, 'lease.signed_by_recipient', l.property_id,
-           jsonb_build_object('lease_id', l.id, 'version', l.version, 'signer_name', l.signer_name)
+           jsonb_build_object('lease_id', l.id, 'version', l.version, 'signer_name', l.signer_name) || l.marks
       from leases l where l.policyholder_signed_at is not null
     union all
-    select l.owner_signed_at, 'lease.signed_by_owner', l.property_id, jsonb_build_object('lease_id', l.id, 'version', l.version)
+    select l.owner_signed_at, 'lease.signed_by_owner', l.property_id, jsonb_build_object('lease_id', l.id, 'version', l.version) || l.marks
       from leases l where l.owner_signed_at is not null`,
 };
 
@@ -81,7 +93,7 @@ export const moneyTimeline: TimelineSource = {
   summaries: {
     'booking.created': (d) => `Booking confirmed: ${d.check_in} to ${d.check_out}.`,
     'move_in.confirmed': () => 'The household moved in.',
-    'payment.succeeded': (d) => `${d.charge_type === 'initial' ? 'First payment' : 'Rent'} of ${money(d, 'amount')} cleared (service fee ${money(d, 'platform_fee')}).`,
+    'payment.succeeded': (d) => `${d.charge_type === 'initial' ? 'First payment' : d.charge_type === 'extension' ? 'Extension payment' : 'Rent'} of ${money(d, 'amount')} cleared (service fee ${money(d, 'platform_fee')}).`,
     'payment.refunded': (d) => `Refund of ${money(d, 'amount')} issued by the landlord (service fee ${money(d, 'platform_fee_refunded')} returned with it).`,
     'refund.declined': (d) => `Refund of ${money(d, 'amount')} declined by the landlord.`,
     'deposit.refund_requested': (d) => `Refund of ${money(d, 'amount')} requested, deposit included.`,

@@ -168,6 +168,8 @@ export const fixtures: Record<string, Fixture> = {
   'POST /claims/{reference}/confirm-move-in': { build: onPlacement(() => '/confirm-move-in', (home) => ({ property_id: home })) },
   'POST /claims/{reference}/cancel-booking': { build: onPlacement(() => '/cancel-booking', (home) => ({ property_id: home })) },
   'POST /claims/{reference}/refund-request': { build: onPlacement(() => '/refund-request', (home) => ({ property_id: home })) },
+  'POST /claims/{reference}/extensions': { build: onPlacement(() => '/extensions', (home) => ({ property_id: home, move_out: inDays(160) })) },
+  'GET /claims/{reference}/extensions': { build: onPlacement((home) => `/extensions?property_id=${home}`) },
 
   // Homes
   'POST /properties': { build: async () => ({ paths: ['/properties'], body: () => completeHome() }) },

@@ -2,7 +2,11 @@ import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../..
 import { single } from '../../../shared/http/envelope.ts';
 import { cancelBooking, confirmMoveIn } from '../../../shared/placements/commands/booking.ts';
 import { requestRefund } from '../../../shared/placements/commands/refunds.ts';
-import { CancelInput, Cancelled, MoveInConfirmed, PropertyRef, RefundInput, RefundRequested } from '../../../shared/placements/schemas.ts';
+import { listExtensions, requestExtension } from '../../../shared/placements/commands/extensions.ts';
+import { z } from '@hono/zod-openapi';
+import {
+  CancelInput, Cancelled, Extension, ExtensionInput, ExtensionQuery, MoveInConfirmed, PropertyRef, RefundInput, RefundRequested,
+} from '../../../shared/placements/schemas.ts';
 import { ReferenceParam } from '../schemas.ts';
 
 // The stay and the money after payment: move-in, cancellation and refund requests. Handlers are
@@ -19,7 +23,7 @@ export const bookingRoutes = createRoutes()
       summary: 'Confirm the household moved in',
       description:
         'Records the move-in on the booking, closes the placement lifecycle and starts the stay: the request moves to move_in_complete, ' +
-        'then to in_stay from the next day, and to move_out_closeout when move-out is within 14 days (the daily scheduler). ' +
+        'then to in_stay from the next day; on the move-out date the stay is closed out (move_out_closeout, booking completed). ' +
         'The provider gets booking.updated (change move_in_confirmed) and sees move_in_confirmed_at. Calling it again answers the same without a second move.',
       scope: 'options:write',
       request: { params: ReferenceParam, body: jsonBody(PropertyRef) },
@@ -47,7 +51,7 @@ export const bookingRoutes = createRoutes()
       summary: 'Cancel a placement, before or after payment',
       description:
         'Cancels the booking (booking.updated, change cancelled, to the provider), removes the calendar holds, withdraws the contract ' +
-        '(signature links stop, collected signatures cleared), takes the home off the request and back on the market, and emails the landlord, ' +
+        '(signature links stop; signatures already collected stay on record), takes the home off the request and back on the market, and emails the landlord, ' +
         'the household and the assigned adjuster. The request stays open; its status moves back to what its remaining homes support ' +
         '(housing_options_found when none is in play). ' +
         'While a settled payment exists the call is refused with 409 already_paid unless force is true; then request a refund from the landlord.',
@@ -98,4 +102,54 @@ export const bookingRoutes = createRoutes()
       },
     }),
     async (c) => c.json(single(await requestRefund(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'))), 202),
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/{reference}/extensions',
+      tags,
+      summary: 'Extend a stay (an addendum to the signed lease)',
+      description:
+        'Beyond the specification. Asks for more nights on a booked stay: move_out is the new move-out. The added nights (from the stay\'s ' +
+        'move-out to the night before the new one) are held at once (409 dates_unavailable with conflicts when something holds them), priced ' +
+        'by the signed terms at the tier of the extended stay\'s length, and an addendum goes out for both signatures like the lease ' +
+        '(lease.sent, lease.first_signed, lease.signed; in sandbox the household and landlord helpers sign it). Once signed, its amount is what ' +
+        'the pay page and the payment helper collect next, on the landlord\'s account; when it clears the stay ends on the new move-out ' +
+        '(payment.succeeded with charge_type extension; booking.updated, change dates_changed, to the provider; a dates.changed timeline ' +
+        'entry). Declined by the landlord, or unpaid when the stay ends, it is withdrawn and the stay is as it was. ' +
+        'The same call again (same move_out) answers the open extension.',
+      scope: 'options:write',
+      request: { params: ReferenceParam, body: jsonBody(ExtensionInput) },
+      responses: { 201: jsonResponse(dataOf(Extension), 'The extension, awaiting signature.') },
+      errors: {
+        400: { could_not_set_dates: 'the stay has ended (its move-out date came).' },
+        404: { not_found: 'no such request for this organisation in this environment' },
+        409: {
+          not_on_request: 'the home is not on the request (or was cancelled)',
+          not_booked: 'the lease is not signed by both, or the first payment has not cleared',
+          extension_pending: 'another extension is open (awaiting signature or payment)',
+          dates_unavailable: 'something holds part of the added nights; error.conflicts lists what.',
+        },
+        422: { invalid_field: 'property_id or move_out missing or malformed, or move_out not after the stay\'s move-out.' },
+      },
+    }),
+    async (c) => c.json(single(await requestExtension(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'))), 201),
+  )
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/{reference}/extensions',
+      tags,
+      summary: 'List the extensions of a stay',
+      description: 'Beyond the specification. The extensions of the home on the request, newest first, each with its addendum, price and status.',
+      scope: 'placements:read',
+      request: { params: ReferenceParam, query: ExtensionQuery },
+      responses: { 200: jsonResponse(dataOf(z.array(Extension)), 'The extensions.') },
+      errors: {
+        404: { not_found: 'no such request for this organisation in this environment' },
+        409: { not_on_request: 'the home is not on the request (or was cancelled).' },
+        422: { invalid_field: 'property_id missing or not a uuid.' },
+      },
+    }),
+    async (c) => c.json(single(await listExtensions(c.get('caller'), c.req.valid('param').reference, c.req.valid('query').property_id)), 200),
   );

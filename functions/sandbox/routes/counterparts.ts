@@ -30,8 +30,8 @@ export const counterpartRoutes = createRoutes()
       summary: 'Act as the household (or the named signer, for sign)',
       description:
         'save (option.saved), decline with reason (option.declined; the placement stops), apply (to the landlord), propose_dates with move_in and ' +
-        'move_out (dates.proposed; the placement waits for POST dates/approve-proposal), sign (the first signature: lease.first_signed). ' +
-        'Sandbox keys only.',
+        'move_out (dates.proposed; the placement waits for POST dates/approve-proposal), sign (the first signature: lease.first_signed; once ' +
+        'the lease is signed by both, the open extension\'s addendum). Sandbox keys only.',
       scope: 'options:write',
       request: { params: HomeOnRequestParams, body: jsonBody(HouseholdAction) },
       responses: { 200: jsonResponse(dataOf(PlacementHome), 'The home on the request after the answer.') },
@@ -67,8 +67,9 @@ export const counterpartRoutes = createRoutes()
         'approve_application (the household applied; the home becomes approved_to_lease), sign (the countersignature after the first: lease.signed, ' +
         'payment unlocked). approve_refund issues the refund of the open refund request on the landlord\'s account (a job, within seconds; ' +
         'payment.refunded with outcome approved); decline_refund declines it (payment.refunded with outcome declined; a new request may follow). ' +
-        'Without a request waiting they answer 409 no_refund_request. ' +
-        'Sandbox keys only.',
+        'Without a request waiting they answer 409 no_refund_request. Once the lease is signed by both, sign countersigns the open ' +
+        'extension\'s addendum (POST /claims/{reference}/extensions), and decline_extension declines it (withdrawn, its nights released, ' +
+        'the stay as it was). Sandbox keys only.',
       scope: 'options:write',
       request: { params: HomeOnRequestParams, body: jsonBody(LandlordAction) },
       responses: { 200: jsonResponse(dataOf(PlacementHome), 'The home on the request after the answer.') },
@@ -77,7 +78,7 @@ export const counterpartRoutes = createRoutes()
         409: {
           not_on_request: 'the home is not on the request',
           option_not_open: 'no application to approve',
-          lease_not_signable: 'the lease is not awaiting the countersignature',
+          lease_not_signable: 'the lease (or the open extension\'s addendum) is not awaiting the countersignature; decline_extension without an extension awaiting signature',
           no_refund_request: 'no refund request is open.',
         },
         422: {

@@ -12,8 +12,9 @@ import { inPlacement } from '../unit-of-work.ts';
 import { onHome } from '../render.ts';
 import { placementHome } from './read.ts';
 import { decideRefund } from './refunds.ts';
+import { declineExtension } from './extensions.ts';
 import {
-  currentLease, moveOffer, otherHomesInPlay, recordResponse, updatePlacement, type PlacementRow,
+  currentLease, moveOffer, openAddendum, otherHomesInPlay, recordResponse, updatePlacement, type PlacementRow,
 } from '../repository.ts';
 
 // The household's and the landlord's answers. In live they arrive from their own channels and the
@@ -29,7 +30,7 @@ export type HouseholdAnswer =
   | { action: 'propose_dates'; move_in: string; move_out: string }
   | { action: 'sign' };
 
-export type LandlordAnswer = { action: 'approve_application' | 'sign' | 'approve_refund' | 'decline_refund' };
+export type LandlordAnswer = { action: 'approve_application' | 'sign' | 'approve_refund' | 'decline_refund' | 'decline_extension' };
 
 async function moveOfferOr409(tx: Tx, placement: PlacementRow, event: OfferEvent, columns: Record<string, unknown>): Promise<PlacementRow> {
   const to = offerMove(event, placement);
@@ -42,7 +43,10 @@ async function moveOfferOr409(tx: Tx, placement: PlacementRow, event: OfferEvent
 
 /** The first signature (household or named signer), or the landlord's countersignature. */
 export async function sign(tx: Tx, claim: ClaimRow, placement: PlacementRow, by: 'tenant' | 'landlord'): Promise<void> {
-  const lease = await currentLease(tx, placement);
+  const current = await currentLease(tx, placement);
+  // Once the lease is signed by both, signatures go to the open extension's addendum, if any.
+  const addendum = current?.status === 'fully_signed' ? await openAddendum(tx, placement.id) : null;
+  const lease = addendum ?? current;
   if (!lease) throw new ApiError('lease_not_signable', 'No lease yet: the caller sets the dates first.');
   if (by === 'tenant' && placement.proposed_at) {
     throw new ApiError('proposal_pending', 'The household proposed other dates; the placement waits until the caller answers.');
@@ -58,6 +62,7 @@ export async function sign(tx: Tx, claim: ClaimRow, placement: PlacementRow, by:
     await emit(tx, 'lease.first_signed', { ...onHome(claim, placement), lease_id: moved.id, signed_at: moved.policyholder_signed_at!.toISOString() });
   } else {
     await emit(tx, 'lease.signed', { ...onHome(claim, placement), lease_id: moved.id, signed_at: moved.owner_signed_at!.toISOString() });
+    if (moved.kind === 'addendum') return;
     await moveStatus(tx, [claim.id], 'lease_signed');
     // Both signed, payment is unlocked: the request waits for the payer (the specification's order,
     // lease_signed then payment_setup, each announced).
@@ -115,6 +120,8 @@ export async function landlordAnswers(tx: Tx, claim: ClaimRow, placement: Placem
     }
     case 'sign':
       return sign(tx, claim, placement, 'landlord');
+    case 'decline_extension':
+      return declineExtension(tx, placement);
     case 'approve_refund':
     case 'decline_refund':
       await decideRefund(tx, claim, placement, answer.action === 'approve_refund');

@@ -1,5 +1,4 @@
 import type { Tx } from '../../db/client.ts';
-import { emit } from '../../events/outbox.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
 import { statuses, type RequestStatus } from '../../claims/status.ts';
 import type { Caller } from '../../http/context.ts';
@@ -10,41 +9,24 @@ import { findClaim, type ClaimRow } from '../../claims/repository.ts';
 import { tenantNow, utcDay } from '../../clock/time.ts';
 import { checkNotPast, earliestToday } from '../stay.ts';
 import { inPlacement } from '../unit-of-work.ts';
-import { providerBookingFields } from '../render.ts';
 import {
-  cancelBookingRow, completeBooking, confirmedBooking, homeLabel, latestSettled, otherHomesState, paidCharges, payeeOf, recordMoveIn, shortenBooking,
-  stayBooking, type BookingRow, type HomeState,
+  cancelBookingRow, completeBooking, confirmedBooking, homeLabel, latestSettled, otherHomesState, paidCharges, payeeOf, recordMoveIn, setCheckOut,
+  stayBooking, type HomeState,
 } from '../money-repository.ts';
-import { cancelPlacement, contactAddresses, currentLease, recordShortening, releaseHolds, stayMoveOut, type PlacementRow } from '../repository.ts';
+import { announceBookingChange } from './announce.ts';
+import {
+  cancelPlacement, contactAddresses, currentLease, openAddendum, recordShortening, releaseHolds, stayLeaseIds, stayMoveOut, type PlacementRow,
+} from '../repository.ts';
+import { withdrawExtension } from './extensions.ts';
 import { chargeFor } from '../billing.ts';
 import { billingPeriods, type BillingPeriod } from '../periods.ts';
 import type { PriceCents } from '../pricing.ts';
-import { signedPrices } from './payments.ts';
+import { signedPrices } from '../signed-prices.ts';
 import { scheduleCloseout, scheduleInStay } from '../schedule.ts';
 
 // The stay: confirming move-in, and cancelling a placement (before or after payment). Each runs in
 // the placement's unit of work (../unit-of-work.ts: the request, then the placement, locked): lock,
 // check, write, emit, move status.
-
-/** booking.updated to the provider, for a change of its booking. */
-export async function announceBookingChange(
-  tx: Tx,
-  claim: ClaimRow,
-  placement: PlacementRow,
-  booking: BookingRow,
-  change: 'cancelled' | 'move_in_confirmed' | 'dates_changed' | 'completed',
-  previous: BookingRow['booking_status'],
-) {
-  const label = await homeLabel(tx, placement.property_id);
-  await emit(tx, 'booking.updated', {
-    ...providerBookingFields(claim.claim_ref, placement.property_id, label, booking),
-    previous_status: previous,
-    change,
-    move_in_confirmed_at: booking.move_in_confirmed_at?.toISOString() ?? null,
-    cancelled_at: booking.cancelled_at?.toISOString() ?? null,
-    completed_at: booking.completed_at?.toISOString() ?? null,
-  }, { orgId: booking.org_id, environment: claim.environment });
-}
 
 /** POST confirm-move-in: records the move-in once; a repeated call answers the same without a second move. */
 export async function confirmMoveIn(caller: Caller, reference: string, propertyId: string) {
@@ -92,6 +74,10 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
     }
     const reason = input.reason ?? null;
     const lease = await currentLease(tx, placement);
+    // An open extension goes with the placement; the nights of extensions in effect are released with the lease's.
+    const open = await openAddendum(tx, placement.id);
+    if (open) await withdrawExtension(tx, open, 'placement cancelled');
+    for (const id of lease ? await stayLeaseIds(tx, placement) : []) if (id !== lease!.id) await releaseHolds(tx, id);
     if (lease) {
           const withdrawn = await moveLease(tx, lease.id, 'withdrawn', { withdrawn_at: 'now' });
       if (withdrawn?.provider_ref) {
@@ -157,8 +143,11 @@ export function supportedStatus(homes: HomeState[]): RequestStatus {
 export async function closeStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, moveOut: string) {
   const booking = await confirmedBooking(tx, placement.id);
   if (!booking || booking.check_out !== moveOut) return null;
-  const completed = await completeBooking(tx, booking, booking.lease_agreement_id);
+  const completed = await completeBooking(tx, booking, await stayLeaseIds(tx, placement));
   if (!completed) return null;
+  // An extension still unsigned or unpaid when the stay ends lapses.
+  const open = await openAddendum(tx, placement.id);
+  if (open) await withdrawExtension(tx, open, 'the stay ended before the extension was paid');
   await announceBookingChange(tx, claim, placement, completed, 'completed', 'confirmed');
   await moveStatus(tx, [claim.id], 'move_out_closeout');
   return completed;
@@ -187,7 +176,7 @@ export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementR
   checkNotPast(moveOut, 'move_out', now);
   const { refundDueCents, currency } = await moneyOfShortening(tx, claim, placement, lease, moveOut);
   await recordShortening(tx, placement, lease, { previousMoveOut, moveOut, refundDueCents, currency });
-  const updated = await shortenBooking(tx, booking.id, moveOut);
+  const updated = await setCheckOut(tx, booking.id, moveOut);
   await Promise.all([
     announceBookingChange(tx, claim, placement, updated, 'dates_changed', 'confirmed'),
     scheduleCloseout(tx, placement.id, moveOut),

@@ -1,4 +1,5 @@
 import type { Tx } from '../../db/client.ts';
+import type { ChargeType } from '../billing.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { PayLink } from '../pay-link.ts';
 import { paymentsPort } from '../ports/index.ts';
@@ -34,7 +35,7 @@ export interface PayView {
    */
   state: 'due' | 'not_unlocked' | 'settled' | 'unavailable';
   /** What is due now, when state is due. */
-  due?: { title: string; chargeType: 'initial' | 'rent'; lines: DueLine[]; totalCents: number };
+  due?: { title: string; chargeType: ChargeType; lines: DueLine[]; totalCents: number };
   /** Payments already made on this placement, newest last. */
   paid: { title: string; cents: number; at: string; status: string }[];
   /** A sentence for the states other than due. */
@@ -46,7 +47,7 @@ export interface PaySubmission {
   outcome?: 'succeeded' | 'failed';
   /** The amount the page showed; a payment is refused when what is due has changed since. */
   amountCents: number;
-  chargeType: 'initial' | 'rent';
+  chargeType: ChargeType;
 }
 
 export interface PayActions {
@@ -66,7 +67,8 @@ function inLinkedPlacement<T>(link: PayLink, lock: boolean, work: (tx: Tx, claim
   return inPlacementById(tenant, link.placementId, ({ tx, claim, placement }) => work(tx, claim, placement), { lock, cancelled: lock ? 'refuse' : 'include' });
 }
 
-const paidTitle = (chargeType: string, start: string | null) => (chargeType === 'initial' ? 'First payment' : `Rent from ${start}`);
+const paidTitle = (chargeType: string, start: string | null) =>
+  chargeType === 'initial' ? 'First payment' : chargeType === 'extension' ? `Extension from ${start}` : `Rent from ${start}`;
 
 async function view(link: PayLink): Promise<PayView | null> {
   return inLinkedPlacement(link, false, async (tx, claim, placement) => {

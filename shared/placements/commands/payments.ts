@@ -5,14 +5,15 @@ import { ApiError } from '../../http/errors.ts';
 import { fromCents } from '../../money.ts';
 import { dueNow, type DueCharge } from '../billing.ts';
 import type { LeaseRow } from '../lease.ts';
-import { price, termsOf, type LeaseTerms } from '../pricing.ts';
+import { extensionDue, signedPrices } from '../signed-prices.ts';
+import { putExtensionInEffect } from './extensions.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { onHome, providerBookingFields } from '../render.ts';
 import {
   attachPayment, confirmBooking, confirmedBooking, homeLabel, insertFailed, insertSucceeded, paidPeriods, payeeOf,
   type Payee, type PaymentRow, type PaymentWrite,
 } from '../money-repository.ts';
-import { currentLease, homeIfPlaceable, stayMoveOut, type PlacementRow } from '../repository.ts';
+import { billedMoveOut, currentLease, openAddendum, type PlacementRow } from '../repository.ts';
 import { scheduleCloseout } from '../schedule.ts';
 import { tenantNow, utcDay } from '../../clock/time.ts';
 
@@ -45,29 +46,19 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow):
   if (!payee.charges_enabled) {
     throw new ApiError('charges_disabled', "The landlord's payment account cannot take charges right now; nothing can be paid until the landlord finishes setup.");
   }
-  const stay = { moveIn: lease.move_in_date, moveOut: stayMoveOut(placement, lease) };
+  // An extension signed by both sides is paid first: it takes effect when its payment clears.
+  const addendum = await openAddendum(tx, placement.id);
+  if (addendum?.status === 'fully_signed') {
+    const { due, currency } = await extensionDue(tx, claim, placement, lease, addendum);
+    return { lease: addendum, payee, currency, due };
+  }
+  const stay = { moveIn: lease.move_in_date, moveOut: billedMoveOut(placement, lease) };
   const { prices, currency } = await signedPrices(tx, claim, placement, lease, stay);
   const [paid, now] = await Promise.all([paidPeriods(tx, placement.id), tenantNow(tx)]);
   const due = dueNow(prices, stay, paid, utcDay(now));
   return { lease, payee, currency, due };
 }
 
-/**
- * The prices of a stay under the terms the lease was signed on: a provider's later change of rates,
- * fees or listing, or the request's pets, never changes what the version charges.
- */
-export async function signedPrices(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, stay: { moveIn: string; moveOut: string }) {
-  const terms = lease.terms ?? (await termsBeforeRecorded(tx, claim, placement, lease));
-  const prices = price(terms.home, { ...claim, has_pets: terms.request.has_pets }, { move_in: stay.moveIn, move_out: stay.moveOut });
-  return { prices, currency: terms.home.currency };
-}
-
-/** A version issued before terms were recorded prices from the home as it stands, as it always did. */
-async function termsBeforeRecorded(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow): Promise<LeaseTerms> {
-  const home = await homeIfPlaceable(tx, claim.id, placement.property_id);
-  if (!home) throw new ApiError('charges_disabled', 'The home is no longer offered by the landlord; nothing can be paid.');
-  return termsOf(home, claim, { move_in: lease.move_in_date, move_out: lease.move_out_date });
-}
 
 /** What is due now, or 409 nothing_due. */
 export function requireDue(state: Payable): DueCharge {
@@ -155,6 +146,7 @@ export async function recordCharge(
       await scheduleCloseout(tx, placement.id, booking.check_out);
     }
   }
+  if (payment.charge_type === 'extension' && state.lease.kind === 'addendum') await putExtensionInEffect(tx, claim, placement, state.lease);
   await emit(tx, 'payment.succeeded', {
     ...onHome(claim, placement),
     payment_id: payment.id,

@@ -1,0 +1,145 @@
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../http/context.ts';
+import { ApiError } from '../../http/errors.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import { fromCents } from '../../money.ts';
+import type { ClaimRow } from '../../claims/repository.ts';
+import { tenantNow } from '../../clock/time.ts';
+import { moveLease, type LeaseRow } from '../lease.ts';
+import { budgetReview, termsOf } from '../pricing.ts';
+import { extensionDue } from '../signed-prices.ts';
+import { earliestToday, lastNight } from '../stay.ts';
+import { scheduleCloseout } from '../schedule.ts';
+import { inPlacement, lockCalendar } from '../unit-of-work.ts';
+import { setCheckOut, stayBooking } from '../money-repository.ts';
+import {
+  currentLease, insertAddendum, latestVersion, openAddendum, putAddendumInEffect, rangeConflicts, releaseHolds, stayMoveOut, takeHold,
+  type PlacementRow,
+} from '../repository.ts';
+import { announceBookingChange } from './announce.ts';
+import type { ExtensionInput } from '../schemas.ts';
+
+// Extending a stay (POST /claims/{reference}/extensions): beyond the specification, designed as an
+// addendum to the signed lease. The request holds the added nights at once (the calendar's
+// exclusion constraint decides a race with other placements), prices them by the signed terms at
+// the tier of the extended stay's length, and sends the addendum for both signatures like a lease
+// (the send-contract job; in sandbox the counterpart helpers sign it). Signed by both, its payment
+// is what the pay page and the payment helper collect next, on the landlord's account; when it
+// clears the addendum takes effect: the stay's move-out, the booking's check-out and the closeout
+// move, and the provider hears booking.updated (dates_changed). Declined, or lapsed unpaid at the
+// stay's end, it is withdrawn with its hold, and the stay stays as it was.
+
+/** The extension as the API shows it: its addendum, the added nights and their price. */
+export async function renderExtension(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, addendum: LeaseRow) {
+  const { prices, currency, due } = await extensionDue(tx, claim, placement, lease, addendum);
+  const review = budgetReview(addendum.terms!.home, prices, { budget_approved: true, approved_at: addendum.created_at.toISOString(), on_request: true });
+  return {
+    id: addendum.id,
+    property_id: placement.property_id,
+    lease_id: lease.id,
+    status: extensionStatus(addendum),
+    addendum: { version: addendum.version, status: addendum.status, sent_at: iso(addendum.sent_at), policyholder_signed_at: iso(addendum.policyholder_signed_at), owner_signed_at: iso(addendum.owner_signed_at) },
+    previous_move_out_date: addendum.move_in_date,
+    move_out_date: addendum.move_out_date,
+    added_nights: Math.round((Date.parse(addendum.move_out_date) - Date.parse(addendum.move_in_date)) / 86_400_000),
+    tier: prices.tier,
+    monthly_rent: fromCents(prices.rentTier),
+    amount: fromCents(due.split.grossCents),
+    lines: due.lines.map((line) => ({ label: line.label, amount: fromCents(line.cents) })),
+    currency,
+    budget: review,
+    created_at: addendum.created_at.toISOString(),
+    effective_at: iso(addendum.effective_at),
+  };
+}
+
+const iso = (at: Date | null) => at?.toISOString() ?? null;
+
+export type ExtensionStatus = 'awaiting_signature' | 'awaiting_payment' | 'in_effect' | 'withdrawn';
+
+export function extensionStatus(addendum: LeaseRow): ExtensionStatus {
+  if (addendum.effective_at) return 'in_effect';
+  if (addendum.status === 'withdrawn' || addendum.status === 'superseded') return 'withdrawn';
+  return addendum.status === 'fully_signed' ? 'awaiting_payment' : 'awaiting_signature';
+}
+
+export async function requestExtension(caller: Caller, reference: string, input: ExtensionInput) {
+  return inPlacement(caller, { reference, propertyId: input.property_id }, async ({ tx, claim, placement }) => {
+    const [lease, booking, now] = await Promise.all([currentLease(tx, placement), stayBooking(tx, placement.id), tenantNow(tx)]);
+    if (!lease || lease.status !== 'fully_signed' || !booking) {
+      throw new ApiError('not_booked', 'A stay is extended once it is booked: the lease signed by both and the first payment cleared.');
+    }
+    const moveOut = stayMoveOut(placement, lease);
+    if (booking.booking_status === 'completed' || earliestToday(now) >= moveOut) {
+      throw new ApiError('could_not_set_dates', `The stay ended on ${moveOut} (its move-out date); it can no longer be extended.`, 'move_out');
+    }
+    const open = await openAddendum(tx, placement.id);
+    if (open) {
+      // The same extension again (a retry) answers the one already open.
+      if (open.move_out_date === input.move_out) return renderExtension(tx, claim, placement, lease, open);
+      throw new ApiError('extension_pending', `An extension to ${open.move_out_date} is open (${extensionStatus(open).replace('_', ' ')}); it is paid or declined first.`);
+    }
+    if (input.move_out <= moveOut) {
+      throw new ApiError('invalid_field', `move_out must be after the stay's move-out (${moveOut}); to end earlier, shorten with POST dates.`, 'move_out');
+    }
+    await lockCalendar({ tx, claim, placement });
+    const signed = lease.terms!;
+    const terms = termsOf({ ...signed.home, ...signed.listing }, { ...claim, has_pets: signed.request.has_pets }, { move_in: lease.move_in_date, move_out: input.move_out });
+    const addendum = await insertAddendum(tx, placement, lease, { version: (await latestVersion(tx, placement.id)) + 1, moveIn: moveOut, moveOut: input.move_out, terms });
+    const hold = await takeHold(tx, placement.property_id, moveOut, lastNight(input.move_out), addendum.id, `extension ${claim.claim_ref}`);
+    if (!hold) {
+      const conflicts = await rangeConflicts(tx, placement.property_id, moveOut, lastNight(input.move_out));
+      throw new ApiError('dates_unavailable', 'Something already holds part of the added nights.', undefined, { conflicts });
+    }
+    if (addendum.template === 'standard') await enqueue(tx, 'send_contract', { lease_id: addendum.id }, { dedupeKey: addendum.id });
+    return renderExtension(tx, claim, placement, lease, addendum);
+  });
+}
+
+/** The extensions of a placement, newest first (GET /claims/{reference}/extensions?property_id=). */
+export async function listExtensions(caller: Caller, reference: string, propertyId: string) {
+  return inPlacement(caller, { reference, propertyId }, async ({ tx, claim, placement }) => {
+    const lease = await currentLease(tx, placement);
+    const addenda = lease ? await tx<LeaseRow[]>`
+      select * from app.lease_agreements where claim_home_id = ${placement.id} and kind = 'addendum' order by version desc` : [];
+    return Promise.all(addenda.map((addendum) => renderExtension(tx, claim, placement, lease!, addendum)));
+  }, { lock: false });
+}
+
+/**
+ * The extension's payment cleared (./payments.ts): the addendum takes effect, the stay takes its
+ * move-out, the booking its check-out, the closeout its date; the provider hears of it.
+ */
+export async function putExtensionInEffect(tx: Tx, claim: ClaimRow, placement: PlacementRow, addendum: LeaseRow): Promise<void> {
+  const done = await putAddendumInEffect(tx, placement, addendum);
+  const booking = await stayBooking(tx, placement.id);
+  if (!done || booking?.booking_status !== 'confirmed') return;
+  const extended = await setCheckOut(tx, booking.id, done.move_out_date);
+  await Promise.all([
+    announceBookingChange(tx, claim, placement, extended, 'dates_changed', 'confirmed'),
+    scheduleCloseout(tx, placement.id, done.move_out_date),
+  ]);
+}
+
+/**
+ * The extension does not go ahead: declined by the landlord, or lapsed unpaid when the stay ends.
+ * Its addendum is withdrawn (its signature links stop) and its nights released; the stay is as it was.
+ */
+export async function withdrawExtension(tx: Tx, addendum: LeaseRow, reason: string): Promise<boolean> {
+  const withdrawn = await moveLease(tx, addendum.id, 'withdrawn', { withdrawn_at: 'now' });
+  if (!withdrawn) return false;
+  await releaseHolds(tx, addendum.id);
+  if (withdrawn.provider_ref) {
+    await enqueue(tx, 'withdraw_contract', { provider_ref: withdrawn.provider_ref, reason }, { dedupeKey: withdrawn.provider_ref });
+  }
+  return true;
+}
+
+/** The landlord declines the open extension (the sandbox helper's decline_extension). */
+export async function declineExtension(tx: Tx, placement: PlacementRow): Promise<void> {
+  const open = await openAddendum(tx, placement.id);
+  if (!open || open.status === 'fully_signed') {
+    throw new ApiError('lease_not_signable', open ? 'The extension is signed by both; it takes effect when paid.' : 'No extension is waiting for the landlord.');
+  }
+  await withdrawExtension(tx, open, 'declined by the landlord');
+}

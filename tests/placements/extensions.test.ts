@@ -1,0 +1,140 @@
+// Extending a stay: an addendum held, priced by the signed terms, signed, paid, then in effect; a
+// declined one leaves the stay as it was; a race with another placement for the added nights.
+import { describe, expect, it } from 'vitest';
+import { openClaim } from '../claims/fixtures.ts';
+import { client, createKey, ownerSql } from '../helpers.ts';
+import { drainJobs, events, inDays, scene, type Api } from './fixtures.ts';
+
+/** A booked stay on a home whose rent tiers fall with length: 2,500 a month for 1-3 months, 2,000 for 4-6. */
+async function booked(moveIn = inDays(40), moveOut = inDays(130)) {
+  const s = await scene();
+  await ownerSql()`update app.properties set rent_1_3_months_cents = 250000, rent_4_6_months_cents = 200000 where id = ${s.home}`;
+  expect((await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'place', approve_budget: true })).status).toBe(200);
+  expect((await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: moveIn, move_out: moveOut })).status).toBe(200);
+  await drainJobs(s.c.orgId);
+  await signBoth(s.api, s.ref, s.home);
+  expect((await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' })).status).toBe(200);
+  return s;
+}
+
+async function signBoth(api: Api, ref: string, home: string) {
+  for (const who of ['household', 'landlord']) {
+    const res = await api.post(`/sandbox/claims/${ref}/homes/${home}/${who}`, { action: 'sign' });
+    expect(res.status, `${who}: ${res.text}`).toBe(200);
+  }
+}
+
+describe('POST /claims/{reference}/extensions', () => {
+  it('holds the added nights, prices them by the signed terms, goes out for signature, and takes effect when paid', async () => {
+    const s = await booked();
+    // The provider raises its rate after signing: the extension is priced by the signed terms.
+    await ownerSql()`update app.properties set monthly_rate_cents = 990000 where id = ${s.home}`;
+    const asked = await s.api.post(`/claims/${s.ref}/extensions`, { property_id: s.home, move_out: inDays(160) });
+    expect(asked.status, asked.text).toBe(201);
+    const extension = asked.body.data;
+    // 30 added nights make a 120-night stay: the 4-6 month tier of the signed terms (2,000 a month; the
+    // signed 90 nights keep 2,500), about a month's rent for the added nights.
+    expect(extension).toMatchObject({
+      property_id: s.home, status: 'awaiting_signature', previous_move_out_date: inDays(130), move_out_date: inDays(160), added_nights: 30,
+      tier: 'rent_4_6_months', monthly_rent: 2000, currency: 'usd', effective_at: null,
+    });
+    expect(extension.amount).toBeGreaterThan(1900);
+    expect(extension.amount).toBeLessThan(2100);
+    expect(extension.lines[0]).toEqual({ label: 'Rent, 30 added nights', amount: expect.any(Number) });
+    expect(extension.budget).toMatchObject({ currency: 'usd' });
+    // The same call again answers the open extension; another move-out is refused while it is open.
+    expect((await s.api.post(`/claims/${s.ref}/extensions`, { property_id: s.home, move_out: inDays(160) })).body.data.id).toBe(extension.id);
+    expect((await s.api.post(`/claims/${s.ref}/extensions`, { property_id: s.home, move_out: inDays(170) })).body.error?.code).toBe('extension_pending');
+    const holds = await ownerSql()`select start_date, end_date, held_for from app.availability_blocks where lease_agreement_id = ${extension.id}`;
+    expect(holds).toEqual([{ start_date: inDays(130), end_date: inDays(159), held_for: 'lease' }]);
+
+    // Not payable before both sign: the payment helper pays nothing new (the first month is paid).
+    expect((await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' })).body.error?.code).toBe('nothing_due');
+    await drainJobs(s.c.orgId);
+    await signBoth(s.api, s.ref, s.home);
+    const listed = (await s.api.get(`/claims/${s.ref}/extensions?property_id=${s.home}`)).body.data;
+    expect(listed).toEqual([expect.objectContaining({ id: extension.id, status: 'awaiting_payment', addendum: expect.objectContaining({ status: 'fully_signed' }) })]);
+    expect((await s.api.get(`/claims/${s.ref}`)).body.data.status_primary).toBe('booking_confirmed');
+
+    const paid = await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' });
+    expect(paid.status, paid.text).toBe(200);
+    const [payment] = await ownerSql()<{ charge_type: string; gross_cents: string; lease_agreement_id: string }[]>`
+      select charge_type, gross_cents, lease_agreement_id from app.payments where claim_id = ${s.claim.id} and charge_type = 'extension'`;
+    expect(payment).toMatchObject({ lease_agreement_id: extension.id });
+    expect(Number(payment.gross_cents) / 100).toBe(extension.amount);
+    expect((await s.api.get(`/claims/${s.ref}/extensions?property_id=${s.home}`)).body.data[0]).toMatchObject({ status: 'in_effect', effective_at: expect.any(String) });
+
+    // The stay now ends on the new move-out, for both sides; the signed lease is untouched.
+    const providerApi = client((await createKey(s.providerOrg, 'sandbox')).key);
+    expect((await providerApi.get('/properties/bookings')).body.data[0]).toMatchObject({ check_out: inDays(160), booking_status: 'confirmed' });
+    expect((await events(s.providerOrg, 'booking.updated')).map((e) => e.payload.change)).toEqual(['dates_changed']);
+    expect((await events(s.c.orgId, 'payment.succeeded')).map((e) => e.payload.charge_type)).toEqual(['initial', 'extension']);
+    expect((await events(s.c.orgId, 'lease.signed')).map((e) => e.payload.lease_id)).toContain(extension.id);
+    const [lease] = await ownerSql()`select move_out_date, status from app.lease_agreements where claim_id = ${s.claim.id} and kind = 'lease'`;
+    expect(lease).toEqual({ move_out_date: inDays(130), status: 'fully_signed' });
+    const timeline = (await s.api.get(`/claims/${s.ref}/timeline`)).body.data;
+    expect(timeline.find((e: any) => e.type === 'dates.changed')?.detail).toMatchObject({ extended: true, previous_move_out_date: inDays(130), move_out_date: inDays(160) });
+    expect(timeline.filter((e: any) => e.type === 'lease.signed_by_owner').map((e: any) => e.summary)).toEqual([
+      expect.stringMatching(/^Lease/), expect.stringMatching(/^Extension addendum/),
+    ]);
+    const holdsAfter = await ownerSql()`select held_for from app.availability_blocks where lease_agreement_id = ${extension.id}`;
+    expect(holdsAfter).toEqual([{ held_for: 'booking' }]);
+    // The closeout moved to the new move-out.
+    const closeouts = await ownerSql()<{ payload: any }[]>`select payload from app.jobs where org_id = ${s.c.orgId} and kind = 'close_stay' order by created_at`;
+    expect(closeouts.map((j) => j.payload.move_out)).toEqual([inDays(130), inDays(160)]);
+  });
+
+  it('declined by the landlord: withdrawn, its nights released, the stay as it was', async () => {
+    const s = await booked();
+    const asked = (await s.api.post(`/claims/${s.ref}/extensions`, { property_id: s.home, move_out: inDays(200) })).body.data;
+    await drainJobs(s.c.orgId);
+    const declined = await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/landlord`, { action: 'decline_extension' });
+    expect(declined.status, declined.text).toBe(200);
+    expect((await s.api.get(`/claims/${s.ref}/extensions?property_id=${s.home}`)).body.data[0]).toMatchObject({ id: asked.id, status: 'withdrawn' });
+    expect(await ownerSql()`select 1 from app.availability_blocks where lease_agreement_id = ${asked.id}`).toHaveLength(0);
+    expect((await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/landlord`, { action: 'decline_extension' })).body.error?.code).toBe('lease_not_signable');
+    const other = await openClaim(s.api);
+    expect((await s.api.post(`/claims/${other.claim_ref}/options`, { property_id: s.home, action: 'place', approve_budget: true })).status).toBe(200);
+    expect((await s.api.post(`/claims/${other.claim_ref}/dates`, { property_id: s.home, move_in: inDays(130), move_out: inDays(170) })).status).toBe(200);
+    const placement = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0];
+    expect(placement.lease).toMatchObject({ move_out_date: inDays(130), status: 'fully_signed' });
+  });
+
+  it('refuses what does not fit: not booked, a move-out not later, nights held by another stay', async () => {
+    const s = await scene();
+    await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'place', approve_budget: true });
+    const early = await s.api.post(`/claims/${s.ref}/extensions`, { property_id: s.home, move_out: inDays(160) });
+    expect([early.status, early.body.error?.code]).toEqual([409, 'not_booked']);
+    const b = await booked();
+    const notLater = await b.api.post(`/claims/${b.ref}/extensions`, { property_id: b.home, move_out: inDays(130) });
+    expect(notLater.body.error).toMatchObject({ code: 'invalid_field', field: 'move_out' });
+    expect((await b.api.post(`/claims/${b.ref}/extensions`, { property_id: b.home })).body.error).toMatchObject({ code: 'invalid_field', field: 'move_out' });
+    expect((await b.api.post(`/claims/${b.ref}/extensions`, { property_id: b.home, move_out: inDays(150), extra: 1 })).status).toBe(422);
+    const other = await openClaim(b.api);
+    await b.api.post(`/claims/${other.claim_ref}/options`, { property_id: b.home, action: 'place', approve_budget: true });
+    expect((await b.api.post(`/claims/${other.claim_ref}/dates`, { property_id: b.home, move_in: inDays(150), move_out: inDays(190) })).status).toBe(200);
+    const taken = await b.api.post(`/claims/${b.ref}/extensions`, { property_id: b.home, move_out: inDays(160) });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error).toMatchObject({ code: 'dates_unavailable', conflicts: [{ start_date: inDays(150), end_date: inDays(189), reason: 'held for another placement' }] });
+    const unknown = await b.api.post(`/claims/${b.ref}/extensions`, { property_id: crypto.randomUUID(), move_out: inDays(160) });
+    expect(unknown.status).toBe(409);
+    expect(unknown.body.error?.code).toBe('not_on_request');
+  });
+
+  it('an extension and a new placement racing for the same nights: exactly one holds them', async () => {
+    for (let round = 0; round < 3; round++) {
+      const s = await booked();
+      const other = await openClaim(s.api);
+      await s.api.post(`/claims/${other.claim_ref}/options`, { property_id: s.home, action: 'place', approve_budget: true });
+      const [extension, dates] = await Promise.all([
+        s.api.post(`/claims/${s.ref}/extensions`, { property_id: s.home, move_out: inDays(170) }),
+        s.api.post(`/claims/${other.claim_ref}/dates`, { property_id: s.home, move_in: inDays(150), move_out: inDays(200) }),
+      ]);
+      expect([extension.status === 201, dates.status === 200].filter(Boolean)).toHaveLength(1);
+      expect([extension.body.error?.code, dates.body.error?.code].filter(Boolean)).toEqual(['dates_unavailable']);
+      const holds = await ownerSql()<{ start_date: string; end_date: string }[]>`
+        select start_date, end_date from app.availability_blocks where property_id = ${s.home} and source = 'service' order by start_date`;
+      for (let i = 1; i < holds.length; i++) expect(holds[i].start_date > holds[i - 1].end_date).toBe(true);
+    }
+  });
+});
