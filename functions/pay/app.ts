@@ -4,7 +4,8 @@ import type { AppEnv } from '../../shared/http/context.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { requestId } from '../../shared/http/middleware/request-id.ts';
 import { errorFields, log } from '../../shared/log.ts';
-import { PayLinkRejected, readPayLink, type PayLink } from '../../shared/placements/pay-link.ts';
+import { PayLinkRejected, readPayLink, sandboxLinkOrg, type PayLink } from '../../shared/placements/pay-link.ts';
+import { nowOf } from '../../shared/clock/time.ts';
 import { payActions, type PayActions } from '../../shared/placements/commands/pay.ts';
 import { renderNoticePage, renderPayPage, renderProblemPage } from './page.ts';
 import { startSetup } from '../../shared/placements/commands/payout-setup.ts';
@@ -41,8 +42,11 @@ export function createPayApp(actions: PayActions) {
   app.use('*', requestId());
 
   async function verified(c: Context<AppEnv>): Promise<PayLink | Response> {
+    const token = c.req.param('token') ?? '';
     try {
-      return await readPayLink(c.req.param('token') ?? '');
+      // A sandbox link expires on its organisation's sandbox clock when it has one.
+      const org = sandboxLinkOrg(token);
+      return await readPayLink(token, org ? await nowOf({ orgId: org, environment: 'sandbox' }) : new Date());
     } catch (error) {
       if (!(error instanceof PayLinkRejected)) throw error;
       const [title, text, status] = problems[error.reason];

@@ -1,6 +1,7 @@
 import { decodeJwt, errors, jwtVerify, SignJWT } from 'jose';
 import { config } from '../config.ts';
 import type { Environment } from '../db/tenant.ts';
+import { isUuid } from '../ids.ts';
 
 // The pay-in-app link: a short-lived signed token (HS256) for one placement (a home on a request)
 // in one environment. It is the only credential of the pay page, so it names exactly what it may
@@ -78,6 +79,20 @@ async function verify(audience: Audience, token: string, now: Date): Promise<{ s
     if (error instanceof PayLinkRejected) throw error;
     if (error instanceof errors.JWTExpired) throw new PayLinkRejected('expired', 'This link has expired.');
     throw new PayLinkRejected('invalid', 'This link is not valid.');
+  }
+}
+
+/**
+ * The organisation a sandbox link names, read before its signature is checked, so that the link's
+ * expiry is judged on that organisation's sandbox clock (shared/clock/). Null for a live or
+ * malformed link (judged on the wall clock); the signature check that follows refuses a forgery.
+ */
+export function sandboxLinkOrg(token: string): string | null {
+  try {
+    const claims = decodeJwt(token);
+    return claims.env === 'sandbox' && typeof claims.org === 'string' && isUuid(claims.org) ? claims.org : null;
+  } catch {
+    return null;
   }
 }
 

@@ -2,7 +2,7 @@
 // move-in and the closeout on the move-out date.
 import { describe, expect, it } from 'vitest';
 import { openClaim } from '../claims/fixtures.ts';
-import { createKey, client, ownerSql } from '../helpers.ts';
+import { call, createKey, client, ownerSql } from '../helpers.ts';
 import { drainJobs, events, inDays, scene, type Api } from './fixtures.ts';
 
 const sign = async (api: Api, ref: string, home: string) => {
@@ -148,6 +148,24 @@ describe('the sandbox clock', () => {
     // The home is bookable from the move-out night on: the next stay moves in that day.
     const next = await s.api.post(`/claims/${other.claim_ref}/dates`, { property_id: s.home, move_in: newMoveOut, move_out: dayAfter(newMoveOut, 45) });
     expect(next.status).toBe(200);
+  });
+});
+
+describe('the pay link on a sandbox clock', () => {
+  it('is issued and expires on the clock: valid while the clock stands, expired once it passes the hour', async () => {
+    const s = await scene();
+    await s.api.post('/sandbox/clock', {});
+    expect((await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'place', approve_budget: true })).status).toBe(200);
+    await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: inDays(40), move_out: inDays(130) });
+    await drainJobs(s.c.orgId);
+    await sign(s.api, s.ref, s.home);
+    const url = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.pay_in_app_url as string;
+    const path = new URL(url).pathname.replace(/^\/functions\/v1/, '');
+    expect((await call('GET', path)).status).toBe(200);
+    await s.api.post('/sandbox/clock/advance', { frozen_time: new Date(Date.now() + 2 * 3_600_000).toISOString() });
+    const expired = await call('GET', path);
+    expect(expired.status).toBe(410);
+    expect(expired.text).toContain('expired');
   });
 });
 

@@ -2,6 +2,7 @@ import { payPageUrl, publicBaseUrl, signPayLink } from '../pay-link.ts';
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../http/context.ts';
 import { inRequest } from '../unit-of-work.ts';
+import { tenantNow } from '../../clock/time.ts';
 import { renderPlacementHome } from '../render.ts';
 import { placementHomes, type PlacementHomeRow } from '../repository.ts';
 
@@ -17,7 +18,7 @@ export async function readPlacement(caller: Caller, reference: string, requestUr
       status: claim.status_primary,
       homes: homes.map(renderPlacementHome),
       pay_in_app_url: payee
-        ? payPageUrl(publicBaseUrl(requestUrl), await signPayLink({ placementId: payee.id, orgId: caller.orgId, environment: caller.environment }))
+        ? payPageUrl(publicBaseUrl(requestUrl), await signPayLink({ placementId: payee.id, orgId: caller.orgId, environment: caller.environment }, await tenantNow(tx)))
         : null,
     };
   });
