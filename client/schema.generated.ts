@@ -9004,6 +9004,84 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "booking.dates_changed (carrier)": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booked stay now ends on another day: shortened after move-in, or extended (its addendum paid).
+         * @description Sent to carrier endpoints subscribed to booking.dates_changed. Signed with X-Service-Signature; see the webhooks guide.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        created_at: string;
+                        data: {
+                            /** @description For an extension: what its payment charged. */
+                            amount: number | null;
+                            /** @enum {string} */
+                            change: "shortened" | "extended";
+                            /** @description ISO 4217 code in lower case, as everywhere in the API: usd */
+                            currency: string;
+                            /** @description For an extension: its addendum (GET /claims/{reference}/extensions). */
+                            extension_id: string | null;
+                            external_id: string | null;
+                            /**
+                             * Format: uuid
+                             * @description The signed lease (its own dates never change).
+                             */
+                            lease_id: string;
+                            /** @description YYYY-MM-DD */
+                            move_in_date: string;
+                            /** @description YYYY-MM-DD */
+                            move_out_date: string;
+                            /** @description YYYY-MM-DD */
+                            previous_move_out_date: string;
+                            /** Format: uuid */
+                            property_id: string;
+                            reference: string;
+                            /** @description For a shortening: rent already paid for nights no longer covered (negative: owed at the shorter stay's tier), by the signed terms. */
+                            refund_due: number | null;
+                            /** Format: uuid */
+                            request_id: string;
+                        };
+                        /** @constant */
+                        event: "booking.dates_changed";
+                        /** Format: uuid */
+                        id: string;
+                        replay?: boolean;
+                        simulated?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                "2xx": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "booking.updated (provider)": {
         parameters: {
             query?: never;

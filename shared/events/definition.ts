@@ -4,7 +4,7 @@ import type { Side } from '../db/tenant.ts';
 // What an event is: its name (the specification's list) and a definition per audience. The
 // definitions (definitions/*.ts) and the registry that lists them (registry.ts) both import this.
 
-/** Every event name the service sends, as the specification lists them. */
+/** Every event name the service sends: the specification's list, and this service's additions. */
 export const eventNames = [
   'request.status_changed',
   'option.declined',
@@ -18,6 +18,8 @@ export const eventNames = [
   'payment.refunded',
   'booking.confirmed',
   'booking.updated',
+  // This service's addition: a booked stay shortened or extended (carrier side).
+  'booking.dates_changed',
 ] as const;
 
 export type EventName = (typeof eventNames)[number];

@@ -139,7 +139,7 @@ describe('GET /events/types', () => {
     expect(Object.keys(byName).sort()).toEqual(
       [
         'request.status_changed', 'option.declined', 'option.saved', 'dates.proposed', 'lease.sent', 'lease.first_signed',
-        'lease.signed', 'payment.succeeded', 'payment.failed', 'payment.refunded', 'booking.confirmed',
+        'lease.signed', 'payment.succeeded', 'payment.failed', 'payment.refunded', 'booking.confirmed', 'booking.dates_changed',
       ].sort(),
     );
     expect(byName['payment.refunded']).toMatchObject({ audience: 'carrier', simulatable: false });

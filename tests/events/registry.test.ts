@@ -8,6 +8,8 @@ describe('event registry', () => {
     const simulatable = [
       'request.status_changed', 'option.declined', 'option.saved', 'dates.proposed', 'lease.sent', 'lease.first_signed',
       'lease.signed', 'payment.succeeded', 'payment.failed', 'booking.confirmed', 'booking.updated',
+      // This service's addition, simulatable like the specification's booking events.
+      'booking.dates_changed',
     ];
     expect(eventsFor('provider').map((d) => d.event).sort()).toEqual(['booking.confirmed', 'booking.updated', 'payment.failed', 'payment.succeeded']);
     expect(eventsFor('carrier').map((d) => d.event)).toContain('payment.refunded');

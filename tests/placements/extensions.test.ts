@@ -69,6 +69,9 @@ describe('POST /claims/{reference}/extensions', () => {
     expect((await providerApi.get('/properties/bookings')).body.data[0]).toMatchObject({ check_out: inDays(160), booking_status: 'confirmed' });
     expect((await events(s.providerOrg, 'booking.updated')).map((e) => e.payload.change)).toEqual(['dates_changed']);
     expect((await events(s.c.orgId, 'payment.succeeded')).map((e) => e.payload.charge_type)).toEqual(['initial', 'extension']);
+    expect((await events(s.c.orgId, 'booking.dates_changed')).map((e) => e.payload)).toEqual([expect.objectContaining({
+      change: 'extended', extension_id: extension.id, previous_move_out_date: inDays(130), move_out_date: inDays(160), amount: extension.amount, refund_due: null,
+    })]);
     expect((await events(s.c.orgId, 'lease.signed')).map((e) => e.payload.lease_id)).toContain(extension.id);
     const [lease] = await ownerSql()`select move_out_date, status from app.lease_agreements where claim_id = ${s.claim.id} and kind = 'lease'`;
     expect(lease).toEqual({ move_out_date: inDays(130), status: 'fully_signed' });

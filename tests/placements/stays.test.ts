@@ -123,6 +123,9 @@ describe('the sandbox clock', () => {
     const refund = Number(terms.rent) - Math.round((Number(terms.rent) * 20) / daysInPeriod(moveIn));
     const changed = (await s.api.get(`/claims/${s.ref}/timeline`)).body.data.find((e: any) => e.type === 'dates.changed');
     expect(changed!.detail).toMatchObject({ shortened: true, move_out_date: newMoveOut, refund_due: refund / 100 });
+    expect((await events(s.c.orgId, 'booking.dates_changed')).map((e) => e.payload)).toEqual([expect.objectContaining({
+      change: 'shortened', move_in_date: moveIn, previous_move_out_date: moveOut, move_out_date: newMoveOut, refund_due: refund / 100, amount: null, extension_id: null,
+    })]);
     const refundRequest = await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home, reason: 'Left early', amount: refund / 100 });
     expect(refundRequest.status).toBe(202);
     // The nights after the new move-out are free again.

@@ -1,5 +1,8 @@
 import type { Tx } from '../../db/client.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
+import { emit } from '../../events/outbox.ts';
+import { fromCents } from '../../money.ts';
+import { onHome } from '../render.ts';
 import { statuses, type RequestStatus } from '../../claims/status.ts';
 import type { Caller } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -179,6 +182,18 @@ export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementR
   const updated = await setCheckOut(tx, booking.id, moveOut);
   await Promise.all([
     announceBookingChange(tx, claim, placement, updated, 'dates_changed', 'confirmed'),
+    emit(tx, 'booking.dates_changed', {
+      ...onHome(claim, placement),
+      change: 'shortened',
+      lease_id: lease.id,
+      extension_id: null,
+      move_in_date: lease.move_in_date,
+      previous_move_out_date: previousMoveOut,
+      move_out_date: moveOut,
+      refund_due: fromCents(refundDueCents),
+      amount: null,
+      currency: currency.toLowerCase(),
+    }),
     scheduleCloseout(tx, placement.id, moveOut),
   ]);
   return { ...lease, move_out_date: moveOut };

@@ -2,6 +2,8 @@ import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { enqueue } from '../../jobs/queue.ts';
+import { emit } from '../../events/outbox.ts';
+import { onHome } from '../render.ts';
 import { fromCents } from '../../money.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { tenantNow } from '../../clock/time.ts';
@@ -110,13 +112,25 @@ export async function listExtensions(caller: Caller, reference: string, property
  * The extension's payment cleared (./payments.ts): the addendum takes effect, the stay takes its
  * move-out, the booking its check-out, the closeout its date; the provider hears of it.
  */
-export async function putExtensionInEffect(tx: Tx, claim: ClaimRow, placement: PlacementRow, addendum: LeaseRow): Promise<void> {
+export async function putExtensionInEffect(tx: Tx, claim: ClaimRow, placement: PlacementRow, addendum: LeaseRow, paid: { grossCents: number; currency: string }): Promise<void> {
   const done = await putAddendumInEffect(tx, placement, addendum);
   const booking = await stayBooking(tx, placement.id);
   if (!done || booking?.booking_status !== 'confirmed') return;
   const extended = await setCheckOut(tx, booking.id, done.move_out_date);
   await Promise.all([
     announceBookingChange(tx, claim, placement, extended, 'dates_changed', 'confirmed'),
+    emit(tx, 'booking.dates_changed', {
+      ...onHome(claim, placement),
+      change: 'extended',
+      lease_id: done.extends_lease_id!,
+      extension_id: done.id,
+      move_in_date: booking.check_in,
+      previous_move_out_date: done.move_in_date,
+      move_out_date: done.move_out_date,
+      refund_due: null,
+      amount: fromCents(paid.grossCents),
+      currency: paid.currency,
+    }),
     scheduleCloseout(tx, placement.id, done.move_out_date),
   ]);
 }

@@ -146,7 +146,9 @@ export async function recordCharge(
       await scheduleCloseout(tx, placement.id, booking.check_out);
     }
   }
-  if (payment.charge_type === 'extension' && state.lease.kind === 'addendum') await putExtensionInEffect(tx, claim, placement, state.lease);
+  if (payment.charge_type === 'extension' && state.lease.kind === 'addendum') {
+    await putExtensionInEffect(tx, claim, placement, state.lease, { grossCents: Number(payment.gross_cents), currency: payment.currency });
+  }
   await emit(tx, 'payment.succeeded', {
     ...onHome(claim, placement),
     payment_id: payment.id,
