@@ -2186,7 +2186,7 @@ export interface paths {
         put?: never;
         /**
          * Put a home on the request: send it to the household, or place it
-         * @description send: the household is emailed the home (the request needs household_email); they save, apply or propose dates; the landlord approves the application; then the caller sets dates. place: option_status approved, application_status approved_to_lease; the landlord is told; the lease goes to the named signer (signer_name, signer_email) or to the caller’s own team, once dates are set; the household is not contacted. With send, the lease goes to the household (household_email), the adjuster copied. The budget must be approved first (POST budget with approved: true), or in the same call with approve_budget: true; otherwise 409 budget_not_approved. Safe to retry: the same row is rewritten.
+         * @description send: the household is emailed a signed link to its own page for the home (the request needs household_email), where it saves, applies, proposes dates or declines; the landlord approves the application (POST /properties/applications/{id}); the application; then the caller sets dates. place: option_status approved, application_status approved_to_lease; the landlord is told; the lease goes to the named signer (signer_name, signer_email) or to the caller’s own team, once dates are set; the household is not contacted. With send, the lease goes to the household (household_email), the adjuster copied. The budget must be approved first (POST budget with approved: true), or in the same call with approve_budget: true; otherwise 409 budget_not_approved. Safe to retry: the same row is rewritten.
          *
          *     Requires: options:write.
          */
@@ -2591,6 +2591,169 @@ export interface paths {
                     };
                 };
                 /** @description invalid_field: approved missing or not a boolean, or an unknown field. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
+                    };
+                };
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
+                    };
+                };
+                /** @description server_error: server fault; retry with backoff. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{reference}/options/{propertyId}/household-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the household its link to the home again
+         * @description Beyond the specification. A home sent to the household (POST options, action send) comes with an email carrying a signed link to the household's own page for it (valid 14 days). This sends a new one to the request's household_email; every earlier link stops working. Use it when the link expired, or after changing household_email.
+         *
+         *     Requires: options:write.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The home (property id). */
+                    propertyId: string;
+                    /** @description claim_ref or id */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The link goes out within seconds. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["HouseholdLinkSent"];
+                        };
+                    };
+                };
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: the request has no household_email. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long" | "could_not_place";
+                            };
+                        };
+                    };
+                };
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
+                    };
+                };
+                /** @description forbidden: the key lacks the scope; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
+                    };
+                };
+                /** @description not_found: no such request for this organisation in this environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
+                    };
+                };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request; option_not_open: the home was placed, not sent to the household, or was cancelled. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "option_not_open";
+                            };
+                        };
+                    };
+                };
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5318,6 +5481,307 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/properties/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Applications for your homes
+         * @description Beyond the specification. The applications households made for your homes (from a carrier's POST options with action send), newest first, keyset-paged like every list; status=pending lists those waiting for your answer. Each new one is announced with application.received.
+         *
+         *     Requires: bookings:read.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
+                    cursor?: string;
+                    /** @description Page size, 1 to 100 (default 25). */
+                    limit?: number;
+                    /** @description Only applications in this status (default: all). */
+                    status?: "pending" | "approved" | "declined";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page of applications. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            data: components["schemas"]["ProviderApplication"][];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description invalid_json: the body could not be read. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
+                    };
+                };
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
+                    };
+                };
+                /** @description forbidden: the key lacks the scope; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
+                    };
+                };
+                /** @description invalid_field: a bad limit, cursor or status. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
+                    };
+                };
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
+                    };
+                };
+                /** @description server_error: server fault; retry with backoff. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/properties/applications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or decline an application
+         * @description Beyond the specification. approve: the home is approved to lease for that request, and the carrier sets the dates (the lease then comes to you to countersign). decline with a reason: the application is turned down (the carrier sees application_status declined and the reason, and its timeline an application.declined entry); the request moves back to what its other homes support (request.status_changed). An application is answered once.
+         *
+         *     Requires: properties:write.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The application id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ApplicationDecision"];
+                };
+            };
+            responses: {
+                /** @description The application after the answer. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ProviderApplication"];
+                        };
+                    };
+                };
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json" | "idempotency_key_too_long";
+                            };
+                        };
+                    };
+                };
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
+                    };
+                };
+                /** @description forbidden: the key lacks the scope; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
+                    };
+                };
+                /** @description not_found: no such application on your homes in this environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
+                    };
+                };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; already_answered: you approved or declined it before; option_not_open: the household declined the home or the carrier cancelled it meanwhile. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "idempotency_key_reused" | "request_in_progress" | "already_answered" | "option_not_open";
+                            };
+                        };
+                    };
+                };
+                /** @description invalid_field: decision is not approve or decline, or a decline without reason. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
+                    };
+                };
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
+                    };
+                };
+                /** @description server_error: server fault; retry with backoff. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/properties/availability": {
         parameters: {
             query?: never;
@@ -6492,6 +6956,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/claims/{reference}/homes/{propertyId}/household-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The household's link to its page for the home (what its email carries)
+         * @description In sandbox no household reads its email: this answers the link the email of POST options with action send (or a re-send) carries, signed now, so that the household's page can be opened and answered as the household would. Sandbox keys only.
+         *
+         *     Requires: options:read.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The home (property id). */
+                    propertyId: string;
+                    /** @description claim_ref or id */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The link. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SandboxHouseholdLink"];
+                        };
+                    };
+                };
+                /** @description invalid_json: the body could not be read. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
+                    };
+                };
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
+                    };
+                };
+                /** @description forbidden: the key lacks the scope; the message names it; sandbox_only: a live key, whatever the body. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden" | "sandbox_only";
+                            };
+                        };
+                    };
+                };
+                /** @description not_found: no such request for this organisation in this environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
+                    };
+                };
+                /** @description not_on_request: the home is not on the request; option_not_open: the home was placed, not sent to the household, or was cancelled. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_on_request" | "option_not_open";
+                            };
+                        };
+                    };
+                };
+                /** @description invalid_field: a field is missing or wrong; `field` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
+                    };
+                };
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
+                    };
+                };
+                /** @description server_error: server fault; retry with backoff. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/claims/{reference}/homes/{propertyId}/landlord": {
         parameters: {
             query?: never;
@@ -6503,7 +7127,7 @@ export interface paths {
         put?: never;
         /**
          * Act as the landlord
-         * @description approve_application (the household applied; the home becomes approved_to_lease), sign (the countersignature after the first: lease.signed, payment unlocked). approve_refund issues the refund of the open refund request on the landlord's account (a job, within seconds; payment.refunded with outcome approved); decline_refund declines it (payment.refunded with outcome declined; a new request may follow). Without a request waiting they answer 409 no_refund_request. Once the lease is signed by both, sign countersigns the open extension's addendum (POST /claims/{reference}/extensions), and decline_extension declines it (withdrawn, its nights released, the stay as it was). Sandbox keys only.
+         * @description approve_application (the household applied; the home becomes approved_to_lease), decline_application with reason (application_status declined; the home leaves play and the request moves back to what its other homes support), sign (the countersignature after the first: lease.signed, payment unlocked). approve_refund issues the refund of the open refund request on the landlord's account (a job, within seconds; payment.refunded with outcome approved); decline_refund declines it (payment.refunded with outcome declined; a new request may follow). Without a request waiting they answer 409 no_refund_request. Once the lease is signed by both, sign countersigns the open extension's addendum (POST /claims/{reference}/extensions), and decline_extension declines it (withdrawn, its nights released, the stay as it was). Sandbox keys only.
          *
          *     Requires: options:write.
          */
@@ -6595,7 +7219,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request; option_not_open: no application to approve; lease_not_signable: the lease (or the open extension's addendum) is not awaiting the countersignature; decline_extension without an extension awaiting signature; no_refund_request: no refund request is open. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request; option_not_open: no application to approve or decline; already_answered: the landlord already approved or declined the application; lease_not_signable: the lease (or the open extension's addendum) is not awaiting the countersignature; decline_extension without an extension awaiting signature; no_refund_request: no refund request is open. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6604,7 +7228,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "option_not_open" | "lease_not_signable" | "no_refund_request";
+                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "option_not_open" | "already_answered" | "lease_not_signable" | "no_refund_request";
                             };
                         };
                     };
@@ -8867,6 +9491,80 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "application.received (provider)": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A household applied for one of the provider's homes; it waits for the landlord's answer.
+         * @description Sent to provider endpoints subscribed to application.received. Signed with X-Service-Signature; see the webhooks guide.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        created_at: string;
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description Answer it with POST /properties/applications/{id}.
+                             */
+                            application_id: string;
+                            applied_at: string;
+                            /** @description The home's api_external_id. */
+                            external_id: string | null;
+                            household: {
+                                adults: number;
+                                children: number;
+                                has_pets: boolean;
+                            };
+                            property: {
+                                api_external_id: string | null;
+                                name: string | null;
+                            };
+                            /** Format: uuid */
+                            property_id: string;
+                            /** @description The housing request the household applied from. */
+                            reference: string;
+                            /** @description YYYY-MM-DD: when the household hopes to move in. */
+                            target_move_in: string;
+                        };
+                        /** @constant */
+                        event: "application.received";
+                        /** Format: uuid */
+                        id: string;
+                        replay?: boolean;
+                        simulated?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                "2xx": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "booking.confirmed (carrier)": {
         parameters: {
             query?: never;
@@ -10120,6 +10818,15 @@ export interface components {
              */
             target_move_in?: string;
         };
+        ApplicationDecision: {
+            /**
+             * @description approve: the home is approved to lease, and the carrier sets dates; decline: the application is turned down.
+             * @enum {string}
+             */
+            decision: "approve" | "decline";
+            /** @description decline: why, shown to the carrier (required). */
+            reason?: string;
+        };
         AvailabilityBlock: {
             created_at: string;
             /** @description Inclusive: the home is unavailable on this date too. A service hold ends on the stay's last night, the day before move-out: the move-out day is free for the next check-in. */
@@ -10853,6 +11560,14 @@ export interface components {
             /** @description What keeps the home from being listed, in the order of the listing rule. */
             missing_fields: string[];
         };
+        HouseholdLinkSent: {
+            /** @description The issue of the link: links issued before it no longer work. */
+            link_issued_at: string;
+            /** Format: uuid */
+            property_id: string;
+            /** @description The request's household_email. */
+            sent_to: string;
+        };
         HousingRequest: components["schemas"]["HousingRequestListItem"] & {
             accessibility_needs: string[];
             adjuster_email: string | null;
@@ -11074,7 +11789,7 @@ export interface components {
             /** @description When the carrier last put the home on the request with POST options, send or place (the specification's name; with send nothing is placed yet: the household chooses). */
             adjuster_placed_at: string;
             /** @enum {string} */
-            application_status: "not_applied" | "applied" | "approved_to_lease";
+            application_status: "not_applied" | "applied" | "approved_to_lease" | "declined";
             budget_approved: boolean;
             /**
              * @description See the placement guide.
@@ -11129,10 +11844,13 @@ export interface components {
             added_at: string;
             /** @description When the carrier last put the home on the request with POST options (send or place). */
             adjuster_placed_at: string | null;
+            /** @description Why the landlord declined the household's application (application_status declined). */
+            application_decline_reason: string | null;
             /** @enum {string} */
-            application_status: "not_applied" | "applied" | "approved_to_lease";
+            application_status: "not_applied" | "applied" | "approved_to_lease" | "declined";
             booking: components["schemas"]["PlacementBooking"];
             budget_approved: boolean;
+            /** @description Why the household declined the home. */
             decline_reason: string | null;
             /** @description Refund requests to the landlord and their outcome, oldest first. */
             deposit_refunds: components["schemas"]["DepositRefund"][];
@@ -11262,6 +11980,41 @@ export interface components {
              * @description The home (property id).
              */
             property_id: string;
+        };
+        ProviderApplication: {
+            applied_at: string;
+            decided_at: string | null;
+            /** @description Your reason, when you declined. */
+            decline_reason: string | null;
+            est_length_months: number;
+            /** @description Who would live there; the household's contact details are not shared. */
+            household: {
+                adults: number;
+                children: number;
+                has_pets: boolean;
+                number_of_pets: number | null;
+            };
+            /**
+             * Format: uuid
+             * @description The application (answer it with POST /properties/applications/{id}).
+             */
+            id: string;
+            /** Format: uuid */
+            property_id: string;
+            /** @description Dates the household proposed, if any. */
+            proposed_dates: {
+                move_in: string;
+                move_out: string | null;
+            } | null;
+            /** @description The housing request the household applied from. */
+            reference: string;
+            /**
+             * @description pending: waiting for your answer.
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "declined";
+            /** @description YYYY-MM-DD: when the household hopes to move in. */
+            target_move_in: string;
         };
         ProviderBooking: {
             /**
@@ -11460,9 +12213,16 @@ export interface components {
             /** @description decline: why, in the household’s words (required). */
             reason?: string;
         };
+        SandboxHouseholdLink: {
+            expires_at: string;
+            /** @description The household's page for the home (GET it, and POST its forms, as the household would). */
+            url: string;
+        };
         SandboxLandlordAction: {
             /** @enum {string} */
-            action: "approve_application" | "sign" | "approve_refund" | "decline_refund" | "decline_extension";
+            action: "approve_application" | "decline_application" | "sign" | "approve_refund" | "decline_refund" | "decline_extension";
+            /** @description decline_application: why, in the landlord’s words (required). */
+            reason?: string;
         };
         SandboxPaymentAction: {
             /**

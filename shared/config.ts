@@ -47,6 +47,8 @@ export const config = {
   payLinkSecret: () => setting('PAY_LINK_SECRET', ''),
   /** How long a pay-page link stays valid, in seconds. */
   payLinkTtlSeconds: () => intSetting('PAY_LINK_TTL_SECONDS', 3600),
+  /** How long a household's link to a home sent to it stays valid, in seconds (14 days). */
+  householdLinkTtlSeconds: () => intSetting('HOUSEHOLD_LINK_TTL_SECONDS', 14 * 86_400),
   /** The service's public address ending in /functions/v1; unset, taken from the request. */
   publicBaseUrl: () => setting('PUBLIC_BASE_URL', ''),
   /** Shared secret of the internal webhook-dispatcher function; unset, the function refuses every call. */

@@ -7,9 +7,15 @@ import { errorFields, log } from '../../shared/log.ts';
 import { PayLinkRejected, readPayLink, sandboxLinkOrg, type PayLink } from '../../shared/placements/pay-link.ts';
 import { nowOf } from '../../shared/clock/time.ts';
 import { payActions, type PayActions } from '../../shared/placements/commands/pay.ts';
-import { renderNoticePage, renderPayPage, renderProblemPage } from './page.ts';
+import { renderPayPage } from './page.ts';
+import { html, renderNoticePage, renderProblemPage as problemPage } from '../../shared/http/page.ts';
+
+/** The pay page's problems end with what to do about the link. */
+const renderProblemPage = (title: string, text: string) =>
+  problemPage(title, text, 'Ask the person who sent you this link for a new one; links are valid for a short time only.');
 import { startSetup } from '../../shared/placements/commands/payout-setup.ts';
 import { chargeTypes } from '../../shared/placements/billing.ts';
+import { NotConfigured } from '../../shared/placements/ports/provider.ts';
 
 // The pay-in-app page: a web page, not an API route. The payer opens the `pay_in_app_url` of a
 // placement (GET /pay/<token>), sees what is due now and who is paid, and submits a plain HTML form
@@ -24,18 +30,16 @@ const Submission = z.strictObject({
   charge_type: z.enum(chargeTypes),
 });
 
-const html = (c: Context<AppEnv>, body: string, status: number) => {
-  c.header('Cache-Control', 'no-store');
-  c.header('Referrer-Policy', 'no-referrer');
-  c.header('X-Frame-Options', 'DENY');
-  c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' https:; base-uri 'none'");
-  return c.html(body, status as 200);
-};
 
 const problems: Record<PayLinkRejected['reason'], [string, string, number]> = {
   expired: ['This payment link has expired', 'For your safety, payment links stop working after a short time.', 410],
   invalid: ['This payment link is not valid', 'The link is incomplete, was changed, or was not issued for this service.', 403],
+  replaced: ['This payment link is not valid', 'A newer link was issued; use the latest one you received.', 403],
 };
+
+/** A live deployment whose payment processor is not set up: say so, not a 500. */
+const notConfiguredPage = () =>
+  problemPage('Payments are not available yet', 'This service has not been connected to its payment processor yet. Nothing was charged; please try again later.');
 
 export function createPayApp(actions: PayActions) {
   const app = new Hono<AppEnv>();
@@ -65,6 +69,7 @@ export function createPayApp(actions: PayActions) {
     try {
       return c.redirect(await startSetup(c, c.req.param('token')), 303);
     } catch (error) {
+      if (error instanceof NotConfigured) return html(c, notConfiguredPage(), 503);
       if (!(error instanceof PayLinkRejected)) throw error;
       const [title, text, status] = problems[error.reason];
       return html(c, renderProblemPage(title.replace('payment', 'setup'), text), status);
@@ -98,10 +103,13 @@ export function createPayApp(actions: PayActions) {
       // Post/redirect/get: a reload of the result never pays twice.
       return c.redirect('redirect' in outcome ? outcome.redirect : `?result=${outcome.result}`, 303);
     } catch (error) {
+      // A second submit of a page already paid (two tabs, a double click): the receipt, not an error.
+      if (error instanceof ApiError && error.code === 'nothing_due') return c.redirect('?result=succeeded', 303);
       if (error instanceof ApiError && error.status < 500) {
         const status = error.status === 404 ? 404 : 409;
         return html(c, renderProblemPage('Payment not possible', error.message), status);
       }
+      if (error instanceof NotConfigured) return html(c, notConfiguredPage(), 503);
       log.error('pay page failed', { request_id: c.get('requestId'), ...errorFields(error as Error) });
       return html(c, renderProblemPage('Something went wrong', 'Nothing was charged. Please try again in a few minutes.'), 500);
     }

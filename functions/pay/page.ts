@@ -4,48 +4,10 @@
 // module's PayView (shared/placements/commands/pay.ts).
 
 import type { PayView } from '../../shared/placements/commands/pay.ts';
-
-const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+import { escapeHtml, layout } from '../../shared/http/page.ts';
 
 export function formatMoney(cents: number, currency: string): string {
   return new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).format(cents / 100);
-}
-
-const styles = `
-  body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; background: #f5f6f8; color: #1d2330; }
-  main { max-width: 32rem; margin: 0 auto; padding: 1.25rem 1rem 2rem; }
-  .card { background: #fff; border-radius: 12px; padding: 1.25rem; box-shadow: 0 1px 3px rgba(0,0,0,.08); margin-bottom: 1rem; }
-  .card > :first-child { margin-top: 0; }
-  h1 { font-size: 1.4rem; margin: 0 0 .25rem; }
-  h2 { font-size: 1.05rem; margin: 0 0 .75rem; }
-  .muted { color: #5b6475; font-size: .92rem; margin: 0; }
-  table { width: 100%; border-collapse: collapse; }
-  td { padding: .4rem 0; border-bottom: 1px solid #eceef2; vertical-align: top; }
-  td.amount { text-align: right; white-space: nowrap; padding-left: 1rem; }
-  tr.total td { font-weight: 700; border-bottom: 0; padding-top: .7rem; }
-  button { display: block; width: 100%; font-size: 1.1rem; padding: .9rem; border-radius: 10px; border: 0; margin-top: .75rem; cursor: pointer; }
-  .pay { background: #2f5bea; color: #fff; }
-  .decline { background: #eceef2; color: #1d2330; }
-  .badge { display: inline-block; background: #fff4d6; color: #7a5600; border-radius: 6px; padding: .1rem .5rem; font-size: .8rem; font-weight: 600; }
-  .notice { border-left: 4px solid #2f5bea; }
-  .problem { border-left: 4px solid #c62828; }
-`;
-
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<style>${styles}</style>
-</head>
-<body><main>
-${body}
-</main></body>
-</html>`;
 }
 
 const results: Record<string, { title: string; text: string; problem?: boolean }> = {
@@ -55,14 +17,21 @@ const results: Record<string, { title: string; text: string; problem?: boolean }
   cancelled: { title: 'Payment not completed', text: 'You left the checkout before paying; nothing was charged.', problem: true },
 };
 
+function bannerFor(result: string, view: PayView) {
+  if (result === 'processing' && view.latest === null) return results.processing;
+  if (result === 'cancelled') return view.latest === 'succeeded' ? undefined : results.cancelled;
+  return view.latest ? results[view.latest] : undefined;
+}
+
 /** The page for a valid link: what is due now, who is paid, and the Pay button(s). */
 export function renderPayPage(view: PayView, result?: string): string {
   const money = (cents: number) => formatMoney(cents, view.currency);
   const sandbox = view.environment === 'sandbox';
   const parts: string[] = [];
-  // Only the page's own outcomes: a query naming anything else (an inherited name such as
-  // `constructor`) shows no banner.
-  const outcome = result && Object.hasOwn(results, result) ? results[result] : undefined;
+  // The banner says what the server recorded, never what the address claims: back from a payment
+  // (any result), the latest charge's own outcome; a checkout left before paying says so only while
+  // nothing newer cleared. Without a charge there is nothing to announce.
+  const outcome = result && Object.hasOwn(results, result) ? bannerFor(result, view) : undefined;
   if (outcome) {
     parts.push(`<section class="card ${outcome.problem ? 'problem' : 'notice'}" role="status"><h2>${escapeHtml(outcome.title)}</h2><p class="muted">${escapeHtml(outcome.text)}</p></section>`);
   }
@@ -101,15 +70,4 @@ ${buttons}
     parts.push(`<section class="card"><h2>Paid so far</h2><table>${rows}</table></section>`);
   }
   return layout(`Pay for ${view.home.name}`, parts.join('\n'));
-}
-
-/** A short page with a message that is not a problem. */
-export function renderNoticePage(title: string, text: string): string {
-  return layout(title, `<section class="card notice"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></section>`);
-}
-
-/** A page that explains why the link or the action was refused, and what to do. */
-export function renderProblemPage(title: string, text: string): string {
-  return layout(title, `<section class="card problem"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>
-<p class="muted">Ask the person who sent you this link for a new one; links are valid for a short time only.</p></section>`);
 }

@@ -4,9 +4,11 @@ import { accountRoutes } from './routes/account.ts';
 import { availabilityRoutes } from './routes/availability.ts';
 import { homeRoutes } from './routes/homes.ts';
 import { refundRoutes } from './routes/refunds.ts';
+import { applicationRoutes } from './routes/applications.ts';
 
-// The provider side. Fixed paths (/bookings, /payouts, /availability, /batch, /readiness) are
+// The provider side. Fixed paths (/bookings, /payouts, /availability, /batch, /readiness, /applications) are
 // mounted before the routes on /{ref} so that they win.
-export const routes = createRoutes().route('/', accountRoutes).route('/', availabilityRoutes).route('/', refundRoutes).route('/', homeRoutes);
+export const routes = createRoutes().route('/', accountRoutes).route('/', availabilityRoutes).route('/', refundRoutes).route('/', applicationRoutes)
+  .route('/', homeRoutes);
 
 export const app = createFunctionApp('properties', routes);

@@ -309,3 +309,40 @@ export const RefundDecision = z
 export const RefundRequestParams = z.object({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, description: 'The refund request id.' }),
 });
+
+export const ProviderApplication = z
+  .object({
+    id: z.string().uuid().describe('The application (answer it with POST /properties/applications/{id}).'),
+    reference: z.string().describe('The housing request the household applied from.'),
+    property_id: z.string().uuid(),
+    status: z.enum(['pending', 'approved', 'declined']).describe('pending: waiting for your answer.'),
+    applied_at: z.string(),
+    decided_at: z.string().nullable(),
+    decline_reason: z.string().nullable().describe('Your reason, when you declined.'),
+    household: z.object({
+      adults: z.number().int(), children: z.number().int(), has_pets: z.boolean(), number_of_pets: z.number().int().nullable(),
+    }).describe('Who would live there; the household\'s contact details are not shared.'),
+    target_move_in: z.string().describe('YYYY-MM-DD: when the household hopes to move in.'),
+    est_length_months: z.number().int(),
+    proposed_dates: z.object({ move_in: z.string(), move_out: z.string().nullable() }).nullable().describe('Dates the household proposed, if any.'),
+  })
+  .openapi('ProviderApplication');
+
+export const ApplicationQuery = pageQuery(pageSizes.applications).extend({
+  status: z.enum(['pending', 'approved', 'declined']).optional().describe('Only applications in this status (default: all).'),
+});
+
+export const ApplicationDecision = z
+  .strictObject({
+    decision: z.enum(['approve', 'decline']).describe('approve: the home is approved to lease, and the carrier sets dates; decline: the application is turned down.'),
+    reason: storedText(z.string().trim().min(1).max(2000)).optional().describe('decline: why, shown to the carrier (required).'),
+  })
+  .superRefine((body, ctx) => {
+    if (body.decision === 'decline' && body.reason === undefined) ctx.addIssue({ code: 'custom', path: ['reason'], message: 'is required to decline' });
+    if (body.decision === 'approve' && body.reason !== undefined) ctx.addIssue({ code: 'custom', path: ['reason'], message: 'is for decline only' });
+  })
+  .openapi('ApplicationDecision');
+
+export const ApplicationParams = z.object({
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, description: 'The application id.' }),
+});

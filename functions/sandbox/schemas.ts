@@ -30,8 +30,16 @@ export const HouseholdAction = z
 export type HouseholdAction = z.infer<typeof HouseholdAction>;
 
 export const LandlordAction = z
-  .strictObject({ action: z.enum(['approve_application', 'sign', 'approve_refund', 'decline_refund', 'decline_extension']) })
+  .strictObject({
+    action: z.enum(['approve_application', 'decline_application', 'sign', 'approve_refund', 'decline_refund', 'decline_extension']),
+    reason: storable(z.string().trim().min(1).max(2000)).optional().describe('decline_application: why, in the landlord’s words (required).'),
+  })
+  .superRefine((body, ctx) => {
+    if (body.action === 'decline_application' && body.reason === undefined) ctx.addIssue({ code: 'custom', path: ['reason'], message: 'is required to decline an application' });
+    if (body.action !== 'decline_application' && body.reason !== undefined) ctx.addIssue({ code: 'custom', path: ['reason'], message: 'is for decline_application only' });
+  })
   .openapi('SandboxLandlordAction');
+export type LandlordActionBody = z.infer<typeof LandlordAction>;
 
 export const PaymentAction = z
   .strictObject({ outcome: z.enum(['succeeded', 'failed']).describe('succeeded: the charge clears; failed: the card is declined.') })
@@ -69,3 +77,10 @@ export const ClockAdvanced = Clock.extend({
 }).openapi('SandboxClockAdvanced');
 
 export const ClockDeleted = z.object({ deleted: z.boolean().describe('false: there was no clock.') }).openapi('SandboxClockDeleted');
+
+export const SandboxHouseholdLink = z
+  .object({
+    url: z.string().describe('The household\'s page for the home (GET it, and POST its forms, as the household would).'),
+    expires_at: z.string(),
+  })
+  .openapi('SandboxHouseholdLink');

@@ -6,13 +6,14 @@
 // homes are created through the public API, bulk history (homes around a loss, deep event logs) in
 // one SQL statement each. Every load is fixed in time and concurrency, and only loopback addresses
 // are loaded. Prints one table and writes bench/results/latest.json.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { openDatabase } from '../lib/database.ts';
 import { freePort, median } from '../lib/scratch.ts';
+import { child, stopped, waitFor } from '../lib/processes.ts';
 import { runCommand } from '../console/commands.ts';
 import { pgTypes } from '../../shared/db/client.ts';
 import { load, medianLoad, type Load } from './load.ts';
@@ -41,39 +42,12 @@ interface Row {
 // ------------------------------------------------------------------------------------------------
 // Processes: the server (or BENCH_URL) and the floor server.
 
-function child(script: string, env: Record<string, string | undefined>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', join(root, script)], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-}
-
-async function waitFor(url: string, timeoutMs: number) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > until) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 async function rssMb(pid: number | undefined): Promise<number | undefined> {
   if (!pid) return undefined;
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   const kb = /VmRSS:\s+(\d+)/.exec(status)?.[1];
   return kb ? Math.round(Number(kb) / 1024) : undefined;
 }
-
-const stopped = (running: ChildProcess) => new Promise<void>((resolve) => {
-  if (running.exitCode !== null) return resolve();
-  running.once('exit', () => resolve());
-  running.kill('SIGTERM');
-});
 
 // ------------------------------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@ import { apiGroups } from '../../functions/groups.ts';
 import { app as docs } from '../../functions/docs/app.ts';
 import { app as health } from '../../functions/health/app.ts';
 import { app as pay } from '../../functions/pay/app.ts';
+import { app as household } from '../../functions/household/app.ts';
 import { app as paymentsWebhook } from '../../functions/payments-webhook/app.ts';
 import { app as webhookDispatcher } from '../../functions/webhook-dispatcher/app.ts';
 import { app as esignCallback } from '../../functions/esign-callback/app.ts';
@@ -24,6 +25,8 @@ const functions: Record<string, FetchApp> = {
   'esign-callback': esignCallback,
   // The pay-in-app page: HTML for the payer's browser, authorised by its signed link.
   pay,
+  // The household's page: HTML for the household's browser, authorised by its signed link.
+  household,
   // Internal: the payment processor's notifications (verified by the adapter, no API key).
   'payments-webhook': paymentsWebhook,
   ...Object.fromEntries(apiGroups.map((group) => [group.name, group.app])),

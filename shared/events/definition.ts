@@ -18,8 +18,10 @@ export const eventNames = [
   'payment.refunded',
   'booking.confirmed',
   'booking.updated',
-  // This service's addition: a booked stay shortened or extended (carrier side).
+  // This service's additions: a booked stay shortened or extended (carrier side); an application
+  // waiting for the landlord (provider side).
   'booking.dates_changed',
+  'application.received',
 ] as const;
 
 export type EventName = (typeof eventNames)[number];

@@ -54,6 +54,8 @@ export const errorCodes = {
   refund_not_found: 404,
   // The stay over time: an extension already open on the placement.
   extension_pending: 409,
+  // The landlord answered the application before.
+  already_answered: 409,
   rate_limited: 429,
   server_error: 500,
 } as const;

@@ -25,6 +25,7 @@ export const pageSizes = {
   homes: { default: 25, max: 100 },
   bookings: { default: 25, max: 100 },
   refundRequests: { default: 25, max: 100 },
+  applications: { default: 25, max: 100 },
   events: { default: 100, max: 250 },
   // An organisation has a handful of endpoints: the default page holds them all.
   webhookEndpoints: { default: 100, max: 100 },
@@ -48,7 +49,7 @@ export const pageQuery = (size: PageSize) =>
       .describe('`next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`.'),
   });
 
-const invalidCursor = () => new ApiError('invalid_field', 'cursor is not a cursor this list returned to this key.', 'cursor');
+export const invalidCursor = () => new ApiError('invalid_field', 'cursor is not a cursor this list returned to this key.', 'cursor');
 
 function toBase64Url(text: string): string {
   const bytes = new TextEncoder().encode(text);

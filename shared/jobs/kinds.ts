@@ -11,6 +11,8 @@ export interface JobPayloads {
   send_contract: { lease_id: string };
   /** The placement: stop the signature links of a superseded or withdrawn contract. */
   withdraw_contract: { provider_ref: string; reason: string };
+  /** The placement: the household's link to a home sent to it, signed when the email goes out (commands/household.ts). */
+  send_household_link: { placement_id: string; base_url: string };
   /** The placement: one message through the email port. */
   send_email: EmailMessage;
   /** The placement: refund an approved refund request on the landlord's account (commands/refunds.ts). */

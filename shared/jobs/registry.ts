@@ -1,4 +1,4 @@
-import { advanceStay, closeStayJob, issueRefund, sendContract, sendEmail, withdrawContract } from '../placements/jobs.ts';
+import { advanceStay, closeStayJob, issueRefund, sendHouseholdLink, sendContract, sendEmail, withdrawContract } from '../placements/jobs.ts';
 import { sourceNewRequests } from '../claims/sourcing.ts';
 import type { ServiceJobRegistry } from './runner.ts';
 
@@ -9,6 +9,7 @@ export const jobRegistry: ServiceJobRegistry = {
   send_contract: sendContract,
   withdraw_contract: withdrawContract,
   send_email: sendEmail,
+  send_household_link: sendHouseholdLink,
   issue_refund: issueRefund,
   advance_stay: advanceStay,
   close_stay: closeStayJob,

@@ -10,6 +10,8 @@ import { onHome } from './render.ts';
 import { contractContext, moveLease } from './lease.ts';
 import { inPlacement, inPlacementById, lockLeaseOf } from './unit-of-work.ts';
 import { closeStay } from './commands/booking.ts';
+import { currentHouseholdLink, householdLinkEmail } from './commands/household.ts';
+import { homeListing } from './repository.ts';
 
 // The placement's durable jobs, all of them (their kinds and payloads: shared/jobs/kinds.ts). Each
 // acts for the tenant that queued it (row-level security as for its API calls), talks to the third
@@ -98,6 +100,29 @@ export const sendEmail: ServiceJob<'send_email'> = {
     if (message.to.length === 0) return { skipped: 'no recipient address' };
     const sent = await placementPorts(job.environment).email.send(message);
     return { provider_ref: sent.providerRef };
+  },
+};
+
+/**
+ * send_household_link: emails the household its link to a home sent to it, signed now, so that it
+ * is stored nowhere. A link of an older issue (re-sent meanwhile), or for a home no longer offered,
+ * is not sent.
+ */
+export const sendHouseholdLink: ServiceJob<'send_household_link'> = {
+  kind: 'send_household_link',
+  async run({ placement_id, base_url }, { job }) {
+    const tenant = tenantOf(job);
+    const message = await inPlacementById(tenant, placement_id, async ({ tx, claim, placement }) => {
+      if (placement.option_status === 'declined' || placement.option_status === 'cancelled') return null;
+      const [link, home] = await Promise.all([
+        currentHouseholdLink(tx, tenant.orgId, claim, placement, base_url),
+        homeListing(tx, claim.id, placement.property_id),
+      ]);
+      return householdLinkEmail(link, home?.name ?? home?.address ?? 'a home', claim.claim_ref);
+    }, { lock: false });
+    if (!message) return { skipped: 'the home is no longer offered to the household' };
+    const sent = await placementPorts(job.environment).email.send(message);
+    return { provider_ref: sent.providerRef, to: message.to };
   },
 };
 

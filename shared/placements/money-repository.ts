@@ -340,7 +340,7 @@ export async function otherHomesState(tx: Tx, claimId: string, placementId: stri
     select h.option_status, h.application_status, h.lease_status, h.proposed_at,
            exists (select 1 from app.bookings b where b.claim_home_id = h.id and b.booking_status in ('confirmed', 'completed')) as booked
       from app.claim_homes h
-     where h.claim_id = ${claimId} and h.id <> ${placementId} and h.option_status not in ('declined', 'cancelled')`;
+     where h.claim_id = ${claimId} and h.id <> ${placementId} and h.option_status not in ('declined', 'cancelled') and h.application_status <> 'declined'`;
 }
 
 /** Where a home on a request stands, for the status the request's homes support. */

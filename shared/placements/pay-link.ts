@@ -19,9 +19,12 @@ export interface PayLink {
   environment: Environment;
 }
 
-/** Why a link is refused: expired (authentic, too old) or invalid (tampered, foreign, malformed). */
+/**
+ * Why a link is refused: expired (authentic, too old), invalid (tampered, foreign, malformed), or
+ * replaced (a household link of an earlier issue, or sent to an address the request no longer has).
+ */
 export class PayLinkRejected extends Error {
-  constructor(readonly reason: 'expired' | 'invalid', message: string) {
+  constructor(readonly reason: 'expired' | 'invalid' | 'replaced', message: string) {
     super(message);
   }
 }
@@ -43,9 +46,12 @@ async function keyFor(environment: Environment): Promise<Uint8Array> {
   return key;
 }
 
-type Audience = 'pay-in-app' | 'payout-setup';
+type Audience = 'pay-in-app' | 'payout-setup' | 'household';
 
-async function sign(audience: Audience, subject: string, claims: { org: string; env: Environment }, now: Date): Promise<string> {
+/** The claims every link carries, and what a household link adds (its issue, and whom it was sent to). */
+type LinkClaims = { org: string; env: Environment; v?: number; to?: string };
+
+async function sign(audience: Audience, subject: string, claims: LinkClaims, now: Date, ttlSeconds = config.payLinkTtlSeconds()): Promise<string> {
   const issuedAt = Math.floor(now.getTime() / 1000);
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -53,11 +59,11 @@ async function sign(audience: Audience, subject: string, claims: { org: string; 
     .setAudience(audience)
     .setSubject(subject)
     .setIssuedAt(issuedAt)
-    .setExpirationTime(issuedAt + config.payLinkTtlSeconds())
+    .setExpirationTime(issuedAt + ttlSeconds)
     .sign(await keyFor(claims.env));
 }
 
-async function verify(audience: Audience, token: string, now: Date): Promise<{ sub: string; org: string; env: Environment }> {
+async function verify(audience: Audience, token: string, now: Date): Promise<{ sub: string; org: string; env: Environment; v?: unknown; to?: unknown }> {
   let environment: unknown;
   try {
     environment = decodeJwt(token).env;
@@ -74,7 +80,7 @@ async function verify(audience: Audience, token: string, now: Date): Promise<{ s
       requiredClaims: ['sub', 'exp', 'org', 'env'],
     });
     if (typeof payload.sub !== 'string' || typeof payload.org !== 'string') throw new PayLinkRejected('invalid', 'This link is not valid.');
-    return { sub: payload.sub, org: payload.org, env: environment };
+    return { sub: payload.sub, org: payload.org, env: environment, v: payload.v, to: payload.to };
   } catch (error) {
     if (error instanceof PayLinkRejected) throw error;
     if (error instanceof errors.JWTExpired) throw new PayLinkRejected('expired', 'This link has expired.');
@@ -114,6 +120,43 @@ export function signSetupLink(orgId: string, environment: Environment, now = new
 export async function readSetupLink(token: string, now = new Date()): Promise<{ orgId: string; environment: Environment }> {
   const claims = await verify('payout-setup', token, now);
   return { orgId: claims.org, environment: claims.env };
+}
+
+/**
+ * The household's link to a home sent to it (GET /household/<token>): the magic link that is its
+ * login to that one home. It names the placement, the issue it belongs to (`v`: a re-send moves
+ * the placement's household_link_at, and older links stop working) and a digest of the address it
+ * was sent to (`to`: a household contact changed on the request makes it stop working too).
+ */
+export interface HouseholdLink {
+  placementId: string;
+  orgId: string;
+  environment: Environment;
+  /** household_link_at of the issue, in milliseconds. */
+  issue: number;
+  /** The digest of the household contact it was sent to. */
+  sentTo: string;
+}
+
+export function signHouseholdLink(link: HouseholdLink, now = new Date()): Promise<string> {
+  return sign('household', link.placementId, { org: link.orgId, env: link.environment, v: link.issue, to: link.sentTo }, now, config.householdLinkTtlSeconds());
+}
+
+export async function readHouseholdLink(token: string, now = new Date()): Promise<HouseholdLink> {
+  const claims = await verify('household', token, now);
+  if (typeof claims.v !== 'number' || typeof claims.to !== 'string') throw new PayLinkRejected('invalid', 'This link is not valid.');
+  return { placementId: claims.sub, orgId: claims.org, environment: claims.env, issue: claims.v, sentTo: claims.to };
+}
+
+/** The digest a household link carries of the address it went to (never the address itself). */
+export async function contactDigest(email: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`household-contact:${email.trim().toLowerCase()}`));
+  return Array.from(new Uint8Array(digest).slice(0, 12), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** The household page's address for a link: <public base>/household/<token>. */
+export function householdPageUrl(baseUrl: string, token: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/household/${token}`;
 }
 
 /** The pay page's address for a link: <public base>/pay/<token>. */

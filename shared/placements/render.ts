@@ -89,6 +89,7 @@ export function renderPlacementHome(row: PlacementHomeRow): z.infer<typeof Place
     payments_succeeded: row.payments_succeeded,
     recipient_response: row.recipient_response,
     decline_reason: row.decline_reason,
+    application_decline_reason: row.application_decline_reason,
     proposed_dates: row.proposed_at
       ? { move_in: row.proposed_move_in!, move_out: row.proposed_move_out!, proposed_at: row.proposed_at.toISOString() }
       : null,

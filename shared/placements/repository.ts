@@ -30,6 +30,9 @@ export interface PlacementRow {
   recipient_response: 'saved' | 'rejected' | null;
   decline_reason: string | null;
   applied_at: Date | null;
+  application_declined_at: Date | null;
+  application_decline_reason: string | null;
+  household_link_at: Date | null;
   application_approved_at: Date | null;
   proposed_move_in: string | null;
   proposed_move_out: string | null;
@@ -160,7 +163,7 @@ export async function updatePlacement(tx: Tx, placementId: string, columns: Reco
 export async function otherHomesInPlay(tx: Tx, claimId: string, placementId: string): Promise<boolean> {
   const [row] = await tx<{ any: boolean }[]>`
     select exists (select 1 from app.claim_homes where claim_id = ${claimId} and id <> ${placementId}
-                    and option_status not in ('declined', 'cancelled')) as any`;
+                    and option_status not in ('declined', 'cancelled') and application_status <> 'declined') as any`;
   return row.any;
 }
 
@@ -461,4 +464,28 @@ export function homesUnderContract(tx: Tx, claimId: string): Promise<HomeUnderCo
       from app.claim_homes h join app.lease_agreements l on l.id = h.current_lease_id
      where h.claim_id = ${claimId} and h.option_status <> 'cancelled' and l.status not in ('superseded', 'withdrawn')
      order by h.added_at, h.id`;
+}
+
+/** A home on the request as the household's page shows it (app.home_listing). */
+export interface HomeListing {
+  name: string | null;
+  address: string;
+  city: string;
+  state: string;
+  zip_code: string;
+  bedrooms: number;
+  bathrooms: string;
+  sqft: number | null;
+  furnished_status: string | null;
+  image_urls: string[];
+  description: string | null;
+  amenities: string[] | null;
+  pet_policy: string | null;
+  /** The landlord's published contact address. */
+  landlord_contact: string | null;
+}
+
+export async function homeListing(tx: Tx, claimId: string, propertyId: string): Promise<HomeListing | null> {
+  const [row] = await tx<HomeListing[]>`select * from app.home_listing(${claimId}, ${propertyId})`;
+  return row ?? null;
 }

@@ -124,6 +124,14 @@ export const DatesInput = z
   .openapi('DatesInput');
 export type DatesInput = z.infer<typeof DatesInput>;
 
+export const HouseholdLinkSent = z
+  .object({
+    property_id: z.string().uuid(),
+    sent_to: z.string().describe('The request\'s household_email.'),
+    link_issued_at: z.string().describe('The issue of the link: links issued before it no longer work.'),
+  })
+  .openapi('HouseholdLinkSent');
+
 export const ExtensionInput = z
   .strictObject({
     property_id: PropertyId,
@@ -298,7 +306,8 @@ export const PlacementHome = z
     booking: PlacementBooking.nullable().describe('null until the first payment clears; kept (cancelled) after a cancellation.'),
     payments_succeeded: z.number().int(),
     recipient_response: z.enum(['saved', 'rejected']).nullable(),
-    decline_reason: z.string().nullable(),
+    decline_reason: z.string().nullable().describe('Why the household declined the home.'),
+    application_decline_reason: z.string().nullable().describe('Why the landlord declined the household\'s application (application_status declined).'),
     proposed_dates: z.object({ move_in: z.string(), move_out: z.string(), proposed_at: z.string() }).nullable()
       .describe('Dates the household asked for; the placement waits until POST dates/approve-proposal (or new dates).'),
     payments: z.array(PlacementPayment).describe('Every charge, oldest first, failed ones included.'),

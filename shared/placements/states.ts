@@ -47,7 +47,7 @@ export function leaseMove(event: LeaseEvent, from: LeaseStatus | null): LeaseSta
 export const optionStatuses = ['sent', 'saved', 'approved', 'declined', 'cancelled'] as const;
 export type OptionStatus = (typeof optionStatuses)[number];
 
-export const applicationStatuses = ['not_applied', 'applied', 'approved_to_lease'] as const;
+export const applicationStatuses = ['not_applied', 'applied', 'approved_to_lease', 'declined'] as const;
 export type ApplicationStatus = (typeof applicationStatuses)[number];
 
 export interface OfferState {
@@ -55,7 +55,7 @@ export interface OfferState {
   application_status: ApplicationStatus;
 }
 
-export type OfferEvent = 'send' | 'place' | 'save' | 'decline' | 'apply' | 'approve_application';
+export type OfferEvent = 'send' | 'place' | 'save' | 'decline' | 'apply' | 'approve_application' | 'decline_application';
 
 /**
  * The offer's moves. `from` lists the states the event fits (null: the home is not on the request
@@ -100,6 +100,11 @@ export const offerTransitions: Record<OfferEvent, { from: readonly (OfferState |
     from: [{ option_status: 'sent', application_status: 'applied' }, { option_status: 'saved', application_status: 'applied' }],
     to: { option_status: 'approved', application_status: 'approved_to_lease' },
   },
+  // The landlord turns the application down: the offer stays the household's; the home is out of play.
+  decline_application: {
+    from: [{ option_status: 'sent', application_status: 'applied' }, { option_status: 'saved', application_status: 'applied' }],
+    to: { option_status: 'sent', application_status: 'declined' },
+  },
 };
 
 const same = (a: OfferState | null, b: OfferState | null) =>
@@ -109,8 +114,8 @@ const same = (a: OfferState | null, b: OfferState | null) =>
 export function offerMove(event: OfferEvent, from: OfferState | null): OfferState | null {
   const move = offerTransitions[event];
   if (!move.from.some((state) => same(state, from))) return null;
-  // Applying keeps a saved home saved.
-  if (event === 'apply' && from) return { option_status: from.option_status, application_status: 'applied' };
+  // Applying, and the landlord's decline, keep a saved home saved.
+  if ((event === 'apply' || event === 'decline_application') && from) return { option_status: from.option_status, application_status: move.to.application_status };
   return move.to;
 }
 

@@ -23,6 +23,7 @@ export const placementTimeline: TimelineSource = {
     'home.added': () => 'Home put on the request.',
     'home.offered': () => 'Home sent to the household.',
     'application.approved': () => 'The landlord approved the household’s application.',
+    'application.declined': (d) => `The landlord declined the household’s application: "${d.reason}".`,
     'home.placed': (d) => `Home placed without the household${d.signer_name ? `; ${d.signer_name} signs the lease` : ''}.`,
     'household.responded': (d) =>
       d.action === 'decline' ? `The household declined: "${d.reason}".`
@@ -52,6 +53,9 @@ export const placementTimeline: TimelineSource = {
     union all
     select h.application_approved_at, 'application.approved', h.property_id, '{}'::jsonb
       from homes h where h.applied_at is not null and h.application_approved_at is not null
+    union all
+    select h.application_declined_at, 'application.declined', h.property_id, jsonb_build_object('reason', h.application_decline_reason)
+      from homes h where h.application_declined_at is not null
     union all
     select r.created_at, 'household.responded', h.property_id,
            jsonb_strip_nulls(jsonb_build_object('action', r.action, 'reason', r.reason, 'move_in', r.move_in, 'move_out', r.move_out, 'resolution', r.resolution))

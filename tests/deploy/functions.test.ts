@@ -146,10 +146,11 @@ const internalProbes: Partial<Record<string, (base: string) => Promise<Response>
 
 /** What an internal probe must answer when it is not 200. */
 // The sandbox group's GET is the organisation's clock: a fresh organisation has none (404 not_found, in the API's JSON).
-const probeStatus: Partial<Record<string, number>> = { 'esign-callback': 401, 'payments-webhook': 401, pay: 403, sandbox: 404 };
+// The household page's root is no page (404, HTML): its pages live under a link.
+const probeStatus: Partial<Record<string, number>> = { 'esign-callback': 401, 'payments-webhook': 401, pay: 403, sandbox: 404, household: 404 };
 
 /** The pay page answers people in a browser: its unknown paths are an HTML page, not the API's JSON. */
-const htmlFunctions = new Set(['pay']);
+const htmlFunctions = new Set(['pay', 'household']);
 
 /** A documented route of the function without path parameters, a GET when it has one. */
 function documentedRoute(name: string): { method: string; path: string } | undefined {

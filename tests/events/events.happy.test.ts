@@ -155,7 +155,7 @@ describe('GET /events/types', () => {
   it("shows a provider only the provider side's events", async () => {
     const provider = await createTenant('provider');
     const res = await client(provider.live).get('/events/types');
-    expect(res.body.data.map((t: any) => t.event).sort()).toEqual(['booking.confirmed', 'booking.updated', 'payment.failed', 'payment.succeeded']);
+    expect(res.body.data.map((t: any) => t.event).sort()).toEqual(['application.received', 'booking.confirmed', 'booking.updated', 'payment.failed', 'payment.succeeded']);
     expect(res.body.data.every((t: any) => t.audience === 'provider' && t.simulatable)).toBe(true);
   });
 });

@@ -8,10 +8,10 @@ describe('event registry', () => {
     const simulatable = [
       'request.status_changed', 'option.declined', 'option.saved', 'dates.proposed', 'lease.sent', 'lease.first_signed',
       'lease.signed', 'payment.succeeded', 'payment.failed', 'booking.confirmed', 'booking.updated',
-      // This service's addition, simulatable like the specification's booking events.
-      'booking.dates_changed',
+      // This service's additions, simulatable like the specification's booking events.
+      'booking.dates_changed', 'application.received',
     ];
-    expect(eventsFor('provider').map((d) => d.event).sort()).toEqual(['booking.confirmed', 'booking.updated', 'payment.failed', 'payment.succeeded']);
+    expect(eventsFor('provider').map((d) => d.event).sort()).toEqual(['application.received', 'booking.confirmed', 'booking.updated', 'payment.failed', 'payment.succeeded']);
     expect(eventsFor('carrier').map((d) => d.event)).toContain('payment.refunded');
     for (const definition of eventDefinitions) {
       expect([definition.event, definition.simulatable]).toEqual([definition.event, simulatable.includes(definition.event)]);

@@ -20,8 +20,9 @@ describe('send: the household saves and applies, the landlord approves, then dat
     // Sending again is the same row rewritten, and emails the household once.
     expect((await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'send' })).status).toBe(200);
     await drainJobs(s.c.orgId);
-    const emails = await jobsOf(s.c.orgId, 'send_email');
-    expect(emails).toEqual([expect.objectContaining({ status: 'succeeded', payload: expect.objectContaining({ to: ['family@example.com'], topic: 'home.offered' }) })]);
+    // The household's email carries the link to its page for the home (signed when it goes out).
+    const emails = await jobsOf(s.c.orgId, 'send_household_link');
+    expect(emails).toEqual([expect.objectContaining({ status: 'succeeded', result: expect.objectContaining({ to: ['family@example.com'] }) })]);
 
     const saved = await household(s, { action: 'save' });
     expect(saved.status).toBe(200);

@@ -7,6 +7,8 @@ describe('provider side in the OpenAPI document', () => {
     const paths = Object.keys(doc.paths).filter((p) => p.startsWith('/properties') || p === '/sandbox/payouts');
     expect(paths.sort()).toEqual([
       '/properties',
+      '/properties/applications',
+      '/properties/applications/{id}',
       '/properties/availability',
       '/properties/batch',
       '/properties/bookings',

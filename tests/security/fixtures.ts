@@ -4,7 +4,7 @@
 // someone else's existing resource, never a made-up id. A registry route without a line, or a line
 // without a route, fails the matrix by name.
 import type { Environment, Side } from '../../shared/db/tenant.ts';
-import { client, createKey, createOrg } from '../helpers.ts';
+import { client, createKey, createOrg, ownerSql } from '../helpers.ts';
 import { claimBody, inDays, insertHome, openClaim, pdfBytes, provider, upload } from '../claims/fixtures.ts';
 import { drainJobs, linkBilling, placeWithDates } from '../placements/fixtures.ts';
 import { signedLease } from '../placements/payment-fixtures.ts';
@@ -79,6 +79,15 @@ const withClocks = (body?: unknown): Fixture['build'] => async ({ owner, strange
   return { paths: ['/sandbox/clock'], body: body === undefined ? undefined : () => body };
 };
 
+/** The owner's request with a home sent to its household (the household's link routes). */
+const sentToHousehold = (path: (claim: string, home: string) => string): Fixture['build'] => async (context, environment) => {
+  const { claim, home, orgs } = await placement(context, environment, false);
+  const api = context.owner.api(environment);
+  if (environment === 'live') await linkBilling(context.owner.orgId);
+  created('send', await api.post(`/claims/${claim.claim_ref}/options`, { property_id: home, action: 'send', approve_budget: true }), () => null);
+  return { paths: [path(claim.claim_ref, home), path(claim.id, home)], orgs };
+};
+
 const onSandboxHelper = (who: string, body: unknown): Fixture['build'] => async (context, environment) => {
   const { claim, home, orgs } = await placement(context, environment, true);
   return { paths: [`/sandbox/claims/${claim.claim_ref}/homes/${home}/${who}`, `/sandbox/claims/${claim.id}/homes/${home}/${who}`], body: () => body, orgs };
@@ -93,6 +102,25 @@ async function refundRequest({ owner }: Context) {
   const id = created('refund request', await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home }), (b) => b.data.refund_request_id as string);
   return { id, orgs: [s.c.orgId] };
 }
+
+/** An application the owner (a provider) has to answer: a sandbox request sent the owner's home, and the household applied. */
+async function application({ owner }: Context) {
+  const home = await insertHome(owner.orgId);
+  const c = await carrierTenant();
+  const claim = await openClaim(c, { household_email: 'family@example.com' });
+  await c.post(`/claims/${claim.claim_ref}/options`, { property_id: home, action: 'send', approve_budget: true });
+  const applied = await c.post(`/sandbox/claims/${claim.claim_ref}/homes/${home}/household`, { action: 'apply' });
+  if (applied.status !== 200) throw new Error(`security fixture: apply: ${applied.status} ${applied.text}`);
+  const [row] = await ownerSql()<{ id: string; org_id: string }[]>`select id, org_id from app.claim_homes where claim_id = ${claim.id}`;
+  return { id: row.id, orgs: [row.org_id] };
+}
+
+async function carrierTenant() {
+  const orgId = await createOrg('carrier');
+  return client((await createKey(orgId, 'sandbox')).key);
+}
+
+const sandboxApplications = 'a household applies through the sandbox helper here (in live, through its own page)';
 
 const liveRefundsNeedTheProcessor = 'a refund request needs a paid lease, and live payments go through the payment processor';
 
@@ -226,6 +254,20 @@ export const fixtures: Record<string, Fixture> = {
     },
   },
   'GET /properties/payouts': { build: async () => ({ paths: ['/properties/payouts'] }) },
+  'GET /properties/applications': {
+    sandboxOnlyBecause: sandboxApplications,
+    build: async (context) => {
+      const { id, orgs } = await application(context);
+      return { paths: ['/properties/applications'], shows: [id], orgs };
+    },
+  },
+  'POST /properties/applications/{id}': {
+    sandboxOnlyBecause: sandboxApplications,
+    build: async (context) => {
+      const { id, orgs } = await application(context);
+      return { paths: [`/properties/applications/${id}`], body: () => ({ decision: 'decline', reason: 'Not available' }), orgs };
+    },
+  },
   'GET /properties/refund-requests': {
     sandboxOnlyBecause: liveRefundsNeedTheProcessor,
     build: async (context) => {
@@ -290,6 +332,8 @@ export const fixtures: Record<string, Fixture> = {
   'POST /sandbox/claims/{reference}/homes/{propertyId}/household': { build: onSandboxHelper('household', { action: 'save' }) },
   'POST /sandbox/claims/{reference}/homes/{propertyId}/landlord': { build: onSandboxHelper('landlord', { action: 'sign' }) },
   'POST /sandbox/claims/{reference}/homes/{propertyId}/payment': { build: onSandboxHelper('payment', { outcome: 'succeeded' }) },
+  'GET /sandbox/claims/{reference}/homes/{propertyId}/household-link': { build: sentToHousehold((claim, home) => `/sandbox/claims/${claim}/homes/${home}/household-link`) },
+  'POST /claims/{reference}/options/{propertyId}/household-link': { build: sentToHousehold((claim, home) => `/claims/${claim}/options/${home}/household-link`) },
 };
 
 /**

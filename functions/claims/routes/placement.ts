@@ -3,8 +3,12 @@ import { single } from '../../../shared/http/envelope.ts';
 import { decideBudget, readBudget } from '../../../shared/placements/commands/budget.ts';
 import { approveProposal, changeSigner, setDates } from '../../../shared/placements/commands/dates.ts';
 import { putOption } from '../../../shared/placements/commands/options.ts';
+import { resendHouseholdLink } from '../../../shared/placements/commands/household.ts';
 import { readPlacement } from '../../../shared/placements/commands/read.ts';
-import { BudgetDecision, BudgetParams, BudgetReview, DatesInput, LeaseCreated, OptionInput, OptionResult, Placement, PropertyRef, SignerChanged, SignerInput } from '../../../shared/placements/schemas.ts';
+import {
+  BudgetDecision, BudgetParams, BudgetReview, DatesInput, HouseholdLinkSent, LeaseCreated, OptionInput, OptionResult, Placement, PropertyRef, SignerChanged,
+  SignerInput,
+} from '../../../shared/placements/schemas.ts';
 import { ReferenceParam } from '../schemas.ts';
 
 // Placement: the budget review, putting a home on the request (send or place), dates, the household's
@@ -71,7 +75,8 @@ export const placementRoutes = createRoutes()
       tags,
       summary: 'Put a home on the request: send it to the household, or place it',
       description:
-        'send: the household is emailed the home (the request needs household_email); they save, apply or propose dates; the landlord approves ' +
+        'send: the household is emailed a signed link to its own page for the home (the request needs household_email), where it saves, ' +
+        'applies, proposes dates or declines; the landlord approves the application (POST /properties/applications/{id}); ' +
         'the application; then the caller sets dates. place: option_status approved, application_status approved_to_lease; the landlord is told; ' +
         'the lease goes to the named signer (signer_name, signer_email) or to the caller’s own team, once dates are set; the household is not contacted. ' +
         'With send, the lease goes to the household (household_email), the adjuster copied. ' +
@@ -96,7 +101,34 @@ export const placementRoutes = createRoutes()
         },
       },
     }),
-    async (c) => c.json(single(await putOption(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'))), 200),
+    async (c) => c.json(single(await putOption(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'), c.req.url)), 200),
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/{reference}/options/{propertyId}/household-link',
+      tags,
+      summary: 'Send the household its link to the home again',
+      description:
+        'Beyond the specification. A home sent to the household (POST options, action send) comes with an email carrying a signed link to ' +
+        'the household\'s own page for it (valid 14 days). This sends a new one to the request\'s household_email; every earlier link stops ' +
+        'working. Use it when the link expired, or after changing household_email.',
+      scope: 'options:write',
+      request: { params: BudgetParams },
+      responses: { 202: jsonResponse(dataOf(HouseholdLinkSent), 'The link goes out within seconds.') },
+      errors: {
+        400: { could_not_place: 'the request has no household_email.' },
+        404: { not_found: 'no such request for this organisation in this environment' },
+        409: {
+          not_on_request: 'the home is not on the request',
+          option_not_open: 'the home was placed, not sent to the household, or was cancelled.',
+        },
+      },
+    }),
+    async (c) => {
+      const { reference, propertyId } = c.req.valid('param');
+      return c.json(single(await resendHouseholdLink(c.get('caller'), reference, propertyId, c.req.url)), 202);
+    },
   )
   .openapi(
     defineRoute({

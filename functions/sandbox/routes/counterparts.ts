@@ -1,8 +1,9 @@
 import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
-import { answer, householdAnswers, landlordAnswers, type HouseholdAnswer } from '../../../shared/placements/commands/answers.ts';
+import { answer, householdAnswers, landlordAnswers, type HouseholdAnswer, type LandlordAnswer } from '../../../shared/placements/commands/answers.ts';
 import { PlacementHome } from '../../../shared/placements/schemas.ts';
-import { HomeOnRequestParams, HouseholdAction, LandlordAction } from '../schemas.ts';
+import { HomeOnRequestParams, HouseholdAction, LandlordAction, SandboxHouseholdLink, type LandlordActionBody } from '../schemas.ts';
+import { sandboxHouseholdLink } from '../../../shared/placements/commands/household.ts';
 import { homeHelperErrors } from '../guard.ts';
 
 // Carrier side: the household and the landlord of a home on a request. Each call runs exactly the
@@ -19,6 +20,10 @@ function householdAnswer(body: HouseholdAction): HouseholdAnswer {
     default:
       return { action: body.action };
   }
+}
+
+function landlordAnswer(body: LandlordActionBody): LandlordAnswer {
+  return body.action === 'decline_application' ? { action: 'decline_application', reason: body.reason! } : { action: body.action };
 }
 
 export const counterpartRoutes = createRoutes()
@@ -64,7 +69,8 @@ export const counterpartRoutes = createRoutes()
       tags,
       summary: 'Act as the landlord',
       description:
-        'approve_application (the household applied; the home becomes approved_to_lease), sign (the countersignature after the first: lease.signed, ' +
+        'approve_application (the household applied; the home becomes approved_to_lease), decline_application with reason (application_status ' +
+        'declined; the home leaves play and the request moves back to what its other homes support), sign (the countersignature after the first: lease.signed, ' +
         'payment unlocked). approve_refund issues the refund of the open refund request on the landlord\'s account (a job, within seconds; ' +
         'payment.refunded with outcome approved); decline_refund declines it (payment.refunded with outcome declined; a new request may follow). ' +
         'Without a request waiting they answer 409 no_refund_request. Once the lease is signed by both, sign countersigns the open ' +
@@ -77,7 +83,8 @@ export const counterpartRoutes = createRoutes()
         ...homeHelperErrors,
         409: {
           not_on_request: 'the home is not on the request',
-          option_not_open: 'no application to approve',
+          option_not_open: 'no application to approve or decline',
+          already_answered: 'the landlord already approved or declined the application',
           lease_not_signable: 'the lease (or the open extension\'s addendum) is not awaiting the countersignature; decline_extension without an extension awaiting signature',
           no_refund_request: 'no refund request is open.',
         },
@@ -88,9 +95,34 @@ export const counterpartRoutes = createRoutes()
     }),
     async (c) => {
       const { reference, propertyId } = c.req.valid('param');
-      const body = c.req.valid('json');
+      const body = landlordAnswer(c.req.valid('json'));
       const refund = body.action === 'approve_refund' || body.action === 'decline_refund';
       const home = await answer(c.get('caller'), reference, propertyId, (tx, claim, placement) => landlordAnswers(tx, claim, placement, body), { orCancelled: refund });
       return c.json(single(home), 200);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/claims/{reference}/homes/{propertyId}/household-link',
+      tags,
+      summary: 'The household\'s link to its page for the home (what its email carries)',
+      description:
+        'In sandbox no household reads its email: this answers the link the email of POST options with action send (or a re-send) ' +
+        'carries, signed now, so that the household\'s page can be opened and answered as the household would. Sandbox keys only.',
+      scope: 'options:read',
+      request: { params: HomeOnRequestParams },
+      responses: { 200: jsonResponse(dataOf(SandboxHouseholdLink), 'The link.') },
+      errors: {
+        ...homeHelperErrors,
+        409: {
+          not_on_request: 'the home is not on the request',
+          option_not_open: 'the home was placed, not sent to the household, or was cancelled.',
+        },
+      },
+    }),
+    async (c) => {
+      const { reference, propertyId } = c.req.valid('param');
+      return c.json(single(await sandboxHouseholdLink(c.get('caller'), reference, propertyId, c.req.url)), 200);
     },
   );

@@ -84,7 +84,36 @@ const samplePayment = {
   currency: 'usd',
 };
 
+export const ApplicationReceivedPayload = z.object({
+  application_id: z.string().uuid().describe('Answer it with POST /properties/applications/{id}.'),
+  reference: z.string().describe('The housing request the household applied from.'),
+  property_id: z.string().uuid(),
+  external_id: z.string().nullable().describe("The home's api_external_id."),
+  property: HomeRef,
+  applied_at: z.string(),
+  household: z.object({ adults: z.number().int(), children: z.number().int(), has_pets: z.boolean() }),
+  target_move_in: z.string().describe('YYYY-MM-DD: when the household hopes to move in.'),
+});
+
 export const providerEvents = [
+  {
+    // Beyond the specification's table: the landlord's part of the send flow through the API.
+    event: 'application.received',
+    audience: 'provider',
+    summary: "A household applied for one of the provider's homes; it waits for the landlord's answer.",
+    simulatable: true,
+    payload: ApplicationReceivedPayload,
+    sample: {
+      application_id: '8c1e3a5f-7b9d-4f2a-9c4e-6a8b0d2f4e61',
+      reference: sampleRequest.reference,
+      property_id: '3c9e5b7a-1d2f-4e8a-b6c4-7a9d0e1f2b3c',
+      external_id: sampleHomeRef,
+      property: { name: 'Maple Court 204', api_external_id: sampleHomeRef },
+      applied_at: '2026-11-24T09:30:00.000Z',
+      household: { adults: 2, children: 1, has_pets: true },
+      target_move_in: '2026-12-01',
+    },
+  },
   {
     event: 'booking.confirmed',
     audience: 'provider',

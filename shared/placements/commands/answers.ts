@@ -11,8 +11,10 @@ import type { Tenant } from '../../db/tenant.ts';
 import { inPlacement } from '../unit-of-work.ts';
 import { onHome } from '../render.ts';
 import { placementHome } from './read.ts';
+import { homeLabel, payeeOf } from '../money-repository.ts';
 import { decideRefund } from './refunds.ts';
 import { declineExtension } from './extensions.ts';
+import { settleRequestStatus } from './booking.ts';
 import {
   currentLease, moveOffer, openAddendum, otherHomesInPlay, recordResponse, updatePlacement, type PlacementRow,
 } from '../repository.ts';
@@ -30,7 +32,16 @@ export type HouseholdAnswer =
   | { action: 'propose_dates'; move_in: string; move_out: string }
   | { action: 'sign' };
 
-export type LandlordAnswer = { action: 'approve_application' | 'sign' | 'approve_refund' | 'decline_refund' | 'decline_extension' };
+export type LandlordAnswer =
+  | { action: 'approve_application' | 'sign' | 'approve_refund' | 'decline_refund' | 'decline_extension' }
+  | { action: 'decline_application'; reason: string };
+
+/** An application the landlord answered before is answered: 409 already_answered. */
+function assertUnanswered(placement: PlacementRow): void {
+  if (placement.application_status === 'approved_to_lease' || placement.application_status === 'declined') {
+    throw new ApiError('already_answered', `The landlord already ${placement.application_status === 'declined' ? 'declined' : 'approved'} this application.`);
+  }
+}
 
 async function moveOfferOr409(tx: Tx, placement: PlacementRow, event: OfferEvent, columns: Record<string, unknown>): Promise<PlacementRow> {
   const to = offerMove(event, placement);
@@ -70,6 +81,21 @@ export async function sign(tx: Tx, claim: ClaimRow, placement: PlacementRow, by:
   }
 }
 
+/** application.received to the landlord: an application waits for its answer (GET /properties/applications). */
+async function announceApplication(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<void> {
+  const [payee, label] = await Promise.all([payeeOf(tx, placement.property_id), homeLabel(tx, placement.property_id)]);
+  await emit(tx, 'application.received', {
+    application_id: placement.id,
+    reference: claim.claim_ref,
+    property_id: placement.property_id,
+    external_id: label.external_id,
+    property: { name: label.name, api_external_id: label.external_id },
+    applied_at: placement.applied_at!.toISOString(),
+    household: { adults: claim.adults, children: claim.children, has_pets: claim.has_pets },
+    target_move_in: claim.target_move_in,
+  }, { orgId: payee.org_id, environment: claim.environment });
+}
+
 export async function householdAnswers(tx: Tx, claim: ClaimRow, placement: PlacementRow, answer: HouseholdAnswer): Promise<void> {
   switch (answer.action) {
     case 'save': {
@@ -87,9 +113,10 @@ export async function householdAnswers(tx: Tx, claim: ClaimRow, placement: Place
       return;
     }
     case 'apply': {
-      await moveOfferOr409(tx, placement, 'apply', { applied_at: new Date() });
+      const applied = await moveOfferOr409(tx, placement, 'apply', { applied_at: new Date() });
       await recordResponse(tx, placement.id, 'apply');
       await moveStatus(tx, [claim.id], 'landlord_approval');
+      await announceApplication(tx, claim, applied);
       return;
     }
     case 'propose_dates': {
@@ -114,8 +141,16 @@ export async function householdAnswers(tx: Tx, claim: ClaimRow, placement: Place
 export async function landlordAnswers(tx: Tx, claim: ClaimRow, placement: PlacementRow, answer: LandlordAnswer): Promise<void> {
   switch (answer.action) {
     case 'approve_application': {
+      assertUnanswered(placement);
       const now = new Date();
       await moveOfferOr409(tx, placement, 'approve_application', { application_approved_at: now, committed_at: now });
+      return;
+    }
+    case 'decline_application': {
+      assertUnanswered(placement);
+      await moveOfferOr409(tx, placement, 'decline_application', { application_declined_at: new Date(), application_decline_reason: answer.reason });
+      // The home is out of play: the request moves back to what its other homes support.
+      await settleRequestStatus(tx, claim, placement.id);
       return;
     }
     case 'sign':

@@ -106,14 +106,7 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
       topic: 'booking.cancelled',
     });
 
-    // Back to what the remaining homes support: down to housing_options_found, then up to the most
-    // advanced remaining home (each move announced with request.status_changed).
-    // A request already where its other homes put it (another home booked) stays, announcing nothing.
-    const supported = supportedStatus(await otherHomesState(tx, claim.id, placement.id));
-    if (supported !== claim.status_primary) {
-      await moveStatus(tx, [claim.id], 'housing_options_found');
-      if (supported !== 'housing_options_found') await moveStatus(tx, [claim.id], supported);
-    }
+    await settleRequestStatus(tx, claim, placement.id);
     return {
       request_id: claim.id,
       property_id: placement.property_id,
@@ -122,6 +115,19 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
       was_paid: paid !== null,
     };
   }, { missingStatus: 404 });
+}
+
+/**
+ * A home left play (cancelled, or its application declined): the request moves back to what its
+ * other homes support, down to housing_options_found, then up to the most advanced of them (each
+ * move announced with request.status_changed). A request already where they put it (another home
+ * booked) stays, announcing nothing.
+ */
+export async function settleRequestStatus(tx: Tx, claim: ClaimRow, placementId: string): Promise<void> {
+  const supported = supportedStatus(await otherHomesState(tx, claim.id, placementId));
+  if (supported === claim.status_primary) return;
+  await moveStatus(tx, [claim.id], 'housing_options_found');
+  if (supported !== 'housing_options_found') await moveStatus(tx, [claim.id], supported);
 }
 
 /** The status a request's remaining homes support (the lifecycle of shared/claims/status.ts). */

@@ -20,9 +20,12 @@ function assertReadyForDates(placement: PlacementRow): void {
     throw new ApiError('could_not_set_dates', 'The household declined this home.', 'property_id');
   }
   if (placement.application_status !== 'approved_to_lease') {
-    throw new ApiError('could_not_set_dates', placement.application_status === 'applied'
-      ? 'The landlord has not approved the household’s application yet.'
-      : 'The household has not applied for this home yet (or place it with POST options, action place).', 'property_id');
+    const why = {
+      applied: 'The landlord has not approved the household’s application yet.',
+      declined: 'The landlord declined the household’s application.',
+      not_applied: 'The household has not applied for this home yet (or place it with POST options, action place).',
+    }[placement.application_status];
+    throw new ApiError('could_not_set_dates', why, 'property_id');
   }
 }
 

@@ -4,6 +4,8 @@ import { moveStatus } from '../../claims/lifecycle.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { offerMove } from '../states.ts';
 import { inRequest, lockHomeOnRequest } from '../unit-of-work.ts';
+import { issueHouseholdLink } from './household.ts';
+import { publicBaseUrl } from '../pay-link.ts';
 import { type OptionInput } from '../schemas.ts';
 import { approveBudget } from './budget.ts';
 import { hasBillingAccount, homeForRequest, insertPlacement, moveOffer, readApproval, reopenPlacement } from '../repository.ts';
@@ -14,7 +16,7 @@ import { hasBillingAccount, homeForRequest, insertPlacement, moveOffer, readAppr
 // enforced by a unique index (two requests racing to place one home: one wins, the other gets
 // could_not_place and writes nothing). Safe to retry: the same row is rewritten.
 
-export async function putOption(caller: Caller, reference: string, body: OptionInput) {
+export async function putOption(caller: Caller, reference: string, body: OptionInput, requestUrl: string) {
   return inRequest(caller, reference, async (unit) => {
     const { tx, claim } = unit;
     const home = await homeForRequest(tx, claim.id, body.property_id);
@@ -66,14 +68,8 @@ export async function putOption(caller: Caller, reference: string, body: OptionI
 
     const firstTime = !existing || existing.option_status !== to.option_status;
     if (body.action === 'send') {
-      if (firstTime) {
-        await enqueue(tx, 'send_email', {
-          to: claim.household_email ? [claim.household_email] : [],
-          subject: `A home for you: ${home.name ?? home.address}`,
-          text: `Your insurer found a home for you: ${home.name ?? ''} ${home.address}, ${home.city}, ${home.state}. Sign in to save it, apply or propose other dates (request ${claim.claim_ref}).`,
-          topic: 'home.offered',
-        }, { dedupeKey: `home.offered:${row.id}:${row.offered_at?.toISOString()}` });
-      }
+      // The household is emailed its link to the home's page (./household.ts), once per offer.
+      if (firstTime) await issueHouseholdLink(tx, claim, row, publicBaseUrl(requestUrl));
       await moveStatus(tx, [claim.id], 'options_sent');
     } else {
       if (firstTime) {

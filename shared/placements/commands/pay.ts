@@ -38,6 +38,8 @@ export interface PayView {
   due?: { title: string; chargeType: ChargeType; lines: DueLine[]; totalCents: number };
   /** Payments already made on this placement, newest last. */
   paid: { title: string; cents: number; at: string; status: string }[];
+  /** The outcome of the latest charge attempt as the server recorded it (the page's banner comes from this, never from the address). */
+  latest: 'succeeded' | 'failed' | null;
   /** A sentence for the states other than due. */
   note?: string;
 }
@@ -67,6 +69,12 @@ function inLinkedPlacement<T>(link: PayLink, lock: boolean, work: (tx: Tx, claim
   return inPlacementById(tenant, link.placementId, ({ tx, claim, placement }) => work(tx, claim, placement), { lock, cancelled: lock ? 'refuse' : 'include' });
 }
 
+/** What the payer reads for a refusal: plain words, never a state's name. */
+const plainNotes: Partial<Record<string, string>> = {
+  lease_not_signed: 'The lease is not signed by everyone yet: payment opens once the household and the landlord have both signed.',
+  charges_disabled: 'The landlord is still setting up how they are paid; nothing can be paid until they finish. Please try again later.',
+};
+
 const paidTitle = (chargeType: string, start: string | null) =>
   chargeType === 'initial' ? 'First payment' : chargeType === 'extension' ? `Extension from ${start}` : `Rent from ${start}`;
 
@@ -74,7 +82,9 @@ async function view(link: PayLink): Promise<PayView | null> {
   return inLinkedPlacement(link, false, async (tx, claim, placement) => {
     const home = (await homeOnRequest(tx, claim.id, placement.property_id))!;
     const payments = await paymentsOf(tx, placement.id);
+    const last = payments.at(-1);
     const base = {
+      latest: last ? (last.status === 'failed' ? ('failed' as const) : ('succeeded' as const)) : null,
       environment: link.environment,
       reference: claim.claim_ref,
       home: { name: home.name ?? 'Your home', address: `${home.address}, ${home.city}, ${home.state}` },
@@ -99,7 +109,7 @@ async function view(link: PayLink): Promise<PayView | null> {
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       const notUnlocked = error.code === 'lease_not_signed';
-      return { ...base, state: notUnlocked ? ('not_unlocked' as const) : ('unavailable' as const), note: error.message };
+      return { ...base, state: notUnlocked ? ('not_unlocked' as const) : ('unavailable' as const), note: plainNotes[error.code] ?? error.message };
     }
   });
 }

@@ -40,7 +40,10 @@ export function resendEmail(options: ResendOptions): EmailPort {
         method: 'POST',
         url: `${base}/emails`,
         headers: { authorization, accept: 'application/json', 'idempotency-key': await emailIdempotencyKey(message) },
-        body: { from, to: message.to, subject: message.subject, text: message.text, tags: [{ name: 'topic', value: tagValue(message.topic) }] },
+        body: {
+          from, to: message.to, subject: message.subject, text: message.text, ...(message.html ? { html: message.html } : {}),
+          tags: [{ name: 'topic', value: tagValue(message.topic) }],
+        },
       });
       const id = (answer as { id?: unknown } | null)?.id;
       if (typeof id !== 'string') throw new Error('Resend POST /emails answered without a message id');

@@ -52,6 +52,8 @@ export interface EmailMessage {
   to: string[];
   subject: string;
   text: string;
+  /** The same message as HTML, when it has a link to follow. */
+  html?: string;
   /** Why the message was sent (placement.offered, lease.sent, booking.cancelled, ...), for the record. */
   topic: string;
 }

@@ -1,0 +1,103 @@
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import type { AppEnv } from '../../shared/http/context.ts';
+import { ApiError } from '../../shared/http/errors.ts';
+import { requestId } from '../../shared/http/middleware/request-id.ts';
+import { calendarDate, storedText } from '../../shared/http/values.ts';
+import { errorFields, log } from '../../shared/log.ts';
+import { nowOf } from '../../shared/clock/time.ts';
+import { PayLinkRejected, readHouseholdLink, sandboxLinkOrg, type HouseholdLink } from '../../shared/placements/pay-link.ts';
+import { householdPageAnswer, householdView } from '../../shared/placements/commands/household.ts';
+import type { HouseholdAnswer } from '../../shared/placements/commands/answers.ts';
+import { html, renderProblemPage } from '../../shared/http/page.ts';
+import { renderHouseholdPage } from './page.ts';
+
+// The household's page: a web page, not an API route. The household opens the link its email
+// carries (GET /household/<token>), sees the home, and answers with a plain HTML form (POST to the
+// same address), which runs the same command as the sandbox household helper. The signed link is
+// the page's only credential (no cookie), so a form posted from another site carries no authority
+// it did not already have; a cross-site post is refused all the same. Post/redirect/get: a reload
+// never answers twice, and what the page shows comes from the server's state only.
+
+const Answer = z.discriminatedUnion('action', [
+  z.strictObject({ action: z.literal('save') }),
+  z.strictObject({ action: z.literal('apply') }),
+  z.strictObject({ action: z.literal('decline'), reason: storedText(z.string().trim().min(1).max(2000)) }),
+  z.strictObject({ action: z.literal('propose_dates'), move_in: calendarDate(), move_out: calendarDate() }),
+]);
+
+const problems: Record<PayLinkRejected['reason'], [string, string, number]> = {
+  expired: ['This link has expired', 'Ask your insurer to send the link again.', 410],
+  invalid: ['This link is not valid', 'The link is incomplete or was changed. Open it exactly as you received it.', 403],
+  replaced: ['This link was replaced', 'A newer link was sent to you for this home: use the latest email.', 410],
+};
+
+export function createHouseholdApp() {
+  const app = new Hono<AppEnv>();
+  app.use('*', requestId());
+
+  async function verified(c: Context<AppEnv>): Promise<HouseholdLink | Response> {
+    const token = c.req.param('token') ?? '';
+    try {
+      const org = sandboxLinkOrg(token);
+      return await readHouseholdLink(token, org ? await nowOf({ orgId: org, environment: 'sandbox' }) : new Date());
+    } catch (error) {
+      if (!(error instanceof PayLinkRejected)) throw error;
+      return rejected(c, error);
+    }
+  }
+
+  const rejected = (c: Context<AppEnv>, error: PayLinkRejected) => {
+    const [title, text, status] = problems[error.reason];
+    return html(c, renderProblemPage(title, text), status);
+  };
+
+  const gone = (c: Context<AppEnv>) => html(c, renderProblemPage('This home is no longer here', 'Your insurer took it off your request; they will be in touch.'), 404);
+
+  app.get('/household/:token', async (c) => {
+    const link = await verified(c);
+    if (link instanceof Response) return link;
+    try {
+      const view = await householdView(link);
+      return view ? html(c, renderHouseholdPage(view), 200) : gone(c);
+    } catch (error) {
+      if (error instanceof PayLinkRejected) return rejected(c, error);
+      throw error;
+    }
+  });
+
+  app.post('/household/:token', async (c) => {
+    // A form posted from another site is refused (the browser says where it came from).
+    const site = c.req.header('sec-fetch-site');
+    const origin = c.req.header('origin');
+    if ((site && site !== 'same-origin' && site !== 'none') || (origin && origin !== new URL(c.req.url).origin && origin !== 'null')) {
+      return html(c, renderProblemPage('Answer not accepted', 'Answer from the page itself: open the link from your email.'), 403);
+    }
+    const link = await verified(c);
+    if (link instanceof Response) return link;
+    const form = Answer.safeParse(Object.fromEntries(Object.entries(await c.req.parseBody()).filter(([, v]) => typeof v === 'string')));
+    if (!form.success) {
+      return html(c, renderProblemPage('The answer could not be read', 'Go back, fill in every field of the form, and send it again.'), 422);
+    }
+    try {
+      const view = await householdPageAnswer(link, form.data as HouseholdAnswer);
+      // Relative to the page's own address: the function does not see the gateway's path prefix.
+      return view ? c.redirect(`./${c.req.param('token')}`, 303) : gone(c);
+    } catch (error) {
+      if (error instanceof PayLinkRejected) return rejected(c, error);
+      if (error instanceof ApiError && error.status < 500) {
+        return html(c, renderProblemPage('That answer is not possible now', error.message), error.status === 422 ? 422 : 409);
+      }
+      throw error;
+    }
+  });
+
+  app.all('*', (c) => html(c, renderProblemPage('Page not found', 'Open the link exactly as you received it.'), 404));
+  app.onError((error, c) => {
+    log.error('household page failed', { request_id: c.get('requestId'), ...errorFields(error) });
+    return html(c, renderProblemPage('Something went wrong', 'Your answer was not recorded. Please try again in a few minutes.'), 500);
+  });
+  return app;
+}
+
+export const app = createHouseholdApp();

@@ -1,0 +1,94 @@
+// The household's page, rendered from data only (no JavaScript): the home as listed, what the
+// household can answer now as plain forms, and, once signed and paid, the stay. Every value is
+// escaped. What it shows is the placement module's HouseholdView (shared/placements/commands/household.ts).
+
+import { escapeHtml, layout } from '../../shared/http/page.ts';
+import type { HouseholdView } from '../../shared/placements/commands/household.ts';
+
+const states: Record<HouseholdView['state'], { title: string; text: string }> = {
+  open: { title: 'A home for you', text: 'Your insurer found this home for you while yours is repaired. Apply for it, save it for later, propose other dates, or decline it.' },
+  saved: { title: 'You saved this home', text: 'Apply for it when you are ready, propose other dates, or decline it.' },
+  applied: { title: 'You applied', text: 'The landlord has your application and will answer soon; your insurer will be in touch.' },
+  approved: { title: 'The landlord approved your application', text: 'Your insurer sets the dates next; the lease then comes to you by email to sign.' },
+  proposed: { title: 'You proposed other dates', text: 'Your insurer will answer your proposal.' },
+  declined: { title: 'You declined this home', text: 'Your insurer will look for another home for you.' },
+  landlord_declined: { title: 'The landlord could not take your application', text: 'Your insurer will look for another home for you.' },
+  signing: { title: 'Your lease', text: 'The lease is out for signature: look for the e-signature email.' },
+  booked: { title: 'Your stay is booked', text: 'Your insurer has paid; the home is yours for these dates.' },
+  cancelled: { title: 'This home is no longer offered', text: 'Your insurer cancelled it; they will be in touch.' },
+};
+
+export function renderHouseholdPage(view: HouseholdView): string {
+  const home = view.home;
+  const state = states[view.state];
+  const title = home.name ?? home.address;
+  const parts: string[] = [];
+  parts.push(`<section class="card notice" role="status"><h1>${escapeHtml(state.title)}</h1><p>${escapeHtml(state.text)}</p>
+${view.declineReason && view.state === 'declined' ? `<p class="muted">Your reason: ${escapeHtml(view.declineReason)}</p>` : ''}
+${view.landlordReason && view.state === 'landlord_declined' ? `<p class="muted">The landlord said: ${escapeHtml(view.landlordReason)}</p>` : ''}
+${view.proposal ? `<p class="muted">Dates you proposed: ${escapeHtml(view.proposal.move_in)} to ${escapeHtml(view.proposal.move_out)}</p>` : ''}
+</section>`);
+
+  const photos = home.image_urls.slice(0, 3).map((url, i) => `<img src="${escapeHtml(url)}" alt="Photo ${i + 1} of ${escapeHtml(title)}">`).join('');
+  const facts = [
+    `${home.bedrooms} bedroom${home.bedrooms === 1 ? '' : 's'}`,
+    `${Number(home.bathrooms)} bathroom${Number(home.bathrooms) === 1 ? '' : 's'}`,
+    home.sqft ? `${home.sqft} sq ft` : null,
+    home.furnished_status ? home.furnished_status : null,
+  ].filter((fact): fact is string => fact !== null);
+  parts.push(`<section class="card">
+${view.environment === 'sandbox' ? '<p><span class="badge">SANDBOX: a test home</span></p>' : ''}
+<h2>${escapeHtml(title)}</h2>
+<p class="muted">${escapeHtml(`${home.address}, ${home.city}, ${home.state} ${home.zip_code}`)}</p>
+${photos}
+<p>${escapeHtml(facts.join(' · '))}</p>
+${home.description ? `<p>${escapeHtml(home.description)}</p>` : ''}
+${home.amenities?.length ? `<h3>Amenities</h3><ul>${home.amenities.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>` : ''}
+${home.pet_policy ? `<p><strong>Pets:</strong> ${escapeHtml(home.pet_policy)}</p>` : ''}
+<p><strong>Dates:</strong> ${view.stay ? `${escapeHtml(view.stay.move_in)} to ${escapeHtml(view.stay.move_out)}` : `from about ${escapeHtml(view.wanted.move_in)}, for about ${view.wanted.months} month${view.wanted.months === 1 ? '' : 's'}`}</p>
+<p><strong>You pay nothing:</strong> your insurer pays the landlord directly for the stay.</p>
+</section>`);
+
+  if (view.state === 'booked' || view.state === 'signing') {
+    parts.push(`<section class="card"><h2>Your stay</h2>
+<p>${escapeHtml(view.stay!.move_in)} to ${escapeHtml(view.stay!.move_out)} at ${escapeHtml(`${home.address}, ${home.city}, ${home.state}`)}.</p>
+<p class="muted">Lease: ${escapeHtml(leaseWords[view.stay!.lease_status] ?? view.stay!.lease_status)}.</p>
+${home.landlord_contact ? `<p>The landlord: <a href="mailto:${escapeHtml(home.landlord_contact)}">${escapeHtml(home.landlord_contact)}</a></p>` : ''}
+</section>`);
+  }
+
+  const can = new Set(view.actions);
+  if (can.has('apply') || can.has('save')) {
+    parts.push(`<section class="card"><h2>Your answer</h2>
+<form method="post">
+${can.has('apply') ? '<button class="pay" type="submit" name="action" value="apply">Apply for this home</button>' : ''}
+${can.has('save') ? '<button class="secondary" type="submit" name="action" value="save">Save it for later</button>' : ''}
+</form></section>`);
+  }
+  if (can.has('propose_dates')) {
+    parts.push(`<section class="card"><h2>Other dates</h2>
+<form method="post">
+<input type="hidden" name="action" value="propose_dates">
+<label for="move_in">Move in</label><input id="move_in" name="move_in" type="date" required>
+<label for="move_out">Move out</label><input id="move_out" name="move_out" type="date" required>
+<button class="secondary" type="submit">Propose these dates</button>
+</form></section>`);
+  }
+  if (can.has('decline')) {
+    parts.push(`<section class="card"><h2>Not for you?</h2>
+<form method="post">
+<input type="hidden" name="action" value="decline">
+<label for="reason">Why not? (your insurer reads this)</label><textarea id="reason" name="reason" rows="3" maxlength="2000" required></textarea>
+<button class="secondary" type="submit">Decline this home</button>
+</form></section>`);
+  }
+  parts.push(`<p class="muted">Request ${escapeHtml(view.reference)}. This page is yours alone: do not share its link.</p>`);
+  return layout(title, parts.join('\n'));
+}
+
+const leaseWords: Record<string, string> = {
+  awaiting_lease: 'being prepared',
+  sent_for_signature: 'sent to you for signature',
+  policyholder_signed: 'signed by you; with the landlord to countersign',
+  fully_signed: 'signed by you and the landlord',
+};

@@ -1,0 +1,36 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+// Child processes of the scripts that drive a whole server (the bench, the browser checks): a
+// script of this project run with tsx, waiting for an address to answer, and stopping.
+
+const root = new URL('../../', import.meta.url).pathname;
+
+/** Runs a script of the project (relative to its root) with tsx, LOG_LEVEL=warn unless `env` says otherwise. */
+export function child(script: string, env: Record<string, string | undefined>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', join(root, script)], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
+export async function waitFor(url: string, timeoutMs: number) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Stops a child (SIGTERM) and waits for it to exit. */
+export const stopped = (running: ChildProcess) => new Promise<void>((resolve) => {
+  if (running.exitCode !== null) return resolve();
+  running.once('exit', () => resolve());
+  running.kill('SIGTERM');
+});

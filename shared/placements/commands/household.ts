@@ -1,0 +1,180 @@
+import type { Tx } from '../../db/client.ts';
+import type { Caller } from '../../http/context.ts';
+import { ApiError } from '../../http/errors.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import type { ClaimRow } from '../../claims/repository.ts';
+import { tenantNow } from '../../clock/time.ts';
+import { config } from '../../config.ts';
+import { contactDigest, householdPageUrl, PayLinkRejected, publicBaseUrl, signHouseholdLink, type HouseholdLink } from '../pay-link.ts';
+import { currentLease, findPlacement, homeListing, updatePlacement, type HomeListing, type PlacementRow } from '../repository.ts';
+import { inPlacement, inPlacementById } from '../unit-of-work.ts';
+import { householdAnswers, type HouseholdAnswer } from './answers.ts';
+import type { EmailMessage } from '../ports/types.ts';
+
+// The household's side of the send flow in live: the carrier sends a home (POST options, action
+// send), the household is emailed a signed link to a page of its own (functions/household), and
+// there saves the home, declines it with a reason, proposes other dates or applies. Each answer runs
+// the same command as the sandbox household helper (./answers.ts), so the two cannot drift.
+//
+// The link is the household's login to that one home: it names the placement, the issue it belongs
+// to and a digest of the address it went to. A re-send issues it anew (older links stop working);
+// a household contact changed on the request stops it too; it expires (HOUSEHOLD_LINK_TTL_SECONDS).
+// The link is signed when the email goes out, by the job, and is stored nowhere.
+
+/** Issues the household's link anew (every older one stops working) and queues its email. */
+export async function issueHouseholdLink(tx: Tx, claim: ClaimRow, placement: PlacementRow, baseUrl: string): Promise<Date> {
+  if (!claim.household_email) {
+    throw new ApiError('could_not_place', 'The request has no household_email to send the link to (add it with PATCH /claims/{reference}).', 'household_email');
+  }
+  const issuedAt = await tenantNow(tx);
+  const updated = await updatePlacement(tx, placement.id, { household_link_at: issuedAt });
+  await enqueue(tx, 'send_household_link', { placement_id: placement.id, base_url: baseUrl }, { dedupeKey: `${placement.id}:${issuedAt.getTime()}` });
+  return updated.household_link_at!;
+}
+
+/** POST /claims/{reference}/options/{propertyId}/household-link: the link again, to the household. */
+export async function resendHouseholdLink(caller: Caller, reference: string, propertyId: string, requestUrl: string) {
+  return inPlacement(caller, { reference, propertyId }, async ({ tx, claim, placement }) => {
+    assertSentToHousehold(placement);
+    const issuedAt = await issueHouseholdLink(tx, claim, placement, publicBaseUrl(requestUrl));
+    return { property_id: placement.property_id, sent_to: claim.household_email!, link_issued_at: issuedAt.toISOString() };
+  });
+}
+
+function assertSentToHousehold(placement: PlacementRow): void {
+  if (placement.placed_without_recipient || !placement.offered_at) {
+    throw new ApiError('option_not_open', 'This home was not sent to the household (POST options with action send).');
+  }
+  if (placement.option_status === 'cancelled') throw new ApiError('option_not_open', 'This home was cancelled on the request.');
+}
+
+/** The household's link of the current issue, signed now (the email job, and the sandbox helper). */
+export async function currentHouseholdLink(tx: Tx, orgId: string, claim: ClaimRow, placement: PlacementRow, baseUrl: string) {
+  assertSentToHousehold(placement);
+  if (!placement.household_link_at || !claim.household_email) throw new ApiError('option_not_open', 'No link was issued to the household for this home.');
+  const now = await tenantNow(tx);
+  const token = await signHouseholdLink({
+    placementId: placement.id,
+    orgId,
+    environment: claim.environment,
+    issue: placement.household_link_at.getTime(),
+    sentTo: await contactDigest(claim.household_email),
+  }, now);
+  return { url: householdPageUrl(baseUrl, token), to: claim.household_email, expires_at: new Date(now.getTime() + config.householdLinkTtlSeconds() * 1000).toISOString() };
+}
+
+/** GET /sandbox/claims/{reference}/homes/{propertyId}/household-link: what the household's email links to. */
+export async function sandboxHouseholdLink(caller: Caller, reference: string, propertyId: string, requestUrl: string) {
+  return inPlacement(caller, { reference, propertyId }, async ({ tx, claim, placement }) => {
+    const { url, expires_at } = await currentHouseholdLink(tx, caller.orgId, claim, placement, publicBaseUrl(requestUrl));
+    return { url, expires_at };
+  }, { lock: false });
+}
+
+/** Why a verified link does not open its placement: another issue, another contact, another flow. */
+async function assertLinkStillOpens(claim: ClaimRow, placement: PlacementRow, link: HouseholdLink): Promise<void> {
+  const sameIssue = placement.household_link_at?.getTime() === link.issue;
+  const sameContact = claim.household_email !== null && (await contactDigest(claim.household_email)) === link.sentTo;
+  if (!sameIssue || !sameContact || placement.placed_without_recipient) {
+    throw new PayLinkRejected('replaced', 'A newer link was sent for this home, or it went to another address.');
+  }
+}
+
+export type HouseholdState = 'open' | 'saved' | 'applied' | 'approved' | 'declined' | 'landlord_declined' | 'proposed' | 'signing' | 'booked' | 'cancelled';
+
+export interface HouseholdView {
+  environment: 'live' | 'sandbox';
+  reference: string;
+  home: HomeListing;
+  state: HouseholdState;
+  /** The request's hopes: when, and for how long. */
+  wanted: { move_in: string; months: number };
+  proposal: { move_in: string; move_out: string } | null;
+  stay: { move_in: string; move_out: string; lease_status: string } | null;
+  declineReason: string | null;
+  landlordReason: string | null;
+  /** The answers the page offers now. */
+  actions: HouseholdAnswer['action'][];
+}
+
+function stateOf(placement: PlacementRow, leaseStatus: string | null, booked: boolean): HouseholdState {
+  if (placement.option_status === 'cancelled') return 'cancelled';
+  if (placement.option_status === 'declined') return 'declined';
+  if (placement.application_status === 'declined') return 'landlord_declined';
+  if (booked) return 'booked';
+  if (leaseStatus) return 'signing';
+  if (placement.proposed_at) return 'proposed';
+  if (placement.application_status === 'approved_to_lease') return 'approved';
+  if (placement.application_status === 'applied') return 'applied';
+  return placement.option_status === 'saved' ? 'saved' : 'open';
+}
+
+const actionsFor: Record<HouseholdState, HouseholdAnswer['action'][]> = {
+  open: ['save', 'apply', 'propose_dates', 'decline'],
+  saved: ['apply', 'propose_dates', 'decline'],
+  applied: ['propose_dates', 'decline'],
+  approved: ['propose_dates'],
+  proposed: [],
+  declined: [],
+  landlord_declined: [],
+  signing: [],
+  booked: [],
+  cancelled: [],
+};
+
+async function viewOf(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<HouseholdView> {
+  const [home, lease, booked] = await Promise.all([
+    homeListing(tx, claim.id, placement.property_id),
+    currentLease(tx, placement),
+    tx<{ booked: boolean }[]>`select exists (select 1 from app.bookings where claim_home_id = ${placement.id} and booking_status in ('confirmed', 'completed')) as booked`,
+  ]);
+  const state = stateOf(placement, lease?.status ?? null, booked[0].booked);
+  return {
+    environment: claim.environment,
+    reference: claim.claim_ref,
+    home: home!,
+    state,
+    wanted: { move_in: claim.target_move_in, months: claim.est_length_months },
+    proposal: placement.proposed_move_in ? { move_in: placement.proposed_move_in, move_out: placement.proposed_move_out! } : null,
+    stay: lease ? { move_in: lease.move_in_date, move_out: placement.move_out_date ?? lease.move_out_date, lease_status: lease.status } : null,
+    declineReason: placement.decline_reason,
+    landlordReason: placement.application_decline_reason,
+    actions: actionsFor[state],
+  };
+}
+
+/** What the household's page shows for a verified link; null when its placement is gone. */
+export async function householdView(link: HouseholdLink): Promise<HouseholdView | null> {
+  return inPlacementById(link, link.placementId, async ({ tx, claim, placement }) => {
+    await assertLinkStillOpens(claim, placement, link);
+    return viewOf(tx, claim, placement);
+  }, { lock: false });
+}
+
+/** The household answers on its page: the same command as the sandbox helper; the page after it. */
+export async function householdPageAnswer(link: HouseholdLink, answer: HouseholdAnswer): Promise<HouseholdView | null> {
+  return inPlacementById(link, link.placementId, async ({ tx, claim, placement }) => {
+    await assertLinkStillOpens(claim, placement, link);
+    if (answer.action === 'sign') throw new ApiError('option_not_open', 'The lease is signed through the e-signature email, not here.');
+    await householdAnswers(tx, claim, placement, answer);
+    return viewOf(tx, claim, (await findPlacement(tx, claim.id, placement.property_id))!);
+  });
+}
+
+/** The household's email: the one action expected, and the link; plain text and HTML. */
+export function householdLinkEmail(link: { url: string; to: string; expires_at: string }, home: string, reference: string): EmailMessage {
+  const escape = (value: string) => value.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+  return {
+    to: [link.to],
+    subject: `A home for you: ${home}`,
+    text:
+      `Your insurer found a home for you while yours is repaired: ${home}.\n\n` +
+      `Open this link to see it, then apply for it (or save it, propose other dates, or decline it):\n${link.url}\n\n` +
+      `Your insurer pays for the stay. The link is yours alone and works until ${link.expires_at.slice(0, 10)}. Request ${reference}.`,
+    html:
+      `<p>Your insurer found a home for you while yours is repaired: <strong>${escape(home)}</strong>.</p>` +
+      `<p><a href="${escape(link.url)}">See the home and apply for it</a> (or save it, propose other dates, or decline it).</p>` +
+      `<p>Your insurer pays for the stay. The link is yours alone and works until ${escape(link.expires_at.slice(0, 10))}. Request ${escape(reference)}.</p>`,
+    topic: 'home.offered',
+  };
+}

@@ -1,0 +1,132 @@
+// The household's page: the link its email carries opens its own page for the home, where it saves,
+// declines, proposes dates or applies, with exactly what the sandbox helper does; links expire, are
+// replaced by a re-send or a changed contact, cannot be forged, and forms from another site are refused.
+import { describe, expect, it } from 'vitest';
+import { call, ownerSql } from '../helpers.ts';
+import { signHouseholdLink, contactDigest } from '../../shared/placements/pay-link.ts';
+import { drainJobs, events, inDays, jobsOf, scene } from './fixtures.ts';
+
+/** A request whose household was sent the home; the path of its page. */
+async function sent() {
+  const s = await scene();
+  expect((await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'send', approve_budget: true })).status).toBe(200);
+  await drainJobs(s.c.orgId);
+  const link = await s.api.get(`/sandbox/claims/${s.ref}/homes/${s.home}/household-link`);
+  expect(link.status).toBe(200);
+  return { ...s, page: pathOf(link.body.data.url), expiresAt: link.body.data.expires_at as string };
+}
+
+const pathOf = (url: string) => new URL(url).pathname.replace(/^\/functions\/v1/, '');
+const answer = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+  call('POST', path, { body: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
+
+describe("the household's page", () => {
+  it('is emailed on send (link signed when the email goes out), shows the home as listed and what the household can answer', async () => {
+    const s = await sent();
+    const [job] = await jobsOf(s.c.orgId, 'send_household_link');
+    expect(job).toMatchObject({ status: 'succeeded', result: { to: ['family@example.com'] } });
+    expect(JSON.stringify(job.payload)).not.toMatch(/household\/ey/);
+    expect(Date.parse(s.expiresAt) - Date.now()).toBeGreaterThan(13 * 86_400_000);
+    const page = await call('GET', s.page);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.text).toContain('A home for you');
+    expect(page.text).toContain('You pay nothing');
+    expect(page.text).toContain('Test St, Austin, TX');
+    for (const control of ['value="apply"', 'value="save"', 'name="move_in"', 'name="reason"']) expect(page.text).toContain(control);
+    expect(page.text).not.toMatch(/<script/i);
+  });
+
+  it('save, propose dates, apply: the same state, events and timeline as the helper', async () => {
+    const s = await sent();
+    const saved = await answer(s.page, { action: 'save' });
+    // Back to the page itself, relative to its address (whatever prefix the gateway serves it under).
+    expect([saved.status, saved.headers.get('location')]).toEqual([303, `./${s.page.split('/').pop()}`]);
+    expect((await call('GET', s.page)).text).toContain('You saved this home');
+    expect(await events(s.c.orgId, 'option.saved')).toHaveLength(1);
+
+    const applied = await answer(s.page, { action: 'apply' });
+    expect(applied.status).toBe(303);
+    expect((await call('GET', s.page)).text).toContain('You applied');
+    expect((await s.api.get(`/claims/${s.ref}`)).body.data.status_primary).toBe('landlord_approval');
+    expect(await events(s.providerOrg, 'application.received')).toHaveLength(1);
+
+    const proposed = await answer(s.page, { action: 'propose_dates', move_in: inDays(45), move_out: inDays(120) });
+    expect(proposed.status).toBe(303);
+    expect((await events(s.c.orgId, 'dates.proposed')).map((e) => e.payload)).toEqual([expect.objectContaining({ move_in: inDays(45), move_out: inDays(120) })]);
+    expect((await call('GET', s.page)).text).toContain('You proposed other dates');
+    const timeline = (await s.api.get(`/claims/${s.ref}/timeline`)).body.data.filter((e: any) => e.type === 'household.responded');
+    expect(timeline.map((e: any) => e.detail.action)).toEqual(['save', 'apply', 'propose_dates']);
+    // Nothing the state no longer allows: saving again is refused with the reason.
+    const again = await answer(s.page, { action: 'save' });
+    expect(again.status).toBe(409);
+    expect(again.text).toContain('not possible now');
+  });
+
+  it('declines with a reason (required); the page then says so', async () => {
+    const s = await sent();
+    expect((await answer(s.page, { action: 'decline' })).status).toBe(422);
+    expect((await answer(s.page, { action: 'sign' })).status).toBe(422);
+    expect((await answer(s.page, { action: 'propose_dates', move_in: inDays(1) })).status).toBe(422);
+    const declined = await answer(s.page, { action: 'decline', reason: 'Too far from school' });
+    expect(declined.status).toBe(303);
+    expect((await events(s.c.orgId, 'option.declined')).map((e) => e.payload.reason)).toEqual(['Too far from school']);
+    const page = (await call('GET', s.page)).text;
+    expect(page).toContain('You declined this home');
+    expect(page).toContain('Too far from school');
+    expect(page).not.toContain('value="apply"');
+  });
+
+  it('refuses an expired, forged, replaced or re-addressed link, and a form from another site', async () => {
+    const s = await sent();
+    const [placement] = await ownerSql()<{ id: string; household_link_at: Date }[]>`
+      select id, household_link_at from app.claim_homes where claim_id = ${s.claim.id}`;
+    const old = await signHouseholdLink({
+      placementId: placement.id, orgId: s.c.orgId, environment: 'sandbox', issue: placement.household_link_at.getTime(),
+      sentTo: await contactDigest('family@example.com'),
+    }, new Date(Date.now() - 15 * 86_400_000));
+    const expired = await call('GET', `/household/${old}`);
+    expect([expired.status, expired.text.includes('expired')]).toEqual([410, true]);
+
+    const token = s.page.split('/').pop()!;
+    const forged = `${token.slice(0, -4)}${token.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA'}`;
+    expect((await call('GET', `/household/${forged}`)).status).toBe(403);
+    const payLink = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.pay_in_app_url;
+    if (payLink) expect((await call('GET', `/household/${pathOf(payLink).split('/').pop()}`)).status).toBe(403);
+
+    const crossSite = await answer(s.page, { action: 'save' }, { origin: 'https://attacker.example', 'sec-fetch-site': 'cross-site' });
+    expect(crossSite.status).toBe(403);
+    expect(await events(s.c.orgId, 'option.saved')).toHaveLength(0);
+
+    // A re-send: a new link works, the old one is replaced.
+    const resent = await s.api.post(`/claims/${s.ref}/options/${s.home}/household-link`);
+    expect(resent.status).toBe(202);
+    expect(resent.body.data).toMatchObject({ property_id: s.home, sent_to: 'family@example.com', link_issued_at: expect.any(String) });
+    await drainJobs(s.c.orgId);
+    const replaced = await call('GET', s.page);
+    expect([replaced.status, replaced.text.includes('replaced')]).toEqual([410, true]);
+    expect((await answer(s.page, { action: 'save' })).status).toBe(410);
+    const fresh = pathOf((await s.api.get(`/sandbox/claims/${s.ref}/homes/${s.home}/household-link`)).body.data.url);
+    expect((await call('GET', fresh)).status).toBe(200);
+    expect((await jobsOf(s.c.orgId, 'send_household_link')).map((j) => j.status)).toEqual(['succeeded', 'succeeded']);
+
+    // The household contact changed on the request: the link sent to the old address stops working.
+    expect((await s.api.patch(`/claims/${s.ref}`, { household_email: 'new@example.com' })).status).toBe(200);
+    expect((await call('GET', fresh)).status).toBe(410);
+  });
+
+  it('another household\'s link opens only its own home; placed homes have no link; live keys get no helper', async () => {
+    const a = await sent();
+    const b = await sent();
+    expect((await call('GET', a.page)).text).not.toContain(b.ref);
+    const placed = await scene();
+    await placed.api.post(`/claims/${placed.ref}/options`, { property_id: placed.home, action: 'place', approve_budget: true });
+    expect((await placed.api.get(`/sandbox/claims/${placed.ref}/homes/${placed.home}/household-link`)).body.error?.code).toBe('option_not_open');
+    expect((await placed.api.post(`/claims/${placed.ref}/options/${placed.home}/household-link`)).body.error?.code).toBe('option_not_open');
+    expect((await a.c.liveApi.get(`/sandbox/claims/${a.ref}/homes/${a.home}/household-link`)).body.error?.code).toBe('sandbox_only');
+    expect((await call('GET', '/household/not-a-token')).status).toBe(403);
+    expect((await call('GET', '/household')).status).toBe(404);
+  });
+});
