@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { openClaim, provider } from '../claims/fixtures.ts';
 import { client, createKey, ownerSql } from '../helpers.ts';
-import { events, inDays, scene } from './fixtures.ts';
+import { events, inDays, jobsOf, scene } from './fixtures.ts';
 
 /** A request whose household applied for the provider's home; the provider's keys. */
 async function applied(options: Parameters<typeof scene>[1] = {}) {
@@ -19,6 +19,10 @@ describe('the landlord answers applications through the provider API', () => {
     const s = await applied();
     const [received] = await events(s.providerOrg, 'application.received');
     expect(received.payload).toMatchObject({ reference: s.ref, property_id: s.home, household: { adults: expect.any(Number) } });
+    // The landlord's email says the one thing to do, with the application's id.
+    const [email] = await jobsOf(s.c.orgId, 'send_email').then((jobs) => jobs.filter((j) => j.payload.topic === 'application.received'));
+    expect(email.payload.text).toContain(`POST /properties/applications/${received.payload.application_id}`);
+    expect(email.payload.text).not.toContain('family@example.com');
     const listed = await s.provider.get('/properties/applications?status=pending');
     expect(listed.status).toBe(200);
     expect(listed.body.data).toEqual([expect.objectContaining({ id: received.payload.application_id, reference: s.ref, property_id: s.home, status: 'pending', decided_at: null })]);

@@ -1,5 +1,6 @@
 import type { Tx } from '../../db/client.ts';
 import { ApiError } from '../../http/errors.ts';
+import { enqueue } from '../../jobs/queue.ts';
 import { emit } from '../../events/outbox.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
 import { moveLease } from '../lease.ts';
@@ -81,9 +82,24 @@ export async function sign(tx: Tx, claim: ClaimRow, placement: PlacementRow, by:
   }
 }
 
-/** application.received to the landlord: an application waits for its answer (GET /properties/applications). */
+/**
+ * An application waits for the landlord: application.received, and an email saying the one thing
+ * to do (answer it through the provider API).
+ */
 async function announceApplication(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<void> {
   const [payee, label] = await Promise.all([payeeOf(tx, placement.property_id), homeLabel(tx, placement.property_id)]);
+  const landlord = payee.contact_email ?? (claim.environment === 'sandbox' ? 'landlord@sandbox.invalid' : null);
+  const home = label.name ?? 'your home';
+  await enqueue(tx, 'send_email', {
+    to: landlord ? [landlord] : [],
+    subject: `A household applied for ${home} (${claim.claim_ref})`,
+    text:
+      `A displaced household (${claim.adults} adult${claim.adults === 1 ? '' : 's'}${claim.children ? `, ${claim.children} child${claim.children === 1 ? '' : 'ren'}` : ''}` +
+      `${claim.has_pets ? ', with pets' : ''}) applied for ${home}, hoping to move in around ${claim.target_move_in}.\n\n` +
+      `Approve or decline it: POST /properties/applications/${placement.id} with {"decision": "approve"} or ` +
+      `{"decision": "decline", "reason": "..."} (applications waiting for you: GET /properties/applications?status=pending).`,
+    topic: 'application.received',
+  }, { dedupeKey: `application.received:${placement.id}:${placement.applied_at!.toISOString()}` });
   await emit(tx, 'application.received', {
     application_id: placement.id,
     reference: claim.claim_ref,
