@@ -7,7 +7,8 @@ import { calendarDate, storedText } from '../../shared/http/values.ts';
 import { errorFields, log } from '../../shared/log.ts';
 import { nowOf } from '../../shared/clock/time.ts';
 import { PayLinkRejected, readHouseholdLink, sandboxLinkOrg, type HouseholdLink } from '../../shared/placements/pay-link.ts';
-import { householdPageAnswer, householdView } from '../../shared/placements/commands/household.ts';
+import { householdLease, householdPageAnswer, householdView } from '../../shared/placements/commands/household.ts';
+import { ProviderError } from '../../shared/placements/ports/provider.ts';
 import type { HouseholdAnswer } from '../../shared/placements/commands/answers.ts';
 import { html, renderProblemPage } from '../../shared/http/page.ts';
 import { renderHouseholdPage } from './page.ts';
@@ -59,9 +60,30 @@ export function createHouseholdApp() {
     if (link instanceof Response) return link;
     try {
       const view = await householdView(link);
-      return view ? html(c, renderHouseholdPage(view), 200) : gone(c);
+      return view ? html(c, renderHouseholdPage(view, c.req.param('token')), 200) : gone(c);
     } catch (error) {
       if (error instanceof PayLinkRejected) return rejected(c, error);
+      throw error;
+    }
+  });
+
+  // The signed lease as a PDF (after both signatures), fetched from the e-signature provider.
+  app.get('/household/:token/lease', async (c) => {
+    const link = await verified(c);
+    if (link instanceof Response) return link;
+    try {
+      const lease = await householdLease(link);
+      if (!lease) return html(c, renderProblemPage('No signed lease yet', 'The lease can be downloaded here once you and the landlord have both signed it.'), 404);
+      c.header('Cache-Control', 'no-store');
+      c.header('Content-Disposition', `attachment; filename="lease-${lease.reference}.pdf"`);
+      c.header('X-Content-Type-Options', 'nosniff');
+      return c.body(lease.pdf.slice().buffer, 200, { 'Content-Type': 'application/pdf' });
+    } catch (error) {
+      if (error instanceof PayLinkRejected) return rejected(c, error);
+      if (error instanceof ProviderError) {
+        log.warn('signed lease not fetched', { request_id: c.get('requestId'), ...errorFields(error) });
+        return html(c, renderProblemPage('The lease could not be fetched', 'The signature service did not answer. Please try again in a few minutes.'), 502);
+      }
       throw error;
     }
   });

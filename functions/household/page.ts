@@ -18,7 +18,7 @@ const states: Record<HouseholdView['state'], { title: string; text: string }> = 
   cancelled: { title: 'This home is no longer offered', text: 'Your insurer cancelled it; they will be in touch.' },
 };
 
-export function renderHouseholdPage(view: HouseholdView): string {
+export function renderHouseholdPage(view: HouseholdView, token: string): string {
   const home = view.home;
   const state = states[view.state];
   const title = home.name ?? home.address;
@@ -54,6 +54,7 @@ ${home.pet_policy ? `<p><strong>Pets:</strong> ${escapeHtml(home.pet_policy)}</p
 <p>${escapeHtml(view.stay!.move_in)} to ${escapeHtml(view.stay!.move_out)} at ${escapeHtml(`${home.address}, ${home.city}, ${home.state}`)}.</p>
 <p class="muted">Lease: ${escapeHtml(leaseWords[view.stay!.lease_status] ?? view.stay!.lease_status)}.</p>
 ${home.landlord_contact ? `<p>The landlord: <a href="mailto:${escapeHtml(home.landlord_contact)}">${escapeHtml(home.landlord_contact)}</a></p>` : ''}
+${view.stay!.lease_status === 'fully_signed' ? `<p><a href="${escapeHtml(token)}/lease" download>Download your signed lease (PDF)</a></p>` : ''}
 </section>`);
   }
 

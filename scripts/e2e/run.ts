@@ -177,6 +177,8 @@ async function main() {
     await pay.close();
     const stay = await openPage(browser, await linkOf(first.claim_ref));
     expect((await stay.page.textContent('h1'))?.includes('Your stay is booked') === true, 'household page: the booked stay is shown');
+    const [download] = await Promise.all([stay.page.waitForEvent('download'), stay.page.getByRole('link', { name: 'Download your signed lease (PDF)' }).click()]);
+    expect(download.suggestedFilename() === `lease-${first.claim_ref}.pdf`, 'household page: the signed lease downloads as a PDF');
     await shoot(stay.page, 'household-6-booked');
     await stay.close();
 

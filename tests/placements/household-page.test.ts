@@ -129,4 +129,24 @@ describe("the household's page", () => {
     expect((await call('GET', '/household/not-a-token')).status).toBe(403);
     expect((await call('GET', '/household')).status).toBe(404);
   });
+
+  it('after signing and payment shows the stay and offers the signed lease as a PDF', async () => {
+    const s = await sent();
+    expect((await call('GET', `${s.page}/lease`)).status).toBe(404);
+    await answer(s.page, { action: 'apply' });
+    await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/landlord`, { action: 'approve_application' });
+    await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: inDays(40), move_out: inDays(130) });
+    await drainJobs(s.c.orgId);
+    for (const who of ['household', 'landlord']) await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/${who}`, { action: 'sign' });
+    await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' });
+    const page = (await call('GET', s.page)).text;
+    expect(page).toContain('Your stay is booked');
+    expect(page).toContain(`${inDays(40)} to ${inDays(130)}`);
+    expect(page).toContain('Download your signed lease');
+    const lease = await call('GET', `${s.page}/lease`);
+    expect(lease.status).toBe(200);
+    expect(lease.headers.get('content-type')).toBe('application/pdf');
+    expect(lease.headers.get('content-disposition')).toBe(`attachment; filename="lease-${s.ref}.pdf"`);
+    expect(lease.text.startsWith('%PDF-')).toBe(true);
+  });
 });

@@ -120,6 +120,7 @@ describe('the live e-signature callback', () => {
       kind: 'live',
       send: () => Promise.resolve({ providerRef: 'x' }),
       withdraw: () => Promise.resolve(),
+      signedDocument: () => Promise.reject(new Error('not used here')),
       readCallback: async (headers, raw) => {
         if (headers.get('x-test-signature') !== 'good') throw new CallbackRejected('bad signature');
         const body = JSON.parse(raw);

@@ -69,6 +69,18 @@ const template = {
 const esign = (transport: typeof fetch, overrides: Partial<Parameters<typeof documensoESignature>[0]> = {}) =>
   documensoESignature({ apiUrl, apiKey: 'api_test_key', templateId: '42', callbackSecret: 'whsec-documenso', fetch: transport, ...overrides });
 
+describe('Documenso e-signature adapter: the signed document', () => {
+  it('downloads the signed version as bytes, with the API key; a provider error names the call', async () => {
+    const pdf = new TextEncoder().encode('%PDF-1.7 signed');
+    const { transport, calls } = standIn({
+      'GET /api/v2/document/5150/download': [new Response(pdf, { status: 200, headers: { 'content-type': 'application/pdf' } }), json(404, { message: 'Document not found' })],
+    });
+    expect(new TextDecoder().decode(await esign(transport).signedDocument('5150'))).toBe('%PDF-1.7 signed');
+    expect(calls[0]).toMatchObject({ method: 'GET', url: `${apiUrl}/document/5150/download?version=signed`, headers: { authorization: 'api_test_key' } });
+    await expect(esign(transport).signedDocument('5150')).rejects.toThrow(/Documenso GET \/api\/v2\/document\/5150\/download answered 404: Document not found/);
+  });
+});
+
 describe('Documenso e-signature adapter: send', () => {
   it('reads the template, then creates and distributes the document with the tenant first and the landlord second', async () => {
     const { transport, calls } = standIn({

@@ -10,6 +10,7 @@ import { currentLease, findPlacement, homeListing, updatePlacement, type HomeLis
 import { inPlacement, inPlacementById } from '../unit-of-work.ts';
 import { householdAnswers, type HouseholdAnswer } from './answers.ts';
 import type { EmailMessage } from '../ports/types.ts';
+import { placementPorts } from '../ports/index.ts';
 
 // The household's side of the send flow in live: the carrier sends a home (POST options, action
 // send), the household is emailed a signed link to a page of its own (functions/household), and
@@ -177,4 +178,18 @@ export function householdLinkEmail(link: { url: string; to: string; expires_at: 
       `<p>Your insurer pays for the stay. The link is yours alone and works until ${escape(link.expires_at.slice(0, 10))}. Request ${escape(reference)}.</p>`,
     topic: 'home.offered',
   };
+}
+
+/**
+ * The signed lease, for the household to keep: fetched from the e-signature provider when asked (the
+ * sandbox's stand-in PDF in sandbox). Null when the lease is not signed by both yet.
+ */
+export async function householdLease(link: HouseholdLink): Promise<{ pdf: Uint8Array; reference: string } | null> {
+  const signed = await inPlacementById(link, link.placementId, async ({ tx, claim, placement }) => {
+    await assertLinkStillOpens(claim, placement, link);
+    const lease = await currentLease(tx, placement);
+    return lease?.status === 'fully_signed' && lease.provider_ref ? { providerRef: lease.provider_ref, reference: claim.claim_ref } : null;
+  }, { lock: false });
+  if (!signed) return null;
+  return { pdf: await placementPorts(link.environment).esign.signedDocument(signed.providerRef), reference: signed.reference };
 }

@@ -1,5 +1,5 @@
 import { CallbackRejected, type ContractRequest, type ESignaturePort, type SignatureCallback, type Signer } from './types.ts';
-import { callProvider, ProviderError, required, sameSecret, type Transport } from './provider.ts';
+import { callProvider, fetchProviderFile, ProviderError, required, sameSecret, type Transport } from './provider.ts';
 
 // Live e-signature adapter: Documenso's public REST API v2 (base `https://app.documenso.com/api/v2`,
 // or a self-hosted instance's `/api/v2`), authenticated with the team API token sent as-is in
@@ -124,6 +124,15 @@ export function documensoESignature(options: DocumensoOptions): ESignaturePort {
       // contract is kept at the provider as it is.
       if (!document || document.deletedAt || document.status === 'COMPLETED' || document.status === 'REJECTED') return;
       await api('POST', '/document/delete', { documentId }).catch(gone);
+    },
+
+    signedDocument(providerRef: string) {
+      const documentId = Number(providerRef);
+      if (!Number.isInteger(documentId)) throw new Error(`not a Documenso document id: ${providerRef}`);
+      return fetchProviderFile('Documenso', options.fetch, {
+        url: `${base}/document/${documentId}/download?version=signed`,
+        headers: { authorization: required(options.apiKey, what, 'ESIGN_API_KEY'), accept: 'application/pdf' },
+      });
     },
 
     async readCallback(headers: Headers, rawBody: string): Promise<SignatureCallback | null> {

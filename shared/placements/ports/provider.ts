@@ -54,6 +54,22 @@ export async function callProvider(provider: string, transport: Transport | unde
   return body;
 }
 
+/** A file from a provider (a signed document): its bytes, or the provider's error as for callProvider. */
+export async function fetchProviderFile(provider: string, transport: Transport | undefined, request: Omit<ProviderRequest, 'method' | 'body'>): Promise<Uint8Array> {
+  const what = `${provider} GET ${new URL(request.url).pathname}`;
+  let response: Response;
+  try {
+    response = await (transport ?? fetch)(request.url, { method: 'GET', headers: request.headers, signal: AbortSignal.timeout(defaultTimeoutMs) });
+  } catch (error) {
+    throw new ProviderError(`${what} failed: ${(error as Error)?.message || String(error)}`);
+  }
+  if (!response.ok) {
+    const text = await response.text();
+    throw new ProviderError(`${what} answered ${response.status}: ${providerMessage(parseJson(text), text)}`, response.status);
+  }
+  return new Uint8Array(await response.arrayBuffer());
+}
+
 function parseJson(text: string): unknown {
   try {
     return text === '' ? null : JSON.parse(text);

@@ -46,6 +46,8 @@ export interface ESignaturePort {
    * is about something the service does not act on. Throws CallbackRejected when the signature fails.
    */
   readCallback(headers: Headers, rawBody: string): Promise<SignatureCallback | null>;
+  /** The signed contract as a PDF, for the household to keep. Throws on a provider failure. */
+  signedDocument(providerRef: string): Promise<Uint8Array>;
 }
 
 export interface EmailMessage {
