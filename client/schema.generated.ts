@@ -8024,6 +8024,140 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The emails the service sent for this organisation in sandbox
+         * @description In sandbox nobody receives the service's emails (to the household, the landlord, the adjuster): they are recorded, and read back here, newest first, keyset-paged like every list, with their text and HTML. Sandbox keys only.
+         *
+         *     Requires: any read scope (a scope ending in :read).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
+                    cursor?: string;
+                    /** @description Page size, 1 to 100 (default 25). */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page of emails. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            data: components["schemas"]["SandboxEmail"][];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description invalid_json: the body could not be read. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
+                    };
+                };
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
+                    };
+                };
+                /** @description forbidden: the key has no read scope; sandbox_only: a live key, whatever the body. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden" | "sandbox_only";
+                            };
+                        };
+                    };
+                };
+                /** @description invalid_field: a bad limit or cursor. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
+                    };
+                };
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
+                    };
+                };
+                /** @description server_error: server fault; retry with backoff. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/payouts": {
         parameters: {
             query?: never;
@@ -12194,6 +12328,21 @@ export interface components {
         SandboxClockDeleted: {
             /** @description false: there was no clock. */
             deleted: boolean;
+        };
+        SandboxEmail: {
+            html: string | null;
+            /** Format: uuid */
+            id: string;
+            queued_at: string;
+            sent_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "sent" | "failed";
+            /** @description Null for a household link still queued (its message is written when it goes out). */
+            subject: string | null;
+            text: string | null;
+            to: string[];
+            /** @description Why it was sent: home.offered (the household's link), application.received, lease.sent, booking.cancelled, ... */
+            topic: string;
         };
         SandboxHouseholdAction: {
             /** @enum {string} */

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { storable } from '../../shared/http/text.ts';
 import { calendarDate, timestampQuery } from '../../shared/http/values.ts';
+import { pageQuery, pageSizes } from '../../shared/http/paging.ts';
 
 // The counterpart helpers' schemas (operating contract §3).
 
@@ -84,3 +85,19 @@ export const SandboxHouseholdLink = z
     expires_at: z.string(),
   })
   .openapi('SandboxHouseholdLink');
+
+export const SandboxEmail = z
+  .object({
+    id: z.string().uuid(),
+    topic: z.string().describe('Why it was sent: home.offered (the household\'s link), application.received, lease.sent, booking.cancelled, ...'),
+    to: z.array(z.string()),
+    subject: z.string().nullable().describe('Null for a household link still queued (its message is written when it goes out).'),
+    text: z.string().nullable(),
+    html: z.string().nullable(),
+    status: z.enum(['queued', 'sent', 'failed']),
+    queued_at: z.string(),
+    sent_at: z.string().nullable(),
+  })
+  .openapi('SandboxEmail');
+
+export const SandboxEmailsQuery = pageQuery(pageSizes.sandboxEmails);

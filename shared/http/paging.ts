@@ -26,6 +26,7 @@ export const pageSizes = {
   bookings: { default: 25, max: 100 },
   refundRequests: { default: 25, max: 100 },
   applications: { default: 25, max: 100 },
+  sandboxEmails: { default: 25, max: 100 },
   events: { default: 100, max: 250 },
   // An organisation has a handful of endpoints: the default page holds them all.
   webhookEndpoints: { default: 100, max: 100 },

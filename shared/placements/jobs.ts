@@ -122,7 +122,9 @@ export const sendHouseholdLink: ServiceJob<'send_household_link'> = {
     }, { lock: false });
     if (!message) return { skipped: 'the home is no longer offered to the household' };
     const sent = await placementPorts(job.environment).email.send(message);
-    return { provider_ref: sent.providerRef, to: message.to };
+    // Sandbox: the message is kept with the job, for the sandbox emails helper (its link grants
+    // sandbox data only). Live: only whom it went to; the link is stored nowhere.
+    return job.environment === 'sandbox' ? { provider_ref: sent.providerRef, to: message.to, message } : { provider_ref: sent.providerRef, to: message.to };
   },
 };
 

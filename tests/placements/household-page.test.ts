@@ -149,4 +149,24 @@ describe("the household's page", () => {
     expect(lease.headers.get('content-disposition')).toBe(`attachment; filename="lease-${s.ref}.pdf"`);
     expect(lease.text.startsWith('%PDF-')).toBe(true);
   });
+
+  it('the sandbox keeps the emails it sent, readable through GET /sandbox/emails with their text and HTML', async () => {
+    const s = await sent();
+    await answer(s.page, { action: 'apply' });
+    await drainJobs(s.c.orgId);
+    const emails = await s.api.get('/sandbox/emails');
+    expect(emails.status).toBe(200);
+    const offered = emails.body.data.find((e: any) => e.topic === 'home.offered');
+    expect(offered).toMatchObject({ to: ['family@example.com'], status: 'sent', subject: expect.stringContaining('A home for you') });
+    expect(offered!.text).toContain('/household/');
+    expect(offered!.html).toContain('<a href=');
+    expect(emails.body.data.map((e: any) => e.topic)).toContain('application.received');
+    const first = await s.api.get('/sandbox/emails?limit=1');
+    expect(first.body.data).toHaveLength(1);
+    expect((await s.api.get(`/sandbox/emails?limit=1&cursor=${first.body.next_cursor}`)).body.data[0].id).not.toBe(first.body.data[0].id);
+    expect((await s.c.liveApi.get('/sandbox/emails')).body.error?.code).toBe('sandbox_only');
+    // Another organisation's sandbox sees none of them.
+    const other = await scene();
+    expect((await other.api.get('/sandbox/emails')).body.data).toEqual([]);
+  });
 });

@@ -217,4 +217,30 @@ describe('live payments through the processor (stand-in transport)', () => {
     const home = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0];
     expect(home).toMatchObject({ payments: [], booking: null, payments_succeeded: 0 });
   });
+
+  it('an extension is paid through the checkout too: its notification puts it in effect', async () => {
+    const { s, amount, metadata } = await liveCheckout();
+    // Processor ids are unique across the environment: this test's own.
+    const first = intentEvent('evt_first', 'payment_intent.succeeded', metadata, amount);
+    first.data.object.id = 'pi_live_first_of_extended';
+    expect((await notify(first)).body.data.outcome).toBe('applied');
+    const asked = await s.api.post(`/claims/${s.ref}/extensions`, { property_id: s.home, move_out: inDays(160) });
+    expect(asked.status).toBe(201);
+    await signLive(asked.body.data.id);
+    await submitPage(pagePath(await payUrl(s.api, s.ref)));
+    const checkout = checkouts.at(-1)!;
+    expect(checkout.get('payment_intent_data[metadata][charge_type]')).toBe('extension');
+    expect(checkout.get('payment_intent_data[metadata][lease_id]')).toBe(asked.body.data.id);
+    const extensionAmount = Number(checkout.get('line_items[0][price_data][unit_amount]'));
+    expect(extensionAmount / 100).toBe(asked.body.data.amount);
+    const extensionMetadata = Object.fromEntries(
+      [...checkout.entries()].filter(([k]) => k.startsWith('payment_intent_data[metadata]')).map(([k, v]) => [k.slice('payment_intent_data[metadata]['.length, -1), v]),
+    );
+    const paid = { ...intentEvent('evt_extension', 'payment_intent.succeeded', extensionMetadata, extensionAmount) };
+    paid.data.object.id = 'pi_live_extension';
+    expect((await notify(paid)).body.data.outcome).toBe('applied');
+    const extensions = (await s.api.get(`/claims/${s.ref}/extensions?property_id=${s.home}`)).body.data;
+    expect(extensions[0]).toMatchObject({ status: 'in_effect' });
+    expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].payments.map((p: any) => p.charge_type)).toEqual(['initial', 'extension']);
+  });
 });

@@ -325,6 +325,7 @@ export const fixtures: Record<string, Fixture> = {
   // A body that would change the account, so a refused call that went through would show.
   'POST /sandbox/payouts': { build: async () => ({ paths: ['/sandbox/payouts'], body: () => ({ charges_enabled: false }) }) },
   // The clock is the calling organisation's own: each organisation reaches only its own.
+  'GET /sandbox/emails': { build: async () => ({ paths: ['/sandbox/emails'] }) },
   'POST /sandbox/clock': { build: async () => ({ paths: ['/sandbox/clock'], body: () => ({}) }) },
   'GET /sandbox/clock': { build: withClocks() },
   'POST /sandbox/clock/advance': { build: withClocks({ frozen_time: new Date(Date.now() + 86_400_000).toISOString() }) },

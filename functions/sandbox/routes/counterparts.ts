@@ -1,10 +1,14 @@
 import { single } from '../../../shared/http/envelope.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { answer, householdAnswers, landlordAnswers, type HouseholdAnswer, type LandlordAnswer } from '../../../shared/placements/commands/answers.ts';
 import { PlacementHome } from '../../../shared/placements/schemas.ts';
-import { HomeOnRequestParams, HouseholdAction, LandlordAction, SandboxHouseholdLink, type LandlordActionBody } from '../schemas.ts';
+import {
+  HomeOnRequestParams, HouseholdAction, LandlordAction, SandboxEmail, SandboxEmailsQuery, SandboxHouseholdLink, type LandlordActionBody,
+} from '../schemas.ts';
 import { sandboxHouseholdLink } from '../../../shared/placements/commands/household.ts';
-import { homeHelperErrors } from '../guard.ts';
+import { sandboxEmails } from '../../../shared/placements/sandbox-emails.ts';
+import { withTenant } from '../../../shared/db/tenant.ts';
+import { homeHelperErrors, sandboxOnlyRefusal } from '../guard.ts';
 
 // Carrier side: the household and the landlord of a home on a request. Each call runs exactly the
 // command the real counterpart's action runs (shared/placements/commands/answers.ts).
@@ -125,4 +129,20 @@ export const counterpartRoutes = createRoutes()
       const { reference, propertyId } = c.req.valid('param');
       return c.json(single(await sandboxHouseholdLink(c.get('caller'), reference, propertyId, c.req.url)), 200);
     },
+  )
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/emails',
+      tags,
+      summary: 'The emails the service sent for this organisation in sandbox',
+      description:
+        'In sandbox nobody receives the service\'s emails (to the household, the landlord, the adjuster): they are recorded, and read back ' +
+        'here, newest first, keyset-paged like every list, with their text and HTML. Sandbox keys only.',
+      scope: 'any-read',
+      request: { query: SandboxEmailsQuery },
+      responses: { 200: jsonResponse(pageOf(SandboxEmail), 'One page of emails.') },
+      errors: { 403: { ...sandboxOnlyRefusal, forbidden: 'the key has no read scope.' }, 422: { invalid_field: 'a bad limit or cursor.' } },
+    }),
+    async (c) => c.json(await withTenant(c.get('caller'), (tx) => sandboxEmails(tx, c.req.valid('query'))), 200),
   );

@@ -4,6 +4,7 @@ import { liveAccountOwner, setBankAccountLast4, updatePayoutStatus } from '../..
 import { splitCharge } from '../../properties/earnings.ts';
 import { claimProcessorEvent, livePaymentByRef, payeeOf, recordRefunded } from '../money-repository.ts';
 import { recordCharge } from './payments.ts';
+import { chargeTypes, type ChargeType } from '../billing.ts';
 import { inPlacementById, lockLeaseOf } from '../unit-of-work.ts';
 
 // The payment processor's verified notifications, applied in the transaction of the tenant they
@@ -33,7 +34,8 @@ export async function applyNotification(n: ProcessorNotification): Promise<Notif
         if (!lease) return 'ignored: unknown lease';
         const parts = { rentCents: Number(m.rent_cents ?? 0), depositCents: Number(m.deposit_cents ?? 0), feesCents: Number(m.fees_cents ?? 0) };
         const charge = {
-          chargeType: m.charge_type === 'rent' ? ('rent' as const) : ('initial' as const),
+          // The checkout's own charge type: initial, rent, or an extension's added nights.
+          chargeType: (chargeTypes as readonly string[]).includes(m.charge_type) ? (m.charge_type as ChargeType) : ('initial' as const),
           periodStart: m.period_start,
           periodEnd: m.period_end,
           ...parts,
