@@ -15,6 +15,13 @@ const everyAnswer = {
 };
 
 /**
+ * A path as it is logged: a signed link in it (the pay page, the household's page, a payout-setup
+ * link) is its holder's only credential, so it is never written to a log.
+ */
+export const loggablePath = (pathname: string) =>
+  pathname.replace(/\/[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?=\/|$)/g, '/[link]');
+
+/**
  * Takes the caller's X-Request-Id (or makes one), echoes it with the headers every answer carries,
  * and logs one line per request.
  */
@@ -30,7 +37,7 @@ export const requestId = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   log.info('request', {
     request_id: id,
     method: c.req.method,
-    path: new URL(c.req.url).pathname,
+    path: loggablePath(new URL(c.req.url).pathname),
     status: c.res.status,
     duration_ms: Math.round((performance.now() - started) * 10) / 10,
     ...(caller ? { org_id: caller.orgId, key_id: caller.keyId, environment: caller.environment } : {}),

@@ -1,0 +1,33 @@
+// A signed link is its holder's only credential: the request log never writes it.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { loggablePath } from '../../shared/http/middleware/request-id.ts';
+import { call } from '../helpers.ts';
+
+describe('the request log', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('writes the pay, household and setup pages without their link', async () => {
+    const token = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLW9mLWxpbms';
+    for (const path of [`/pay/${token}`, `/pay/setup/${token}`, `/household/${token}`, `/household/${token}/lease`]) {
+      expect(loggablePath(`/functions/v1${path}`)).not.toContain(token);
+      expect(loggablePath(`/functions/v1${path}`)).toContain('[link]');
+    }
+    expect(loggablePath('/functions/v1/claims/REQ-7KQ2MX/placement')).toBe('/functions/v1/claims/REQ-7KQ2MX/placement');
+  });
+
+  it('logs one line per request, with the link redacted', async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
+    const previous = process.env.LOG_LEVEL;
+    process.env.LOG_LEVEL = 'info';
+    try {
+      const token = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLW9mLWxpbms';
+      await call('GET', `/household/${token}`);
+      const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.message === 'request');
+      expect(logged?.path).toBe('/household/[link]');
+      expect(lines.join('\n')).not.toContain(token);
+    } finally {
+      process.env.LOG_LEVEL = previous;
+    }
+  });
+});
