@@ -29,6 +29,8 @@ export const config = {
   databaseUrl: () => readEnv('DATABASE_URL') || readEnv('SUPABASE_DB_URL'),
   dbPoolSize: () => intSetting('DB_POOL_SIZE', 10),
   logLevel: () => setting('LOG_LEVEL', 'info'),
+  /** Which X-Forwarded-For hop, counted from the right, is the client's address (1: the last, appended by the platform's edge). */
+  clientAddressHop: () => Math.max(1, intSetting('CLIENT_ADDRESS_HOP', 1)),
   /** Public address of the pay-in-app web application (used in placement links). */
   payInAppBaseUrl: () => setting('PAY_IN_APP_BASE_URL', 'https://pay.housing-placement.example'),
   /** Deliver webhooks to loopback and private addresses (local development and tests only). */

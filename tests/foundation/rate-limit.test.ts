@@ -1,3 +1,4 @@
+import { clientAddress } from '../../shared/http/middleware/authenticate.ts';
 import { describe, expect, it } from 'vitest';
 import postgres from 'postgres';
 import { call, createKey, createOrg, ownerSql } from '../helpers.ts';
@@ -95,6 +96,24 @@ describe('rate limits', () => {
     const orgId = await createOrg('carrier');
     const { key } = await createKey(orgId, 'sandbox');
     expect((await call('GET', '/usage', { key, address })).status).toBe(200);
+  });
+
+  it('counts failed authentication by the hop the platform appended, not one the client wrote; a huge value counts as one', async () => {
+    expect(clientAddress('6.6.6.6, 10.1.2.3')).toBe('10.1.2.3');
+    expect(clientAddress('6.6.6.6, 10.1.2.3', 2)).toBe('6.6.6.6');
+    expect(clientAddress('10.1.2.3')).toBe('10.1.2.3');
+    expect(clientAddress(`${'9'.repeat(3000)}`)).toBe('invalid');
+    expect(clientAddress('2001:db8::1')).toBe('2001:db8::1');
+    expect(clientAddress(undefined)).toBe('unknown');
+    await inOneWindow(async () => {
+      const platform = `10.67.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+      const responses = [];
+      // Each request claims another first hop; the platform's own hop is the same.
+      for (let i = 0; i < 61; i++) responses.push(await call('GET', '/usage', { key: 'svc_sk_wrong', address: `203.0.113.${i}, ${platform}` }));
+      const resets = responses.map((r) => r.headers.get('x-ratelimit-reset')!);
+      if (new Set(resets).size === 1) expect(responses[60].status).toBe(429);
+      return resets;
+    });
   });
 
   it('lets requests pass when the limiter fails', async () => {

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { config } from '../../config.ts';
 import type { AppEnv } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { setResponseHeaders } from '../headers.ts';
@@ -25,9 +26,18 @@ function presentedKey(authorization: string | undefined, apiKeyHeader: string | 
   return match?.[1].trim();
 }
 
-/** The client address: the first X-Forwarded-For hop (set by Supabase's edge, or the local server). */
-function clientAddress(forwardedFor: string | undefined): string {
-  return forwardedFor?.split(',')[0].trim() || 'unknown';
+/**
+ * The client address the failed-authentication limit counts by: the X-Forwarded-For hop the
+ * platform vouches for. A client may send any X-Forwarded-For of its own; each trusted proxy appends
+ * the address it saw, so the hop CLIENT_ADDRESS_HOP from the right (default 1: the last, appended by
+ * Supabase's edge or the local server) is the one no client can choose. An address longer than an
+ * IPv6 address, or not made of address characters, counts as one address, "invalid".
+ */
+export function clientAddress(forwardedFor: string | undefined, hop = config.clientAddressHop()): string {
+  const hops = (forwardedFor ?? '').split(',').map((h) => h.trim()).filter((h) => h !== '');
+  const address = hops[hops.length - hop] ?? hops[0];
+  if (!address) return 'unknown';
+  return address.length <= 45 && /^[0-9A-Fa-f:.]+$/.test(address) ? address : 'invalid';
 }
 
 /**
