@@ -8,7 +8,7 @@ import { errorFields, log } from '../../shared/log.ts';
 import { nowOf } from '../../shared/clock/time.ts';
 import { PayLinkRejected, readHouseholdLink, sandboxLinkOrg, type HouseholdLink } from '../../shared/placements/pay-link.ts';
 import { householdLease, householdPageAnswer, householdView } from '../../shared/placements/commands/household.ts';
-import { ProviderError } from '../../shared/placements/ports/provider.ts';
+import { NotConfigured, ProviderError } from '../../shared/placements/ports/provider.ts';
 import type { HouseholdAnswer } from '../../shared/placements/commands/answers.ts';
 import { html, renderProblemPage } from '../../shared/http/page.ts';
 import { renderHouseholdPage } from './page.ts';
@@ -43,6 +43,9 @@ export function createHouseholdApp() {
       const org = sandboxLinkOrg(token);
       return await readHouseholdLink(token, org ? await nowOf({ orgId: org, environment: 'sandbox' }) : new Date());
     } catch (error) {
+      if (error instanceof NotConfigured) {
+        return html(c, renderProblemPage('This page is not available yet', 'The service is being set up. Please try again later.'), 503);
+      }
       if (!(error instanceof PayLinkRejected)) throw error;
       return rejected(c, error);
     }

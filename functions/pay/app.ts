@@ -52,6 +52,7 @@ export function createPayApp(actions: PayActions) {
       const org = sandboxLinkOrg(token);
       return await readPayLink(token, org ? await nowOf({ orgId: org, environment: 'sandbox' }) : new Date());
     } catch (error) {
+      if (error instanceof NotConfigured) return html(c, notConfiguredPage(), 503);
       if (!(error instanceof PayLinkRejected)) throw error;
       const [title, text, status] = problems[error.reason];
       return html(c, renderProblemPage(title, text), status);

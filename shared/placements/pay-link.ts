@@ -2,6 +2,8 @@ import { decodeJwt, errors, jwtVerify, SignJWT } from 'jose';
 import { config } from '../config.ts';
 import type { Environment } from '../db/tenant.ts';
 import { isUuid } from '../ids.ts';
+import { NotConfigured } from './ports/provider.ts';
+import { log } from '../log.ts';
 
 // The pay-in-app link: a short-lived signed token (HS256) for one placement (a home on a request)
 // in one environment. It is the only credential of the pay page, so it names exactly what it may
@@ -32,11 +34,40 @@ export class PayLinkRejected extends Error {
 let processSecret: string | undefined;
 const keys = new Map<string, Uint8Array>();
 
+/** The shortest PAY_LINK_SECRET accepted: 32 characters (a guessable secret forges every link). */
+export const minimumLinkSecretLength = 32;
+
+/**
+ * The secret links are signed with. Unset, a process of the local server signs with a random secret
+ * of its own (links then work only on the process that issued them: local development). On the Edge
+ * Runtime, where every request may meet another worker, unset is refused, as is one too short:
+ * NotConfigured names the setting (the pages answer 503 saying so; each function logs it at start).
+ */
+export function linkSecret(): string {
+  const configured = config.payLinkSecret();
+  if (configured && configured.length < minimumLinkSecretLength) {
+    throw new NotConfigured('Signed links are', `PAY_LINK_SECRET to at least ${minimumLinkSecretLength} characters`);
+  }
+  if (configured) return configured;
+  if (onEdgeRuntime()) throw new NotConfigured('Signed links are', 'PAY_LINK_SECRET');
+  return (processSecret ??= crypto.randomUUID() + crypto.randomUUID());
+}
+
+/** At a function's start: says in its log, once, that links cannot be signed until the setting is right. */
+export function reportLinkSecret(): void {
+  try {
+    linkSecret();
+  } catch (error) {
+    if (error instanceof NotConfigured) log.error('signed links are not configured', { error: error.message });
+    else throw error;
+  }
+}
+
+const onEdgeRuntime = () => (globalThis as { EdgeRuntime?: unknown }).EdgeRuntime !== undefined;
+
 /** The environment's signing key: HMAC-SHA256(PAY_LINK_SECRET, "pay-link:<environment>"). */
 async function keyFor(environment: Environment): Promise<Uint8Array> {
-  // Unset, each process signs with a random secret of its own: links then work only on the process
-  // that issued them (local development); set PAY_LINK_SECRET wherever more than one process serves.
-  const secret = config.payLinkSecret() || (processSecret ??= crypto.randomUUID() + crypto.randomUUID());
+  const secret = linkSecret();
   const cacheKey = `${secret}:${environment}`;
   const cached = keys.get(cacheKey);
   if (cached) return cached;
@@ -71,8 +102,10 @@ async function verify(audience: Audience, token: string, now: Date): Promise<{ s
     throw new PayLinkRejected('invalid', 'This link is not valid.');
   }
   if (environment !== 'live' && environment !== 'sandbox') throw new PayLinkRejected('invalid', 'This link is not valid.');
+  // Outside the verification's try: a secret not configured is the service's fault, not the link's.
+  const key = await keyFor(environment);
   try {
-    const { payload } = await jwtVerify(token, await keyFor(environment), {
+    const { payload } = await jwtVerify(token, key, {
       issuer,
       audience,
       algorithms: ['HS256'],

@@ -1,4 +1,6 @@
 import { payPageUrl, publicBaseUrl, signPayLink } from '../pay-link.ts';
+import { NotConfigured } from '../ports/provider.ts';
+import { log } from '../../log.ts';
 import type { Tx } from '../../db/client.ts';
 import type { Caller } from '../../http/context.ts';
 import { inRequest } from '../unit-of-work.ts';
@@ -17,11 +19,20 @@ export async function readPlacement(caller: Caller, reference: string, requestUr
       reference: claim.claim_ref,
       status: claim.status_primary,
       homes: homes.map(renderPlacementHome),
-      pay_in_app_url: payee
-        ? payPageUrl(publicBaseUrl(requestUrl), await signPayLink({ placementId: payee.id, orgId: caller.orgId, environment: caller.environment }, await tenantNow(tx)))
-        : null,
+      pay_in_app_url: payee ? await payLinkOrNull(payee.id, caller, requestUrl, await tenantNow(tx)) : null,
     };
   });
+}
+
+/** The pay page's address, or null (and a warning in the log) while signed links are not configured. */
+async function payLinkOrNull(placementId: string, caller: Caller, requestUrl: string, now: Date): Promise<string | null> {
+  try {
+    return payPageUrl(publicBaseUrl(requestUrl), await signPayLink({ placementId, orgId: caller.orgId, environment: caller.environment }, now));
+  } catch (error) {
+    if (!(error instanceof NotConfigured)) throw error;
+    log.warn('pay_in_app_url left out', { error: error.message });
+    return null;
+  }
 }
 
 /**
