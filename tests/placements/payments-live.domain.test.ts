@@ -243,4 +243,25 @@ describe('live payments through the processor (stand-in transport)', () => {
     expect(extensions[0]).toMatchObject({ status: 'in_effect' });
     expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].payments.map((p: any) => p.charge_type)).toEqual(['initial', 'extension']);
   });
+
+  it('acts only on events of its own mode, and only on a charge the signed lease makes payable', async () => {
+    const { s, amount, metadata } = await liveCheckout();
+    const own = (id: string, meta: Record<string, string>, cents: number) => {
+      const event = intentEvent(id, 'payment_intent.succeeded', meta, cents);
+      event.data.object.id = `pi_${id}`;
+      return event;
+    };
+    // A live-mode event reaching a test-key deployment is not its own.
+    const otherMode = await notify({ ...own('evt_livemode', metadata, amount), livemode: true });
+    expect(otherMode.body.data.outcome).toBe('ignored: not an event the service acts on');
+    // Metadata that adds up but moves money between parts, or a bigger charge described consistently:
+    // not what the signed lease makes payable.
+    const shifted = { ...metadata, rent_cents: String(Number(metadata.rent_cents) + 100), deposit_cents: String(Number(metadata.deposit_cents) - 100) };
+    expect((await notify(own('evt_shifted', shifted, amount))).body.data.outcome).toBe('ignored: amount differs from the signed terms');
+    const bigger = { ...metadata, rent_cents: String(Number(metadata.rent_cents) + 50_000) };
+    expect((await notify(own('evt_bigger', bigger, amount + 50_000))).body.data.outcome).toBe('ignored: amount differs from the signed terms');
+    expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].payments).toEqual([]);
+    // The charge as the checkout made it is recorded.
+    expect((await notify(own('evt_right', metadata, amount))).body.data.outcome).toBe('applied');
+  });
 });

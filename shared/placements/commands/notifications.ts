@@ -3,7 +3,8 @@ import type { ProcessorNotification } from '../ports/types.ts';
 import { liveAccountOwner, setBankAccountLast4, updatePayoutStatus } from '../../properties/payouts.ts';
 import { splitCharge } from '../../properties/earnings.ts';
 import { claimProcessorEvent, livePaymentByRef, payeeOf, recordRefunded } from '../money-repository.ts';
-import { recordCharge } from './payments.ts';
+import { recordCharge, signedCharge } from './payments.ts';
+import { log } from '../../log.ts';
 import { chargeTypes, type ChargeType } from '../billing.ts';
 import { inPlacementById, lockLeaseOf } from '../unit-of-work.ts';
 
@@ -45,6 +46,12 @@ export async function applyNotification(n: ProcessorNotification): Promise<Notif
         // The charge must be the checkout's, on this landlord's own account.
         if (n.connectedAccount !== payee.processor_account_id) return "ignored: not the landlord's account";
         if (n.amountCents !== parts.rentCents + parts.depositCents + parts.feesCents) return 'ignored: amount differs from the checkout';
+        // And the checkout's charge must be what the signed lease makes payable for that period.
+        const expected = await signedCharge(tx, request, placement, lease, charge.chargeType, charge.periodStart);
+        if (!expected || expected.split.grossCents !== n.amountCents || expected.rentCents !== parts.rentCents || expected.depositCents !== parts.depositCents) {
+          log.error('processor charge differs from the signed terms', { event_id: n.eventId, placement_id: placement.id, amount_cents: n.amountCents, expected_cents: expected?.split.grossCents ?? null });
+          return 'ignored: amount differs from the signed terms';
+        }
         // Claimed once checked, under the request's lock: a second delivery waits here, then finds it claimed.
         if (!(await claimProcessorEvent(tx, n, 'applied'))) return 'duplicate';
         const recorded = await recordCharge(tx, request, placement, { lease, payee, currency: n.currency }, charge, {

@@ -3,7 +3,8 @@ import { emit } from '../../events/outbox.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
 import { ApiError } from '../../http/errors.ts';
 import { fromCents } from '../../money.ts';
-import { dueNow, type DueCharge } from '../billing.ts';
+import { chargeFor, dueNow, type DueCharge } from '../billing.ts';
+import { billingPeriods } from '../periods.ts';
 import type { LeaseRow } from '../lease.ts';
 import { extensionDue, signedPrices } from '../signed-prices.ts';
 import { putExtensionInEffect } from './extensions.ts';
@@ -59,6 +60,22 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow):
   return { lease, payee, currency, due };
 }
 
+
+/**
+ * What the signed terms make payable for a charge of this type and period: an extension's added
+ * nights (its addendum's terms), or the period of the stay starting on `periodStart` (the lease's).
+ * Null when the lease has no such period.
+ */
+export async function signedCharge(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, chargeType: DueCharge['chargeType'], periodStart: string): Promise<DueCharge | null> {
+  if (chargeType === 'extension') {
+    const base = await currentLease(tx, placement);
+    return lease.kind === 'addendum' && base ? (await extensionDue(tx, claim, placement, base, lease)).due : null;
+  }
+  const stay = { moveIn: lease.move_in_date, moveOut: billedMoveOut(placement, lease) };
+  const { prices } = await signedPrices(tx, claim, placement, lease, stay);
+  const period = billingPeriods(stay.moveIn, stay.moveOut).find((p) => p.start === periodStart);
+  return period ? chargeFor(prices, period) : null;
+}
 
 /** What is due now, or 409 nothing_due. */
 export function requireDue(state: Payable): DueCharge {

@@ -34,6 +34,8 @@ const handledEvents = new Set([
 ]);
 
 export function stripePayments(settings: StripeSettings): PaymentsPort {
+  /** Whether the deployment's key is a live-mode key (sk_live_, rk_live_): its events must be live-mode too. */
+  const liveKey = /^(sk|rk)_live_/.test(settings.secretKey);
   const stripe = new Stripe(settings.secretKey, {
     httpClient: Stripe.createFetchHttpClient(settings.fetch ?? ((input, init) => fetch(input, init))),
     maxNetworkRetries: 2,
@@ -109,6 +111,9 @@ export function stripePayments(settings: StripeSettings): PaymentsPort {
         throw new CallbackRejected(error instanceof Error ? error.message : 'The signature does not verify.');
       }
       if (!handledEvents.has(event.type)) return null;
+      // An event of the other mode (a test-mode event reaching a live-key deployment, or the reverse)
+      // is not this deployment's: acknowledged, never acted on.
+      if (Boolean(event.livemode) !== liveKey) return null;
       return readEvent(event);
     },
   };
