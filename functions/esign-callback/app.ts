@@ -4,6 +4,7 @@ import { renderError } from '../../shared/http/app.ts';
 import { single } from '../../shared/http/envelope.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { requestId } from '../../shared/http/middleware/request-id.ts';
+import { boundedBody } from '../../shared/http/middleware/body.ts';
 import { log } from '../../shared/log.ts';
 import { placementPorts } from '../../shared/placements/ports/index.ts';
 import { CallbackRejected, type ESignaturePort } from '../../shared/placements/ports/types.ts';
@@ -21,6 +22,8 @@ export function createCallbackApp(port: () => ESignaturePort = () => placementPo
   // strict: false answers /esign-callback/ like /esign-callback (a provider may be set up with either).
   const app = new Hono<AppEnv>({ strict: false });
   app.use('*', requestId());
+  // A provider's callback is a few kilobytes: past 1 MB it is not one, and is not read further.
+  app.use('*', boundedBody(1024 * 1024, (c) => renderError(new ApiError('file_too_large', 'The body is larger than the 1 MB a callback may be.'), c)));
   app.post('/esign-callback', async (c) => {
     const raw = await c.req.text();
     let callback;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppEnv } from '../../shared/http/context.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { requestId } from '../../shared/http/middleware/request-id.ts';
+import { boundedBody } from '../../shared/http/middleware/body.ts';
 import { calendarDate, storedText } from '../../shared/http/values.ts';
 import { errorFields, log } from '../../shared/log.ts';
 import { nowOf } from '../../shared/clock/time.ts';
@@ -36,6 +37,8 @@ const problems: Record<PayLinkRejected['reason'], [string, string, number]> = {
 export function createHouseholdApp() {
   const app = new Hono<AppEnv>();
   app.use('*', requestId());
+  // The page's forms are a few fields: a body past 16 KB is not one of its forms.
+  app.use('*', boundedBody(16 * 1024, (c) => html(c, renderProblemPage('The answer could not be read', 'The form sent was far larger than this page\'s forms.'), 413)));
 
   async function verified(c: Context<AppEnv>): Promise<HouseholdLink | Response> {
     const token = c.req.param('token') ?? '';

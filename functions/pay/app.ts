@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppEnv } from '../../shared/http/context.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { requestId } from '../../shared/http/middleware/request-id.ts';
+import { boundedBody } from '../../shared/http/middleware/body.ts';
 import { errorFields, log } from '../../shared/log.ts';
 import { PayLinkRejected, readPayLink, sandboxLinkOrg, type PayLink } from '../../shared/placements/pay-link.ts';
 import { nowOf } from '../../shared/clock/time.ts';
@@ -44,6 +45,8 @@ const notConfiguredPage = () =>
 export function createPayApp(actions: PayActions) {
   const app = new Hono<AppEnv>();
   app.use('*', requestId());
+  // The page's form is a few fields: a body past 16 KB is not one of its forms.
+  app.use('*', boundedBody(16 * 1024, (c) => html(c, problemPage('The form could not be read', 'The form sent was far larger than this page\'s form.'), 413)));
 
   async function verified(c: Context<AppEnv>): Promise<PayLink | Response> {
     const token = c.req.param('token') ?? '';

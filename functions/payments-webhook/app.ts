@@ -4,6 +4,7 @@ import { renderError } from '../../shared/http/app.ts';
 import { single } from '../../shared/http/envelope.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { requestId } from '../../shared/http/middleware/request-id.ts';
+import { boundedBody } from '../../shared/http/middleware/body.ts';
 import { log } from '../../shared/log.ts';
 import { paymentsPort } from '../../shared/placements/ports/index.ts';
 import { CallbackRejected, type PaymentsPort } from '../../shared/placements/ports/types.ts';
@@ -20,6 +21,8 @@ export function createPaymentsWebhookApp(port: () => PaymentsPort = () => paymen
   // strict: false answers /payments-webhook/ like /payments-webhook (the endpoint may be registered with either).
   const app = new Hono<AppEnv>({ strict: false });
   app.use('*', requestId());
+  // A provider's notification is a few kilobytes: past 1 MB it is not one, and is not read further.
+  app.use('*', boundedBody(1024 * 1024, (c) => renderError(new ApiError('file_too_large', 'The body is larger than the 1 MB a notification may be.'), c)));
   app.post('/payments-webhook', async (c) => {
     const raw = await c.req.text();
     let notification;

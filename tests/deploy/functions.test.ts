@@ -98,7 +98,7 @@ function functionEnv(port: number): Record<string, string> {
     ESIGN_CALLBACK_SECRET: 'stand-in-esign-secret',
     STRIPE_SECRET_KEY: 'sk_test_stand_in',
     STRIPE_WEBHOOK_SECRET: 'whsec_stand_in',
-    PAY_LINK_SECRET: 'stand-in-pay-link-secret',
+    PAY_LINK_SECRET: 'stand-in-pay-link-secret-of-32-chars-or-more',
     LOG_LEVEL: 'warn',
   };
 }

@@ -77,3 +77,23 @@ export const readBody = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   c.req.bodyCache.arrayBuffer = Promise.resolve(bytes.buffer) as unknown as ArrayBuffer;
   await next();
 };
+
+/**
+ * A small body limit for the service's pages and the third parties' callbacks (a form of a few
+ * fields, a provider's event): the body is read once within `limit` bytes and cached for the
+ * handler; past it, `refuse` answers (an HTML page, or the API's envelope) and nothing more is read.
+ */
+export const boundedBody = (limit: number, refuse: (c: Parameters<MiddlewareHandler<AppEnv>>[0]) => Response | Promise<Response>): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    if (Number(c.req.header('content-length') ?? '0') > limit) return refuse(c);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readWithin(c.req.raw.body, limit);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'file_too_large') return refuse(c);
+      throw error;
+    }
+    c.req.bodyCache.arrayBuffer = Promise.resolve(bytes.buffer) as unknown as ArrayBuffer;
+    await next();
+  };
