@@ -1,10 +1,10 @@
 import type { Tx } from '../db/client.ts';
 import type { ApplicationStatus } from './states.ts';
 
-// The applications on a provider's homes, as the landlord reads them (app.provider_applications and
-// app.provider_application, the landlord-applications migration): the placement rows belong to the
-// carrier, so the provider reads them through functions that answer only for its own homes in its
-// environment, with what the household needs and never its contact details.
+// The applications on a provider's homes, as the landlord reads them (app.provider_applications, the
+// landlord-applications migration): the placement rows belong to the carrier, so the provider reads
+// them through a function that answers only for its own homes in its environment, with what the
+// household needs and never its contact details.
 
 export interface ApplicationRow {
   id: string;
@@ -33,6 +33,6 @@ export function providerApplications(tx: Tx, query: { status: ApplicationStatus 
 }
 
 export async function providerApplication(tx: Tx, id: string): Promise<ApplicationRow | null> {
-  const [row] = await tx<ApplicationRow[]>`select * from app.provider_application(${id})`;
+  const [row] = await tx<ApplicationRow[]>`select * from app.provider_applications(null, 1, null, ${id})`;
   return row ?? null;
 }
