@@ -1,3 +1,4 @@
+import { scene } from '../placements/fixtures.ts';
 import { describe, expect, it } from 'vitest';
 import { createTenant, ownerSql } from '../helpers.ts';
 import { withTenant } from '../../shared/db/tenant.ts';
@@ -82,17 +83,20 @@ describe('row-level security', () => {
 describe('events outbox', () => {
   const payload = { request_id: crypto.randomUUID(), reference: 'REQ-BBBBBB', external_id: 'X-1', status: 's', previous_status: null };
 
-  it('records the event with the operation, under the tenant or an explicit target', async () => {
-    const carrier = await createTenant('carrier');
-    const provider = await createTenant('provider');
-    const ids = await withTenant({ orgId: carrier.orgId, environment: 'live' }, async (tx) => [
+  it('records the event with the operation, under the tenant or the provider of a home on its request, never anyone else', async () => {
+    const s = await scene();
+    await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'place', approve_budget: true });
+    const stranger = await createTenant('provider');
+    const ids = await withTenant({ orgId: s.c.orgId, environment: 'sandbox' }, async (tx) => [
       await emit(tx, 'request.status_changed', payload),
-      await emit(tx, 'request.status_changed', payload, { orgId: provider.orgId, environment: 'live' }),
+      await emit(tx, 'request.status_changed', payload, { orgId: s.providerOrg, environment: 'sandbox' }),
+      await emit(tx, 'request.status_changed', payload, { orgId: stranger.orgId, environment: 'sandbox' }),
     ]);
-    const rows = await ownerSql()`select id, org_id, environment, event, payload, simulated from app.events where id in ${ownerSql()(ids as string[])} order by org_id = ${carrier.orgId} desc`;
+    expect(ids[2]).toBeNull();
+    const rows = await ownerSql()`select id, org_id, environment, event, payload, simulated from app.events where id in ${ownerSql()(ids.slice(0, 2) as string[])} order by org_id = ${s.c.orgId} desc`;
     expect(rows).toMatchObject([
-      { org_id: carrier.orgId, environment: 'live', event: 'request.status_changed', payload, simulated: false },
-      { org_id: provider.orgId, environment: 'live' },
+      { org_id: s.c.orgId, environment: 'sandbox', event: 'request.status_changed', payload, simulated: false },
+      { org_id: s.providerOrg, environment: 'sandbox' },
     ]);
   });
 
