@@ -5,10 +5,10 @@ import { ApiError } from '../../shared/http/errors.ts';
 import { requestId } from '../../shared/http/middleware/request-id.ts';
 import { boundedBody } from '../../shared/http/middleware/body.ts';
 import { errorFields, log } from '../../shared/log.ts';
-import { PayLinkRejected, readPayLink, sandboxLinkOrg, type PayLink } from '../../shared/placements/pay-link.ts';
+import { PayLinkRejected, readPayLink, readSetupLink, sandboxLinkOrg, type PayLink } from '../../shared/placements/pay-link.ts';
 import { nowOf } from '../../shared/clock/time.ts';
 import { payActions, type PayActions } from '../../shared/placements/commands/pay.ts';
-import { renderPayPage } from './page.ts';
+import { renderPayPage, renderSetupPage } from './page.ts';
 import { html, renderNoticePage, renderProblemPage as problemPage } from '../../shared/http/page.ts';
 
 /** The pay page's problems end with what to do about the link. */
@@ -66,17 +66,32 @@ export function createPayApp(actions: PayActions) {
     html(c, renderProblemPage('Nothing to pay here', 'This link does not lead to a placement that can be paid (it may have been cancelled).'), 404);
 
   // A provider's finish_setup_url: on to the processor's onboarding, created on demand.
+  const setupRefused = (c: Context<AppEnv>, error: unknown) => {
+    if (error instanceof NotConfigured) return html(c, notConfiguredPage(), 503);
+    if (!(error instanceof PayLinkRejected)) throw error;
+    const [title, text, status] = problems[error.reason];
+    return html(c, renderProblemPage(title.replace('payment', 'setup'), text), status);
+  };
+
+  // Opening the link only shows where it leads: nothing is created at the processor until someone at
+  // the provider presses Continue (a POST), so a link fetched by a preview or a crawler does nothing.
   app.get('/pay/setup/:token', async (c) => {
     if (c.req.query('result') === 'returned') {
       return html(c, renderNoticePage('Thank you', 'The payment processor has your details. The payout account shows the outcome within minutes; you can close this page.'), 200);
     }
     try {
+      await readSetupLink(c.req.param('token'));
+      return html(c, renderSetupPage(), 200);
+    } catch (error) {
+      return setupRefused(c, error);
+    }
+  });
+
+  app.post('/pay/setup/:token', async (c) => {
+    try {
       return c.redirect(await startSetup(c, c.req.param('token')), 303);
     } catch (error) {
-      if (error instanceof NotConfigured) return html(c, notConfiguredPage(), 503);
-      if (!(error instanceof PayLinkRejected)) throw error;
-      const [title, text, status] = problems[error.reason];
-      return html(c, renderProblemPage(title.replace('payment', 'setup'), text), status);
+      return setupRefused(c, error);
     }
   });
 

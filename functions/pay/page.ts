@@ -71,3 +71,11 @@ ${buttons}
   }
   return layout(`Pay for ${view.home.name}`, parts.join('\n'));
 }
+
+/** A provider's payout setup: what happens next, and the one button that starts it. */
+export function renderSetupPage(): string {
+  return layout('Set up how you are paid', `<section class="card notice"><h1>Set up how you are paid</h1>
+<p>Payments for your homes are made directly to your own account at the payment processor. Continue to give it your bank and identity details; it takes a few minutes.</p>
+<form method="post"><button class="pay" type="submit">Continue to the payment processor</button></form>
+<p class="muted">This link is for your organisation only and stops working after a short time.</p></section>`);
+}

@@ -55,7 +55,7 @@ describe('the pay page tells the truth', () => {
 
   it('a live finish_setup_url on a deployment without its payment processor says what is missing (503), not a 500', async () => {
     const s = await scene('live');
-    const res = await call('GET', `/pay/setup/${await signSetupLink(s.providerOrg, 'live')}`);
+    const res = await call('POST', `/pay/setup/${await signSetupLink(s.providerOrg, 'live')}`);
     expect(res.status).toBe(503);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.text).toContain('not available yet');

@@ -148,7 +148,11 @@ describe('live payments through the processor (stand-in transport)', () => {
     const status = (await providerLive.get('/properties/payouts')).body.data;
     expect(status.finish_setup_url).toMatch(/^http:\/\/localhost\/functions\/v1\/pay\/setup\//);
     const path = pagePath(status.finish_setup_url!);
-    const opened = await call('GET', path);
+    // Opening the link creates nothing; Continue (a POST) creates the account and goes on to onboarding.
+    const shown = await call('GET', path);
+    expect([shown.status, shown.text.includes('Continue to the payment processor')]).toEqual([200, true]);
+    expect((await ownerSql()`select processor_account_id from app.payout_accounts where org_id = ${s.providerOrg} and environment = 'live'`)[0].processor_account_id).toBeNull();
+    const opened = await call('POST', path);
     expect(opened.status).toBe(303);
     expect(opened.headers.get('location')).toBe('https://connect.stripe.com/setup/e/acct_created/x');
     const [row] = await ownerSql()`select processor_account_id from app.payout_accounts where org_id = ${s.providerOrg} and environment = 'live'`;
