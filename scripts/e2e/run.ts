@@ -17,6 +17,7 @@ import { openDatabase } from '../lib/database.ts';
 import { child, stopped, waitFor } from '../lib/processes.ts';
 import { freePort } from '../lib/scratch.ts';
 import { pgTypes } from '../../shared/db/client.ts';
+import { signSetupLink } from '../../shared/placements/pay-link.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const shots = join(root, 'e2e/screenshots');
@@ -74,7 +75,11 @@ async function main() {
   await mkdir(shots, { recursive: true });
   const dataDir = await mkdtemp(join(tmpdir(), 'hps-e2e-'));
   const port = await freePort();
-  const server = child('scripts/server.ts', { DATA_DIR: dataDir, PORT: String(port), DB_PORT: String(await freePort()), DATABASE_URL: undefined, MIGRATE: 'true' });
+  // One link secret for the server and this script, which signs a provider's setup link itself.
+  process.env.PAY_LINK_SECRET ??= `e2e-${crypto.randomUUID()}${crypto.randomUUID()}`;
+  const server = child('scripts/server.ts', {
+    DATA_DIR: dataDir, PORT: String(port), DB_PORT: String(await freePort()), DATABASE_URL: undefined, MIGRATE: 'true', PAY_LINK_SECRET: process.env.PAY_LINK_SECRET,
+  });
   server.stdout!.resume();
   const base = `http://127.0.0.1:${port}/functions/v1`;
   let sql: postgres.Sql | undefined;
@@ -181,6 +186,13 @@ async function main() {
     expect(download.suggestedFilename() === `lease-${first.claim_ref}.pdf`, 'household page: the signed lease downloads as a PDF');
     await shoot(stay.page, 'household-6-booked');
     await stay.close();
+
+    step("a provider opens its payout setup link: a page with one button, nothing created yet");
+    const setup = await openPage(browser, `${base}/pay/setup/${await signSetupLink(provider, 'live')}`);
+    await assertAccessible(setup.page, 'setup page');
+    expect((await setup.page.getByRole('button', { name: 'Continue to the payment processor' }).count()) === 1, 'setup page: one button, nothing done on opening');
+    await shoot(setup.page, 'setup-1-continue');
+    await setup.close();
 
     console.log(`\n${checks.length} checks passed in ${((performance.now() - started) / 1000).toFixed(1)} s; screenshots in e2e/screenshots/: ${screenshots.join(', ')}`);
   } finally {
