@@ -26,16 +26,17 @@ export function createCallbackApp(port: () => ESignaturePort = () => placementPo
   app.use('*', boundedBody(1024 * 1024, (c) => renderError(new ApiError('file_too_large', 'The body is larger than the 1 MB a callback may be.'), c)));
   app.post('/esign-callback', async (c) => {
     const raw = await c.req.text();
+    const esign = port();
     let callback;
     try {
-      callback = await port().readCallback(c.req.raw.headers, raw);
+      callback = await esign.readCallback(c.req.raw.headers, raw);
     } catch (error) {
       if (error instanceof CallbackRejected) throw new ApiError('invalid_signature', `The callback's signature does not verify: ${error.message}`);
       if (error instanceof NotConfigured) throw new ApiError('not_configured', `This deployment cannot take e-signature callbacks yet: ${error.message}.`);
       throw error;
     }
     if (!callback) return c.json(single({ received: true, applied: false, note: 'not an event the service acts on' }), 200);
-    const outcome = await applySignatureCallback(callback);
+    const outcome = await applySignatureCallback(callback, esign);
     log.info('e-signature callback', { request_id: c.get('requestId'), provider_ref: callback.providerRef, kind: callback.kind, role: callback.role, outcome });
     return c.json(single({ received: true, ...outcome }), 200);
   });

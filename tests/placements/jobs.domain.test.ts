@@ -115,12 +115,15 @@ describe('the job runner', () => {
 });
 
 describe('the live e-signature callback', () => {
+  /** The provider's own record: who has signed, as a re-read of the document would answer. */
+  const signedAtProvider = new Set<string>();
   function fakePort(): ESignaturePort {
     return {
       kind: 'live',
       send: () => Promise.resolve({ providerRef: 'x' }),
       withdraw: () => Promise.resolve(),
       signedDocument: () => Promise.reject(new Error('not used here')),
+      hasSigned: (ref, role) => Promise.resolve(signedAtProvider.has(`${ref}:${role}`)),
       readCallback: async (headers, raw) => {
         if (headers.get('x-test-signature') !== 'good') throw new CallbackRejected('bad signature');
         const body = JSON.parse(raw);
@@ -144,6 +147,10 @@ describe('the live e-signature callback', () => {
     expect((await rejected.json()).error.code).toBe('invalid_signature');
     expect((await ownerSql()`select status from app.lease_agreements where id = ${lease.id}`)[0].status).toBe('sent_for_signature');
 
+    // A callback that claims a signature the provider's own record does not have is not applied.
+    expect((await (await post(app, { ref, kind: 'signed', role: 'tenant' })).json()).data).toEqual({ received: true, applied: false, note: 'not signed at the provider' });
+    expect((await ownerSql()`select status from app.lease_agreements where id = ${lease.id}`)[0].status).toBe('sent_for_signature');
+    signedAtProvider.add(`${ref}:tenant`).add(`${ref}:landlord`);
     expect(await (await post(app, { ref, kind: 'signed', role: 'tenant' })).json()).toEqual({ data: { received: true, applied: true } });
     const again = await (await post(app, { ref, kind: 'signed', role: 'tenant' })).json();
     expect(again.data).toMatchObject({ received: true, applied: false });

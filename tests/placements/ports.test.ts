@@ -69,6 +69,20 @@ const template = {
 const esign = (transport: typeof fetch, overrides: Partial<Parameters<typeof documensoESignature>[0]> = {}) =>
   documensoESignature({ apiUrl, apiKey: 'api_test_key', templateId: '42', callbackSecret: 'whsec-documenso', fetch: transport, ...overrides });
 
+describe('Documenso e-signature adapter: re-reading who signed', () => {
+  it('reads the document again and answers from its recipients in signing order', async () => {
+    const document = { id: 5150, recipients: [
+      { id: 2, role: 'SIGNER', signingOrder: 2, signingStatus: 'NOT_SIGNED' },
+      { id: 1, role: 'SIGNER', signingOrder: 1, signingStatus: 'SIGNED' },
+    ] };
+    const { transport, calls } = standIn({ 'GET /api/v2/document/5150': [json(200, document), json(200, document)] });
+    expect(await esign(transport).hasSigned('5150', 'tenant')).toBe(true);
+    expect(await esign(transport).hasSigned('5150', 'landlord')).toBe(false);
+    expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual([`GET ${apiUrl}/document/5150`, `GET ${apiUrl}/document/5150`]);
+    expect(await esign(transport).hasSigned('not-a-number', 'tenant')).toBe(false);
+  });
+});
+
 describe('Documenso e-signature adapter: the signed document', () => {
   it('downloads the signed version as bytes, with the API key; a provider error names the call', async () => {
     const pdf = new TextEncoder().encode('%PDF-1.7 signed');

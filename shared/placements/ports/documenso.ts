@@ -126,6 +126,14 @@ export function documensoESignature(options: DocumensoOptions): ESignaturePort {
       await api('POST', '/document/delete', { documentId }).catch(gone);
     },
 
+    async hasSigned(providerRef: string, role: Signer['role']) {
+      const documentId = Number(providerRef);
+      if (!Number.isInteger(documentId)) return false;
+      const document = await api<DocumensoDocument>('GET', `/document/${documentId}`);
+      const signer = signersInOrder(document.recipients)[signingOrder.indexOf(role)];
+      return signer?.signingStatus === 'SIGNED';
+    },
+
     signedDocument(providerRef: string) {
       const documentId = Number(providerRef);
       if (!Number.isInteger(documentId)) throw new Error(`not a Documenso document id: ${providerRef}`);

@@ -9,6 +9,8 @@ export const sandboxESignature: ESignaturePort = {
   send: () => Promise.resolve({ providerRef: `sandbox_contract_${crypto.randomUUID()}` }),
   withdraw: () => Promise.resolve(),
   readCallback: () => Promise.reject(new CallbackRejected('sandbox contracts have no provider callbacks')),
+  // Sandbox contracts are signed through the helpers; no callback asks.
+  hasSigned: () => Promise.resolve(false),
   signedDocument: (providerRef) => Promise.resolve(sandboxPdf(`Sandbox lease ${providerRef}: no real contract was signed.`)),
 };
 

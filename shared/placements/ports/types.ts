@@ -48,6 +48,12 @@ export interface ESignaturePort {
   readCallback(headers: Headers, rawBody: string): Promise<SignatureCallback | null>;
   /** The signed contract as a PDF, for the household to keep. Throws on a provider failure. */
   signedDocument(providerRef: string): Promise<Uint8Array>;
+  /**
+   * Whether the provider's own record of the document says this signer has signed: a callback's
+   * claim is checked against it before it is applied. Throws on a provider failure (the provider
+   * retries its callback).
+   */
+  hasSigned(providerRef: string, role: Signer['role']): Promise<boolean>;
 }
 
 export interface EmailMessage {
