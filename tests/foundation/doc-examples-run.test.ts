@@ -192,6 +192,15 @@ async function run(file: string, guide: Guide) {
   return answers;
 }
 
+/** A sandbox carrier's request (with household and adjuster addresses, sourced) and a provider's home for it. */
+async function sandboxRequestWithHome() {
+  const c = await carrier();
+  const home = await insertHome(await provider());
+  const created = await c.sandboxApi.post('/claims', claimBody({ household_email: 'family@example.com', adjuster_email: 'adjuster@example.com' }));
+  await sourced(created.body.data.id);
+  return { c, home, requestId: created.body.data.id as string, ref: created.body.data.claim_ref as string };
+}
+
 const data = (res: ApiResponse) => (res.body as { data?: Record<string, any> }).data ?? {};
 
 describe("the guides' curl examples, run", () => {
@@ -230,28 +239,18 @@ describe("the guides' curl examples, run", () => {
   });
 
   it('docs/placements.md: the journey ends with a signed lease, paid, moved in, then cancelled and refunded', async () => {
-    const c = await carrier();
-    const providerOrg = await provider();
-    const home = await insertHome(providerOrg);
-    const created = await c.sandboxApi.post('/claims', claimBody({ household_email: 'family@example.com', adjuster_email: 'adjuster@example.com' }));
-    await sourced(created.body.data.id);
-    const ref = created.body.data.claim_ref as string;
+    const { c, home, requestId, ref } = await sandboxRequestWithHome();
     const answers = await run('docs/placements.md', { vars: { API: base, KEY: c.sandbox, REF: ref, HOME: home }, literals: {}, orgs: [c.orgId] });
     const at = (path: RegExp) => answers.filter((a) => path.test(a.request.path)).map((a) => a.res.status);
     expect(at(/\/dates$/)[0]).toBe(200);
     expect(at(/\/payment$/)[0]).toBe(200);
     expect(at(/\/confirm-move-in$/)[0]).toBe(200);
-    const [placement] = await ownerSql()`select option_status from app.claim_homes where claim_id = ${created.body.data.id}`;
+    const [placement] = await ownerSql()`select option_status from app.claim_homes where claim_id = ${requestId}`;
     expect(placement.option_status).toBe('cancelled');
   });
 
   it('README.md: a stay walked on the sandbox clock, extended, and closed out', async () => {
-    const c = await carrier();
-    const providerOrg = await provider();
-    const home = await insertHome(providerOrg);
-    const created = await c.sandboxApi.post('/claims', claimBody({ household_email: 'family@example.com', adjuster_email: 'adjuster@example.com' }));
-    await sourced(created.body.data.id);
-    const ref = created.body.data.claim_ref as string;
+    const { c, home, requestId, ref } = await sandboxRequestWithHome();
     // The stay the walk-through books "as in the guide": from its move-in day to three months on.
     await c.sandboxApi.post(`/claims/${ref}/options`, { property_id: home, action: 'place', approve_budget: true });
     await c.sandboxApi.post(`/claims/${ref}/dates`, { property_id: home, move_in: shiftDates('2027-01-04'), move_out: shiftDates('2027-04-04') });
@@ -260,7 +259,7 @@ describe("the guides' curl examples, run", () => {
     expect((await c.sandboxApi.post(`/sandbox/claims/${ref}/homes/${home}/payment`, { outcome: 'succeeded' })).status).toBe(200);
     const answers = await run('README.md', { vars: { API: base, KEY: c.sandbox, REF: ref, HOME: home }, literals: {}, orgs: [c.orgId] });
     expect(answers.every((a) => a.res.status < 300), JSON.stringify(answers.map((a) => [a.example.line, a.res.status, a.res.text.slice(0, 200)]))).toBe(true);
-    const [booking] = await ownerSql()`select booking_status, check_out from app.bookings where claim_id = ${created.body.data.id}`;
+    const [booking] = await ownerSql()`select booking_status, check_out from app.bookings where claim_id = ${requestId}`;
     expect(booking).toEqual({ booking_status: 'completed', check_out: shiftDates('2027-05-04') });
   });
 });
