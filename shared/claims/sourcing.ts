@@ -64,12 +64,16 @@ async function findMatches(tx: Tx, claim: ClaimRow, limit: number) {
   }));
 }
 
-/** GET matches: the request's matches now; a fresh request that has some moves on. */
+/**
+ * GET matches: the request's matches now; a fresh request that has some moves on. Only a request
+ * still at housing_needs_collected can move, so for every other the read writes nothing (no
+ * guarded update, no row lock, one round trip less).
+ */
 export function matchesNow(caller: Caller, reference: string, limit: number) {
   return withTenant(caller, async (tx) => {
     const claim = await findClaim(tx, reference);
     const found = await findMatches(tx, claim, limit);
-    if (found.length) await homesFound(tx, [claim.id]);
+    if (found.length && claim.status_primary === 'housing_needs_collected') await homesFound(tx, [claim.id]);
     return found;
   });
 }
