@@ -6,8 +6,7 @@ import { requestId } from '../../shared/http/middleware/request-id.ts';
 import { boundedBody } from '../../shared/http/middleware/body.ts';
 import { calendarDate, storedText } from '../../shared/http/values.ts';
 import { errorFields, log } from '../../shared/log.ts';
-import { nowOf } from '../../shared/clock/time.ts';
-import { PayLinkRejected, readHouseholdLink, sandboxLinkOrg, type HouseholdLink } from '../../shared/placements/pay-link.ts';
+import { PayLinkRejected, readHouseholdLink, type HouseholdLink } from '../../shared/placements/pay-link.ts';
 import { householdLease, householdPageAnswer, householdView } from '../../shared/placements/commands/household.ts';
 import { NotConfigured, ProviderError } from '../../shared/placements/ports/provider.ts';
 import type { HouseholdAnswer } from '../../shared/placements/commands/answers.ts';
@@ -43,8 +42,7 @@ export function createHouseholdApp() {
   async function verified(c: Context<AppEnv>): Promise<HouseholdLink | Response> {
     const token = c.req.param('token') ?? '';
     try {
-      const org = sandboxLinkOrg(token);
-      return await readHouseholdLink(token, org ? await nowOf({ orgId: org, environment: 'sandbox' }) : new Date());
+      return await readHouseholdLink(token);
     } catch (error) {
       if (error instanceof NotConfigured) {
         return html(c, renderProblemPage('This page is not available yet', 'The service is being set up. Please try again later.'), 503);

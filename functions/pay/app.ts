@@ -5,8 +5,7 @@ import { ApiError } from '../../shared/http/errors.ts';
 import { requestId } from '../../shared/http/middleware/request-id.ts';
 import { boundedBody } from '../../shared/http/middleware/body.ts';
 import { errorFields, log } from '../../shared/log.ts';
-import { PayLinkRejected, readPayLink, readSetupLink, sandboxLinkOrg, type PayLink } from '../../shared/placements/pay-link.ts';
-import { nowOf } from '../../shared/clock/time.ts';
+import { PayLinkRejected, readPayLink, readSetupLink, type PayLink } from '../../shared/placements/pay-link.ts';
 import { payActions, type PayActions } from '../../shared/placements/commands/pay.ts';
 import { renderPayPage, renderSetupPage } from './page.ts';
 import { html, renderNoticePage, renderProblemPage as problemPage } from '../../shared/http/page.ts';
@@ -51,9 +50,7 @@ export function createPayApp(actions: PayActions) {
   async function verified(c: Context<AppEnv>): Promise<PayLink | Response> {
     const token = c.req.param('token') ?? '';
     try {
-      // A sandbox link expires on its organisation's sandbox clock when it has one.
-      const org = sandboxLinkOrg(token);
-      return await readPayLink(token, org ? await nowOf({ orgId: org, environment: 'sandbox' }) : new Date());
+      return await readPayLink(token);
     } catch (error) {
       if (error instanceof NotConfigured) return html(c, notConfiguredPage(), 503);
       if (!(error instanceof PayLinkRejected)) throw error;

@@ -2,6 +2,7 @@ import { decodeJwt, errors, jwtVerify, SignJWT } from 'jose';
 import { config } from '../config.ts';
 import type { Environment } from '../db/tenant.ts';
 import { isUuid } from '../ids.ts';
+import { nowOf } from '../clock/time.ts';
 import { NotConfigured } from './ports/provider.ts';
 import { log } from '../log.ts';
 
@@ -94,7 +95,7 @@ async function sign(audience: Audience, subject: string, claims: LinkClaims, now
     .sign(await keyFor(claims.env));
 }
 
-async function verify(audience: Audience, token: string, now: Date): Promise<{ sub: string; org: string; env: Environment; v?: unknown; to?: unknown }> {
+async function verify(audience: Audience, token: string, given?: Date): Promise<{ sub: string; org: string; env: Environment; v?: unknown; to?: unknown }> {
   let environment: unknown;
   try {
     environment = decodeJwt(token).env;
@@ -104,6 +105,7 @@ async function verify(audience: Audience, token: string, now: Date): Promise<{ s
   if (environment !== 'live' && environment !== 'sandbox') throw new PayLinkRejected('invalid', 'This link is not valid.');
   // Outside the verification's try: a secret not configured is the service's fault, not the link's.
   const key = await keyFor(environment);
+  const now = given ?? (await linkTime(token));
   try {
     const { payload } = await jwtVerify(token, key, {
       issuer,
@@ -122,25 +124,27 @@ async function verify(audience: Audience, token: string, now: Date): Promise<{ s
 }
 
 /**
- * The organisation a sandbox link names, read before its signature is checked, so that the link's
- * expiry is judged on that organisation's sandbox clock (shared/clock/). Null for a live or
- * malformed link (judged on the wall clock); the signature check that follows refuses a forgery.
+ * The time a link's expiry is judged at: for a sandbox link, the sandbox clock of the organisation
+ * it names (read before the signature is checked: the check that follows refuses a forgery, and a
+ * forged name only picks whose clock is read); for any other, the wall clock.
  */
-export function sandboxLinkOrg(token: string): string | null {
+async function linkTime(token: string): Promise<Date> {
+  let org: unknown;
   try {
     const claims = decodeJwt(token);
-    return claims.env === 'sandbox' && typeof claims.org === 'string' && isUuid(claims.org) ? claims.org : null;
+    org = claims.env === 'sandbox' ? claims.org : undefined;
   } catch {
-    return null;
+    return new Date();
   }
+  return typeof org === 'string' && isUuid(org) ? nowOf({ orgId: org, environment: 'sandbox' }) : new Date();
 }
 
 export function signPayLink(link: PayLink, now = new Date()): Promise<string> {
   return sign(audience, link.placementId, { org: link.orgId, env: link.environment }, now);
 }
 
-/** Verifies a pay link and returns what it may pay; throws PayLinkRejected. */
-export async function readPayLink(token: string, now = new Date()): Promise<PayLink> {
+/** Verifies a pay link (expiry on its organisation's sandbox clock, in sandbox) and returns what it may pay; throws PayLinkRejected. */
+export async function readPayLink(token: string, now?: Date): Promise<PayLink> {
   const claims = await verify(audience, token, now);
   return { placementId: claims.sub, orgId: claims.org, environment: claims.env };
 }
@@ -150,7 +154,7 @@ export function signSetupLink(orgId: string, environment: Environment, now = new
   return sign('payout-setup', orgId, { org: orgId, env: environment }, now);
 }
 
-export async function readSetupLink(token: string, now = new Date()): Promise<{ orgId: string; environment: Environment }> {
+export async function readSetupLink(token: string, now?: Date): Promise<{ orgId: string; environment: Environment }> {
   const claims = await verify('payout-setup', token, now);
   return { orgId: claims.org, environment: claims.env };
 }
@@ -175,7 +179,7 @@ export function signHouseholdLink(link: HouseholdLink, now = new Date()): Promis
   return sign('household', link.placementId, { org: link.orgId, env: link.environment, v: link.issue, to: link.sentTo }, now, config.householdLinkTtlSeconds());
 }
 
-export async function readHouseholdLink(token: string, now = new Date()): Promise<HouseholdLink> {
+export async function readHouseholdLink(token: string, now?: Date): Promise<HouseholdLink> {
   const claims = await verify('household', token, now);
   if (typeof claims.v !== 'number' || typeof claims.to !== 'string') throw new PayLinkRejected('invalid', 'This link is not valid.');
   return { placementId: claims.sub, orgId: claims.org, environment: claims.env, issue: claims.v, sentTo: claims.to };
