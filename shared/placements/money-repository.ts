@@ -206,6 +206,13 @@ export async function confirmedBooking(tx: Tx, placementId: string): Promise<Boo
   return row ?? null;
 }
 
+/** Whether the placement has a booked stay (confirmed, or completed), without locking it. */
+export async function isBooked(tx: Tx, placementId: string): Promise<boolean> {
+  const [row] = await tx<{ booked: boolean }[]>`
+    select exists (select 1 from app.bookings where claim_home_id = ${placementId} and booking_status in ('confirmed', 'completed')) as booked`;
+  return row.booked;
+}
+
 /** The placement's stay, confirmed or already completed (not a cancelled one), locked. */
 export async function stayBooking(tx: Tx, placementId: string): Promise<BookingRow | null> {
   const [row] = await tx<BookingRow[]>`
@@ -214,13 +221,12 @@ export async function stayBooking(tx: Tx, placementId: string): Promise<BookingR
   return row ?? null;
 }
 
-/** Closes out a confirmed booking whose move-out came, and marks the holds of its contracts as the home's past. */
-export async function completeBooking(tx: Tx, booking: BookingRow, leaseIds: string[]): Promise<BookingRow | null> {
+/** Closes out a confirmed booking whose move-out came; null when it is not confirmed (any more). */
+export async function completeBooking(tx: Tx, booking: BookingRow): Promise<BookingRow | null> {
   const [row] = await tx<BookingRow[]>`
     update app.bookings set booking_status = 'completed', completed_at = clock_timestamp(), updated_at = clock_timestamp()
      where id = ${booking.id} and booking_status = 'confirmed'
     returning *`;
-  if (row) await tx`select app.complete_holds(id, app.current_env()) from unnest(${leaseIds}::uuid[]) as id`;
   return row ?? null;
 }
 

@@ -236,7 +236,7 @@ export async function recordShortening(
     values (app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.id}, ${placement.property_id}, ${lease.id},
             ${change.previousMoveOut}, ${change.moveOut}, ${change.refundDueCents}, ${change.currency.toLowerCase()})`;
   await tx`update app.claim_homes set move_out_date = ${change.moveOut} where id = ${placement.id}`;
-  for (const id of await stayLeaseIds(tx, placement)) await tx`select app.shorten_holds(${id}, app.current_env(), ${lastNight(change.moveOut)})`;
+  await tx`select app.shorten_holds(v.id, app.current_env(), ${lastNight(change.moveOut)}) from ${stayVersions(tx, placement)} v`;
 }
 
 /** The stay's move-out now: the lease's, or the one a shortening or an extension in effect set on the placement. */
@@ -258,12 +258,27 @@ export async function openAddendum(tx: Tx, placementId: string): Promise<LeaseRo
   return row ?? null;
 }
 
-/** The contract versions whose nights make up the stay now: the live lease and the addenda in effect. */
-export async function stayLeaseIds(tx: Tx, placement: PlacementRow): Promise<string[]> {
-  const rows = await tx<{ id: string }[]>`
-    select id from app.lease_agreements
-     where claim_home_id = ${placement.id} and (id = ${placement.current_lease_id} or (kind = 'addendum' and effective_at is not null))`;
-  return rows.map((row) => row.id);
+/**
+ * The contract versions whose nights make up the stay now (the live lease and the addenda in
+ * effect), as a subquery, so that one statement applies a hold function to all of them.
+ */
+const stayVersions = (tx: Tx, placement: PlacementRow) => tx`
+  (select id from app.lease_agreements
+    where claim_home_id = ${placement.id} and (id = ${placement.current_lease_id} or (kind = 'addendum' and effective_at is not null)))`;
+
+/** A cancelled stay: the holds of all its contract versions go. */
+export async function releaseStayHolds(tx: Tx, placement: PlacementRow): Promise<void> {
+  await tx`select app.release_holds(v.id, app.current_env()) from ${stayVersions(tx, placement)} v`;
+}
+
+/** A closed-out stay: the holds of all its contract versions stay as the home's past. */
+export async function completeStayHolds(tx: Tx, placement: PlacementRow): Promise<void> {
+  await tx`select app.complete_holds(v.id, app.current_env()) from ${stayVersions(tx, placement)} v`;
+}
+
+/** Every addendum of the placement (its extensions, in any state), newest first. */
+export function addendaOf(tx: Tx, placementId: string): Promise<LeaseRow[]> {
+  return tx<LeaseRow[]>`select * from app.lease_agreements where claim_home_id = ${placementId} and kind = 'addendum' order by version desc`;
 }
 
 /** Writes an extension's addendum: the added nights [moveIn, moveOut) of the signed lease, with its terms. */

@@ -18,7 +18,7 @@ import {
 } from '../money-repository.ts';
 import { announceBookingChange } from './announce.ts';
 import {
-  cancelPlacement, contactAddresses, currentLease, openAddendum, recordShortening, releaseHolds, stayLeaseIds, stayMoveOut, type PlacementRow,
+  cancelPlacement, completeStayHolds, contactAddresses, currentLease, openAddendum, recordShortening, releaseStayHolds, stayMoveOut, type PlacementRow,
 } from '../repository.ts';
 import { withdrawExtension } from './extensions.ts';
 import { chargeFor } from '../billing.ts';
@@ -77,16 +77,15 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
     }
     const reason = input.reason ?? null;
     const lease = await currentLease(tx, placement);
-    // An open extension goes with the placement; the nights of extensions in effect are released with the lease's.
+    // An open extension goes with the placement; the nights of extensions in effect go with the lease's.
     const open = await openAddendum(tx, placement.id);
     if (open) await withdrawExtension(tx, open, 'placement cancelled');
-    for (const id of lease ? await stayLeaseIds(tx, placement) : []) if (id !== lease!.id) await releaseHolds(tx, id);
     if (lease) {
-          const withdrawn = await moveLease(tx, lease.id, 'withdrawn', { withdrawn_at: 'now' });
+      await releaseStayHolds(tx, placement);
+      const withdrawn = await moveLease(tx, lease.id, 'withdrawn', { withdrawn_at: 'now' });
       if (withdrawn?.provider_ref) {
         await enqueue(tx, 'withdraw_contract', { provider_ref: withdrawn.provider_ref, reason: 'placement cancelled' }, { dedupeKey: withdrawn.provider_ref });
       }
-      await releaseHolds(tx, lease.id);
     }
     const booking = await confirmedBooking(tx, placement.id);
     if (booking) {
@@ -152,8 +151,9 @@ export function supportedStatus(homes: HomeState[]): RequestStatus {
 export async function closeStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, moveOut: string) {
   const booking = await confirmedBooking(tx, placement.id);
   if (!booking || booking.check_out !== moveOut) return null;
-  const completed = await completeBooking(tx, booking, await stayLeaseIds(tx, placement));
+  const completed = await completeBooking(tx, booking);
   if (!completed) return null;
+  await completeStayHolds(tx, placement);
   // An extension still unsigned or unpaid when the stay ends lapses.
   const open = await openAddendum(tx, placement.id);
   if (open) await withdrawExtension(tx, open, 'the stay ended before the extension was paid');

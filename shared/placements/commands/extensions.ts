@@ -15,7 +15,7 @@ import { scheduleCloseout } from '../schedule.ts';
 import { inPlacement, lockCalendar } from '../unit-of-work.ts';
 import { setCheckOut, stayBooking } from '../money-repository.ts';
 import {
-  currentLease, insertAddendum, latestVersion, openAddendum, putAddendumInEffect, rangeConflicts, releaseHolds, stayMoveOut, takeHold,
+  addendaOf, currentLease, insertAddendum, latestVersion, openAddendum, putAddendumInEffect, rangeConflicts, releaseHolds, stayMoveOut, takeHold,
   type PlacementRow,
 } from '../repository.ts';
 import { announceBookingChange } from './announce.ts';
@@ -102,8 +102,7 @@ export async function requestExtension(caller: Caller, reference: string, input:
 export async function listExtensions(caller: Caller, reference: string, propertyId: string) {
   return inPlacement(caller, { reference, propertyId }, async ({ tx, claim, placement }) => {
     const lease = await currentLease(tx, placement);
-    const addenda = lease ? await tx<LeaseRow[]>`
-      select * from app.lease_agreements where claim_home_id = ${placement.id} and kind = 'addendum' order by version desc` : [];
+    const addenda = lease ? await addendaOf(tx, placement.id) : [];
     return Promise.all(addenda.map((addendum) => renderExtension(tx, claim, placement, lease!, addendum)));
   }, { lock: false });
 }

@@ -11,6 +11,8 @@ import { inPlacement, inPlacementById } from '../unit-of-work.ts';
 import { householdAnswers, type HouseholdAnswer } from './answers.ts';
 import type { EmailMessage } from '../ports/types.ts';
 import { placementPorts } from '../ports/index.ts';
+import { escapeHtml } from '../../http/page.ts';
+import { isBooked } from '../money-repository.ts';
 
 // The household's side of the send flow in live: the carrier sends a home (POST options, action
 // send), the household is emailed a signed link to a page of its own (functions/household), and
@@ -124,12 +126,8 @@ const actionsFor: Record<HouseholdState, HouseholdAnswer['action'][]> = {
 };
 
 async function viewOf(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<HouseholdView> {
-  const [home, lease, booked] = await Promise.all([
-    homeListing(tx, claim.id, placement.property_id),
-    currentLease(tx, placement),
-    tx<{ booked: boolean }[]>`select exists (select 1 from app.bookings where claim_home_id = ${placement.id} and booking_status in ('confirmed', 'completed')) as booked`,
-  ]);
-  const state = stateOf(placement, lease?.status ?? null, booked[0].booked);
+  const [home, lease, booked] = await Promise.all([homeListing(tx, claim.id, placement.property_id), currentLease(tx, placement), isBooked(tx, placement.id)]);
+  const state = stateOf(placement, lease?.status ?? null, booked);
   return {
     environment: claim.environment,
     reference: claim.claim_ref,
@@ -164,7 +162,6 @@ export async function householdPageAnswer(link: HouseholdLink, answer: Household
 
 /** The household's email: the one action expected, and the link; plain text and HTML. */
 export function householdLinkEmail(link: { url: string; to: string; expires_at: string }, home: string, reference: string): EmailMessage {
-  const escape = (value: string) => value.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
   return {
     to: [link.to],
     subject: `A home for you: ${home}`,
@@ -173,9 +170,9 @@ export function householdLinkEmail(link: { url: string; to: string; expires_at: 
       `Open this link to see it, then apply for it (or save it, propose other dates, or decline it):\n${link.url}\n\n` +
       `Your insurer pays for the stay. The link is yours alone and works until ${link.expires_at.slice(0, 10)}. Request ${reference}.`,
     html:
-      `<p>Your insurer found a home for you while yours is repaired: <strong>${escape(home)}</strong>.</p>` +
-      `<p><a href="${escape(link.url)}">See the home and apply for it</a> (or save it, propose other dates, or decline it).</p>` +
-      `<p>Your insurer pays for the stay. The link is yours alone and works until ${escape(link.expires_at.slice(0, 10))}. Request ${escape(reference)}.</p>`,
+      `<p>Your insurer found a home for you while yours is repaired: <strong>${escapeHtml(home)}</strong>.</p>` +
+      `<p><a href="${escapeHtml(link.url)}">See the home and apply for it</a> (or save it, propose other dates, or decline it).</p>` +
+      `<p>Your insurer pays for the stay. The link is yours alone and works until ${escapeHtml(link.expires_at.slice(0, 10))}. Request ${escapeHtml(reference)}.</p>`,
     topic: 'home.offered',
   };
 }
