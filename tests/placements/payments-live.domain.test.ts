@@ -52,6 +52,12 @@ const intentEvent = (id: string, type: string, metadata: Record<string, string>,
   data: { object: { id: 'pi_live_1', object: 'payment_intent', amount, amount_received: amount, currency: 'usd', metadata } },
 });
 
+/** The metadata a checkout gives the PaymentIntent: what the processor sends back with it. */
+const metadataOf = (checkout: URLSearchParams) =>
+  Object.fromEntries(
+    [...checkout.entries()].filter(([k]) => k.startsWith('payment_intent_data[metadata]')).map(([k, v]) => [k.slice('payment_intent_data[metadata]['.length, -1), v]),
+  );
+
 /**
  * A live placement signed and paid through the page: the checkout it created on the landlord's
  * account, its amount and the metadata the processor will send back with the PaymentIntent.
@@ -63,9 +69,7 @@ async function liveCheckout() {
   await submitPage(pagePath(await payUrl(s.api, s.ref)));
   const checkout = checkouts.at(-1)!;
   const amount = Number(checkout.get('line_items[0][price_data][unit_amount]'));
-  const metadata = Object.fromEntries(
-    [...checkout.entries()].filter(([k]) => k.startsWith('payment_intent_data[metadata]')).map(([k, v]) => [k.slice('payment_intent_data[metadata]['.length, -1), v]),
-  );
+  const metadata = metadataOf(checkout);
   return { s, amount, metadata };
 }
 
@@ -94,9 +98,7 @@ describe('live payments through the processor (stand-in transport)', () => {
     const rent = Number(checkout.get('payment_intent_data[metadata][rent_cents]'));
     expect(Number(checkout.get('payment_intent_data[application_fee_amount]'))).toBe(Math.round(rent * 0.08));
     expect(checkout.get('success_url')).toMatch(/\/pay\/.+\?result=processing$/);
-    const metadata = Object.fromEntries(
-      [...checkout.entries()].filter(([k]) => k.startsWith('payment_intent_data[metadata]')).map(([k, v]) => [k.slice('payment_intent_data[metadata]['.length, -1), v]),
-    );
+    const metadata = metadataOf(checkout);
 
     // Nothing is booked until the processor says so; a forged notification changes nothing.
     expect((await notify(intentEvent('evt_forged', 'payment_intent.succeeded', metadata, amount), 'whsec_wrong')).status).toBe(401);
@@ -237,9 +239,7 @@ describe('live payments through the processor (stand-in transport)', () => {
     expect(checkout.get('payment_intent_data[metadata][lease_id]')).toBe(asked.body.data.id);
     const extensionAmount = Number(checkout.get('line_items[0][price_data][unit_amount]'));
     expect(extensionAmount / 100).toBe(asked.body.data.amount);
-    const extensionMetadata = Object.fromEntries(
-      [...checkout.entries()].filter(([k]) => k.startsWith('payment_intent_data[metadata]')).map(([k, v]) => [k.slice('payment_intent_data[metadata]['.length, -1), v]),
-    );
+    const extensionMetadata = metadataOf(checkout);
     const paid = { ...intentEvent('evt_extension', 'payment_intent.succeeded', extensionMetadata, extensionAmount) };
     paid.data.object.id = 'pi_live_extension';
     expect((await notify(paid)).body.data.outcome).toBe('applied');

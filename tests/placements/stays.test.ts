@@ -62,6 +62,8 @@ describe('the sandbox clock', () => {
     const s = await scene();
     const at = noon(inDays(1));
     expect((await s.api.get('/sandbox/clock')).status).toBe(404);
+    expect((await s.api.post('/sandbox/clock/advance', { frozen_time: at })).body.error?.code).toBe('not_found');
+    expect((await s.api.post('/sandbox/clock', { frozen_time: noon(inDays(-2)) })).body.error).toMatchObject({ code: 'invalid_field', field: 'frozen_time' });
     const made = await s.api.post('/sandbox/clock', { frozen_time: at });
     expect(made.status).toBe(201);
     expect(made.body.data).toEqual({ frozen_time: new Date(at).toISOString(), created_at: expect.any(String), advanced_at: null });
@@ -147,6 +149,9 @@ describe('the sandbox clock', () => {
     const after = await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: moveIn, move_out: dayAfter(moveIn, 15) });
     expect(after.status).toBe(400);
     expect(after.body.error).toMatchObject({ code: 'could_not_set_dates', field: 'move_out' });
+    // Nor extended.
+    const extendedLate = await s.api.post(`/claims/${s.ref}/extensions`, { property_id: s.home, move_out: dayAfter(newMoveOut, 30) });
+    expect([extendedLate.status, extendedLate.body.error?.code, extendedLate.body.error?.field]).toEqual([400, 'could_not_set_dates', 'move_out']);
 
     // The home is bookable from the move-out night on: the next stay moves in that day.
     const next = await s.api.post(`/claims/${other.claim_ref}/dates`, { property_id: s.home, move_in: newMoveOut, move_out: dayAfter(newMoveOut, 45) });
