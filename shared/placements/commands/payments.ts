@@ -53,8 +53,7 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow):
     const { due, currency } = await extensionDue(tx, claim, placement, lease, addendum);
     return { lease: addendum, payee, currency, due };
   }
-  const stay = { moveIn: lease.move_in_date, moveOut: billedMoveOut(placement, lease) };
-  const { prices, currency } = await signedPrices(tx, claim, placement, lease, stay);
+  const { stay, prices, currency } = await billedStay(tx, claim, placement, lease);
   const [paid, now] = await Promise.all([paidPeriods(tx, placement.id), tenantNow(tx)]);
   const due = dueNow(prices, stay, paid, utcDay(now));
   return { lease, payee, currency, due };
@@ -71,10 +70,15 @@ export async function signedCharge(tx: Tx, claim: ClaimRow, placement: Placement
     const base = await currentLease(tx, placement);
     return lease.kind === 'addendum' && base ? (await extensionDue(tx, claim, placement, base, lease)).due : null;
   }
-  const stay = { moveIn: lease.move_in_date, moveOut: billedMoveOut(placement, lease) };
-  const { prices } = await signedPrices(tx, claim, placement, lease, stay);
+  const { stay, prices } = await billedStay(tx, claim, placement, lease);
   const period = billingPeriods(stay.moveIn, stay.moveOut).find((p) => p.start === periodStart);
   return period ? chargeFor(prices, period) : null;
+}
+
+/** The stay the signed lease bills (to its own move-out at most: extensions bill their own nights), and its signed prices. */
+async function billedStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow) {
+  const stay = { moveIn: lease.move_in_date, moveOut: billedMoveOut(placement, lease) };
+  return { stay, ...(await signedPrices(tx, claim, placement, lease, stay)) };
 }
 
 /** What is due now, or 409 nothing_due. */
