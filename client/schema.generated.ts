@@ -7294,7 +7294,7 @@ export interface paths {
         put?: never;
         /**
          * Act as the payer: pay (or fail to pay) the amount due now
-         * @description Pays what the pay-in-app page shows as due now: the first payment (first month, one-off fees, deposits) once the lease is fully signed, then each month of rent from its first day. `succeeded` records the payment, confirms the booking on the first one (the lease hold becomes a booking hold, the request moves to booking_confirmed) and emits payment.succeeded and booking.confirmed to the carrier and the provider; `failed` emits payment.failed to both and changes nothing else. Sandbox keys only.
+         * @description Pays what the pay-in-app page shows as due now: the first payment (first month, one-off fees, deposits) once the lease is fully signed, then each month of rent from its first day. A charge whose parts have different payers is paid in shares, one payment per payer: every share due now, or only `payer`'s. `succeeded` records each payment and emits payment.succeeded to the carrier and the provider; the payment that completes the first payment confirms the booking (the lease hold becomes a booking hold, the request moves to booking_confirmed, booking.confirmed to both); `failed` emits payment.failed to both and changes nothing else. Sandbox keys only.
          *
          *     Requires: options:write.
          */
@@ -7386,7 +7386,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request (or was cancelled); lease_not_signed: the lease is not fully signed yet; charges_disabled: the landlord's account cannot take charges; nothing_due: every period started so far is paid. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request (or was cancelled); lease_not_signed: the lease is not fully signed yet; charges_disabled: the landlord's account cannot take charges; nothing_due: every period started so far is paid, or the payer named owes nothing now. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7400,7 +7400,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_field: outcome is not succeeded or failed. */
+                /** @description invalid_field: outcome is not succeeded or failed, or payer is not a payer. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -10591,6 +10591,8 @@ export interface webhooks {
                             external_id: string | null;
                             /** @description ISO 8601 UTC timestamp */
                             paid_at: string;
+                            /** @description who paid this share of the charge (a charge split between payers is paid in shares); null for payments made before shares */
+                            payer: ("carrier" | "tpa" | "policyholder") | null;
                             /**
                              * Format: uuid
                              * @description The payment, as the placement read lists it.
@@ -10858,7 +10860,7 @@ export interface components {
             /** @description Children in the household (default 0). */
             children?: number;
             /**
-             * @description Who pays deposits.
+             * @description Who pays the refundable deposits.
              * @enum {string}
              */
             deposit_payer?: "carrier" | "tpa" | "policyholder";
@@ -10869,7 +10871,7 @@ export interface components {
             /** @description The caller's reference for the claim (for example its claim number). */
             external_reference?: string | null;
             /**
-             * @description Who pays one-off fees (cleaning, application, pet fee) and pet rent; optional.
+             * @description Who pays one-off fees (cleaning, application, pet fee), pet rent and utilities; optional, the rent's payer when unset.
              * @enum {string|null}
              */
             fees_payer?: "carrier" | "tpa" | "policyholder" | null;
@@ -10937,7 +10939,7 @@ export interface components {
              */
             property_type?: "apartment" | "condo" | "townhouse" | "house" | "duplex" | "any";
             /**
-             * @description Who pays the rent.
+             * @description Who pays the rent. Where the payers differ, each charge is paid in one share per payer.
              * @enum {string}
              */
             rent_payer?: "carrier" | "tpa" | "policyholder";
@@ -11210,7 +11212,7 @@ export interface components {
             /** @description Children in the household (default 0). */
             children?: number;
             /**
-             * @description Who pays deposits.
+             * @description Who pays the refundable deposits.
              * @enum {string}
              */
             deposit_payer: "carrier" | "tpa" | "policyholder";
@@ -11221,7 +11223,7 @@ export interface components {
             /** @description The caller's reference for the claim (for example its claim number). */
             external_reference?: string;
             /**
-             * @description Who pays one-off fees (cleaning, application, pet fee) and pet rent; optional.
+             * @description Who pays one-off fees (cleaning, application, pet fee), pet rent and utilities; optional, the rent's payer when unset.
              * @enum {string}
              */
             fees_payer?: "carrier" | "tpa" | "policyholder";
@@ -11286,7 +11288,7 @@ export interface components {
              */
             property_type: "apartment" | "condo" | "townhouse" | "house" | "duplex" | "any";
             /**
-             * @description Who pays the rent.
+             * @description Who pays the rent. Where the payers differ, each charge is paid in one share per payer.
              * @enum {string}
              */
             rent_payer: "carrier" | "tpa" | "policyholder";
@@ -12096,6 +12098,11 @@ export interface components {
             id: string;
             /** @description When the charge cleared; null when it failed. */
             paid_at: string | null;
+            /**
+             * @description Who paid this share of the charge: a charge whose rent, deposits and fees have different payers (`rent_payer`, `deposit_payer`, `fees_payer`) is paid in one share per payer, each a payment of its own. Null on payments made before charges were split.
+             * @enum {string|null}
+             */
+            payer: "carrier" | "tpa" | "policyholder" | null;
             /** @description The days of the stay the charge pays for. */
             period: {
                 end: string;
@@ -12379,6 +12386,11 @@ export interface components {
              * @enum {string}
              */
             outcome: "succeeded" | "failed";
+            /**
+             * @description Pay only this payer's share of what is due now (a charge whose rent, deposits and fees have different payers is paid in shares). Omitted: every share due now, each as its own payment.
+             * @enum {string}
+             */
+            payer?: "carrier" | "tpa" | "policyholder";
         };
         SignerChanged: {
             lease: components["schemas"]["LeaseCreated"] & (Record<string, never> | null);

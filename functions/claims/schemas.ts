@@ -37,9 +37,9 @@ const moveInDate = calendarDate()
 const commercials = {
   max_budget: money('Monthly rent budget, in major units (USD). Homes above it score lower; optional.').openapi({ example: 3200 }),
   ale_limit: money('Additional living expense limit for the whole stay, in major units; optional.').openapi({ example: 30000 }),
-  rent_payer: z.enum(payers).describe('Who pays the rent.'),
-  deposit_payer: z.enum(payers).describe('Who pays deposits.'),
-  fees_payer: z.enum(payers).describe('Who pays one-off fees (cleaning, application, pet fee) and pet rent; optional.'),
+  rent_payer: z.enum(payers).describe('Who pays the rent. Where the payers differ, each charge is paid in one share per payer.'),
+  deposit_payer: z.enum(payers).describe('Who pays the refundable deposits.'),
+  fees_payer: z.enum(payers).describe('Who pays one-off fees (cleaning, application, pet fee), pet rent and utilities; optional, the rent\'s payer when unset.'),
   target_move_in: moveInDate,
   est_length_months: int(limits.estLengthMonths).describe('Expected length of stay in months (1 to 36).'),
   external_reference: text().describe("The caller's reference for the claim (for example its claim number)."),

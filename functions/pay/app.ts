@@ -15,6 +15,7 @@ const renderProblemPage = (title: string, text: string) =>
   problemPage(title, text, 'Ask the person who sent you this link for a new one; links are valid for a short time only.');
 import { startSetup } from '../../shared/placements/commands/payout-setup.ts';
 import { chargeTypes } from '../../shared/placements/billing.ts';
+import { payers } from '../../shared/claims/values.ts';
 import { NotConfigured } from '../../shared/placements/ports/provider.ts';
 
 // The pay-in-app page: a web page, not an API route. The payer opens the `pay_in_app_url` of a
@@ -28,6 +29,7 @@ const Submission = z.strictObject({
   outcome: z.enum(['succeeded', 'failed']).optional(),
   amount_cents: z.coerce.number().int().nonnegative(),
   charge_type: z.enum(chargeTypes),
+  payer: z.enum(payers),
 });
 
 
@@ -113,7 +115,7 @@ export function createPayApp(actions: PayActions) {
     try {
       const outcome = await actions.pay(
         link,
-        { outcome: form.data.outcome ?? (link.environment === 'sandbox' ? 'succeeded' : undefined), amountCents: form.data.amount_cents, chargeType: form.data.charge_type },
+        { outcome: form.data.outcome ?? (link.environment === 'sandbox' ? 'succeeded' : undefined), amountCents: form.data.amount_cents, chargeType: form.data.charge_type, payer: form.data.payer },
         returnUrl.toString(),
       );
       // Post/redirect/get: a reload of the result never pays twice.

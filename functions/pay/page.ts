@@ -4,6 +4,7 @@
 // module's PayView (shared/placements/commands/pay.ts).
 
 import type { PayView } from '../../shared/placements/commands/pay.ts';
+import type { Payer } from '../../shared/placements/billing.ts';
 import { escapeHtml, layout } from '../../shared/http/page.ts';
 
 export function formatMoney(cents: number, currency: string): string {
@@ -11,7 +12,7 @@ export function formatMoney(cents: number, currency: string): string {
 }
 
 const results: Record<string, { title: string; text: string; problem?: boolean }> = {
-  succeeded: { title: 'Payment received', text: 'Thank you. The payment went through and the landlord has been told; the booking is confirmed.' },
+  succeeded: { title: 'Payment received', text: 'Thank you. The payment went through and the landlord has been told.' },
   failed: { title: 'Payment declined', text: 'The payment did not go through and nothing was charged. You can try again below.', problem: true },
   processing: { title: 'Payment submitted', text: 'The payment processor is confirming your payment; this page shows it once it has cleared.' },
   cancelled: { title: 'Payment not completed', text: 'You left the checkout before paying; nothing was charged.', problem: true },
@@ -23,6 +24,13 @@ function bannerFor(result: string, view: PayView) {
   return view.latest ? results[view.latest] : undefined;
 }
 
+/** Who pays a share, in the payer's words. */
+const payerNames: Record<Payer, string> = {
+  carrier: 'the insurance carrier',
+  tpa: 'the claims administrator',
+  policyholder: 'the policyholder',
+};
+
 /** The page for a valid link: what is due now, who is paid, and the Pay button(s). */
 export function renderPayPage(view: PayView, result?: string): string {
   const money = (cents: number) => formatMoney(cents, view.currency);
@@ -33,7 +41,11 @@ export function renderPayPage(view: PayView, result?: string): string {
   // nothing newer cleared. Without a charge there is nothing to announce.
   const outcome = result && Object.hasOwn(results, result) ? bannerFor(result, view) : undefined;
   if (outcome) {
-    parts.push(`<section class="card ${outcome.problem ? 'problem' : 'notice'}" role="status"><h2>${escapeHtml(outcome.title)}</h2><p class="muted">${escapeHtml(outcome.text)}</p></section>`);
+    // Whether the stay is booked is the server's word too: a share paid while another is due books nothing yet.
+    const booking = outcome === results.succeeded
+      ? (view.booked ? ' The booking is confirmed.' : view.state === 'due' ? ' The booking is confirmed once what is still due below is paid.' : '')
+      : '';
+    parts.push(`<section class="card ${outcome.problem ? 'problem' : 'notice'}" role="status"><h2>${escapeHtml(outcome.title)}</h2><p class="muted">${escapeHtml(outcome.text + booking)}</p></section>`);
   }
   parts.push(`<section class="card">
 ${sandbox ? '<p><span class="badge">SANDBOX: no real money moves</span></p>' : ''}
@@ -43,21 +55,32 @@ ${sandbox ? '<p><span class="badge">SANDBOX: no real money moves</span></p>' : '
 </section>`);
 
   if (view.state === 'due' && view.due) {
-    const rows = view.due.lines.map((line) => `<tr><td>${escapeHtml(line.label)}</td><td class="amount">${money(line.cents)}</td></tr>`).join('');
-    const buttons = sandbox
-      ? `<button class="pay" type="submit" name="outcome" value="succeeded">Pay ${money(view.due.totalCents)}</button>
-<button class="decline" type="submit" name="outcome" value="failed">Decline (simulate a failed payment)</button>`
-      : `<button class="pay" type="submit">Pay ${money(view.due.totalCents)}</button>
-<p class="muted">You will pay on the payment processor's secure page, directly to ${escapeHtml(view.payee)}.</p>`;
+    const { due } = view;
+    const split = due.shares.length > 1;
     parts.push(`<section class="card">
-<h2>Due now: ${escapeHtml(view.due.title)}</h2>
-<table>${rows}<tr class="total"><td>Total</td><td class="amount">${money(view.due.totalCents)}</td></tr></table>
+<h2>Due now: ${escapeHtml(due.title)}</h2>
+${split ? `<p class="muted">This payment is split between ${due.shares.length} payers: each pays its own share, on its own.</p>` : ''}
+</section>`);
+    for (const share of due.shares) {
+      const payer = payerNames[share.payer];
+      const rows = share.lines.map((line) => `<tr><td>${escapeHtml(line.label)}</td><td class="amount">${money(line.cents)}</td></tr>`).join('');
+      const label = split ? ` (${escapeHtml(payer)}'s share)` : '';
+      const buttons = sandbox
+        ? `<button class="pay" type="submit" name="outcome" value="succeeded">Pay ${money(share.totalCents)}${label}</button>
+<button class="decline" type="submit" name="outcome" value="failed">Decline${split ? ` ${escapeHtml(payer)}'s share` : ''} (simulate a failed payment)</button>`
+        : `<button class="pay" type="submit">Pay ${money(share.totalCents)}${label}</button>
+<p class="muted">You will pay on the payment processor's secure page, directly to ${escapeHtml(view.payee)}.</p>`;
+      parts.push(`<section class="card">
+<h3>Paid by ${escapeHtml(payer)}</h3>
+<table>${rows}<tr class="total"><td>Total</td><td class="amount">${money(share.totalCents)}</td></tr></table>
 <form method="post">
-<input type="hidden" name="charge_type" value="${view.due.chargeType}">
-<input type="hidden" name="amount_cents" value="${view.due.totalCents}">
+<input type="hidden" name="charge_type" value="${due.chargeType}">
+<input type="hidden" name="payer" value="${share.payer}">
+<input type="hidden" name="amount_cents" value="${share.totalCents}">
 ${buttons}
 </form>
 </section>`);
+    }
   } else {
     const heading = { due: 'Nothing to pay', not_unlocked: 'Not ready for payment yet', settled: 'Nothing due right now', unavailable: 'Payment is not possible' }[view.state];
     parts.push(`<section class="card ${view.state === 'settled' ? 'notice' : 'problem'}"><h2>${heading}</h2><p class="muted">${escapeHtml(view.note ?? '')}</p></section>`);
@@ -65,7 +88,7 @@ ${buttons}
 
   if (view.paid.length > 0) {
     const rows = view.paid
-      .map((p) => `<tr><td>${escapeHtml(p.title)}<br><span class="muted">${escapeHtml(p.at.slice(0, 10))} · ${escapeHtml(p.status)}</span></td><td class="amount">${money(p.cents)}</td></tr>`)
+      .map((p) => `<tr><td>${escapeHtml(p.title)}<br><span class="muted">${escapeHtml(p.at.slice(0, 10))} · ${escapeHtml(p.status)}${p.payer ? ` · ${escapeHtml(payerNames[p.payer])}` : ''}</span></td><td class="amount">${money(p.cents)}</td></tr>`)
       .join('');
     parts.push(`<section class="card"><h2>Paid so far</h2><table>${rows}</table></section>`);
   }

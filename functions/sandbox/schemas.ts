@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { storable } from '../../shared/http/text.ts';
 import { calendarDate, timestampQuery } from '../../shared/http/values.ts';
 import { pageQuery, pageSizes } from '../../shared/http/paging.ts';
+import { payers } from '../../shared/claims/values.ts';
 
 // The counterpart helpers' schemas (operating contract §3).
 
@@ -43,7 +44,12 @@ export const LandlordAction = z
 export type LandlordActionBody = z.infer<typeof LandlordAction>;
 
 export const PaymentAction = z
-  .strictObject({ outcome: z.enum(['succeeded', 'failed']).describe('succeeded: the charge clears; failed: the card is declined.') })
+  .strictObject({
+    outcome: z.enum(['succeeded', 'failed']).describe('succeeded: the charge clears; failed: the card is declined.'),
+    payer: z.enum(payers).optional().describe(
+      'Pay only this payer\'s share of what is due now (a charge whose rent, deposits and fees have different payers is paid in shares). Omitted: every share due now, each as its own payment.',
+    ),
+  })
   .openapi('SandboxPaymentAction');
 
 /** POST /sandbox/payouts: what the processor reports changing on the payout account. */

@@ -7,7 +7,7 @@ export const propertyTypes = ['apartment', 'condo', 'townhouse', 'house', 'duple
 /** Furnishing wanted; the first three are the homes' `furnished_status` values, `any` states no preference. */
 export const furnishings = ['furnished', 'partial', 'unfurnished', 'any'] as const;
 
-/** Who pays: rent (`rent_payer`), deposits (`deposit_payer`), one-off fees and pet charges (`fees_payer`). */
+/** Who pays: rent (`rent_payer`), deposits (`deposit_payer`), one-off fees, pet rent and utilities (`fees_payer`). */
 export const payers = ['carrier', 'tpa', 'policyholder'] as const;
 
 export const priorities = ['standard', 'high', 'urgent'] as const;

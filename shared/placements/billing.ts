@@ -1,4 +1,5 @@
 import { splitCharge, type ChargeSplit } from '../properties/earnings.ts';
+import type { payers } from '../claims/values.ts';
 import { firstCharge, type PriceCents } from './pricing.ts';
 import { billingPeriods, daysBetween, monthlyPart, type BillingPeriod } from './periods.ts';
 
@@ -18,15 +19,37 @@ import { billingPeriods, daysBetween, monthlyPart, type BillingPeriod } from './
 //   extension adds (the rest of a short last period, then whole or partial months), at the tier of
 //   the extended stay's length. The nights of the signed stay keep their own price.
 
+// - Each charge has three parts, each paid by the request's payer of it: rent (`rent_payer`), the
+//   refundable deposits (`deposit_payer`) and the fees: one-off fees, pet rent and utilities
+//   (`fees_payer`, the rent's payer when unset). A charge whose parts have different payers is paid
+//   as one share per payer, each its own checkout and payment, with its own platform fee (from the
+//   rent in it) and processing fee. A charge is settled when every part with money in it is paid;
+//   who pays is read when a share is charged, so an amended payer pays what is still unpaid.
+
+/** The parts of a charge, each paid by its own payer. */
+export const chargeParts = ['rent', 'deposit', 'fees'] as const;
+export type ChargePart = (typeof chargeParts)[number];
+
+export type Payer = (typeof payers)[number];
+/** Who pays each part of a charge. */
+export type PayerOf = Record<ChargePart, Payer>;
+
+/** Who pays each part, from the request's payer fields. */
+export function payerOf(request: { rent_payer: Payer; deposit_payer: Payer; fees_payer: Payer | null }): PayerOf {
+  return { rent: request.rent_payer, deposit: request.deposit_payer, fees: request.fees_payer ?? request.rent_payer };
+}
+
 export interface ChargeLine {
   label: string;
   cents: number;
+  part: ChargePart;
 }
 
 /** What a charge of a placement pays: the first payment, a later period's rent, or an extension's added nights. */
 export const chargeTypes = ['initial', 'rent', 'extension'] as const;
 export type ChargeType = (typeof chargeTypes)[number];
 
+/** A whole charge: every part of one period (or of an extension's added nights). */
 export interface DueCharge {
   chargeType: ChargeType;
   title: string;
@@ -56,14 +79,14 @@ export function chargeFor(p: PriceCents, period: BillingPeriod): DueCharge {
   if (period.index === 0) {
     const parts = firstCharge(p);
     return charge('initial', 'First payment', period, [
-      { label: 'Rent, first month', cents: p.rentTier },
-      { label: 'Pet rent', cents: p.petRent },
-      { label: 'Utilities', cents: p.utilities },
-      { label: 'Cleaning fee', cents: p.cleaningFee },
-      { label: 'Application fee', cents: p.applicationFee },
-      { label: 'Pet fee', cents: p.petFee },
-      { label: 'Security deposit (refundable)', cents: p.securityDeposit },
-      { label: 'Pet deposit (refundable)', cents: p.petDeposit },
+      { label: 'Rent, first month', cents: p.rentTier, part: 'rent' },
+      { label: 'Pet rent', cents: p.petRent, part: 'fees' },
+      { label: 'Utilities', cents: p.utilities, part: 'fees' },
+      { label: 'Cleaning fee', cents: p.cleaningFee, part: 'fees' },
+      { label: 'Application fee', cents: p.applicationFee, part: 'fees' },
+      { label: 'Pet fee', cents: p.petFee, part: 'fees' },
+      { label: 'Security deposit (refundable)', cents: p.securityDeposit, part: 'deposit' },
+      { label: 'Pet deposit (refundable)', cents: p.petDeposit, part: 'deposit' },
     ], parts);
   }
   const rent = monthlyPart(p.rentTier, period);
@@ -71,21 +94,67 @@ export function chargeFor(p: PriceCents, period: BillingPeriod): DueCharge {
   const utilities = monthlyPart(p.utilities, period);
   const partial = period.share.used < period.share.full ? ` (${period.share.used} of ${period.share.full} days)` : '';
   return charge('rent', `Rent from ${period.start} to ${period.end}${partial}`, period, [
-    { label: `Rent${partial}`, cents: rent },
-    { label: 'Pet rent', cents: petRent },
-    { label: 'Utilities', cents: utilities },
+    { label: `Rent${partial}`, cents: rent, part: 'rent' },
+    { label: 'Pet rent', cents: petRent, part: 'fees' },
+    { label: 'Utilities', cents: utilities, part: 'fees' },
   ], { rentCents: rent, depositCents: 0, feesCents: petRent + utilities });
 }
 
+/** One payer's share of a charge: the parts of it that payer pays. */
+export interface ChargeShare extends DueCharge {
+  payer: Payer;
+}
+
+/** The cents of one part of a charge. */
+export function partCents(charge: Pick<DueCharge, 'rentCents' | 'depositCents' | 'feesCents'>, part: ChargePart): number {
+  return part === 'rent' ? charge.rentCents : part === 'deposit' ? charge.depositCents : charge.feesCents;
+}
+
+/** The share of `charge` made of `parts` (the others count nothing), paid by `payer`. */
+export function shareOf(charge: DueCharge, payer: Payer, parts: readonly ChargePart[]): ChargeShare {
+  const amounts = { rentCents: 0, depositCents: 0, feesCents: 0 };
+  for (const part of parts) amounts[`${part}Cents` as const] = partCents(charge, part);
+  return { ...charge, payer, lines: charge.lines.filter((line) => parts.includes(line.part)), ...amounts, split: splitCharge(amounts) };
+}
+
 /**
- * The charge due now: the first period not yet paid, when it has started (the first payment is due
- * at once). Null when everything due so far is paid.
+ * The shares of a charge still to pay: its parts with money in them that no settled payment of its
+ * period covers (`covered`), grouped by who pays them, the rent's payer first. Empty when settled.
  */
-export function dueNow(p: PriceCents, stay: { moveIn: string; moveOut: string }, paidPeriodStarts: readonly string[], today: string): DueCharge | null {
-  const paid = new Set(paidPeriodStarts);
-  const next = billingPeriods(stay.moveIn, stay.moveOut).find((period) => !paid.has(period.start));
-  if (!next || (next.index > 0 && next.start > today)) return null;
-  return chargeFor(p, next);
+export function unpaidShares(charge: DueCharge, payers: PayerOf, covered: ReadonlySet<ChargePart>): ChargeShare[] {
+  const byPayer = new Map<Payer, ChargePart[]>();
+  for (const part of chargeParts) {
+    if (partCents(charge, part) === 0 || covered.has(part)) continue;
+    byPayer.set(payers[part], [...(byPayer.get(payers[part]) ?? []), part]);
+  }
+  return [...byPayer].map(([payer, parts]) => shareOf(charge, payer, parts));
+}
+
+/** The parts already paid of each period, by the period's first day. */
+export type PaidParts = ReadonlyMap<string, ReadonlySet<ChargePart>>;
+
+/** A charge with something left to pay, and the shares of it still unpaid (at least one). */
+export interface Due {
+  charge: DueCharge;
+  shares: ChargeShare[];
+}
+
+/** The charge with its unpaid shares, or null when every part of it is paid. */
+export function unpaid(charge: DueCharge, payers: PayerOf, paid: PaidParts): Due | null {
+  const shares = unpaidShares(charge, payers, paid.get(charge.periodStart) ?? new Set());
+  return shares.length > 0 ? { charge, shares } : null;
+}
+
+/**
+ * What is due now: the first period not wholly paid, with its unpaid shares, when it has started
+ * (the first payment is due at once). Null when everything due so far is paid.
+ */
+export function dueNow(p: PriceCents, stay: { moveIn: string; moveOut: string }, payers: PayerOf, paid: PaidParts, today: string): Due | null {
+  for (const period of billingPeriods(stay.moveIn, stay.moveOut)) {
+    const due = unpaid(chargeFor(p, period), payers, paid);
+    if (due) return period.index > 0 && period.start > today ? null : due;
+  }
+  return null;
 }
 
 /** The charge of an extension adding the nights [from, to) to a stay that moved in on `moveIn`. */
@@ -112,9 +181,9 @@ export function extensionCharge(p: PriceCents, moveIn: string, from: string, to:
     periodStart: from,
     periodEnd: last,
     lines: [
-      { label: `Rent, ${nights} added nights`, cents: rent },
-      { label: 'Pet rent', cents: petRent },
-      { label: 'Utilities', cents: utilities },
+      { label: `Rent, ${nights} added nights`, cents: rent, part: 'rent' as const },
+      { label: 'Pet rent', cents: petRent, part: 'fees' as const },
+      { label: 'Utilities', cents: utilities, part: 'fees' as const },
     ].filter((line) => line.cents > 0),
     ...parts,
     split: splitCharge(parts),

@@ -1,6 +1,6 @@
 import { db, type Tx } from '../db/client.ts';
 import { afterCursorRow, assertCursorRowVisible } from '../http/paging.ts';
-import type { ChargeType, DueCharge } from './billing.ts';
+import { chargeParts, type ChargePart, type ChargeShare, type ChargeType, type PaidParts, type Payer } from './billing.ts';
 
 // The money of a placement in SQL: payments and the booking (rows owned by the landlord, written by
 // the carrier whose request they are for: the counterpart policies of the payments migration) and
@@ -38,6 +38,8 @@ export interface PaymentRow {
   currency: string;
   covers_rent: boolean;
   covers_deposit: boolean;
+  /** Who paid the share; null on payments recorded before charges were split by payer. */
+  payer: Payer | null;
   period_start: string | null;
   period_end: string | null;
   paid_at: Date | null;
@@ -48,31 +50,44 @@ export interface PaymentRow {
   created_at: Date;
 }
 
-/** Period starts already settled on a placement (succeeded or refunded). */
-export async function paidPeriods(tx: Tx, placementId: string): Promise<string[]> {
-  return (await paidCharges(tx, placementId)).map((row) => row.period_start);
+/** What the settled (succeeded or refunded) payments of a placement paid, by period. */
+export interface PaidPeriod {
+  period_start: string;
+  /** What was paid for the stay itself (deposits aside). */
+  stay_cents: number;
+  rent: boolean;
+  deposit: boolean;
+  fees: boolean;
 }
 
-/** The settled charges of a placement by period: what was paid for the stay itself (deposits aside). */
-export function paidCharges(tx: Tx, placementId: string): Promise<{ period_start: string; stay_cents: number }[]> {
-  return tx<{ period_start: string; stay_cents: number }[]>`
-    select period_start, (rent_cents + fees_cents)::integer as stay_cents from app.payments
-     where claim_home_id = ${placementId} and status in ('succeeded', 'refunded') and period_start is not null`;
+export function paidCharges(tx: Tx, placementId: string): Promise<PaidPeriod[]> {
+  return tx<PaidPeriod[]>`
+    select period_start, sum(rent_cents + fees_cents)::integer as stay_cents,
+           bool_or(rent_cents > 0) as rent, bool_or(deposit_cents > 0) as deposit, bool_or(fees_cents > 0) as fees
+      from app.payments
+     where claim_home_id = ${placementId} and status in ('succeeded', 'refunded') and period_start is not null
+     group by period_start`;
+}
+
+/** The parts of each period already paid on a placement. */
+export async function paidParts(tx: Tx, placementId: string): Promise<PaidParts> {
+  const rows = await paidCharges(tx, placementId);
+  return new Map(rows.map((row) => [row.period_start, new Set<ChargePart>(chargeParts.filter((part) => row[part]))]));
 }
 
 export interface PaymentWrite {
   payee: Payee;
   placement: { id: string; claim_id: string; property_id: string };
   leaseId: string;
-  charge: Pick<DueCharge, 'chargeType' | 'periodStart' | 'periodEnd' | 'rentCents' | 'depositCents' | 'feesCents' | 'split'>;
+  charge: Pick<ChargeShare, 'chargeType' | 'payer' | 'periodStart' | 'periodEnd' | 'rentCents' | 'depositCents' | 'feesCents' | 'split'>;
   currency: string;
   providerRef: string;
   bookingId: string | null;
 }
 
 /**
- * Records a settled charge; null when this processor payment, or a settled charge of the same
- * period, is already recorded (a payment notified twice, or two submissions racing). A processor
+ * Records a settled charge; null when this processor payment, or a settled charge of a part of the
+ * same period, is already recorded (a payment notified twice, or two submissions racing). A processor
  * payment recorded as failed that then succeeds (the payer retried the same PaymentIntent) becomes
  * the succeeded payment: a later success always wins over an earlier failure, and the failure's
  * events stay as they were.
@@ -87,7 +102,7 @@ async function succeedFailed(tx: Tx, write: PaymentWrite): Promise<PaymentRow | 
     const [row] = await tx.savepoint((sp) => sp<PaymentRow[]>`
       update app.payments
          set status = 'succeeded', failure_reason = null, paid_at = clock_timestamp(), booking_id = ${write.bookingId},
-             lease_agreement_id = ${write.leaseId}, charge_type = ${write.charge.chargeType}, rent_cents = ${write.charge.rentCents},
+             lease_agreement_id = ${write.leaseId}, charge_type = ${write.charge.chargeType}, payer = ${write.charge.payer}, rent_cents = ${write.charge.rentCents},
              deposit_cents = ${write.charge.depositCents}, fees_cents = ${write.charge.feesCents},
              platform_fee_cents = ${write.charge.split.platformFeeCents}, processing_fee_cents = ${write.charge.split.processingFeeCents},
              period_start = ${write.charge.periodStart}, period_end = ${write.charge.periodEnd}
@@ -96,7 +111,7 @@ async function succeedFailed(tx: Tx, write: PaymentWrite): Promise<PaymentRow | 
       returning *`);
     return row ?? null;
   } catch (error) {
-    // Another charge of the same period settled meanwhile (payments_one_per_period): nothing to record.
+    // Another charge of a part of the same period settled meanwhile (payments_one_per_period_*): nothing to record.
     if ((error as { code?: string }).code === '23505') return null;
     throw error;
   }
@@ -105,10 +120,10 @@ async function succeedFailed(tx: Tx, write: PaymentWrite): Promise<PaymentRow | 
 async function insertNewSucceeded(tx: Tx, write: PaymentWrite): Promise<PaymentRow | null> {
   const [row] = await tx.savepoint((sp) => sp<PaymentRow[]>`
     insert into app.payments (org_id, environment, property_id, booking_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id,
-                              charge_type, status, rent_cents, deposit_cents, fees_cents, platform_fee_cents, processing_fee_cents,
+                              charge_type, payer, status, rent_cents, deposit_cents, fees_cents, platform_fee_cents, processing_fee_cents,
                               currency, paid_at, provider_ref, period_start, period_end)
     values (${write.payee.org_id}, app.current_env(), ${write.placement.property_id}, ${write.bookingId}, app.current_org(),
-            ${write.placement.claim_id}, ${write.placement.id}, ${write.leaseId}, ${write.charge.chargeType}, 'succeeded',
+            ${write.placement.claim_id}, ${write.placement.id}, ${write.leaseId}, ${write.charge.chargeType}, ${write.charge.payer}, 'succeeded',
             ${write.charge.rentCents}, ${write.charge.depositCents}, ${write.charge.feesCents}, ${write.charge.split.platformFeeCents},
             ${write.charge.split.processingFeeCents}, ${write.currency.toLowerCase()}, clock_timestamp(), ${write.providerRef},
             ${write.charge.periodStart}, ${write.charge.periodEnd})
@@ -120,10 +135,10 @@ async function insertNewSucceeded(tx: Tx, write: PaymentWrite): Promise<PaymentR
 export async function insertFailed(tx: Tx, write: PaymentWrite, reason: string): Promise<PaymentRow | null> {
   const [row] = await tx<PaymentRow[]>`
     insert into app.payments (org_id, environment, property_id, booking_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id,
-                              charge_type, status, rent_cents, deposit_cents, fees_cents, currency, provider_ref, failure_reason,
+                              charge_type, payer, status, rent_cents, deposit_cents, fees_cents, currency, provider_ref, failure_reason,
                               period_start, period_end)
     values (${write.payee.org_id}, app.current_env(), ${write.placement.property_id}, ${write.bookingId}, app.current_org(),
-            ${write.placement.claim_id}, ${write.placement.id}, ${write.leaseId}, ${write.charge.chargeType}, 'failed',
+            ${write.placement.claim_id}, ${write.placement.id}, ${write.leaseId}, ${write.charge.chargeType}, ${write.charge.payer}, 'failed',
             ${write.charge.rentCents}, ${write.charge.depositCents}, ${write.charge.feesCents}, ${write.currency.toLowerCase()},
             ${write.providerRef}, ${reason}, ${write.charge.periodStart}, ${write.charge.periodEnd})
     on conflict do nothing

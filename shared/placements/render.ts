@@ -117,6 +117,7 @@ export function renderPayment(p: PaymentJson): z.infer<typeof PlacementPayment> 
     id: p.id,
     charge_type: p.charge_type,
     status: p.status,
+    payer: p.payer,
     amount: fromCents(Number(p.gross_cents)),
     platform_fee: fromCents(Number(p.platform_fee_cents)),
     currency: p.currency,

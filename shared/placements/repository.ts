@@ -1,6 +1,6 @@
 import { db, type Tx } from '../db/client.ts';
 import type { Tenant } from '../db/tenant.ts';
-import type { ChargeType } from './billing.ts';
+import type { ChargeType, Payer } from './billing.ts';
 import { isUuid } from '../ids.ts';
 import { notFound } from '../http/errors.ts';
 import { lastNight } from './stay.ts';
@@ -409,6 +409,7 @@ export interface BookingJson {
 export interface PaymentJson {
   id: string;
   charge_type: ChargeType;
+  payer: Payer | null;
   status: 'succeeded' | 'failed' | 'refunded';
   gross_cents: number;
   platform_fee_cents: number;

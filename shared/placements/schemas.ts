@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { calendarDate, emailAddress, money, storedText as storable, textLine } from '../http/values.ts';
 import { ReferenceParam } from '../claims/schemas.ts';
 import { statuses } from '../claims/status.ts';
-import { limits } from '../claims/values.ts';
+import { limits, payers } from '../claims/values.ts';
 import { applicationStatuses, leaseStatuses, optionStatuses } from './states.ts';
 import { tiers } from './pricing.ts';
 import { chargeTypes } from './billing.ts';
@@ -261,6 +261,9 @@ export const PlacementPayment = z
     id: z.string().uuid(),
     charge_type: z.enum(chargeTypes).describe('initial: the first payment (first month, one-off fees, deposits); rent: a later month; extension: the added nights of an extension.'),
     status: z.enum(['succeeded', 'failed', 'refunded']),
+    payer: z.enum(payers).nullable().describe(
+      'Who paid this share of the charge: a charge whose rent, deposits and fees have different payers (`rent_payer`, `deposit_payer`, `fees_payer`) is paid in one share per payer, each a payment of its own. Null on payments made before charges were split.',
+    ),
     amount: z.number().describe('What the payer was charged.'),
     platform_fee: z.number().describe('The service fee, from rent only.'),
     currency: z.string(),

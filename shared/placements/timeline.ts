@@ -111,7 +111,7 @@ export const moneyTimeline: TimelineSource = {
       from app.bookings b where b.claim_id = ${claim.id} and b.move_in_confirmed_at is not null
     union all
     select p.paid_at, 'payment.succeeded', p.property_id,
-           jsonb_build_object('payment_id', p.id, 'charge_type', p.charge_type, 'amount', p.gross_cents / 100.0,
+           jsonb_build_object('payment_id', p.id, 'charge_type', p.charge_type, 'payer', p.payer, 'amount', p.gross_cents / 100.0,
                               'platform_fee', p.platform_fee_cents / 100.0, 'currency', p.currency)
       from app.payments p where p.claim_id = ${claim.id} and p.paid_at is not null
     union all

@@ -33,8 +33,9 @@ export function housingRequestBody(): Schema<'CreateHousingRequest'> {
     adults: 2,
     property_type: 'apartment',
     furnishing: 'furnished',
+    // One payer for everything: a split between payers (each share paid on its own) has its own tests.
     rent_payer: 'carrier',
-    deposit_payer: 'tpa',
+    deposit_payer: 'carrier',
   };
 }
 
@@ -95,6 +96,7 @@ export interface HomeSeed {
   available_from?: string;
   status?: string;
   name?: string;
+  cleaning_fee_cents?: number;
 }
 
 /** A provider organisation whose payout accounts take charges in both environments. */
@@ -120,7 +122,7 @@ export async function insertHome(providerOrg: string, seed: HomeSeed = {}): Prom
       ${providerOrg}, ${seed.environment ?? 'live'}, ${seed.name ?? `Home ${homeCounter}`}, ${`${homeCounter} Test St`}, 'Austin', 'TX',
       ${seed.zip_code ?? '78701'}, ${seed.latitude === undefined ? 30.2711 : seed.latitude}, ${seed.longitude === undefined ? -97.7437 : seed.longitude},
       ${seed.monthly_rate_cents ?? 250000}, ${seed.bedrooms ?? 2}, ${seed.bathrooms ?? 1.5}, ${seed.sqft ?? 900},
-      ${seed.furnished_status ?? 'furnished'}, ${seed.available_from ?? inDays(0)}, 150000, 0, 0, 25000,
+      ${seed.furnished_status ?? 'furnished'}, ${seed.available_from ?? inDays(0)}, 150000, ${seed.cleaning_fee_cents ?? 0}, 0, 25000,
       ${['https://img.example.com/a.jpg']}, 'A home.', ${seed.amenities ?? ['wifi']}, ${seed.pet_policy ?? 'Cats and dogs welcome'},
       ${seed.status ?? 'available'})
     returning id, verified`;

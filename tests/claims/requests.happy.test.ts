@@ -33,7 +33,7 @@ describe('POST /claims', () => {
     const c = await carrier();
     const body = claimBody({
       ...at(here), loss_state: 'tx', loss_zip: '78701-1234', external_id: 'CLM-FULL', external_reference: 'CLAIM 77-1',
-      policyholder_name: 'Dana Reyes', max_budget: 3200.5, ale_limit: 30000, fees_payer: 'policyholder', search_radius_miles: 40,
+      policyholder_name: 'Dana Reyes', max_budget: 3200.5, ale_limit: 30000, fees_payer: 'policyholder', deposit_payer: 'tpa', search_radius_miles: 40,
       priority: 'urgent', household_email: 'dana@example.com', household_phone: '+1 512 555 0100', adjuster_name: 'Sam Lee',
       adjuster_email: 'sam@carrier.example', adjuster_phone: '(512) 555-0199', children: 2, accessibility_needs: ['wheelchair_accessible'],
       amenities: ['parking'], laundry_preference: 'in_unit', parking_preference: 'garage', has_pets: true, number_of_pets: 2,

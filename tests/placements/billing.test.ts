@@ -1,6 +1,6 @@
 // The pure billing module: periods of a stay and what is due now.
 import { describe, expect, it } from 'vitest';
-import { dueNow, type DueCharge } from '../../shared/placements/billing.ts';
+import { dueNow, payerOf, type ChargePart, type DueCharge, type PaidParts, type PayerOf } from '../../shared/placements/billing.ts';
 import { addMonths, billingPeriods } from '../../shared/placements/periods.ts';
 import { price, type PricedHome } from '../../shared/placements/pricing.ts';
 
@@ -10,6 +10,11 @@ const home: PricedHome = {
   application_fee_cents: null, pet_fee_cents: null, pet_rent_cents: null, pet_deposit_cents: null, utilities_included: true, utilities_monthly_cents: null,
 };
 const request = { target_move_in: '2027-01-31', est_length_months: 3, has_pets: false, max_budget_cents: null, ale_limit_cents: null };
+
+const onePayer: PayerOf = { rent: 'carrier', deposit: 'carrier', fees: 'carrier' };
+const all = new Set<ChargePart>(['rent', 'deposit', 'fees']);
+/** Every part of each period paid. */
+const paidWhole = (...starts: string[]): PaidParts => new Map(starts.map((start) => [start, all]));
 
 describe('billing', () => {
   it('clamps to the end of shorter months', () => {
@@ -28,15 +33,15 @@ describe('billing', () => {
   it('the first payment is due at once with fees and deposits; later months from their first day, the last prorated', () => {
     const stay = { moveIn: '2027-01-01', moveOut: '2027-03-16' };
     const p = price(home, request, { move_in: stay.moveIn, move_out: stay.moveOut });
-    const first = dueNow(p, stay, [], '2026-12-01')!;
-    expect(first).toMatchObject({ chargeType: 'initial', rentCents: 300_000, depositCents: 150_000, feesCents: 45_000 });
+    const [first] = dueNow(p, stay, onePayer, paidWhole(), '2026-12-01')!.shares;
+    expect(first).toMatchObject({ chargeType: 'initial', payer: 'carrier', rentCents: 300_000, depositCents: 150_000, feesCents: 45_000 });
     expect(first.split).toMatchObject({ grossCents: 495_000, platformFeeCents: 24_000 });
-    expect(dueNow(p, stay, ['2027-01-01'], '2027-01-20')).toBeNull();
-    expect(dueNow(p, stay, ['2027-01-01'], '2027-02-01')).toMatchObject({ chargeType: 'rent', rentCents: 300_000, depositCents: 0, periodStart: '2027-02-01' });
-    const last = dueNow(p, stay, ['2027-01-01', '2027-02-01'], '2027-03-01')!;
+    expect(dueNow(p, stay, onePayer, paidWhole('2027-01-01'), '2027-01-20')).toBeNull();
+    expect(dueNow(p, stay, onePayer, paidWhole('2027-01-01'), '2027-02-01')!.shares).toMatchObject([{ chargeType: 'rent', rentCents: 300_000, depositCents: 0, periodStart: '2027-02-01' }]);
+    const [last] = dueNow(p, stay, onePayer, paidWhole('2027-01-01', '2027-02-01'), '2027-03-01')!.shares;
     expect(last.rentCents).toBe(Math.round((300_000 * 15) / 31));
     expect(last.split.platformFeeCents).toBe(Math.round(last.rentCents * 0.08));
-    expect(dueNow(p, stay, ['2027-01-01', '2027-02-01', '2027-03-01'], '2027-03-10')).toBeNull();
+    expect(dueNow(p, stay, onePayer, paidWhole('2027-01-01', '2027-02-01', '2027-03-01'), '2027-03-10')).toBeNull();
   });
 });
 
@@ -57,10 +62,10 @@ describe('one month-counting rule for the review and the checkout', () => {
   ])('%s: the review\'s cost of the stay and service fee are the sum of every charge the checkout makes', (_, moveIn, moveOut) => {
     const p = price(home, request, { move_in: moveIn, move_out: moveOut });
     const charges: DueCharge[] = [];
-    const paid: string[] = [];
-    for (let due = dueNow(p, { moveIn, moveOut }, paid, moveOut); due; due = dueNow(p, { moveIn, moveOut }, paid, moveOut)) {
-      charges.push(due);
-      paid.push(due.periodStart);
+    const paid = new Map<string, Set<ChargePart>>();
+    for (let due = dueNow(p, { moveIn, moveOut }, onePayer, paid, moveOut); due; due = dueNow(p, { moveIn, moveOut }, onePayer, paid, moveOut)) {
+      charges.push(due.charge);
+      paid.set(due.charge.periodStart, all);
     }
     const sum = (pick: (c: DueCharge) => number) => charges.reduce((total, c) => total + pick(c), 0);
     expect(charges).toHaveLength(p.months);
@@ -69,5 +74,51 @@ describe('one month-counting rule for the review and the checkout', () => {
     expect(sum((c) => c.rentCents)).toBe(p.rentOverStay);
     expect(sum((c) => c.split.platformFeeCents)).toBe(p.serviceFeeOverStay);
     expect(sum((c) => c.depositCents)).toBe(p.depositsTotal);
+  });
+});
+
+describe('a charge split between payers', () => {
+  const home: PricedHome = {
+    name: 'Cedar', currency: 'usd', monthly_rate_cents: 300_000, rent_1_3_months_cents: null, rent_4_6_months_cents: null,
+    rent_7_9_months_cents: null, rent_10_12_months_cents: null, security_deposit_cents: 150_000, cleaning_fee_cents: 45_000,
+    application_fee_cents: null, pet_fee_cents: 20_000, pet_rent_cents: 5_000, pet_deposit_cents: 30_000, utilities_included: true, utilities_monthly_cents: null,
+  };
+  const request = { target_move_in: '2027-01-01', est_length_months: 3, has_pets: true, max_budget_cents: null, ale_limit_cents: null };
+  const stay = { moveIn: '2027-01-01', moveOut: '2027-04-01' };
+  const p = price(home, request, { move_in: stay.moveIn, move_out: stay.moveOut });
+
+  it('the fees payer defaults to the rent payer', () => {
+    expect(payerOf({ rent_payer: 'tpa', deposit_payer: 'policyholder', fees_payer: null })).toEqual({ rent: 'tpa', deposit: 'policyholder', fees: 'tpa' });
+  });
+
+  it('one share per payer, each with its own lines and fees; together they are the whole charge', () => {
+    const due = dueNow(p, stay, { rent: 'carrier', deposit: 'policyholder', fees: 'carrier' }, new Map(), '2026-12-01')!;
+    expect(due.shares.map((share) => share.payer)).toEqual(['carrier', 'policyholder']);
+    const [carrier, household] = due.shares;
+    expect(carrier).toMatchObject({ rentCents: 300_000, depositCents: 0, feesCents: 45_000 + 20_000 + 5_000 });
+    expect(carrier.lines.map((line) => line.part)).not.toContain('deposit');
+    expect(household).toMatchObject({ rentCents: 0, depositCents: 180_000, feesCents: 0 });
+    expect(household.lines.map((line) => line.label)).toEqual(['Security deposit (refundable)', 'Pet deposit (refundable)']);
+    // The platform fee is from rent only: the deposit share pays none, the rent share all of it.
+    expect(household.split.platformFeeCents).toBe(0);
+    expect(carrier.split.platformFeeCents).toBe(due.charge.split.platformFeeCents);
+    expect(carrier.split.grossCents + household.split.grossCents).toBe(due.charge.split.grossCents);
+  });
+
+  it('a period stays due until every part is paid; the next one comes only after', () => {
+    const payers: PayerOf = { rent: 'carrier', deposit: 'policyholder', fees: 'tpa' };
+    expect(dueNow(p, stay, payers, new Map(), '2026-12-01')!.shares.map((share) => share.payer)).toEqual(['carrier', 'policyholder', 'tpa']);
+    const paid = new Map([['2027-01-01', new Set<ChargePart>(['deposit'])]]);
+    const due = dueNow(p, stay, payers, paid, '2027-02-01')!;
+    expect(due.charge.periodStart).toBe('2027-01-01');
+    expect(due.shares.map((share) => share.payer)).toEqual(['carrier', 'tpa']);
+    paid.set('2027-01-01', new Set<ChargePart>(['deposit', 'rent', 'fees']));
+    expect(dueNow(p, stay, payers, paid, '2027-02-01')!.shares.map((share) => [share.payer, share.periodStart])).toEqual([['carrier', '2027-02-01'], ['tpa', '2027-02-01']]);
+  });
+
+  it('an amended payer pays only what is still unpaid', () => {
+    const paid = new Map([['2027-01-01', new Set<ChargePart>(['rent', 'fees'])]]);
+    const due = dueNow(p, stay, { rent: 'tpa', deposit: 'tpa', fees: 'tpa' }, paid, '2026-12-01')!;
+    expect(due.shares).toMatchObject([{ payer: 'tpa', rentCents: 0, depositCents: 180_000, feesCents: 0 }]);
   });
 });

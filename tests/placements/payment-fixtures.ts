@@ -37,11 +37,18 @@ export async function submitPage(path: string, outcome?: 'succeeded' | 'failed')
   return postForm(path, formOf((await fetchPage(path)).text), outcome);
 }
 
-/** The hidden fields of a page's form. */
+/** The hidden fields of a page's (first) form. */
 export function formOf(html: string): URLSearchParams {
-  const fields = new URLSearchParams();
-  for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields.set(name, value);
-  return fields;
+  return formsOf(html)[0] ?? new URLSearchParams();
+}
+
+/** The hidden fields of each form of a page, in order (one per payer's share on the pay page). */
+export function formsOf(html: string): URLSearchParams[] {
+  return html.split('<form').slice(1).map((form) => {
+    const fields = new URLSearchParams();
+    for (const [, name, value] of form.split('</form>')[0].matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields.set(name, value);
+    return fields;
+  });
 }
 
 /** Submits a form (a page shown earlier, possibly submitted before). */

@@ -81,7 +81,7 @@ describe('live payments through the processor (stand-in transport)', () => {
     const url = await payUrl(s.api, s.ref);
     const before = await fetchPage(pagePath(url));
     expect(before.text).toContain('Not ready for payment yet');
-    const early = await postForm(pagePath(url), new URLSearchParams({ charge_type: 'initial', amount_cents: '1' }));
+    const early = await postForm(pagePath(url), new URLSearchParams({ charge_type: 'initial', payer: 'carrier', amount_cents: '1' }));
     expect(early.status).toBe(409);
     expect(early.text).toContain('Payment is unlocked once the lease is fully signed');
 

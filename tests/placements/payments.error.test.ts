@@ -91,7 +91,7 @@ describe('the pay page: security', () => {
     expect((await fetchPage(`/pay/${elsewhere}/anything`)).status).toBe(404);
 
     // A stale page: the amount shown is no longer what is due.
-    const stale = await postForm(path, new URLSearchParams({ charge_type: 'initial', amount_cents: '1', outcome: 'succeeded' }));
+    const stale = await postForm(path, new URLSearchParams({ charge_type: 'initial', payer: 'carrier', amount_cents: '1', outcome: 'succeeded' }));
     expect(stale.status).toBe(409);
     expect(stale.text).toContain('What is due changed');
     const unreadable = await postForm(path, new URLSearchParams({ charge_type: 'deposit', amount_cents: 'x' }));

@@ -17,9 +17,10 @@ export const paymentRoutes = createRoutes().openapi(
     summary: 'Act as the payer: pay (or fail to pay) the amount due now',
     description:
       'Pays what the pay-in-app page shows as due now: the first payment (first month, one-off fees, deposits) once the lease is fully signed, ' +
-      'then each month of rent from its first day. `succeeded` records the payment, confirms the booking on the first one (the lease hold ' +
-      'becomes a booking hold, the request moves to booking_confirmed) and emits payment.succeeded and booking.confirmed to the carrier and the ' +
-      'provider; `failed` emits payment.failed to both and changes nothing else. Sandbox keys only.',
+      'then each month of rent from its first day. A charge whose parts have different payers is paid in shares, one payment per payer: ' +
+      'every share due now, or only `payer`\'s. `succeeded` records each payment and emits payment.succeeded to the carrier and the provider; the ' +
+      'payment that completes the first payment confirms the booking (the lease hold becomes a booking hold, the request moves to ' +
+      'booking_confirmed, booking.confirmed to both); `failed` emits payment.failed to both and changes nothing else. Sandbox keys only.',
     scope: 'options:write',
     request: { params: HomeOnRequestParams, body: jsonBody(PaymentAction) },
     responses: { 200: jsonResponse(dataOf(PlacementHome), 'The home on the request after the payment.') },
@@ -29,18 +30,18 @@ export const paymentRoutes = createRoutes().openapi(
         not_on_request: 'the home is not on the request (or was cancelled)',
         lease_not_signed: 'the lease is not fully signed yet',
         charges_disabled: 'the landlord\'s account cannot take charges',
-        nothing_due: 'every period started so far is paid.',
+        nothing_due: 'every period started so far is paid, or the payer named owes nothing now.',
       },
       422: {
-        invalid_field: 'outcome is not succeeded or failed.',
+        invalid_field: 'outcome is not succeeded or failed, or payer is not a payer.',
       },
     },
   }),
   async (c) => {
     const { reference, propertyId } = c.req.valid('param');
-    const { outcome } = c.req.valid('json');
+    const { outcome, payer } = c.req.valid('json');
     const home = await answer(c.get('caller'), reference, propertyId, async (tx, claim, placement) => {
-      await paySandbox(tx, claim, placement, outcome);
+      await paySandbox(tx, claim, placement, outcome, { payer });
     });
     return c.json(single(home), 200);
   },

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { EventDefinition } from '../definition.ts';
 import { sampleRequest } from './samples.ts';
+import { payers } from '../../claims/values.ts';
 
 // Events of the placement lifecycle as the carrier sees them: the household's answers, the lease,
 // the money and the booking. Every payload names the request (`request_id`, `reference`, the
@@ -88,6 +89,7 @@ export const placementEvents = [
       ...onHome,
       payment_id: z.string().uuid().describe('The payment, as the placement read lists it.'),
       charge_type: z.string().describe('initial for the first payment'),
+      payer: z.enum(payers).nullable().describe('who paid this share of the charge (a charge split between payers is paid in shares); null for payments made before shares'),
       amount: z.number().describe('what the payer was charged'),
       platform_fee: z.number().describe('service fee, from rent only'),
       currency,
@@ -99,6 +101,7 @@ export const placementEvents = [
       ...samples,
       payment_id: '3f6c2a91-7d4e-4b8a-9c15-e2a7b0d4f618',
       charge_type: 'initial',
+      payer: 'carrier',
       amount: 4350,
       platform_fee: 240,
       currency: 'usd',

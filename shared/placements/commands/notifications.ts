@@ -1,11 +1,11 @@
 import { withTenant, type Tenant } from '../../db/tenant.ts';
 import type { ProcessorNotification } from '../ports/types.ts';
 import { liveAccountOwner, setBankAccountLast4, updatePayoutStatus } from '../../properties/payouts.ts';
-import { splitCharge } from '../../properties/earnings.ts';
 import { claimProcessorEvent, livePaymentByRef, payeeOf, recordRefunded } from '../money-repository.ts';
 import { recordCharge, signedCharge } from './payments.ts';
 import { log } from '../../log.ts';
-import { chargeTypes, type ChargeType } from '../billing.ts';
+import { chargeParts, chargeTypes, partCents, payerOf, shareOf, type ChargeType, type Payer } from '../billing.ts';
+import { payers } from '../../claims/values.ts';
 import { inPlacementById, lockLeaseOf } from '../unit-of-work.ts';
 
 // The payment processor's verified notifications, applied in the transaction of the tenant they
@@ -14,7 +14,7 @@ import { inPlacementById, lockLeaseOf } from '../unit-of-work.ts';
 // service ignores (not its checkout, another account, another amount) is not claimed.
 //
 // - payment_intent.succeeded / payment_failed: the charge the pay page's checkout created; its
-//   metadata names the placement, the period and the parts of the charge. Recorded by the same
+//   metadata names the placement, the period, the payer and the parts of the charge (a payer's share). Recorded by the same
 //   command as sandbox payments (./payments.ts).
 // - charge.refunded: the payment is marked refunded (the refund job usually got there first).
 // - account.updated: the provider's payout account follows the connected account.
@@ -33,28 +33,24 @@ export async function applyNotification(n: ProcessorNotification): Promise<Notif
         const { tx, claim: request, placement } = unit;
         const lease = await lockLeaseOf(unit, m.lease_id);
         if (!lease) return 'ignored: unknown lease';
-        const parts = { rentCents: Number(m.rent_cents ?? 0), depositCents: Number(m.deposit_cents ?? 0), feesCents: Number(m.fees_cents ?? 0) };
-        const charge = {
-          // The checkout's own charge type: initial, rent, or an extension's added nights.
-          chargeType: (chargeTypes as readonly string[]).includes(m.charge_type) ? (m.charge_type as ChargeType) : ('initial' as const),
-          periodStart: m.period_start,
-          periodEnd: m.period_end,
-          ...parts,
-          split: splitCharge(parts),
-        };
+        const chargeType = (chargeTypes as readonly string[]).includes(m.charge_type) ? (m.charge_type as ChargeType) : ('initial' as const);
+        const cents = { rent: Number(m.rent_cents ?? 0), deposit: Number(m.deposit_cents ?? 0), fees: Number(m.fees_cents ?? 0) };
         const payee = await payeeOf(tx, placement.property_id);
         // The charge must be the checkout's, on this landlord's own account.
         if (n.connectedAccount !== payee.processor_account_id) return "ignored: not the landlord's account";
-        if (n.amountCents !== parts.rentCents + parts.depositCents + parts.feesCents) return 'ignored: amount differs from the checkout';
-        // And the checkout's charge must be what the signed lease makes payable for that period.
-        const expected = await signedCharge(tx, request, placement, lease, charge.chargeType, charge.periodStart);
-        if (!expected || expected.split.grossCents !== n.amountCents || expected.rentCents !== parts.rentCents || expected.depositCents !== parts.depositCents) {
-          log.error('processor charge differs from the signed terms', { event_id: n.eventId, placement_id: placement.id, amount_cents: n.amountCents, expected_cents: expected?.split.grossCents ?? null });
+        if (n.amountCents !== cents.rent + cents.deposit + cents.fees) return 'ignored: amount differs from the checkout';
+        // And the checkout's share must be whole parts of what the signed lease makes payable for that period.
+        const whole = await signedCharge(tx, request, placement, lease, chargeType, m.period_start);
+        const parts = chargeParts.filter((part) => cents[part] !== 0);
+        if (!whole || parts.length === 0 || parts.some((part) => cents[part] !== partCents(whole, part))) {
+          log.error('processor charge differs from the signed terms', { event_id: n.eventId, placement_id: placement.id, amount_cents: n.amountCents, expected_cents: whole?.split.grossCents ?? null });
           return 'ignored: amount differs from the signed terms';
         }
+        // The share's payer as the checkout named it (a checkout made before shares: the payer of its first part).
+        const payer = (payers as readonly string[]).includes(m.payer) ? (m.payer as Payer) : payerOf(request)[parts[0]];
         // Claimed once checked, under the request's lock: a second delivery waits here, then finds it claimed.
         if (!(await claimProcessorEvent(tx, n, 'applied'))) return 'duplicate';
-        const recorded = await recordCharge(tx, request, placement, { lease, payee, currency: n.currency }, charge, {
+        const recorded = await recordCharge(tx, request, placement, { lease, payee, currency: n.currency }, shareOf(whole, payer, parts), whole, {
           status: n.kind === 'payment_succeeded' ? 'succeeded' : 'failed',
           providerRef: n.paymentRef,
           failureReason: n.failureMessage,

@@ -1,11 +1,11 @@
 import type { Tx } from '../../db/client.ts';
-import type { ChargeType } from '../billing.ts';
+import type { ChargeType, Payer } from '../billing.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { PayLink } from '../pay-link.ts';
 import { paymentsPort } from '../ports/index.ts';
 import type { CheckoutRequest } from '../ports/types.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
-import { paymentsOf } from '../money-repository.ts';
+import { isBooked, paymentsOf } from '../money-repository.ts';
 import { payable, paySandbox, requireDue } from './payments.ts';
 import { homeOnRequest, type PlacementRow } from '../repository.ts';
 import { inPlacementById } from '../unit-of-work.ts';
@@ -18,6 +18,13 @@ import { inPlacementById } from '../unit-of-work.ts';
 export interface DueLine {
   label: string;
   cents: number;
+}
+
+/** One payer's share of what is due now. */
+export interface DueShare {
+  payer: Payer;
+  lines: DueLine[];
+  totalCents: number;
 }
 
 /** What the payer sees for one placement. */
@@ -34,10 +41,12 @@ export interface PayView {
    * placement was cancelled.
    */
   state: 'due' | 'not_unlocked' | 'settled' | 'unavailable';
-  /** What is due now, when state is due. */
-  due?: { title: string; chargeType: ChargeType; lines: DueLine[]; totalCents: number };
-  /** Payments already made on this placement, newest last. */
-  paid: { title: string; cents: number; at: string; status: string }[];
+  /** What is due now, when state is due: one share per payer, each paid on its own. */
+  due?: { title: string; chargeType: ChargeType; shares: DueShare[] };
+  /** Payments already made on this placement, newest last; `payer` is whose share it was (null before shares). */
+  paid: { title: string; cents: number; at: string; status: string; payer: Payer | null }[];
+  /** Whether the stay is booked (the whole first payment cleared). */
+  booked: boolean;
   /** The outcome of the latest charge attempt as the server recorded it (the page's banner comes from this, never from the address). */
   latest: 'succeeded' | 'failed' | null;
   /** A sentence for the states other than due. */
@@ -50,6 +59,8 @@ export interface PaySubmission {
   /** The amount the page showed; a payment is refused when what is due has changed since. */
   amountCents: number;
   chargeType: ChargeType;
+  /** Whose share the form pays. */
+  payer: Payer;
 }
 
 export interface PayActions {
@@ -80,19 +91,19 @@ const paidTitle = (chargeType: string, start: string | null) =>
 
 async function view(link: PayLink): Promise<PayView | null> {
   return inLinkedPlacement(link, false, async (tx, claim, placement) => {
-    const home = (await homeOnRequest(tx, claim.id, placement.property_id))!;
-    const payments = await paymentsOf(tx, placement.id);
+    const [home, payments, booked] = await Promise.all([homeOnRequest(tx, claim.id, placement.property_id), paymentsOf(tx, placement.id), isBooked(tx, placement.id)]);
     const last = payments.at(-1);
     const base = {
       latest: last ? (last.status === 'failed' ? ('failed' as const) : ('succeeded' as const)) : null,
       environment: link.environment,
+      booked,
       reference: claim.claim_ref,
-      home: { name: home.name ?? 'Your home', address: `${home.address}, ${home.city}, ${home.state}` },
+      home: { name: home!.name ?? 'Your home', address: `${home!.address}, ${home!.city}, ${home!.state}` },
       payee: 'the landlord',
-      currency: home.currency,
+      currency: home!.currency,
       paid: payments
         .filter((p) => p.status !== 'failed')
-        .map((p) => ({ title: paidTitle(p.charge_type, p.period_start), cents: Number(p.gross_cents), at: p.paid_at!.toISOString(), status: p.status === 'refunded' ? 'refunded' : 'paid' })),
+        .map((p) => ({ title: paidTitle(p.charge_type, p.period_start), cents: Number(p.gross_cents), at: p.paid_at!.toISOString(), status: p.status === 'refunded' ? 'refunded' : 'paid', payer: p.payer })),
     };
     if (placement.option_status === 'cancelled') {
       return { ...base, state: 'unavailable' as const, note: 'This placement was cancelled; nothing can be paid on it.' };
@@ -101,10 +112,15 @@ async function view(link: PayLink): Promise<PayView | null> {
       const state = await payable(tx, claim, placement);
       const payee = { ...base, payee: state.payee.name, currency: state.currency };
       if (!state.due) return { ...payee, state: 'settled' as const, note: 'Everything due so far is paid. The next month of rent appears here on its first day.' };
+      const { charge, shares } = state.due;
       return {
         ...payee,
         state: 'due' as const,
-        due: { title: state.due.title, chargeType: state.due.chargeType, lines: state.due.lines, totalCents: state.due.split.grossCents },
+        due: {
+          title: charge.title,
+          chargeType: charge.chargeType,
+          shares: shares.map((share) => ({ payer: share.payer, lines: share.lines, totalCents: share.split.grossCents })),
+        },
       };
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
@@ -117,12 +133,12 @@ async function view(link: PayLink): Promise<PayView | null> {
 async function pay(link: PayLink, submission: Parameters<PayActions['pay']>[1], returnUrl: string) {
   const outcome = await inLinkedPlacement(link, true, async (tx, claim, placement) => {
     if (link.environment === 'sandbox') {
-      const payment = await paySandbox(tx, claim, placement, submission.outcome ?? 'succeeded', submission.amountCents);
+      const [payment] = await paySandbox(tx, claim, placement, submission.outcome ?? 'succeeded', { payer: submission.payer, expectedCents: submission.amountCents });
       return { result: payment.status === 'failed' ? ('failed' as const) : ('succeeded' as const) };
     }
     const state = await payable(tx, claim, placement);
-    const due = requireDue(state);
-    if (due.split.grossCents !== submission.amountCents || due.chargeType !== submission.chargeType) {
+    const { charge, shares: [due] } = requireDue(state, submission.payer);
+    if (due.split.grossCents !== submission.amountCents || charge.chargeType !== submission.chargeType) {
       throw new ApiError('amount_changed', 'What is due changed since the page was shown; review the new amount and pay again.');
     }
     if (!state.payee.processor_account_id) {
@@ -144,14 +160,15 @@ async function pay(link: PayLink, submission: Parameters<PayActions['pay']>[1], 
         placement_id: placement.id,
         lease_id: state.lease.id,
         charge_type: due.chargeType,
+        payer: due.payer,
         period_start: due.periodStart,
         period_end: due.periodEnd,
         rent_cents: String(due.rentCents),
         deposit_cents: String(due.depositCents),
         fees_cents: String(due.feesCents),
       },
-      // One checkout per placement, period and amount: a double submission reuses it.
-      idempotencyKey: `checkout:${placement.id}:${due.periodStart}:${due.split.grossCents}`,
+      // One checkout per placement, period, payer and amount: a double submission reuses it.
+      idempotencyKey: `checkout:${placement.id}:${due.periodStart}:${due.payer}:${due.split.grossCents}`,
     } satisfies CheckoutRequest };
   });
   if (!outcome) throw new ApiError('not_found', 'This link does not lead to a placement that can be paid.');

@@ -3,7 +3,7 @@ import { emit } from '../../events/outbox.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
 import { ApiError } from '../../http/errors.ts';
 import { fromCents } from '../../money.ts';
-import { chargeFor, dueNow, type DueCharge } from '../billing.ts';
+import { chargeFor, chargeParts, dueNow, partCents, payerOf, unpaid, type Due, type DueCharge, type Payer } from '../billing.ts';
 import { billingPeriods } from '../periods.ts';
 import type { LeaseRow } from '../lease.ts';
 import { extensionDue, signedPrices } from '../signed-prices.ts';
@@ -11,7 +11,7 @@ import { putExtensionInEffect } from './extensions.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { onHome, providerBookingFields } from '../render.ts';
 import {
-  attachPayment, confirmBooking, confirmedBooking, homeLabel, insertFailed, insertSucceeded, paidPeriods, payeeOf,
+  attachPayment, confirmBooking, confirmedBooking, homeLabel, insertFailed, insertSucceeded, paidParts, payeeOf,
   type Payee, type PaymentRow, type PaymentWrite,
 } from '../money-repository.ts';
 import { billedMoveOut, currentLease, openAddendum, type PlacementRow } from '../repository.ts';
@@ -23,17 +23,20 @@ import { tenantNow, utcDay } from '../../clock/time.ts';
 // in live), run in the request's tenant transaction with the request and the placement locked, so
 // a payment and a cancellation of the same placement take turns.
 //
-// A cleared payment records the charge (platform fee from rent only, processing fee from the fee
-// model), confirms the booking on the first one (the lease hold becomes a booking hold, the request
-// moves to booking_confirmed) and emits payment.succeeded and booking.confirmed to the carrier and
-// the provider. A failed one records the attempt and emits payment.failed to both; the request stays
+// A charge whose parts have different payers is paid in shares, one per payer (../billing.ts); each
+// share is a payment of its own. A cleared payment records the share (platform fee from rent only,
+// processing fee from the fee model) and emits payment.succeeded to the carrier and the provider;
+// the one that completes the first payment (every share of it settled) confirms the booking (the
+// lease hold becomes a booking hold, the request moves to booking_confirmed, booking.confirmed to
+// both), and the one that completes an extension's charge puts the extension in effect. A failed one records the attempt and emits payment.failed to both; the request stays
 // awaiting payment (payment_setup, where both signatures put it); nothing else moves.
 
 export interface Payable {
   lease: LeaseRow;
   payee: Payee;
   currency: string;
-  due: DueCharge | null;
+  /** The charge due now and its unpaid shares (one per payer); null when nothing is due. */
+  due: Due | null;
 }
 
 
@@ -49,14 +52,14 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow):
   }
   // An extension signed by both sides is paid first: it takes effect when its payment clears.
   const addendum = await openAddendum(tx, placement.id);
+  const [paid, now] = await Promise.all([paidParts(tx, placement.id), tenantNow(tx)]);
+  const payers = payerOf(claim);
   if (addendum?.status === 'fully_signed') {
-    const { due, currency } = await extensionDue(tx, claim, placement, lease, addendum);
-    return { lease: addendum, payee, currency, due };
+    const { due: charge, currency } = await extensionDue(tx, claim, placement, lease, addendum);
+    return { lease: addendum, payee, currency, due: unpaid(charge, payers, paid) };
   }
   const { stay, prices, currency } = await billedStay(tx, claim, placement, lease);
-  const [paid, now] = await Promise.all([paidPeriods(tx, placement.id), tenantNow(tx)]);
-  const due = dueNow(prices, stay, paid, utcDay(now));
-  return { lease, payee, currency, due };
+  return { lease, payee, currency, due: dueNow(prices, stay, payers, paid, utcDay(now)) };
 }
 
 
@@ -81,10 +84,15 @@ async function billedStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, leas
   return { stay, ...(await signedPrices(tx, claim, placement, lease, stay)) };
 }
 
-/** What is due now, or 409 nothing_due. */
-export function requireDue(state: Payable): DueCharge {
-  if (!state.due) throw new ApiError('nothing_due', 'Nothing is due on this placement right now: every period started so far is paid.');
-  return state.due;
+/** The shares due now (the payer's alone, when one is named), or 409 nothing_due. */
+export function requireDue(state: Payable, payer?: Payer): Due {
+  const shares = state.due?.shares.filter((share) => !payer || share.payer === payer) ?? [];
+  if (!state.due || shares.length === 0) {
+    throw new ApiError('nothing_due', payer
+      ? `Nothing is due from the ${payer} on this placement right now.`
+      : 'Nothing is due on this placement right now: every period started so far is paid.');
+  }
+  return { charge: state.due.charge, shares };
 }
 
 export interface ChargeOutcome {
@@ -94,15 +102,17 @@ export interface ChargeOutcome {
 }
 
 /**
- * Records the outcome of a charge of `charge` on the placement, with its booking, events and status.
- * Returns the payment, or null when this charge was already recorded (nothing happens twice).
+ * Records the outcome of a payer's share of `whole` (the charge it is part of) on the placement,
+ * with its booking, events and status. Returns the payment, or null when this share was already
+ * recorded (nothing happens twice).
  */
 export async function recordCharge(
   tx: Tx,
   claim: ClaimRow,
   placement: PlacementRow,
   state: Pick<Payable, 'lease' | 'payee' | 'currency'>,
-  charge: PaymentWrite['charge'],
+  share: PaymentWrite['charge'],
+  whole: DueCharge,
   outcome: ChargeOutcome,
 ): Promise<PaymentRow | null> {
   const existing = await confirmedBooking(tx, placement.id);
@@ -110,7 +120,7 @@ export async function recordCharge(
     payee: state.payee,
     placement,
     leaseId: state.lease.id,
-    charge,
+    charge: share,
     currency: state.currency,
     providerRef: outcome.providerRef,
     bookingId: existing?.id ?? null,
@@ -147,9 +157,11 @@ export async function recordCharge(
   const payment = await insertSucceeded(tx, write);
   if (!payment) return null;
   let bookingId = existing?.id ?? null;
+  const covered = (await paidParts(tx, placement.id)).get(whole.periodStart) ?? new Set();
+  const wholePaid = chargeParts.every((part) => partCents(whole, part) === 0 || covered.has(part));
   // A charge that clears on a placement cancelled meanwhile is recorded (money moved, and it can be
   // refunded) but books nothing.
-  if (!existing && placement.option_status !== 'cancelled') {
+  if (!existing && wholePaid && placement.option_status !== 'cancelled') {
     const { booking, created } = await confirmBooking(tx, state.payee, placement, state.lease, state.currency);
     bookingId = booking.id;
     await attachPayment(tx, payment.id, booking.id);
@@ -167,13 +179,14 @@ export async function recordCharge(
       await scheduleCloseout(tx, placement.id, booking.check_out);
     }
   }
-  if (payment.charge_type === 'extension' && state.lease.kind === 'addendum') {
+  if (payment.charge_type === 'extension' && wholePaid && state.lease.kind === 'addendum') {
     await putExtensionInEffect(tx, claim, placement, state.lease, { grossCents: Number(payment.gross_cents), currency: payment.currency });
   }
   await emit(tx, 'payment.succeeded', {
     ...onHome(claim, placement),
     payment_id: payment.id,
     charge_type: payment.charge_type,
+    payer: payment.payer,
     amount: fromCents(Number(payment.gross_cents)),
     platform_fee: fromCents(Number(payment.platform_fee_cents)),
     currency: payment.currency,
@@ -192,22 +205,29 @@ export async function recordCharge(
 }
 
 /**
- * Pays what is due now in sandbox (the `payment` helper and the pay page's buttons): the amount due
- * now, settled at once with the outcome chosen. `expectedCents`, when given (the page), must still
- * be what is due, so a page shown before a change never pays a different amount.
+ * Pays what is due now in sandbox (the `payment` helper and the pay page's buttons): every share due
+ * now, or the named payer's, settled at once with the outcome chosen, one payment per share.
+ * `expectedCents`, when given (the page, for one payer), must still be what is due, so a page shown
+ * before a change never pays a different amount.
  */
-export async function paySandbox(tx: Tx, claim: ClaimRow, placement: PlacementRow, outcome: 'succeeded' | 'failed', expectedCents?: number): Promise<PaymentRow> {
+export async function paySandbox(
+  tx: Tx, claim: ClaimRow, placement: PlacementRow, outcome: 'succeeded' | 'failed', only: { payer?: Payer; expectedCents?: number } = {},
+): Promise<PaymentRow[]> {
   const state = await payable(tx, claim, placement);
-  const due = requireDue(state);
-  if (expectedCents !== undefined && expectedCents !== due.split.grossCents) {
+  const { charge, shares } = requireDue(state, only.payer);
+  if (only.expectedCents !== undefined && (shares.length !== 1 || only.expectedCents !== shares[0].split.grossCents)) {
     throw new ApiError('amount_changed', 'What is due changed since the page was shown; review the new amount and pay again.');
   }
-  const payment = await recordCharge(tx, claim, placement, state, due, {
-    status: outcome,
-    providerRef: `sandbox_pi_${crypto.randomUUID()}`,
-    failureReason: outcome === 'failed' ? 'card_declined' : undefined,
-  });
-  // The placement is locked and the period unpaid, so the write cannot be a duplicate here.
-  if (!payment) throw new ApiError('nothing_due', 'This period was paid meanwhile.');
-  return payment;
+  const payments: PaymentRow[] = [];
+  for (const share of shares) {
+    const payment = await recordCharge(tx, claim, placement, state, share, charge, {
+      status: outcome,
+      providerRef: `sandbox_pi_${crypto.randomUUID()}`,
+      failureReason: outcome === 'failed' ? 'card_declined' : undefined,
+    });
+    // The placement is locked and the share unpaid, so the write cannot be a duplicate here.
+    if (!payment) throw new ApiError('nothing_due', 'This period was paid meanwhile.');
+    payments.push(payment);
+  }
+  return payments;
 }
