@@ -4,6 +4,7 @@
 
 import { escapeHtml, layout } from '../../shared/http/page.ts';
 import type { HouseholdView } from '../../shared/placements/commands/household.ts';
+import type { ChargePart } from '../../shared/placements/billing.ts';
 
 const states: Record<HouseholdView['state'], { title: string; text: string }> = {
   open: { title: 'A home for you', text: 'Your insurer found this home for you while yours is repaired. Apply for it, save it for later, propose other dates, or decline it.' },
@@ -14,9 +15,24 @@ const states: Record<HouseholdView['state'], { title: string; text: string }> = 
   declined: { title: 'You declined this home', text: 'Your insurer will look for another home for you.' },
   landlord_declined: { title: 'The landlord could not take your application', text: 'Your insurer will look for another home for you.' },
   signing: { title: 'Your lease', text: 'The lease is out for signature: look for the e-signature email.' },
-  booked: { title: 'Your stay is booked', text: 'Your insurer has paid; the home is yours for these dates.' },
+  booked: { title: 'Your stay is booked', text: 'The stay is paid; the home is yours for these dates.' },
   cancelled: { title: 'This home is no longer offered', text: 'Your insurer cancelled it; they will be in touch.' },
 };
+
+const partWords: Record<ChargePart, string> = {
+  rent: 'the rent',
+  deposit: 'the refundable deposits',
+  fees: 'the fees (one-off fees, pet rent, utilities)',
+};
+
+/** What the household pays itself, as its request says: nothing, or the parts named as the policyholder's. */
+function whoPays(parts: ChargePart[]): string {
+  if (parts.length === 0) return '<p><strong>You pay nothing:</strong> your insurer pays the landlord directly for the stay.</p>';
+  const words = parts.map((part) => partWords[part]);
+  const list = words.length === 1 ? words[0] : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
+  const rest = parts.length < 3 ? '; your insurer pays the rest' : '';
+  return `<p><strong>What you pay:</strong> ${escapeHtml(list)}, directly to the landlord on the payment page your insurer sends you once the lease is signed${rest}.</p>`;
+}
 
 export function renderHouseholdPage(view: HouseholdView, token: string): string {
   const home = view.home;
@@ -46,7 +62,7 @@ ${home.description ? `<p>${escapeHtml(home.description)}</p>` : ''}
 ${home.amenities?.length ? `<h3>Amenities</h3><ul>${home.amenities.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>` : ''}
 ${home.pet_policy ? `<p><strong>Pets:</strong> ${escapeHtml(home.pet_policy)}</p>` : ''}
 <p><strong>Dates:</strong> ${view.stay ? `${escapeHtml(view.stay.move_in)} to ${escapeHtml(view.stay.move_out)}` : `from about ${escapeHtml(view.wanted.move_in)}, for about ${view.wanted.months} month${view.wanted.months === 1 ? '' : 's'}`}</p>
-<p><strong>You pay nothing:</strong> your insurer pays the landlord directly for the stay.</p>
+${whoPays(view.householdPays)}
 </section>`);
 
   if (view.state === 'booked' || view.state === 'signing') {

@@ -118,7 +118,7 @@ export const sendHouseholdLink: ServiceJob<'send_household_link'> = {
         currentHouseholdLink(tx, tenant.orgId, claim, placement, base_url),
         homeListing(tx, claim.id, placement.property_id),
       ]);
-      return householdLinkEmail(link, home?.name ?? home?.address ?? 'a home', claim.claim_ref);
+      return householdLinkEmail(link, home?.name ?? home?.address ?? 'a home', claim);
     }, { lock: false });
     if (!message) return { skipped: 'the home is no longer offered to the household' };
     const sent = await placementPorts(job.environment).email.send(message);

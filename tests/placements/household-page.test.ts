@@ -7,8 +7,8 @@ import { signHouseholdLink, contactDigest } from '../../shared/placements/pay-li
 import { drainJobs, events, inDays, jobsOf, scene } from './fixtures.ts';
 
 /** A request whose household was sent the home; the path of its page. */
-async function sent() {
-  const s = await scene();
+async function sent(claim: Record<string, unknown> = {}) {
+  const s = await scene('sandbox', { claim });
   expect((await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'send', approve_budget: true })).status).toBe(200);
   await drainJobs(s.c.orgId);
   const link = await s.api.get(`/sandbox/claims/${s.ref}/homes/${s.home}/household-link`);
@@ -37,6 +37,16 @@ describe("the household's page", () => {
     expect(page.text).toContain('Test St, Austin, TX');
     for (const control of ['value="apply"', 'value="save"', 'name="move_in"', 'name="reason"']) expect(page.text).toContain(control);
     expect(page.text).not.toMatch(/<script/i);
+  });
+
+  it('says what the household pays itself when the request names the policyholder as a payer, on the page and in the email', async () => {
+    const s = await sent({ deposit_payer: 'policyholder' });
+    const page = (await call('GET', s.page)).text;
+    expect(page).not.toContain('You pay nothing');
+    expect(page).toContain('What you pay:</strong> the refundable deposits, directly to the landlord');
+    expect(page).toContain('your insurer pays the rest');
+    const [job] = await jobsOf(s.c.orgId, 'send_household_link');
+    expect(JSON.stringify(job.result)).toContain('except what the page shows you pay yourself');
   });
 
   it('save, propose dates, apply: the same state, events and timeline as the helper', async () => {

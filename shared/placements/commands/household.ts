@@ -13,6 +13,7 @@ import type { EmailMessage } from '../ports/types.ts';
 import { placementPorts } from '../ports/index.ts';
 import { escapeHtml } from '../../http/page.ts';
 import { isBooked } from '../money-repository.ts';
+import { chargeParts, payerOf, type ChargePart } from '../billing.ts';
 
 // The household's side of the send flow in live: the carrier sends a home (POST options, action
 // send), the household is emailed a signed link to a page of its own (functions/household), and
@@ -96,6 +97,8 @@ export interface HouseholdView {
   stay: { move_in: string; move_out: string; lease_status: string } | null;
   declineReason: string | null;
   landlordReason: string | null;
+  /** The parts of each charge the household pays itself (the request names the policyholder as their payer); empty when the insurer pays all. */
+  householdPays: ChargePart[];
   /** The answers the page offers now. */
   actions: HouseholdAnswer['action'][];
 }
@@ -138,6 +141,7 @@ async function viewOf(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise
     stay: lease ? { move_in: lease.move_in_date, move_out: placement.move_out_date ?? lease.move_out_date, lease_status: lease.status } : null,
     declineReason: placement.decline_reason,
     landlordReason: placement.application_decline_reason,
+    householdPays: chargeParts.filter((part) => payerOf(claim)[part] === 'policyholder'),
     actions: actionsFor[state],
   };
 }
@@ -161,18 +165,23 @@ export async function householdPageAnswer(link: HouseholdLink, answer: Household
 }
 
 /** The household's email: the one action expected, and the link; plain text and HTML. */
-export function householdLinkEmail(link: { url: string; to: string; expires_at: string }, home: string, reference: string): EmailMessage {
+export function householdLinkEmail(link: { url: string; to: string; expires_at: string }, home: string, claim: ClaimRow): EmailMessage {
+  const reference = claim.claim_ref;
+  // Where the request names the policyholder as a payer, the page says what the household pays itself.
+  const pays = chargeParts.some((part) => payerOf(claim)[part] === 'policyholder')
+    ? 'Your insurer pays for the stay, except what the page shows you pay yourself.'
+    : 'Your insurer pays for the stay.';
   return {
     to: [link.to],
     subject: `A home for you: ${home}`,
     text:
       `Your insurer found a home for you while yours is repaired: ${home}.\n\n` +
       `Open this link to see it, then apply for it (or save it, propose other dates, or decline it):\n${link.url}\n\n` +
-      `Your insurer pays for the stay. The link is yours alone and works until ${link.expires_at.slice(0, 10)}. Request ${reference}.`,
+      `${pays} The link is yours alone and works until ${link.expires_at.slice(0, 10)}. Request ${reference}.`,
     html:
       `<p>Your insurer found a home for you while yours is repaired: <strong>${escapeHtml(home)}</strong>.</p>` +
       `<p><a href="${escapeHtml(link.url)}">See the home and apply for it</a> (or save it, propose other dates, or decline it).</p>` +
-      `<p>Your insurer pays for the stay. The link is yours alone and works until ${escapeHtml(link.expires_at.slice(0, 10))}. Request ${escapeHtml(reference)}.</p>`,
+      `<p>${pays} The link is yours alone and works until ${escapeHtml(link.expires_at.slice(0, 10))}. Request ${escapeHtml(reference)}.</p>`,
     topic: 'home.offered',
   };
 }
