@@ -113,7 +113,8 @@ async function main() {
     const request = (household: string) => carrierApi('POST', '/claims', {
       household_email: `${household}@example.com`, loss_address: '12 Harbor Lane', loss_city: 'Austin', loss_state: 'TX', loss_zip: '78701',
       target_move_in: inDays(30), est_length_months: 3, bedrooms: 2, bathrooms: 1, sqft: 900, adults: 2, children: 1, property_type: 'apartment',
-      furnishing: 'furnished', rent_payer: 'carrier', deposit_payer: 'carrier',
+      // The carrier pays rent and fees, the policyholder the deposit: the pay page shows two shares.
+      furnishing: 'furnished', rent_payer: 'carrier', deposit_payer: 'policyholder',
     });
     const first = await request('rivera');
     const second = await request('chen');
@@ -126,7 +127,7 @@ async function main() {
     const household = await openPage(browser, await linkOf(first.claim_ref));
     const page = household.page;
     expect((await page.textContent('h1'))?.includes('A home for you') === true, 'household page: the offer is shown');
-    expect((await page.textContent('body'))?.includes('You pay nothing') === true, 'household page: the household is told it pays nothing');
+    expect((await page.textContent('body'))?.includes('What you pay: the refundable deposits') === true, 'household page: the household is told it pays the deposit, the insurer the rest');
     await assertAccessible(page, 'household page');
     await shoot(page, 'household-1-offer');
     await page.getByRole('button', { name: 'Save it for later' }).click();
@@ -173,11 +174,18 @@ async function main() {
     const pay = await openPage(browser, payUrl);
     await assertAccessible(pay.page, 'pay page');
     expect((await pay.page.textContent('body'))?.includes('Due now') === true, 'pay page: what is due is shown');
+    expect((await pay.page.locator('form').count()) === 2, 'pay page: one form per payer\'s share');
     await shoot(pay.page, 'pay-1-due');
+    await pay.page.getByRole('button', { name: /^Pay .* \(the policyholder's share\)$/ }).click();
+    await pay.page.waitForLoadState();
+    expect((await pay.page.textContent('body'))?.includes('Paid by the insurance carrier') === true, 'pay page: the carrier\'s share is still due after the deposit is paid');
+    expect((await pay.page.locator('form').count()) === 1, 'pay page: the paid share is no longer offered');
+    await shoot(pay.page, 'pay-2-share-paid');
     await pay.page.locator('button[value="succeeded"]').click();
     await pay.page.waitForLoadState();
+    expect((await pay.page.textContent('body'))?.includes('Nothing due right now') === true, 'pay page: nothing due once both shares are paid');
     expect((await pay.page.textContent('body'))?.includes('Paid so far') === true, 'pay page: the payment is shown as the server recorded it');
-    await shoot(pay.page, 'pay-2-paid');
+    await shoot(pay.page, 'pay-3-paid');
     expect(pay.foreign.length === 0, `pay page: nothing from another origin (${pay.foreign.join(', ')})`);
     await pay.close();
     const stay = await openPage(browser, await linkOf(first.claim_ref));
