@@ -10357,6 +10357,84 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment.duplicate (carrier)": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A second charge cleared for what another payment had already paid; the service refunds it automatically (payment.refunded follows).
+         * @description Sent to carrier endpoints subscribed to payment.duplicate. Signed with X-Service-Signature; see the webhooks guide.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        created_at: string;
+                        data: {
+                            /** @description What the second charge took, all of it refunded. */
+                            amount: number;
+                            charge_type: string;
+                            /** @description ISO 4217 code in lower case, as everywhere in the API: usd */
+                            currency: string;
+                            /**
+                             * Format: uuid
+                             * @description The payment that had already paid it.
+                             */
+                            duplicate_of: string;
+                            external_id: string | null;
+                            payer: ("carrier" | "tpa" | "policyholder") | null;
+                            /**
+                             * Format: uuid
+                             * @description The second charge, as the placement read lists it (with duplicate_of).
+                             */
+                            payment_id: string;
+                            /** Format: uuid */
+                            property_id: string;
+                            reference: string;
+                            /**
+                             * Format: uuid
+                             * @description The automatic refund (deposit_refunds on the placement read); payment.refunded names it when issued.
+                             */
+                            refund_request_id: string;
+                            /** Format: uuid */
+                            request_id: string;
+                        };
+                        /** @constant */
+                        event: "payment.duplicate";
+                        /** Format: uuid */
+                        id: string;
+                        replay?: boolean;
+                        simulated?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                "2xx": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "payment.failed (carrier)": {
         parameters: {
             query?: never;
@@ -11340,6 +11418,8 @@ export interface components {
         };
         DepositRefund: {
             amount: number;
+            /** @description Issued by the service itself for a duplicate charge (approved when made), not requested by the carrier. */
+            automatic: boolean;
             /** @description Whether the refunded payment included deposits. */
             covers_deposit: boolean;
             currency: string;
@@ -12093,6 +12173,11 @@ export interface components {
             covers_deposit: boolean;
             covers_rent: boolean;
             currency: string;
+            /**
+             * Format: uuid
+             * @description Set on a charge that cleared for what this other payment had already paid (two checkouts both paid): it counts for nothing, is refunded automatically (an automatic entry in deposit_refunds) and announced by payment.duplicate.
+             */
+            duplicate_of: string | null;
             failure_reason: string | null;
             /** Format: uuid */
             id: string;
@@ -12112,8 +12197,11 @@ export interface components {
             platform_fee: number;
             refunded_amount: number;
             refunded_at: string | null;
-            /** @enum {string} */
-            status: "succeeded" | "failed" | "refunded";
+            /**
+             * @description pending: a live checkout opened on the pay page and not settled yet (a second submission goes to the same checkout); succeeded or failed by the processor (a later success wins over a failure); failed with `checkout_expired` or `amount_changed` when the service replaced the checkout before it was paid; refunded once all of it came back.
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed" | "refunded";
         };
         PropertyRef: {
             /**

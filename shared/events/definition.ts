@@ -19,9 +19,11 @@ export const eventNames = [
   'booking.confirmed',
   'booking.updated',
   // This service's additions: a booked stay shortened or extended (carrier side); an application
-  // waiting for the landlord (provider side).
+  // waiting for the landlord (provider side); a second charge for what was already paid, refunded
+  // automatically (carrier side).
   'booking.dates_changed',
   'application.received',
+  'payment.duplicate',
 ] as const;
 
 export type EventName = (typeof eventNames)[number];

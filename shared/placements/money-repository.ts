@@ -26,8 +26,10 @@ export interface PaymentRow {
   org_id: string;
   booking_id: string | null;
   claim_home_id: string;
+  lease_agreement_id: string | null;
   charge_type: ChargeType;
-  status: 'succeeded' | 'failed' | 'refunded';
+  /** pending: a live checkout opened and not settled yet. */
+  status: 'pending' | 'succeeded' | 'failed' | 'refunded';
   rent_cents: number;
   deposit_cents: number;
   fees_cents: number;
@@ -47,6 +49,11 @@ export interface PaymentRow {
   refunded_at: Date | null;
   provider_ref: string | null;
   failure_reason: string | null;
+  checkout_ref: string | null;
+  checkout_url: string | null;
+  checkout_expires_at: Date | null;
+  /** A charge that cleared for what this other payment had already paid: refunded automatically. */
+  duplicate_of: string | null;
   created_at: Date;
 }
 
@@ -65,7 +72,7 @@ export function paidCharges(tx: Tx, placementId: string): Promise<PaidPeriod[]> 
     select period_start, sum(rent_cents + fees_cents)::integer as stay_cents,
            bool_or(rent_cents > 0) as rent, bool_or(deposit_cents > 0) as deposit, bool_or(fees_cents > 0) as fees
       from app.payments
-     where claim_home_id = ${placementId} and status in ('succeeded', 'refunded') and period_start is not null
+     where claim_home_id = ${placementId} and status in ('succeeded', 'refunded') and period_start is not null and duplicate_of is null
      group by period_start`;
 }
 
@@ -83,56 +90,99 @@ export interface PaymentWrite {
   currency: string;
   providerRef: string;
   bookingId: string | null;
+  /** The pay page's checkout attempt the outcome settles (its pending payment); absent for a charge settled at once. */
+  attemptId?: string;
 }
 
 /**
- * Records a settled charge; null when this processor payment, or a settled charge of a part of the
- * same period, is already recorded (a payment notified twice, or two submissions racing). A processor
- * payment recorded as failed that then succeeds (the payer retried the same PaymentIntent) becomes
- * the succeeded payment: a later success always wins over an earlier failure, and the failure's
- * events stay as they were.
+ * Records a settled charge: the checkout attempt it settles, the failed record of the same processor
+ * payment (the payer retried the same PaymentIntent: a later success always wins over an earlier
+ * failure, whose events stay), or a new payment. Null when this processor payment is already
+ * recorded as settled (a notification delivered twice). A charge for parts of a period another
+ * payment already paid (two checkouts both paid, a payment racing another) is recorded as a
+ * duplicate of that payment (`duplicate_of`): money moved, so it is kept, and it is refunded.
  */
 export async function insertSucceeded(tx: Tx, write: PaymentWrite): Promise<PaymentRow | null> {
-  return (await succeedFailed(tx, write)) ?? insertNewSucceeded(tx, write);
-}
-
-/** The failed record of this processor payment, moved to succeeded with the charge; null when there is none. */
-async function succeedFailed(tx: Tx, write: PaymentWrite): Promise<PaymentRow | null> {
+  // Another processor payment for an attempt already settled is a new record (and so a duplicate).
   try {
-    const [row] = await tx.savepoint((sp) => sp<PaymentRow[]>`
-      update app.payments
-         set status = 'succeeded', failure_reason = null, paid_at = clock_timestamp(), booking_id = ${write.bookingId},
-             lease_agreement_id = ${write.leaseId}, charge_type = ${write.charge.chargeType}, payer = ${write.charge.payer}, rent_cents = ${write.charge.rentCents},
-             deposit_cents = ${write.charge.depositCents}, fees_cents = ${write.charge.feesCents},
-             platform_fee_cents = ${write.charge.split.platformFeeCents}, processing_fee_cents = ${write.charge.split.processingFeeCents},
-             period_start = ${write.charge.periodStart}, period_end = ${write.charge.periodEnd}
-       where environment = app.current_env() and provider_ref = ${write.providerRef} and status = 'failed'
-         and claim_home_id = ${write.placement.id}
-      returning *`);
-    return row ?? null;
+    return await tx.savepoint(async (sp) => (await settleExisting(sp, write, null)) ?? insertSettled(sp, write, null));
   } catch (error) {
-    // Another charge of a part of the same period settled meanwhile (payments_one_per_period_*): nothing to record.
-    if ((error as { code?: string }).code === '23505') return null;
-    throw error;
+    if (!isPartAlreadyPaid(error)) throw error;
+    const duplicateOf = await settledPaymentOfParts(tx, write);
+    return (await settleExisting(tx, write, duplicateOf)) ?? insertSettled(tx, write, duplicateOf);
   }
 }
 
-async function insertNewSucceeded(tx: Tx, write: PaymentWrite): Promise<PaymentRow | null> {
-  const [row] = await tx.savepoint((sp) => sp<PaymentRow[]>`
-    insert into app.payments (org_id, environment, property_id, booking_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id,
-                              charge_type, payer, status, rent_cents, deposit_cents, fees_cents, platform_fee_cents, processing_fee_cents,
-                              currency, paid_at, provider_ref, period_start, period_end)
-    values (${write.payee.org_id}, app.current_env(), ${write.placement.property_id}, ${write.bookingId}, app.current_org(),
-            ${write.placement.claim_id}, ${write.placement.id}, ${write.leaseId}, ${write.charge.chargeType}, ${write.charge.payer}, 'succeeded',
-            ${write.charge.rentCents}, ${write.charge.depositCents}, ${write.charge.feesCents}, ${write.charge.split.platformFeeCents},
-            ${write.charge.split.processingFeeCents}, ${write.currency.toLowerCase()}, clock_timestamp(), ${write.providerRef},
-            ${write.charge.periodStart}, ${write.charge.periodEnd})
-    on conflict do nothing
-    returning *`);
+/** A unique violation of one of the one-settled-charge-per-part indexes. */
+const isPartAlreadyPaid = (error: unknown) =>
+  (error as { code?: string }).code === '23505' && /^payments_one_per_period/.test((error as { constraint_name?: string }).constraint_name ?? '');
+
+/** The settled payment that already paid a part of this charge's period. */
+async function settledPaymentOfParts(tx: Tx, write: PaymentWrite): Promise<string> {
+  const { charge } = write;
+  const [row] = await tx<{ id: string }[]>`
+    select id from app.payments
+     where claim_home_id = ${write.placement.id} and period_start = ${charge.periodStart} and status in ('succeeded', 'refunded')
+       and duplicate_of is null
+       and ((rent_cents > 0 and ${charge.rentCents}::bigint > 0) or (deposit_cents > 0 and ${charge.depositCents}::bigint > 0)
+            or (fees_cents > 0 and ${charge.feesCents}::bigint > 0))
+     order by paid_at, id limit 1`;
+  return row.id;
+}
+
+/** The columns a settled charge sets, on a new row or an existing attempt. */
+const settledColumns = (write: PaymentWrite) => ({
+  booking_id: write.bookingId,
+  lease_agreement_id: write.leaseId,
+  charge_type: write.charge.chargeType,
+  payer: write.charge.payer,
+  rent_cents: write.charge.rentCents,
+  deposit_cents: write.charge.depositCents,
+  fees_cents: write.charge.feesCents,
+  platform_fee_cents: write.charge.split.platformFeeCents,
+  processing_fee_cents: write.charge.split.processingFeeCents,
+  period_start: write.charge.periodStart,
+  period_end: write.charge.periodEnd,
+  provider_ref: write.providerRef,
+});
+
+/** Settles the attempt (or the failed record of the same processor payment) as succeeded; null when there is none to settle. */
+async function settleExisting(tx: Tx, write: PaymentWrite, duplicateOf: string | null): Promise<PaymentRow | null> {
+  const [row] = await tx<PaymentRow[]>`
+    update app.payments
+       set ${tx(settledColumns(write))}, status = 'succeeded', failure_reason = null, paid_at = clock_timestamp(), duplicate_of = ${duplicateOf}
+     where claim_home_id = ${write.placement.id} and status in ('pending', 'failed')
+       and ${write.attemptId ? tx`id = ${write.attemptId}` : tx`environment = app.current_env() and provider_ref = ${write.providerRef}`}
+    returning *`;
   return row ?? null;
 }
 
+/** A new settled payment; null when this processor payment is already recorded. */
+async function insertSettled(tx: Tx, write: PaymentWrite, duplicateOf: string | null): Promise<PaymentRow | null> {
+  const { charge } = write;
+  const [row] = await tx<PaymentRow[]>`
+    insert into app.payments (org_id, environment, property_id, booking_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id,
+                              charge_type, payer, status, rent_cents, deposit_cents, fees_cents, platform_fee_cents, processing_fee_cents,
+                              currency, paid_at, provider_ref, period_start, period_end, duplicate_of)
+    values (${write.payee.org_id}, app.current_env(), ${write.placement.property_id}, ${write.bookingId}, app.current_org(),
+            ${write.placement.claim_id}, ${write.placement.id}, ${write.leaseId}, ${charge.chargeType}, ${charge.payer}, 'succeeded',
+            ${charge.rentCents}, ${charge.depositCents}, ${charge.feesCents}, ${charge.split.platformFeeCents},
+            ${charge.split.processingFeeCents}, ${write.currency.toLowerCase()}, clock_timestamp(), ${write.providerRef},
+            ${charge.periodStart}, ${charge.periodEnd}, ${duplicateOf})
+    on conflict (environment, provider_ref) where provider_ref is not null do nothing
+    returning *`;
+  return row ?? null;
+}
+
+/** Records a failed charge: the attempt it settles, or a new failed payment; null when already recorded. */
 export async function insertFailed(tx: Tx, write: PaymentWrite, reason: string): Promise<PaymentRow | null> {
+  if (write.attemptId) {
+    const [row] = await tx<PaymentRow[]>`
+      update app.payments set status = 'failed', provider_ref = ${write.providerRef}, failure_reason = ${reason}
+       where id = ${write.attemptId} and claim_home_id = ${write.placement.id} and status = 'pending'
+      returning *`;
+    return row ?? null;
+  }
   const [row] = await tx<PaymentRow[]>`
     insert into app.payments (org_id, environment, property_id, booking_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id,
                               charge_type, payer, status, rent_cents, deposit_cents, fees_cents, currency, provider_ref, failure_reason,
@@ -146,6 +196,46 @@ export async function insertFailed(tx: Tx, write: PaymentWrite, reason: string):
   return row ?? null;
 }
 
+/** The open checkout attempt of a payer's share of a period, locked; null when none is open. */
+export async function openCheckout(tx: Tx, placementId: string, periodStart: string, payer: string): Promise<PaymentRow | null> {
+  const [row] = await tx<PaymentRow[]>`
+    select * from app.payments
+     where claim_home_id = ${placementId} and period_start = ${periodStart} and payer = ${payer} and status = 'pending'
+     for update`;
+  return row ?? null;
+}
+
+/** Opens a checkout attempt: a pending payment of the share, settled later by the processor's notification. */
+export async function insertPending(tx: Tx, write: Omit<PaymentWrite, 'providerRef' | 'bookingId'>, expiresAt: Date): Promise<PaymentRow> {
+  const [row] = await tx<PaymentRow[]>`
+    insert into app.payments (org_id, environment, property_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id,
+                              charge_type, payer, status, rent_cents, deposit_cents, fees_cents, platform_fee_cents, processing_fee_cents,
+                              currency, period_start, period_end, checkout_expires_at)
+    values (${write.payee.org_id}, app.current_env(), ${write.placement.property_id}, app.current_org(), ${write.placement.claim_id},
+            ${write.placement.id}, ${write.leaseId}, ${write.charge.chargeType}, ${write.charge.payer}, 'pending', ${write.charge.rentCents},
+            ${write.charge.depositCents}, ${write.charge.feesCents}, ${write.charge.split.platformFeeCents}, ${write.charge.split.processingFeeCents},
+            ${write.currency.toLowerCase()}, ${write.charge.periodStart}, ${write.charge.periodEnd}, ${expiresAt})
+    returning *`;
+  return row;
+}
+
+/** The processor's checkout of an attempt, once created. */
+export async function recordCheckout(tx: Tx, paymentId: string, checkout: { providerRef: string; url: string }): Promise<void> {
+  await tx`update app.payments set checkout_ref = ${checkout.providerRef}, checkout_url = ${checkout.url} where id = ${paymentId} and status = 'pending'`;
+}
+
+/** Why an attempt was closed by the service, not by the processor: a newer attempt replaced it. */
+const replacedReasons = ['checkout_expired', 'amount_changed'] as const;
+
+/** Whether a failed payment is an attempt the service replaced (no charge failed at the processor). */
+export const isReplacedCheckout = (payment: Pick<PaymentRow, 'status' | 'failure_reason' | 'provider_ref'>) =>
+  payment.status === 'failed' && payment.provider_ref === null && (replacedReasons as readonly (string | null)[]).includes(payment.failure_reason);
+
+/** Closes an attempt that can no longer be paid as it was opened: a newer attempt replaces it. */
+export async function abandonCheckout(tx: Tx, paymentId: string, reason: (typeof replacedReasons)[number]): Promise<void> {
+  await tx`update app.payments set status = 'failed', failure_reason = ${reason} where id = ${paymentId} and status = 'pending'`;
+}
+
 export async function paymentsOf(tx: Tx, placementId: string): Promise<PaymentRow[]> {
   return tx<PaymentRow[]>`select * from app.payments where claim_home_id = ${placementId} order by created_at, id`;
 }
@@ -156,7 +246,8 @@ export async function paymentsOf(tx: Tx, placementId: string): Promise<PaymentRo
  */
 export async function latestSettled(tx: Tx, placementId: string, paymentId?: string): Promise<PaymentRow | null> {
   const [row] = await tx<PaymentRow[]>`
-    select * from app.payments where claim_home_id = ${placementId} and status = 'succeeded' ${paymentId ? tx`and id = ${paymentId}` : tx``}
+    select * from app.payments where claim_home_id = ${placementId} and status = 'succeeded' and duplicate_of is null
+       ${paymentId ? tx`and id = ${paymentId}` : tx``}
      order by paid_at desc, id desc limit 1 for update`;
   return row ?? null;
 }
@@ -319,9 +410,23 @@ export async function insertRefundRequest(
   return row ?? null;
 }
 
+/** The service's own refund of a duplicate charge, approved at once; null when it exists already. */
+export async function insertAutomaticRefund(tx: Tx, payment: PaymentRow, reason: string): Promise<RefundRequestRow | null> {
+  const [row] = await tx<RefundRequestRow[]>`
+    insert into app.refund_requests (org_id, environment, claim_id, claim_home_id, property_id, provider_org_id, payment_id,
+                                     amount_cents, currency, covers_deposit, reason, status, decided_at, automatic)
+    select app.current_org(), app.current_env(), p.claim_id, p.claim_home_id, p.property_id, p.org_id, p.id,
+           p.gross_cents, p.currency, p.covers_deposit, ${reason}, 'approved', clock_timestamp(), true
+      from app.payments p where p.id = ${payment.id}
+    on conflict do nothing
+    returning *`;
+  return row ?? null;
+}
+
 export async function openRefundRequest(tx: Tx, placementId: string): Promise<RefundRequestRow | null> {
   const [row] = await tx<RefundRequestRow[]>`
-    select * from app.refund_requests where claim_home_id = ${placementId} and status in ('pending_owner_approval', 'approved') for update`;
+    select * from app.refund_requests where claim_home_id = ${placementId} and status in ('pending_owner_approval', 'approved') and not automatic
+       for update`;
   return row ?? null;
 }
 

@@ -128,6 +128,7 @@ export function renderPayment(p: PaymentJson): z.infer<typeof PlacementPayment> 
     failure_reason: p.failure_reason,
     refunded_amount: fromCents(Number(p.refunded_cents)),
     refunded_at: iso(p.refunded_at),
+    duplicate_of: p.duplicate_of,
   };
 }
 
@@ -143,6 +144,7 @@ export function renderRefund(r: RefundJson): z.infer<typeof DepositRefund> {
     requested_at: iso(r.created_at)!,
     decided_at: iso(r.decided_at),
     refunded_at: iso(r.refunded_at),
+    automatic: r.automatic,
   };
 }
 

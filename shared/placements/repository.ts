@@ -410,7 +410,7 @@ export interface PaymentJson {
   id: string;
   charge_type: ChargeType;
   payer: Payer | null;
-  status: 'succeeded' | 'failed' | 'refunded';
+  status: 'pending' | 'succeeded' | 'failed' | 'refunded';
   gross_cents: number;
   platform_fee_cents: number;
   currency: string;
@@ -422,6 +422,7 @@ export interface PaymentJson {
   failure_reason: string | null;
   refunded_cents: number;
   refunded_at: string | null;
+  duplicate_of: string | null;
 }
 
 export interface RefundJson {
@@ -435,6 +436,7 @@ export interface RefundJson {
   created_at: string;
   decided_at: string | null;
   refunded_at: string | null;
+  automatic: boolean;
 }
 
 export interface PlacementMoneyJson {
@@ -460,7 +462,7 @@ export async function placementHomes(tx: Tx, claimId: string, propertyId?: strin
            coalesce((select a.approved from app.budget_approvals a where a.claim_id = h.claim_id and a.property_id = h.property_id), false) as budget_approved,
            coalesce((select jsonb_agg(to_jsonb(l) order by l.version) from app.lease_agreements l where l.claim_home_id = h.id), '[]') as leases,
            (select count(*)::integer from app.payments p
-             where p.claim_home_id = h.id and p.status in ('succeeded', 'refunded')) as payments_succeeded,
+             where p.claim_home_id = h.id and p.status in ('succeeded', 'refunded') and p.duplicate_of is null) as payments_succeeded,
            ${placementMoneyColumns(tx)}
       from app.claim_homes h
      where h.claim_id = ${claimId} ${propertyId ? tx`and h.property_id = ${propertyId}` : tx``}

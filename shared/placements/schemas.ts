@@ -260,7 +260,9 @@ export const PlacementPayment = z
   .object({
     id: z.string().uuid(),
     charge_type: z.enum(chargeTypes).describe('initial: the first payment (first month, one-off fees, deposits); rent: a later month; extension: the added nights of an extension.'),
-    status: z.enum(['succeeded', 'failed', 'refunded']),
+    status: z.enum(['pending', 'succeeded', 'failed', 'refunded']).describe(
+      'pending: a live checkout opened on the pay page and not settled yet (a second submission goes to the same checkout); succeeded or failed by the processor (a later success wins over a failure); failed with `checkout_expired` or `amount_changed` when the service replaced the checkout before it was paid; refunded once all of it came back.',
+    ),
     payer: z.enum(payers).nullable().describe(
       'Who paid this share of the charge: a charge whose rent, deposits and fees have different payers (`rent_payer`, `deposit_payer`, `fees_payer`) is paid in one share per payer, each a payment of its own. Null on payments made before charges were split.',
     ),
@@ -274,6 +276,9 @@ export const PlacementPayment = z
     failure_reason: z.string().nullable(),
     refunded_amount: z.number(),
     refunded_at: z.string().nullable(),
+    duplicate_of: z.string().uuid().nullable().describe(
+      'Set on a charge that cleared for what this other payment had already paid (two checkouts both paid): it counts for nothing, is refunded automatically (an automatic entry in deposit_refunds) and announced by payment.duplicate.',
+    ),
   })
   .openapi('PlacementPayment');
 
@@ -289,6 +294,7 @@ export const DepositRefund = z
     requested_at: z.string(),
     decided_at: z.string().nullable(),
     refunded_at: z.string().nullable(),
+    automatic: z.boolean().describe('Issued by the service itself for a duplicate charge (approved when made), not requested by the carrier.'),
   })
   .openapi('DepositRefund');
 

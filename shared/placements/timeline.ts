@@ -101,6 +101,7 @@ export const moneyTimeline: TimelineSource = {
     'payment.refunded': (d) => `Refund of ${money(d, 'amount')} issued by the landlord (service fee ${money(d, 'platform_fee_refunded')} returned with it).`,
     'refund.declined': (d) => `Refund of ${money(d, 'amount')} declined by the landlord.`,
     'deposit.refund_requested': (d) => `Refund of ${money(d, 'amount')} requested, deposit included.`,
+    'payment.duplicate': (d) => `A second charge of ${money(d, 'amount')} cleared for what was already paid; it is refunded automatically.`,
   },
   entries: (tx, claim) => tx<TimelineRow[]>`
     select b.created_at as at, 'booking.created' as type, b.property_id,
@@ -113,7 +114,12 @@ export const moneyTimeline: TimelineSource = {
     select p.paid_at, 'payment.succeeded', p.property_id,
            jsonb_build_object('payment_id', p.id, 'charge_type', p.charge_type, 'payer', p.payer, 'amount', p.gross_cents / 100.0,
                               'platform_fee', p.platform_fee_cents / 100.0, 'currency', p.currency)
-      from app.payments p where p.claim_id = ${claim.id} and p.paid_at is not null
+      from app.payments p where p.claim_id = ${claim.id} and p.paid_at is not null and p.duplicate_of is null
+    union all
+    select p.paid_at, 'payment.duplicate', p.property_id,
+           jsonb_build_object('payment_id', p.id, 'duplicate_of', p.duplicate_of, 'charge_type', p.charge_type, 'payer', p.payer,
+                              'amount', p.gross_cents / 100.0, 'currency', p.currency)
+      from app.payments p where p.claim_id = ${claim.id} and p.duplicate_of is not null
     union all
     select r.refunded_at, 'payment.refunded', r.property_id,
            jsonb_build_object('refund_request_id', r.id, 'payment_id', r.payment_id, 'amount', r.amount_cents / 100.0, 'currency', r.currency,
@@ -128,5 +134,5 @@ export const moneyTimeline: TimelineSource = {
     union all
     select r.created_at, 'deposit.refund_requested', r.property_id,
            jsonb_build_object('refund_request_id', r.id, 'payment_id', r.payment_id, 'amount', r.amount_cents / 100.0, 'currency', r.currency, 'status', r.status)
-      from app.refund_requests r where r.claim_id = ${claim.id} and r.covers_deposit`,
+      from app.refund_requests r where r.claim_id = ${claim.id} and r.covers_deposit and not r.automatic`,
 };

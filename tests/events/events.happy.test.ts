@@ -140,6 +140,7 @@ describe('GET /events/types', () => {
       [
         'request.status_changed', 'option.declined', 'option.saved', 'dates.proposed', 'lease.sent', 'lease.first_signed',
         'lease.signed', 'payment.succeeded', 'payment.failed', 'payment.refunded', 'booking.confirmed', 'booking.dates_changed',
+        'payment.duplicate',
       ].sort(),
     );
     expect(byName['payment.refunded']).toMatchObject({ audience: 'carrier', simulatable: false });

@@ -174,9 +174,15 @@ describe('a charge split between payers (live, stand-in processor)', () => {
     expect((await notify(`pi_c_${s.ref}`, carrier.metadata, carrier.amount)).body.data.outcome).toBe('applied');
     const home = await placementOf(s);
     expect(home.booking).toMatchObject({ booking_status: 'confirmed' });
-    expect(home.payments.map((p: any) => p.payer)).toEqual(['policyholder', 'tpa', 'carrier']);
-    // The same share paid again through a second checkout is not a second payment.
-    expect((await notify(`pi_c2_${s.ref}`, carrier.metadata, carrier.amount)).body.data.outcome).toBe('duplicate');
-    expect((await placementOf(s)).payments).toHaveLength(3);
+    // Listed as the checkouts were opened; each settled by its own notification.
+    expect(home.payments.map((p: any) => [p.payer, p.status])).toEqual([['carrier', 'succeeded'], ['policyholder', 'succeeded'], ['tpa', 'succeeded']]);
+    // The same notification again records nothing more.
+    expect((await notify(`pi_c_${s.ref}`, carrier.metadata, carrier.amount)).body.data.outcome).toBe('duplicate');
+    // The same share charged again by another payment is kept as a duplicate of the first, to refund; it books nothing more.
+    expect((await notify(`pi_c2_${s.ref}`, carrier.metadata, carrier.amount)).body.data.outcome).toBe('applied');
+    const after = await placementOf(s);
+    expect(after.payments).toHaveLength(4);
+    expect(after.payments[3]).toMatchObject({ payer: 'carrier', duplicate_of: after.payments[0].id });
+    expect(after.payments_succeeded).toBe(3);
   });
 });

@@ -221,7 +221,8 @@ describe('live payments through the processor (stand-in transport)', () => {
     (forged.data.object as any).id = `pi_foreign_${crypto.randomUUID().slice(0, 8)}`;
     expect((await notify(forged)).body.data.outcome).toBe('ignored: unknown lease');
     const home = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0];
-    expect(home).toMatchObject({ payments: [], booking: null, payments_succeeded: 0 });
+    // Only the checkout's own attempt, still open: nothing settled.
+    expect(home).toMatchObject({ payments: [{ status: 'pending', paid_at: null }], booking: null, payments_succeeded: 0 });
   });
 
   it('an extension is paid through the checkout too: its notification puts it in effect', async () => {
@@ -264,7 +265,7 @@ describe('live payments through the processor (stand-in transport)', () => {
     expect((await notify(own('evt_shifted', shifted, amount))).body.data.outcome).toBe('ignored: amount differs from the signed terms');
     const bigger = { ...metadata, rent_cents: String(Number(metadata.rent_cents) + 50_000) };
     expect((await notify(own('evt_bigger', bigger, amount + 50_000))).body.data.outcome).toBe('ignored: amount differs from the signed terms');
-    expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].payments).toEqual([]);
+    expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].payments.map((p: any) => p.status)).toEqual(['pending']);
     // The charge as the checkout made it is recorded.
     expect((await notify(own('evt_right', metadata, amount))).body.data.outcome).toBe('applied');
   });

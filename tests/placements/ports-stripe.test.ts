@@ -39,6 +39,7 @@ describe('live payments adapter (Stripe, stand-in transport)', () => {
       description: 'First payment',
       successUrl: 'https://example.test/ok',
       cancelUrl: 'https://example.test/back',
+      expiresAt: new Date('2026-12-01T10:00:00Z'),
       metadata: { payment_id: 'p1', environment: 'live' },
       idempotencyKey: 'checkout-p1',
     });
@@ -54,6 +55,7 @@ describe('live payments adapter (Stripe, stand-in transport)', () => {
     expect(call.form.get('line_items[0][price_data][currency]')).toBe('usd');
     expect(call.form.get('payment_intent_data[metadata][payment_id]')).toBe('p1');
     expect(call.form.get('mode')).toBe('payment');
+    expect(call.form.get('expires_at')).toBe(String(Date.parse('2026-12-01T10:00:00Z') / 1000));
   });
 
   it('refunds on the connected account and refunds the application fee with it', async () => {

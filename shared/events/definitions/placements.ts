@@ -197,4 +197,31 @@ export const placementEvents = [
       currency: 'usd',
     },
   },
+  {
+    // Beyond the specification's table: money taken twice is never kept silently.
+    event: 'payment.duplicate',
+    audience: 'carrier',
+    summary: 'A second charge cleared for what another payment had already paid; the service refunds it automatically (payment.refunded follows).',
+    simulatable: true,
+    payload: z.object({
+      ...onHome,
+      payment_id: z.string().uuid().describe('The second charge, as the placement read lists it (with duplicate_of).'),
+      duplicate_of: z.string().uuid().describe('The payment that had already paid it.'),
+      charge_type: z.string(),
+      payer: z.enum(payers).nullable(),
+      amount: z.number().describe('What the second charge took, all of it refunded.'),
+      currency,
+      refund_request_id: z.string().uuid().describe('The automatic refund (deposit_refunds on the placement read); payment.refunded names it when issued.'),
+    }),
+    sample: {
+      ...samples,
+      payment_id: '8d1f3b5a-7c9e-4a2b-b6d8-0e2f4a6c8b1d',
+      duplicate_of: '3f6c2a91-7d4e-4b8a-9c15-e2a7b0d4f618',
+      charge_type: 'initial',
+      payer: 'carrier',
+      amount: 4350,
+      currency: 'usd',
+      refund_request_id: '5b7d9f1a-3c5e-4a7b-9d1f-2b4d6f8a0c3e',
+    },
+  },
 ] as const satisfies readonly EventDefinition[];

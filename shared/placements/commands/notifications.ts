@@ -6,6 +6,7 @@ import { recordCharge, signedCharge } from './payments.ts';
 import { log } from '../../log.ts';
 import { chargeParts, chargeTypes, partCents, payerOf, shareOf, type ChargeType, type Payer } from '../billing.ts';
 import { payers } from '../../claims/values.ts';
+import { isUuid } from '../../ids.ts';
 import { inPlacementById, lockLeaseOf } from '../unit-of-work.ts';
 
 // The payment processor's verified notifications, applied in the transaction of the tenant they
@@ -14,7 +15,8 @@ import { inPlacementById, lockLeaseOf } from '../unit-of-work.ts';
 // service ignores (not its checkout, another account, another amount) is not claimed.
 //
 // - payment_intent.succeeded / payment_failed: the charge the pay page's checkout created; its
-//   metadata names the placement, the period, the payer and the parts of the charge (a payer's share). Recorded by the same
+//   metadata names the placement, the attempt (its pending payment), the period, the payer and the
+//   parts of the charge (a payer's share). Recorded by the same
 //   command as sandbox payments (./payments.ts).
 // - charge.refunded: the payment is marked refunded (the refund job usually got there first).
 // - account.updated: the provider's payout account follows the connected account.
@@ -54,6 +56,8 @@ export async function applyNotification(n: ProcessorNotification): Promise<Notif
           status: n.kind === 'payment_succeeded' ? 'succeeded' : 'failed',
           providerRef: n.paymentRef,
           failureReason: n.failureMessage,
+          // The pay page's attempt (its pending payment); a checkout opened before attempts were recorded names none.
+          attemptId: isUuid(m.payment_id) ? m.payment_id : undefined,
         });
         return recorded ? 'applied' : 'duplicate';
       });

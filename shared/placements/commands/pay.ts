@@ -5,7 +5,8 @@ import type { PayLink } from '../pay-link.ts';
 import { paymentsPort } from '../ports/index.ts';
 import type { CheckoutRequest } from '../ports/types.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
-import { isBooked, paymentsOf } from '../money-repository.ts';
+import { abandonCheckout, insertPending, isBooked, isReplacedCheckout, openCheckout, paymentsOf, recordCheckout } from '../money-repository.ts';
+import { withTenant } from '../../db/tenant.ts';
 import { payable, paySandbox, requireDue } from './payments.ts';
 import { homeOnRequest, type PlacementRow } from '../repository.ts';
 import { inPlacementById } from '../unit-of-work.ts';
@@ -92,7 +93,8 @@ const paidTitle = (chargeType: string, start: string | null) =>
 async function view(link: PayLink): Promise<PayView | null> {
   return inLinkedPlacement(link, false, async (tx, claim, placement) => {
     const [home, payments, booked] = await Promise.all([homeOnRequest(tx, claim.id, placement.property_id), paymentsOf(tx, placement.id), isBooked(tx, placement.id)]);
-    const last = payments.at(-1);
+    // The latest outcome a payer saw at the processor: not a checkout still open, nor one the service replaced.
+    const last = payments.filter((p) => p.status !== 'pending' && !isReplacedCheckout(p)).at(-1);
     const base = {
       latest: last ? (last.status === 'failed' ? ('failed' as const) : ('succeeded' as const)) : null,
       environment: link.environment,
@@ -102,8 +104,8 @@ async function view(link: PayLink): Promise<PayView | null> {
       payee: 'the landlord',
       currency: home!.currency,
       paid: payments
-        .filter((p) => p.status !== 'failed')
-        .map((p) => ({ title: paidTitle(p.charge_type, p.period_start), cents: Number(p.gross_cents), at: p.paid_at!.toISOString(), status: p.status === 'refunded' ? 'refunded' : 'paid', payer: p.payer })),
+        .filter((p) => p.paid_at !== null)
+        .map((p) => ({ title: p.duplicate_of ? 'Second charge, refunded automatically' : paidTitle(p.charge_type, p.period_start), cents: Number(p.gross_cents), at: p.paid_at!.toISOString(), status: p.status === 'refunded' ? 'refunded' : 'paid', payer: p.payer })),
     };
     if (placement.option_status === 'cancelled') {
       return { ...base, state: 'unavailable' as const, note: 'This placement was cancelled; nothing can be paid on it.' };
@@ -130,8 +132,11 @@ async function view(link: PayLink): Promise<PayView | null> {
   });
 }
 
+/** What paying does once the placement is checked: settled (sandbox), back to an open checkout, or a new checkout to create. */
+type PayStep = { result: 'succeeded' | 'failed' } | { reuse: string } | { attemptId: string; checkout: CheckoutRequest };
+
 async function pay(link: PayLink, submission: Parameters<PayActions['pay']>[1], returnUrl: string) {
-  const outcome = await inLinkedPlacement(link, true, async (tx, claim, placement) => {
+  const outcome = await inLinkedPlacement(link, true, async (tx, claim, placement): Promise<PayStep> => {
     if (link.environment === 'sandbox') {
       const [payment] = await paySandbox(tx, claim, placement, submission.outcome ?? 'succeeded', { payer: submission.payer, expectedCents: submission.amountCents });
       return { result: payment.status === 'failed' ? ('failed' as const) : ('succeeded' as const) };
@@ -144,9 +149,23 @@ async function pay(link: PayLink, submission: Parameters<PayActions['pay']>[1], 
     if (!state.payee.processor_account_id) {
       throw new ApiError('charges_disabled', "The landlord's payment account is not connected yet; nothing can be paid until the landlord finishes setup.");
     }
-    // Live checkout: a direct charge on the landlord's account; the notification records the outcome.
-    // The processor is called after the transaction, so no lock is held while it answers.
-    return { checkout: {
+    // Live checkout: a direct charge on the landlord's account, opened as a pending payment (the
+    // attempt) that the processor's notification settles. A second submission while the attempt is
+    // open (two tabs, a retry) goes to the same checkout; one that can no longer be paid as opened
+    // (close to expiry, another amount or lease) is closed and replaced. The processor is called
+    // after the transaction, so no lock is held while it answers.
+    const now = Date.now();
+    let attempt = await openCheckout(tx, placement.id, due.periodStart, due.payer);
+    if (attempt && (Number(attempt.gross_cents) !== due.split.grossCents || attempt.lease_agreement_id !== state.lease.id)) {
+      await abandonCheckout(tx, attempt.id, 'amount_changed');
+      attempt = null;
+    } else if (attempt && attempt.checkout_expires_at!.getTime() - now < checkoutReuseMarginMs) {
+      await abandonCheckout(tx, attempt.id, 'checkout_expired');
+      attempt = null;
+    }
+    if (attempt?.checkout_url) return { reuse: attempt.checkout_url };
+    attempt ??= await insertPending(tx, { payee: state.payee, placement, leaseId: state.lease.id, charge: due, currency: state.currency }, new Date(now + checkoutTtlMs));
+    return { attemptId: attempt.id, checkout: {
       connectedAccount: state.payee.processor_account_id,
       amountCents: due.split.grossCents,
       currency: state.currency,
@@ -154,10 +173,12 @@ async function pay(link: PayLink, submission: Parameters<PayActions['pay']>[1], 
       description: `${due.title}: ${claim.claim_ref}`,
       successUrl: `${returnUrl}?result=processing`,
       cancelUrl: `${returnUrl}?result=cancelled`,
+      expiresAt: attempt.checkout_expires_at!,
       metadata: {
         environment: link.environment,
         org_id: link.orgId,
         placement_id: placement.id,
+        payment_id: attempt.id,
         lease_id: state.lease.id,
         charge_type: due.chargeType,
         payer: due.payer,
@@ -167,13 +188,21 @@ async function pay(link: PayLink, submission: Parameters<PayActions['pay']>[1], 
         deposit_cents: String(due.depositCents),
         fees_cents: String(due.feesCents),
       },
-      // One checkout per placement, period, payer and amount: a double submission reuses it.
-      idempotencyKey: `checkout:${placement.id}:${due.periodStart}:${due.payer}:${due.split.grossCents}`,
+      // One checkout per attempt: a retry of the call after a timeout gets the same checkout back.
+      idempotencyKey: `checkout:${attempt.id}`,
     } satisfies CheckoutRequest };
   });
   if (!outcome) throw new ApiError('not_found', 'This link does not lead to a placement that can be paid.');
-  if (outcome.result) return { result: outcome.result };
-  return { redirect: (await paymentsPort('live').createCheckout(outcome.checkout!)).url };
+  if ('result' in outcome) return { result: outcome.result };
+  if ('reuse' in outcome) return { redirect: outcome.reuse };
+  const checkout = await paymentsPort('live').createCheckout(outcome.checkout);
+  await withTenant(link, (tx) => recordCheckout(tx, outcome.attemptId, checkout));
+  return { redirect: checkout.url };
 }
+
+/** How long a checkout takes payment (the processor allows 30 minutes to 24 hours). */
+const checkoutTtlMs = 60 * 60 * 1000;
+/** An open checkout this close to its end is replaced rather than reused, so the payer has time to pay. */
+const checkoutReuseMarginMs = 10 * 60 * 1000;
 
 export const payActions: PayActions = { view, pay };

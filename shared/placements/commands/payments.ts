@@ -11,12 +11,14 @@ import { putExtensionInEffect } from './extensions.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { onHome, providerBookingFields } from '../render.ts';
 import {
-  attachPayment, confirmBooking, confirmedBooking, homeLabel, insertFailed, insertSucceeded, paidParts, payeeOf,
+  attachPayment, confirmBooking, confirmedBooking, homeLabel, insertAutomaticRefund, insertFailed, insertSucceeded, paidParts, payeeOf,
   type Payee, type PaymentRow, type PaymentWrite,
 } from '../money-repository.ts';
 import { billedMoveOut, currentLease, openAddendum, type PlacementRow } from '../repository.ts';
 import { scheduleCloseout } from '../schedule.ts';
 import { tenantNow, utcDay } from '../../clock/time.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import { log } from '../../log.ts';
 
 // A payment on a placement: what is due now, and the outcome of a charge. One command for every
 // way a payment arrives (the sandbox helper, the pay page in sandbox, the processor's notification
@@ -95,10 +97,36 @@ export function requireDue(state: Payable, payer?: Payer): Due {
   return { charge: state.due.charge, shares };
 }
 
+/**
+ * A charge that cleared for what another payment had already paid (two checkouts of one share both
+ * paid, one of them after it was replaced): the payer must not pay twice, so the service refunds it
+ * at once through the refund job, as an automatic refund request (approved when made), and says so
+ * to the carrier (payment.duplicate now, payment.refunded when the refund is issued) and on the timeline.
+ */
+async function refundDuplicate(tx: Tx, claim: ClaimRow, placement: PlacementRow, payment: PaymentRow): Promise<void> {
+  const amount = fromCents(Number(payment.gross_cents));
+  const refund = await insertAutomaticRefund(tx, payment, `A second charge for what payment ${payment.duplicate_of} already paid: refunded automatically.`);
+  if (!refund) return;
+  await enqueue(tx, 'issue_refund', { refund_request_id: refund.id }, { dedupeKey: refund.id });
+  log.warn('duplicate charge refunded automatically', { payment_id: payment.id, duplicate_of: payment.duplicate_of, placement_id: placement.id });
+  await emit(tx, 'payment.duplicate', {
+    ...onHome(claim, placement),
+    payment_id: payment.id,
+    duplicate_of: payment.duplicate_of!,
+    charge_type: payment.charge_type,
+    payer: payment.payer,
+    amount,
+    currency: payment.currency,
+    refund_request_id: refund.id,
+  });
+}
+
 export interface ChargeOutcome {
   status: 'succeeded' | 'failed';
   providerRef: string;
   failureReason?: string;
+  /** The pay page's checkout attempt this outcome settles. */
+  attemptId?: string;
 }
 
 /**
@@ -124,6 +152,7 @@ export async function recordCharge(
     currency: state.currency,
     providerRef: outcome.providerRef,
     bookingId: existing?.id ?? null,
+    attemptId: outcome.attemptId,
   };
   const label = await homeLabel(tx, placement.property_id);
   const provider = { orgId: state.payee.org_id, environment: claim.environment };
@@ -156,6 +185,10 @@ export async function recordCharge(
 
   const payment = await insertSucceeded(tx, write);
   if (!payment) return null;
+  if (payment.duplicate_of) {
+    await refundDuplicate(tx, claim, placement, payment);
+    return payment;
+  }
   let bookingId = existing?.id ?? null;
   const covered = (await paidParts(tx, placement.id)).get(whole.periodStart) ?? new Set();
   const wholePaid = chargeParts.every((part) => partCents(whole, part) === 0 || covered.has(part));

@@ -68,6 +68,7 @@ export function stripePayments(settings: StripeSettings): PaymentsPort {
           metadata: request.metadata,
           success_url: request.successUrl,
           cancel_url: request.cancelUrl,
+          expires_at: Math.floor(request.expiresAt.getTime() / 1000),
         },
         { stripeAccount: request.connectedAccount, idempotencyKey: request.idempotencyKey },
       );

@@ -92,6 +92,8 @@ export interface CheckoutRequest {
   /** Where the processor sends the payer back after paying or giving up. */
   successUrl: string;
   cancelUrl: string;
+  /** When the checkout stops taking payment. */
+  expiresAt: Date;
   /** Carried back on every notification about the charge (the service's payment id, placement id, environment). */
   metadata: Record<string, string>;
   /** The same key creates the same checkout at most once. */

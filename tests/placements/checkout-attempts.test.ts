@@ -1,0 +1,151 @@
+// A live payment is a record from the moment its checkout opens (pending), settled by the
+// processor's notification; a second submission reuses the open checkout; a second charge for what
+// was already paid is kept, refunded automatically and announced, never dropped.
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { call, ownerSql } from '../helpers.ts';
+import { drainJobs } from './fixtures.ts';
+import { events, fetchPage, formOf, pagePath, payUrl, postForm, signedLease } from './payment-fixtures.ts';
+
+const secret = 'whsec_attempts_test';
+const sessions: URLSearchParams[] = [];
+const refunds: URLSearchParams[] = [];
+
+beforeAll(() => {
+  process.env.STRIPE_SECRET_KEY = 'sk_test_standin';
+  process.env.STRIPE_WEBHOOK_SECRET = secret;
+  const real = globalThis.fetch;
+  vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    const url = new URL(request.url);
+    if (url.hostname !== 'api.stripe.com') return real(input, init);
+    const form = new URLSearchParams(await request.text());
+    if (url.pathname === '/v1/refunds') {
+      refunds.push(form);
+      return Response.json({ id: `re_${refunds.length}`, object: 'refund', status: 'succeeded' });
+    }
+    sessions.push(form);
+    return Response.json({ id: `cs_attempt_${sessions.length}`, object: 'checkout.session', url: `https://checkout.stripe.com/c/pay/cs_attempt_${sessions.length}` });
+  });
+});
+afterAll(() => vi.unstubAllGlobals());
+
+const metadataOf = (session: URLSearchParams) =>
+  Object.fromEntries([...session.entries()].filter(([k]) => k.startsWith('payment_intent_data[metadata]')).map(([k, v]) => [k.slice('payment_intent_data[metadata]['.length, -1), v]));
+
+const notify = (intent: string, type: 'payment_intent.succeeded' | 'payment_intent.payment_failed', session: URLSearchParams) => {
+  const amount = Number(session.get('line_items[0][price_data][unit_amount]'));
+  const payload = JSON.stringify({
+    id: `evt_${intent}_${type}`, object: 'event', type, account: 'acct_attempts',
+    data: { object: { id: intent, object: 'payment_intent', amount, amount_received: amount, currency: 'usd', metadata: metadataOf(session), last_payment_error: { message: 'Your card was declined.' } } },
+  });
+  return call('POST', '/payments-webhook', {
+    body: payload,
+    headers: { 'content-type': 'application/json', 'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret }) },
+  });
+};
+
+/** A live placement, fully signed, on a landlord's connected account; its pay page's path. */
+async function livePlacement() {
+  const s = await signedLease('live');
+  await ownerSql()`update app.payout_accounts set processor_account_id = 'acct_attempts' where org_id = ${s.providerOrg} and environment = 'live'`;
+  await ownerSql()`update app.lease_agreements set status = 'fully_signed', sent_at = now(), policyholder_signed_at = now(), owner_signed_at = now() where id = ${s.lease.id}`;
+  const path = pagePath(await payUrl(s.api, s.ref));
+  const placement = async () => (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0];
+  return { ...s, path, placement };
+}
+
+describe('checkout attempts (live, stand-in processor)', () => {
+  it('opening a checkout records a pending payment; a second submission goes to the same checkout; the notification settles that record', async () => {
+    const s = await livePlacement();
+    const form = formOf((await fetchPage(s.path)).text);
+    const before = sessions.length;
+    const first = await postForm(s.path, form);
+    const second = await postForm(s.path, form);
+    expect(first.status).toBe(303);
+    expect(second.headers.get('location')).toBe(first.headers.get('location'));
+    expect(sessions.length - before).toBe(1);
+    const session = sessions.at(-1)!;
+    let home = await s.placement();
+    expect(home.payments).toEqual([expect.objectContaining({ status: 'pending', payer: 'carrier', paid_at: null, duplicate_of: null })]);
+    expect(metadataOf(session).payment_id).toBe(home.payments[0].id);
+    expect(Number(session.get('expires_at'))).toBeGreaterThan(Date.now() / 1000 + 50 * 60);
+    // The page still shows what is due (nothing is paid yet) and no outcome of its own.
+    expect((await fetchPage(`${s.path}?result=processing`)).text).toContain('Payment submitted');
+
+    expect((await notify(`pi_a_${s.ref}`, 'payment_intent.succeeded', session)).body.data.outcome).toBe('applied');
+    home = await s.placement();
+    expect(home.payments).toEqual([expect.objectContaining({ id: home.payments[0].id, status: 'succeeded', duplicate_of: null })]);
+    expect(home).toMatchObject({ payments_succeeded: 1, booking: { booking_status: 'confirmed' } });
+  });
+
+  it('a failed attempt, then the same PaymentIntent retried successfully: one record, succeeded', async () => {
+    const s = await livePlacement();
+    await postForm(s.path, formOf((await fetchPage(s.path)).text));
+    const session = sessions.at(-1)!;
+    expect((await notify(`pi_f_${s.ref}`, 'payment_intent.payment_failed', session)).body.data.outcome).toBe('applied');
+    expect((await s.placement()).payments).toEqual([expect.objectContaining({ status: 'failed', failure_reason: 'Your card was declined.' })]);
+    expect((await fetchPage(`${s.path}?result=failed`)).text).toContain('Payment declined');
+    expect((await notify(`pi_f_${s.ref}`, 'payment_intent.succeeded', session)).body.data.outcome).toBe('applied');
+    const home = await s.placement();
+    expect(home.payments).toEqual([expect.objectContaining({ status: 'succeeded', failure_reason: null })]);
+    expect(home.booking).toMatchObject({ booking_status: 'confirmed' });
+  });
+
+  it('an attempt close to its end is replaced, not reused; the page announces no failure for it', async () => {
+    const s = await livePlacement();
+    const form = formOf((await fetchPage(s.path)).text);
+    await postForm(s.path, form);
+    await ownerSql()`update app.payments set checkout_expires_at = now() + interval '2 minutes' where claim_id = ${s.claim.id} and status = 'pending'`;
+    const again = await postForm(s.path, form);
+    expect(again.headers.get('location')).toBe(`https://checkout.stripe.com/c/pay/cs_attempt_${sessions.length}`);
+    const home = await s.placement();
+    expect(home.payments.map((p: any) => [p.status, p.failure_reason])).toEqual([['failed', 'checkout_expired'], ['pending', null]]);
+    const page = (await fetchPage(`${s.path}?result=cancelled`)).text;
+    expect(page).not.toContain('Payment declined');
+    expect(page).toContain('Due now');
+  });
+
+  it('a second charge for what was already paid is kept, refunded automatically, and announced; it counts for nothing', async () => {
+    const s = await livePlacement();
+    const form = formOf((await fetchPage(s.path)).text);
+    await postForm(s.path, form);
+    const old = sessions.at(-1)!;
+    await ownerSql()`update app.payments set checkout_expires_at = now() + interval '2 minutes' where claim_id = ${s.claim.id} and status = 'pending'`;
+    await postForm(s.path, form);
+    const replacement = sessions.at(-1)!;
+    expect((await notify(`pi_new_${s.ref}`, 'payment_intent.succeeded', replacement)).body.data.outcome).toBe('applied');
+    // The payer had also finished the old checkout in another tab, just before it closed.
+    expect((await notify(`pi_old_${s.ref}`, 'payment_intent.succeeded', old)).body.data.outcome).toBe('applied');
+
+    let home = await s.placement();
+    const [first, second] = home.payments;
+    expect(first).toMatchObject({ status: 'succeeded', duplicate_of: second.id });
+    expect(second).toMatchObject({ status: 'succeeded', duplicate_of: null });
+    expect(home.payments_succeeded).toBe(1);
+    expect(home.deposit_refunds).toEqual([expect.objectContaining({ payment_id: first.id, status: 'approved', automatic: true, amount: first.amount })]);
+    expect((await events(s.c.orgId, 'payment.duplicate')).map((e) => e.payload)).toEqual([
+      expect.objectContaining({ payment_id: first.id, duplicate_of: second.id, amount: first.amount, refund_request_id: home.deposit_refunds[0].refund_request_id }),
+    ]);
+    expect((await events(s.c.orgId, 'payment.succeeded')).length).toBe(1);
+    expect((await events(s.c.orgId, 'booking.confirmed')).length).toBe(1);
+
+    // The refund job refunds it on the landlord's account, the platform fee with it.
+    await drainJobs(s.c.orgId);
+    expect(refunds.at(-1)!.get('payment_intent')).toBe(`pi_old_${s.ref}`);
+    expect(refunds.at(-1)!.get('amount')).toBe(String(Math.round(first.amount * 100)));
+    home = await s.placement();
+    expect(home.payments[0]).toMatchObject({ status: 'refunded', refunded_amount: first.amount });
+    expect(home.deposit_refunds[0]).toMatchObject({ status: 'refunded' });
+    expect((await events(s.c.orgId, 'payment.refunded')).map((e) => e.payload.refund_request_id)).toEqual([home.deposit_refunds[0].refund_request_id]);
+    const timeline = (await s.api.get(`/claims/${s.ref}/timeline`)).body.data.map((e: any) => e.type);
+    expect(timeline).toEqual(expect.arrayContaining(['payment.succeeded', 'payment.duplicate', 'payment.refunded']));
+    expect(timeline.filter((t: string) => t === 'payment.succeeded')).toHaveLength(1);
+    // The carrier's own refund request is not blocked by the automatic one, and never picks the duplicate.
+    const asked = await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home, amount: 10 });
+    expect(asked.status).toBe(202);
+    expect((await s.placement()).deposit_refunds.at(-1)).toMatchObject({ payment_id: second.id, automatic: false });
+    // The pay page shows it as what it is.
+    expect((await fetchPage(s.path)).text).toContain('Second charge, refunded automatically');
+  });
+});
