@@ -36,7 +36,7 @@ const Submission = z.strictObject({
 const problems: Record<PayLinkRejected['reason'], [string, string, number]> = {
   expired: ['This payment link has expired', 'For your safety, payment links stop working after a short time.', 410],
   invalid: ['This payment link is not valid', 'The link is incomplete, was changed, or was not issued for this service.', 403],
-  replaced: ['This payment link is not valid', 'A newer link was issued; use the latest one you received.', 403],
+  replaced: ['This payment link is not valid any more', 'The lease changed since this link was issued (new dates, a new version); use the latest link you received.', 403],
 };
 
 /** A live deployment whose payment processor is not set up: say so, not a 500. */
@@ -49,15 +49,19 @@ export function createPayApp(actions: PayActions) {
   // The page's form is a few fields: a body past 16 KB is not one of its forms.
   app.use('*', boundedBody(16 * 1024, (c) => html(c, problemPage('The form could not be read', 'The form sent was far larger than this page\'s form.'), 413)));
 
+  /** The page for a link refused (expired, invalid, replaced), or for signed links not configured. */
+  function refusedLink(c: Context<AppEnv>, error: unknown): Response {
+    if (error instanceof NotConfigured) return html(c, notConfiguredPage(), 503);
+    if (!(error instanceof PayLinkRejected)) throw error;
+    const [title, text, status] = problems[error.reason];
+    return html(c, renderProblemPage(title, text), status);
+  }
+
   async function verified(c: Context<AppEnv>): Promise<PayLink | Response> {
-    const token = c.req.param('token') ?? '';
     try {
-      return await readPayLink(token);
+      return await readPayLink(c.req.param('token') ?? '');
     } catch (error) {
-      if (error instanceof NotConfigured) return html(c, notConfiguredPage(), 503);
-      if (!(error instanceof PayLinkRejected)) throw error;
-      const [title, text, status] = problems[error.reason];
-      return html(c, renderProblemPage(title, text), status);
+      return refusedLink(c, error);
     }
   }
 
@@ -97,7 +101,13 @@ export function createPayApp(actions: PayActions) {
   app.get('/pay/:token', async (c) => {
     const link = await verified(c);
     if (link instanceof Response) return link;
-    const view = await actions.view(link);
+    let view;
+    try {
+      view = await actions.view(link);
+    } catch (error) {
+      // A link issued under a contract version that was since replaced.
+      return refusedLink(c, error);
+    }
     if (!view) return notFound(c);
     return html(c, renderPayPage(view, c.req.query('result')), 200);
   });
@@ -123,6 +133,7 @@ export function createPayApp(actions: PayActions) {
     } catch (error) {
       // A second submit of a page already paid (two tabs, a double click): the receipt, not an error.
       if (error instanceof ApiError && error.code === 'nothing_due') return c.redirect('?result=succeeded', 303);
+      if (error instanceof PayLinkRejected) return refusedLink(c, error);
       if (error instanceof ApiError && error.status < 500) {
         const status = error.status === 404 ? 404 : 409;
         return html(c, renderProblemPage('Payment not possible', error.message), status);

@@ -20,6 +20,12 @@ export interface PayLink {
   /** The carrier organisation that owns the request. */
   orgId: string;
   environment: Environment;
+  /**
+   * The placement's contract version when the link was issued (null before one): a link pays only
+   * under the lease it was issued for, so a page opened before the dates changed cannot pay the new
+   * version's charges.
+   */
+  leaseId: string | null;
 }
 
 /**
@@ -81,7 +87,7 @@ async function keyFor(environment: Environment): Promise<Uint8Array> {
 type Audience = 'pay-in-app' | 'payout-setup' | 'household';
 
 /** The claims every link carries, and what a household link adds (its issue, and whom it was sent to). */
-type LinkClaims = { org: string; env: Environment; v?: number; to?: string };
+type LinkClaims = { org: string; env: Environment; v?: number; to?: string; lease?: string | null };
 
 async function sign(audience: Audience, subject: string, claims: LinkClaims, now: Date, ttlSeconds = config.payLinkTtlSeconds()): Promise<string> {
   const issuedAt = Math.floor(now.getTime() / 1000);
@@ -95,7 +101,7 @@ async function sign(audience: Audience, subject: string, claims: LinkClaims, now
     .sign(await keyFor(claims.env));
 }
 
-async function verify(audience: Audience, token: string, given?: Date): Promise<{ sub: string; org: string; env: Environment; v?: unknown; to?: unknown }> {
+async function verify(audience: Audience, token: string, given?: Date): Promise<{ sub: string; org: string; env: Environment; v?: unknown; to?: unknown; lease?: unknown }> {
   let environment: unknown;
   try {
     environment = decodeJwt(token).env;
@@ -115,7 +121,7 @@ async function verify(audience: Audience, token: string, given?: Date): Promise<
       requiredClaims: ['sub', 'exp', 'org', 'env'],
     });
     if (typeof payload.sub !== 'string' || typeof payload.org !== 'string') throw new PayLinkRejected('invalid', 'This link is not valid.');
-    return { sub: payload.sub, org: payload.org, env: environment, v: payload.v, to: payload.to };
+    return { sub: payload.sub, org: payload.org, env: environment, v: payload.v, to: payload.to, lease: payload.lease };
   } catch (error) {
     if (error instanceof PayLinkRejected) throw error;
     if (error instanceof errors.JWTExpired) throw new PayLinkRejected('expired', 'This link has expired.');
@@ -140,13 +146,22 @@ async function linkTime(token: string): Promise<Date> {
 }
 
 export function signPayLink(link: PayLink, now = new Date()): Promise<string> {
-  return sign(audience, link.placementId, { org: link.orgId, env: link.environment }, now);
+  return sign(audience, link.placementId, { org: link.orgId, env: link.environment, lease: link.leaseId }, now);
 }
 
 /** Verifies a pay link (expiry on its organisation's sandbox clock, in sandbox) and returns what it may pay; throws PayLinkRejected. */
 export async function readPayLink(token: string, now?: Date): Promise<PayLink> {
   const claims = await verify(audience, token, now);
-  return { placementId: claims.sub, orgId: claims.org, environment: claims.env };
+  // A link issued before links named their lease carries none: it is treated as naming no lease.
+  const leaseId = typeof claims.lease === 'string' ? claims.lease : null;
+  return { placementId: claims.sub, orgId: claims.org, environment: claims.env, leaseId };
+}
+
+/** Refuses a pay link once its placement's contract version is not the one it was issued for. */
+export function assertLinkLease(link: PayLink, currentLeaseId: string | null): void {
+  if (link.leaseId !== currentLeaseId) {
+    throw new PayLinkRejected('replaced', 'The lease this link was issued for was replaced by a new version.');
+  }
 }
 
 /** A provider's payout-setup link (finish_setup_url): opening it starts the processor's onboarding. */

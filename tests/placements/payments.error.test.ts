@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createTenant, ownerSql, errorOf } from '../helpers.ts';
 import { insertHome } from '../claims/fixtures.ts';
 import { fetchPage, pagePath, payUrl, postForm, signedLease } from './payment-fixtures.ts';
-import { scene } from './fixtures.ts';
+import { inDays, placeWithDates, scene } from './fixtures.ts';
 
 describe('payment routes: errors', () => {
   it('the sandbox payment helper: lease not signed, nothing due, not on request, invalid outcome, charges disabled', async () => {
@@ -58,6 +58,21 @@ describe('payment routes: errors', () => {
 });
 
 describe('the pay page: security', () => {
+  it('a link names the contract version it was issued for: once new dates replace the lease, it no longer opens or pays', async () => {
+    const s = await scene();
+    await placeWithDates(s.api, s.ref, s.home);
+    const before = pagePath(await payUrl(s.api, s.ref));
+    expect((await fetchPage(before)).status).toBe(200);
+    const moved = await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: inDays(45), move_out: inDays(135) });
+    expect(moved.status).toBe(200);
+    const stale = await fetchPage(before);
+    expect(stale.status).toBe(403);
+    expect(stale.text).toContain('The lease changed since this link was issued');
+    const paid = await postForm(before, new URLSearchParams({ charge_type: 'initial', payer: 'carrier', amount_cents: '1', outcome: 'succeeded' }));
+    expect(paid.status).toBe(403);
+    expect((await fetchPage(pagePath(await payUrl(s.api, s.ref)))).status).toBe(200);
+  });
+
   it('the pay page refuses expired, tampered and foreign links with a clear page', async () => {
     const s = await signedLease();
     const url = await payUrl(s.api, s.ref);
@@ -79,14 +94,14 @@ describe('the pay page: security', () => {
     expect((await fetchPage('/pay/not-a-token')).status).toBe(403);
 
     const { signPayLink } = await import('../../shared/placements/pay-link.ts');
-    const old = await signPayLink({ placementId: claims.sub, orgId: claims.org, environment: 'sandbox' }, new Date(Date.now() - 2 * 3600_000));
+    const old = await signPayLink({ placementId: claims.sub, orgId: claims.org, environment: 'sandbox', leaseId: claims.lease }, new Date(Date.now() - 2 * 3600_000));
     const expired = await fetchPage(`/pay/${old}`);
     expect(expired.status).toBe(410);
     expect(expired.text).toContain('This payment link has expired');
     expect((await postForm(`/pay/${old}`, new URLSearchParams({ charge_type: 'initial', amount_cents: '1', outcome: 'succeeded' }))).status).toBe(410);
 
     // A valid link for another organisation's placement id finds nothing.
-    const elsewhere = await signPayLink({ placementId: claims.sub, orgId: (await createTenant('carrier')).orgId, environment: 'sandbox' });
+    const elsewhere = await signPayLink({ placementId: claims.sub, orgId: (await createTenant('carrier')).orgId, environment: 'sandbox', leaseId: claims.lease });
     expect((await fetchPage(`/pay/${elsewhere}`)).status).toBe(404);
     expect((await fetchPage(`/pay/${elsewhere}/anything`)).status).toBe(404);
 

@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import type { ChargeType, Payer } from '../billing.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { PayLink } from '../pay-link.ts';
+import { assertLinkLease, type PayLink } from '../pay-link.ts';
 import { paymentsPort } from '../ports/index.ts';
 import type { CheckoutRequest } from '../ports/types.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
@@ -74,11 +74,15 @@ export interface PayActions {
 /**
  * The link's placement in its tenant's transaction (the link's organisation and environment), or
  * null when it is gone. Paying locks it and refuses a cancelled one; the view reads without locks
- * and shows a cancelled placement as such.
+ * and shows a cancelled placement as such. A link issued under another contract version is refused
+ * (PayLinkRejected replaced) either way.
  */
 function inLinkedPlacement<T>(link: PayLink, lock: boolean, work: (tx: Tx, claim: ClaimRow, placement: PlacementRow) => Promise<T>): Promise<T | null> {
   const tenant = { orgId: link.orgId, environment: link.environment };
-  return inPlacementById(tenant, link.placementId, ({ tx, claim, placement }) => work(tx, claim, placement), { lock, cancelled: lock ? 'refuse' : 'include' });
+  return inPlacementById(tenant, link.placementId, ({ tx, claim, placement }) => {
+    assertLinkLease(link, placement.current_lease_id);
+    return work(tx, claim, placement);
+  }, { lock, cancelled: lock ? 'refuse' : 'include' });
 }
 
 /** What the payer reads for a refusal: plain words, never a state's name. */

@@ -19,15 +19,16 @@ export async function readPlacement(caller: Caller, reference: string, requestUr
       reference: claim.claim_ref,
       status: claim.status_primary,
       homes: homes.map(renderPlacementHome),
-      pay_in_app_url: payee ? await payLinkOrNull(payee.id, caller, requestUrl, await tenantNow(tx)) : null,
+      pay_in_app_url: payee ? await payLinkOrNull(payee, caller, requestUrl, await tenantNow(tx)) : null,
     };
   });
 }
 
 /** The pay page's address, or null (and a warning in the log) while signed links are not configured. */
-async function payLinkOrNull(placementId: string, caller: Caller, requestUrl: string, now: Date): Promise<string | null> {
+async function payLinkOrNull(home: PlacementHomeRow, caller: Caller, requestUrl: string, now: Date): Promise<string | null> {
   try {
-    return payPageUrl(publicBaseUrl(requestUrl), await signPayLink({ placementId, orgId: caller.orgId, environment: caller.environment }, now));
+    const link = { placementId: home.id, orgId: caller.orgId, environment: caller.environment, leaseId: home.current_lease_id };
+    return payPageUrl(publicBaseUrl(requestUrl), await signPayLink(link, now));
   } catch (error) {
     if (!(error instanceof NotConfigured)) throw error;
     log.warn('pay_in_app_url left out', { error: error.message });
