@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns/promises';
+import { log } from '../log.ts';
 
 // Where a webhook may be sent. Endpoints are refused when their host is, or resolves to, a
 // loopback, private, link-local, shared (CGNAT), multicast, reserved or cloud-metadata address, so
@@ -74,7 +75,13 @@ function v6Blocked(g: number[]): boolean {
   if (g.every((x) => x === 0)) return true; // unspecified
   if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return true; // loopback
   if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) return embeddedV4(g[6], g[7]); // mapped / compatible
+  if (g.slice(0, 4).every((x) => x === 0) && g[4] === 0xffff && g[5] === 0) return embeddedV4(g[6], g[7]); // IPv4-translated (SIIT)
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return true; // NAT64 local-use prefix: translates to whatever its operator routes
   if (g[0] === 0x64 && g[1] === 0xff9b) return embeddedV4(g[6], g[7]); // NAT64
+  // IETF protocol assignments 2001::/23: Teredo (2001::/32, tunnels to an obfuscated IPv4 address),
+  // benchmarking, ORCHID; none is a webhook receiver.
+  if (g[0] === 0x2001 && g[1] < 0x200) return true;
+  if (g[0] === 0x100 && g.slice(1, 4).every((x) => x === 0)) return true; // discard-only
   if (g[0] === 0x2002) return embeddedV4(g[1], g[2]); // 6to4
   if ((g[0] & 0xfe00) === 0xfc00) return true; // unique local, including AWS's metadata fd00:ec2::254
   if ((g[0] & 0xffc0) === 0xfe80) return true; // link-local
@@ -151,11 +158,18 @@ export async function refusedDestination(
     try {
       addresses = await pending;
     } catch (error) {
-      return `could not resolve ${host}: ${error instanceof Error ? error.message : String(error)}`;
+      // The resolver's own words (which resolver, which network) stay in the log.
+      log.warn('webhook destination did not resolve', { host, error: error instanceof Error ? error.message : String(error) });
+      return `could not resolve ${host}`;
     }
   }
+  // The address is not named: the endpoint's owner learns that the name is refused, never what the
+  // service's resolver sees inside its network.
   const blocked = addresses.find(isBlockedAddress);
-  if (blocked) return `refused: ${host} resolves to ${blocked}, a loopback, private, link-local or metadata address`;
+  if (blocked) {
+    log.warn('webhook destination refused', { host, address: blocked });
+    return `refused: ${host} does not resolve only to public internet addresses (loopback, private, link-local or metadata addresses are never called)`;
+  }
   if (addresses.length === 0) return `could not resolve ${host}`;
   return undefined;
 }

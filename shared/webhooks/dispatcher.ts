@@ -1,6 +1,7 @@
 import { config } from '../config.ts';
 import { db, type Sql } from '../db/client.ts';
 import { envelopeOf } from './envelope.ts';
+import { log } from '../log.ts';
 import { refusedDestination, systemResolver, type HostResolver } from './destination.ts';
 import { claimDue, recordAttempts, type AttemptResult, type ClaimedDelivery } from './queue.ts';
 import { Signer } from './signature.ts';
@@ -239,7 +240,12 @@ function describeFailure(error: unknown, timeoutMs: number): string {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
     return `no answer within ${timeoutMs} ms`;
   }
+  // The runtime's words (addresses, ports, system error codes) stay in the log: the endpoint's owner
+  // reads this text, and it must not map what the service can or cannot reach.
   const message = error instanceof Error ? error.message : String(error);
   const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  return `network error: ${message}${cause}`.slice(0, 500);
+  log.warn('webhook attempt failed', { error: `${message}${cause}`.slice(0, 500) });
+  return /certificate|tls|ssl/i.test(`${message}${cause}`)
+    ? 'network error: the TLS connection could not be established (certificate or handshake)'
+    : 'network error: no HTTP answer (the connection could not be made or was closed)';
 }
