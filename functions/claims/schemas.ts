@@ -1,4 +1,4 @@
-import { calendarDate, emailAddress, measure, money as moneyValue, storedText as storable, textLine, timestampQuery, valueException } from '../../shared/http/values.ts';
+import { calendarDate, emailAddress, halves, measure, money as moneyValue, storedText as storable, textLine, timestampQuery, valueException } from '../../shared/http/values.ts';
 import { batchItems, batchResult } from '../../shared/http/batch.ts';
 import { pageQuery, pageSizes } from '../../shared/http/paging.ts';
 import { z } from '@hono/zod-openapi';
@@ -55,7 +55,7 @@ const commercials = {
 /** Fields of the Household needs group (changeable). */
 const needs = {
   bedrooms: int(limits.bedrooms).describe('Bedrooms needed (0 for a studio).'),
-  bathrooms: z.number().min(limits.bathrooms.min).max(limits.bathrooms.max).multipleOf(0.5).describe('Bathrooms needed, in halves.'),
+  bathrooms: halves(limits.bathrooms.min, limits.bathrooms.max).describe('Bathrooms needed, in halves.'),
   sqft: int(limits.sqft).describe('Living space needed, square feet.'),
   adults: int(limits.adults).describe('Adults in the household.'),
   children: int(limits.children).describe('Children in the household (default 0).'),

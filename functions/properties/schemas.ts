@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { batchItems, batchResult } from '../../shared/http/batch.ts';
-import { calendarDate, maxMoney, measure, money, storedText } from '../../shared/http/values.ts';
+import { calendarDate, halves, maxMoney, measure, money, storedText } from '../../shared/http/values.ts';
 import { pageQuery, pageSizes } from '../../shared/http/paging.ts';
 import { BookingStatus } from '../../shared/events/definitions/provider.ts';
 
@@ -42,7 +42,7 @@ const homeFieldSchemas = {
   rent_7_9_months: PositiveAmount.nullable().describe('Monthly rent for stays of 7 to 9 months.'),
   rent_10_12_months: PositiveAmount.nullable().describe('Monthly rent for stays of 10 months and over.'),
   bedrooms: z.number().int().min(0).max(50),
-  bathrooms: z.number().min(0).max(50).multipleOf(0.5, { message: 'must be a multiple of 0.5' }),
+  bathrooms: halves(0, 50),
   sqft: z.number().int().positive().max(1_000_000).nullable(),
   furnished_status: z.enum(furnishedStatuses).nullable(),
   available_from: IsoDate.nullable().describe('First date the home can be moved into.'),

@@ -152,7 +152,7 @@ export function defineRoute<const R extends Omit<RouteConfig, 'middleware'>>(con
               in: 'header' as const,
               required: false,
               description: 'Makes the write safe to retry for 48 hours (at most 255 characters).',
-              schema: { type: 'string' as const, maxLength: 255 },
+              schema: { type: 'string' as const, minLength: 1, maxLength: 255 },
             },
           ],
         }

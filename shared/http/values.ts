@@ -116,6 +116,10 @@ const measureCheck = kindCheck('measure', (value: number) => value === 0 || Math
 export const measure = (min: number, max: number) =>
   marked(z.number().min(min).max(max), measureCheck, 'is too close to zero to store; send 0');
 
+/** A count in halves within [min, max] (bathrooms: 1.5 is a full and a half bath). */
+export const halves = (min: number, max: number) =>
+  measure(min, max).multipleOf(0.5, { message: 'must be a multiple of 0.5' }).openapi({ multipleOf: 0.5 });
+
 // --- Calendar dates ----------------------------------------------------------------------------
 
 /** The plausible window of every calendar date the API accepts (inclusive). */
@@ -127,7 +131,8 @@ const dateCheck = kindCheck('date', (value: string) => value >= dateWindow.from 
 export const calendarDate = () =>
   marked(z.iso.date(), dateCheck,
     `must be between ${dateWindow.from} and ${dateWindow.to}`)
-    .openapi({ example: '2026-12-01', format: 'date' });
+    // The window as a pattern too, so the published schema is as strict as the server (years 2000 to 2099).
+    .openapi({ example: '2026-12-01', format: 'date', pattern: '^20[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$' });
 
 // --- Timestamps in query strings ---------------------------------------------------------------
 
@@ -146,7 +151,8 @@ const timestampCheck = kindCheck('timestamp', (value: string) => isPlausibleTime
 
 export const timestampQuery = () =>
   marked(z.iso.datetime({ offset: true }), timestampCheck, `must be between ${timestampWindow.from} and ${timestampWindow.to}`)
-    .openapi({ example: '2026-11-21T10:15:00Z', format: 'date-time' });
+    // The years of the window as a pattern too (1970 to 2099; the server judges the exact instant).
+    .openapi({ example: '2026-11-21T10:15:00Z', format: 'date-time', pattern: '^(19[7-9][0-9]|20[0-9]{2})-' });
 
 // --- Exceptions --------------------------------------------------------------------------------
 

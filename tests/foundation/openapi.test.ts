@@ -122,3 +122,35 @@ describe('API reference page', () => {
     expect(res.body.openapi).toBe('3.1.0');
   });
 });
+
+describe('the published schema is as strict as the server', () => {
+  it('states the limits the server enforces: Idempotency-Key length, the date window, bathrooms in halves', async () => {
+    const doc = (await call('GET', '/openapi.json')).body;
+    const operations = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((item) => Object.values(item));
+    const idempotency = operations.flatMap((op) => (op.parameters ?? []).filter((p: any) => p.name === 'Idempotency-Key'));
+    expect(idempotency.length).toBeGreaterThan(10);
+    for (const header of idempotency) expect(header.schema).toMatchObject({ minLength: 1, maxLength: 255 });
+
+    // Every date and timestamp the API accepts (bodies and parameters) carries the window's pattern.
+    const inputs: any[] = [
+      ...operations.flatMap((op) => (op.parameters ?? []).map((p: any) => p.schema)),
+      ...Object.entries(doc.components.schemas as Record<string, any>).filter(([name]) => /Create|Amend|Input|Patch|Action|Body|Request/.test(name)).map(([, schema]) => schema),
+    ];
+    const leaves: any[] = [];
+    const walk = (node: any) => {
+      if (!node || typeof node !== 'object') return;
+      if (node.format === 'date' || node.format === 'date-time') leaves.push(node);
+      for (const value of Object.values(node)) walk(value);
+    };
+    inputs.forEach(walk);
+    expect(leaves.filter((leaf) => leaf.format === 'date').length).toBeGreaterThan(5);
+    for (const leaf of leaves) expect(leaf.pattern, JSON.stringify(leaf)).toMatch(/^\^/);
+    const date = new RegExp(leaves.find((leaf) => leaf.format === 'date').pattern);
+    expect(['2000-01-01', '2099-12-31'].map((d) => date.test(d))).toEqual([true, true]);
+    expect(['1999-12-31', '2100-01-01', '2026-13-01'].map((d) => date.test(d))).toEqual([false, false, false]);
+
+    for (const name of ['CreateHousingRequest', 'AmendHousingRequest', 'HomeInput', 'HomePatch']) {
+      expect(doc.components.schemas[name].properties.bathrooms, name).toMatchObject({ multipleOf: 0.5 });
+    }
+  });
+});
