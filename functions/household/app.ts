@@ -10,7 +10,7 @@ import { PayLinkRejected, readHouseholdLink, type HouseholdLink } from '../../sh
 import { householdLease, householdPageAnswer, householdView } from '../../shared/placements/commands/household.ts';
 import { NotConfigured, ProviderError } from '../../shared/placements/ports/provider.ts';
 import type { HouseholdAnswer } from '../../shared/placements/commands/answers.ts';
-import { html, renderProblemPage } from '../../shared/http/page.ts';
+import { html, readForm, renderProblemPage } from '../../shared/http/page.ts';
 import { renderHouseholdPage } from './page.ts';
 
 // The household's page: a web page, not an API route. The household opens the link its email
@@ -101,7 +101,7 @@ export function createHouseholdApp() {
     }
     const link = await verified(c);
     if (link instanceof Response) return link;
-    const form = Answer.safeParse(Object.fromEntries(Object.entries(await c.req.parseBody()).filter(([, v]) => typeof v === 'string')));
+    const form = Answer.safeParse(await readForm(c));
     if (!form.success) {
       return html(c, renderProblemPage('The answer could not be read', 'Go back, fill in every field of the form, and send it again.'), 422);
     }

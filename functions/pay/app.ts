@@ -8,7 +8,7 @@ import { errorFields, log } from '../../shared/log.ts';
 import { PayLinkRejected, readPayLink, readSetupLink, type PayLink } from '../../shared/placements/pay-link.ts';
 import { payActions, type PayActions } from '../../shared/placements/commands/pay.ts';
 import { renderPayPage, renderSetupPage } from './page.ts';
-import { html, renderNoticePage, renderProblemPage as problemPage } from '../../shared/http/page.ts';
+import { html, readForm, renderNoticePage, renderProblemPage as problemPage } from '../../shared/http/page.ts';
 
 /** The pay page's problems end with what to do about the link. */
 const renderProblemPage = (title: string, text: string) =>
@@ -115,7 +115,7 @@ export function createPayApp(actions: PayActions) {
   app.post('/pay/:token', async (c) => {
     const link = await verified(c);
     if (link instanceof Response) return link;
-    const form = Submission.safeParse(Object.fromEntries(Object.entries(await c.req.parseBody()).filter(([, v]) => typeof v === 'string')));
+    const form = Submission.safeParse(await readForm(c));
     if (!form.success) return html(c, renderProblemPage('The form could not be read', 'Go back to the payment page and press the button again.'), 422);
     if (link.environment === 'live' && form.data.outcome) {
       return html(c, renderProblemPage('The form could not be read', 'Choosing an outcome is possible in sandbox only.'), 422);

@@ -103,20 +103,25 @@ export function gatewayListener(): (incoming: IncomingMessage, outgoing: ServerR
 }
 
 /**
- * A request Node's HTTP parser refuses before any function sees it (a control character in a
- * header value, a malformed request line) is answered with the API's error envelope, as JSON, not
- * Node's bare 400 without a body; the connection then closes.
+ * A request Node's HTTP parser refuses before any function sees it is answered with the API's error
+ * envelope, as JSON, not Node's bare 400 without a body, and with a status every route documents: a
+ * header the parser cannot take (a control character in its value, headers past Node's 16 KB) is
+ * 422 invalid_field on `headers`; anything else (a malformed request line, a broken chunked body)
+ * is 400 invalid_json, the request could not be read. The connection then closes.
  */
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const body = JSON.stringify(new ApiError('invalid_field', tooLarge
-    ? 'The request headers are too large.'
-    : 'The request could not be read: a header or the request line is malformed (for example a control character in a header value).', 'headers').toBody());
-  socket.end(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json\r\n` +
+  const header = /HEADER/.test(error.code ?? '');
+  const problem = error.code === 'HPE_HEADER_OVERFLOW'
+    ? new ApiError('invalid_field', 'The request headers are too large (at most 16 KB in all).', 'headers')
+    : header
+      ? new ApiError('invalid_field', 'A request header could not be read (for example a control character in its value).', 'headers')
+      : new ApiError('invalid_json', 'The request could not be read: its request line or body framing is malformed.');
+  const body = JSON.stringify(problem.toBody());
+  socket.end(`HTTP/1.1 ${header ? '422 Unprocessable Entity' : '400 Bad Request'}\r\ncontent-type: application/json\r\n` +
     `content-length: ${Buffer.byteLength(body)}\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n${body}`);
 }
 

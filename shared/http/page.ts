@@ -69,3 +69,17 @@ export const html = (c: Context<AppEnv>, body: string, status: number) => {
   c.header('Content-Security-Policy', "default-src 'none'; img-src https:; style-src 'unsafe-inline'; form-action 'self' https:; base-uri 'none'");
   return c.html(body, status as 200);
 };
+
+/**
+ * The text fields of a page's posted form; null when the body cannot be read as a form (a malformed
+ * multipart body, a broken encoding), which the page answers as a form it could not read (422),
+ * never a failure of its own.
+ */
+export async function readForm(c: Context<AppEnv>): Promise<Record<string, string> | null> {
+  try {
+    const body = await c.req.parseBody();
+    return Object.fromEntries(Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  } catch {
+    return null;
+  }
+}

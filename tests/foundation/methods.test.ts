@@ -71,7 +71,7 @@ describe('requests Node cannot parse', () => {
   it('a control character in a header value answers the API\'s JSON error envelope, not a bare 400', async () => {
     const answer = await sendRaw('GET /functions/v1/health HTTP/1.1\r\nHost: x\r\nX-Note: a\u0001b\r\n\r\n');
     const [head, body] = answer.split('\r\n\r\n');
-    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head).toMatch(/^HTTP\/1\.1 422 /);
     expect(head.toLowerCase()).toContain('content-type: application/json');
     expect(JSON.parse(body).error).toMatchObject({ code: 'invalid_field', field: 'headers' });
   });
