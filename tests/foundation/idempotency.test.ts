@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { claimLockSeconds } from '../../shared/http/middleware/idempotency.ts';
 import { call, createKey, createTenant, errorOf, ownerSql } from '../helpers.ts';
 import { callProbe, failures } from './probe-app.ts';
 
@@ -66,10 +67,18 @@ describe('idempotency', () => {
   it('answers 409 request_in_progress while the first call with the key runs', async () => {
     const t = await createTenant('carrier');
     const headers = { 'idempotency-key': 'slow' };
-    const [a, b] = await Promise.all([
+    const lockWhileRunning = new Promise((r) => setTimeout(r, 150)).then(async () =>
+      (await ownerSql()<{ seconds: number }[]>`
+        select extract(epoch from locked_until - now())::float as seconds from app.idempotency_keys where org_id = ${t.orgId} and key = 'slow'`)[0]?.seconds);
+    const [a, b, lock] = await Promise.all([
       callProbe(t.sandbox, { note: 'slow', delay_ms: 400 }, headers),
       new Promise((r) => setTimeout(r, 100)).then(() => callProbe(t.sandbox, { note: 'slow', delay_ms: 400 }, headers)),
+      lockWhileRunning,
     ]);
+    // The running call's claim holds for a short lease (renewed while it runs): a server that dies
+    // with it leaves the key blocked for half a minute at most, not minutes.
+    expect(lock).toBeGreaterThan(claimLockSeconds - 5);
+    expect(lock).toBeLessThanOrEqual(claimLockSeconds);
     expect(a.status).toBe(201);
     expect(b.status).toBe(409);
     expect(JSON.parse(b.text).error.code).toBe('request_in_progress');
