@@ -3,6 +3,7 @@
 import { config } from '../../shared/config.ts';
 import { log, errorFields } from '../../shared/log.ts';
 import { dispatchDue, type DispatchOptions } from '../../shared/webhooks/dispatcher.ts';
+import { pinnedTransport } from './pinned-transport.ts';
 import { purgeExpiredEvents } from '../../shared/webhooks/retention.ts';
 import { runDueJobs } from '../../shared/jobs/runner.ts';
 import { jobRegistry } from '../../shared/jobs/registry.ts';
@@ -44,8 +45,10 @@ const hour = 60 * 60 * 1000;
  * `organisations` limits it to some tenants (tests share one database).
  */
 export function startWebhookDispatch(options: Pick<DispatchOptions, 'organisations'> = {}): StopJob {
+  // Connections made only to the addresses checked as they connect (no DNS rebinding).
+  const transport = pinnedTransport({ allowPrivate: config.webhookAllowPrivateNetworks() });
   return every('webhook dispatch', config.webhookDispatchIntervalMs(), async (stop) => {
-    const report = await dispatchDue({ ...options, signal: stop });
+    const report = await dispatchDue({ ...options, signal: stop, transport });
     return report.claimed > 0 ? { ...report } : undefined;
   });
 }

@@ -135,6 +135,14 @@ export function checkEndpointUrl(raw: string, allowPrivate: boolean): EndpointUr
   return { ok: true, url: url.href };
 }
 
+/** The refusal of a destination that resolves to an address webhooks must not reach. */
+export class DestinationRefused extends Error {
+  constructor(host: string) {
+    super(`refused: ${host} does not resolve only to public internet addresses (loopback, private, link-local or metadata addresses are never called)`);
+    this.name = 'DestinationRefused';
+  }
+}
+
 /**
  * Checks, just before an attempt, that the URL's host resolves only to public addresses.
  * Returns the reason for refusing, or undefined. Results are memoised by the caller's `cache`
@@ -168,7 +176,7 @@ export async function refusedDestination(
   const blocked = addresses.find(isBlockedAddress);
   if (blocked) {
     log.warn('webhook destination refused', { host, address: blocked });
-    return `refused: ${host} does not resolve only to public internet addresses (loopback, private, link-local or metadata addresses are never called)`;
+    return new DestinationRefused(host).message;
   }
   if (addresses.length === 0) return `could not resolve ${host}`;
   return undefined;

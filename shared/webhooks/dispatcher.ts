@@ -2,7 +2,7 @@ import { config } from '../config.ts';
 import { db, type Sql } from '../db/client.ts';
 import { envelopeOf } from './envelope.ts';
 import { log } from '../log.ts';
-import { refusedDestination, systemResolver, type HostResolver } from './destination.ts';
+import { DestinationRefused, refusedDestination, systemResolver, type HostResolver } from './destination.ts';
 import { claimDue, recordAttempts, type AttemptResult, type ClaimedDelivery } from './queue.ts';
 import { Signer } from './signature.ts';
 
@@ -26,7 +26,18 @@ export interface DispatchOptions {
   /** Only deliveries of these organisations (draining one tenant; isolated test runs). */
   organisations?: string[];
   resolve?: HostResolver;
+  /** How an attempt is sent; fetch unless the runtime has one that checks the address it connects to. */
+  transport?: WebhookTransport;
 }
+
+/**
+ * Sends one attempt. The default, fetch, resolves the host again when it connects, after the check
+ * (refusedDestination) resolved it: a name that changes its answer in between (DNS rebinding) could
+ * reach an address the check refused. The local server passes a transport that checks the very
+ * addresses it connects to (scripts/lib/pinned-transport.ts); the Edge Runtime's fetch has no such
+ * hook, so there the check and the connection are milliseconds apart.
+ */
+export type WebhookTransport = (url: URL, init: RequestInit & { signal: AbortSignal }) => Promise<Response>;
 
 export interface DispatchReport {
   claimed: number;
@@ -53,6 +64,7 @@ interface AttemptContext {
   allowPrivate: boolean;
   resolve: HostResolver;
   resolved: Map<string, Promise<string[]>>;
+  transport: WebhookTransport;
 }
 
 export async function dispatchDue(options: DispatchOptions = {}): Promise<DispatchReport> {
@@ -67,6 +79,7 @@ export async function dispatchDue(options: DispatchOptions = {}): Promise<Dispat
     allowPrivate: config.webhookAllowPrivateNetworks(),
     resolve: options.resolve ?? systemResolver,
     resolved: new Map(),
+    transport: options.transport ?? ((url, init) => fetch(url, init)),
   };
   const started = Date.now();
   const deadline = options.budgetMs === undefined ? Infinity : started + options.budgetMs;
@@ -180,7 +193,7 @@ async function attempt(delivery: ClaimedDelivery, context: AttemptContext): Prom
     }
     const body = JSON.stringify(envelopeOf(delivery));
     const signature = await context.signer.header(delivery.signing_secret, body, Math.floor(Date.now() / 1000));
-    const response = await fetch(url, {
+    const response = await context.transport(url, {
       method: 'POST',
       body,
       redirect: 'manual',
@@ -240,6 +253,7 @@ function describeFailure(error: unknown, timeoutMs: number): string {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
     return `no answer within ${timeoutMs} ms`;
   }
+  if (error instanceof DestinationRefused) return error.message;
   // The runtime's words (addresses, ports, system error codes) stay in the log: the endpoint's owner
   // reads this text, and it must not map what the service can or cannot reach.
   const message = error instanceof Error ? error.message : String(error);

@@ -4,6 +4,7 @@ import { client, createTenant } from '../helpers.ts';
 import { checkEndpointUrl, isBlockedAddress } from '../../shared/webhooks/destination.ts';
 import { dispatchFor, recordEvent, useReceiver } from './support.ts';
 import { definitionOf } from '../../shared/events/registry.ts';
+import { pinnedTransport } from '../../scripts/lib/pinned-transport.ts';
 
 describe('blocked addresses', () => {
   it.each([
@@ -98,6 +99,39 @@ describe('at delivery time', () => {
     await dispatchFor([tenant.orgId]);
     const [delivery] = (await api.get(`/webhooks/deliveries?event_id=${eventId}`)).body.data;
     expect(delivery.error).toBe('network error: no HTTP answer (the connection could not be made or was closed)');
+  });
+
+  it('DNS rebinding: a name that is public when checked and loopback when connecting is refused at the connection (local server)', async () => {
+    const connectTo: string[] = [];
+    const transport = pinnedTransport({
+      allowPrivate: false,
+      lookup: async (host) => {
+        connectTo.push(host);
+        return [{ address: '127.0.0.1', family: 4 }];
+      },
+    });
+    const url = receiver.url('/rebound').replace('127.0.0.1', 'localhost');
+    const api = client(tenant.sandbox);
+    expect((await api.post('/webhooks', { url, events: ['lease.sent'] })).status).toBe(201);
+    process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'false';
+    const eventId = await recordEvent(tenant.orgId, 'sandbox', 'lease.sent', sample);
+    // The check sees a public address; the connection's own lookup gets the loopback one.
+    await dispatchFor([tenant.orgId], { resolve: async () => ['93.184.216.34'], transport });
+    const [delivery] = (await api.get(`/webhooks/deliveries?event_id=${eventId}`)).body.data;
+    expect(connectTo).toEqual(['localhost']);
+    expect(delivery.error).toMatch(/^refused: localhost does not resolve only to public internet addresses/);
+    expect(receiver.at('/rebound')).toEqual([]);
+  });
+
+  it('the pinned transport delivers as fetch does: TLS checked against the name, the answer read', async () => {
+    const api = client(tenant.sandbox);
+    const url = receiver.url('/pinned').replace('127.0.0.1', 'localhost');
+    expect((await api.post('/webhooks', { url, events: ['lease.sent'] })).status).toBe(201);
+    const eventId = await recordEvent(tenant.orgId, 'sandbox', 'lease.sent', sample);
+    await dispatchFor([tenant.orgId], { transport: pinnedTransport({ allowPrivate: true }) });
+    const [delivery] = (await api.get(`/webhooks/deliveries?event_id=${eventId}`)).body.data;
+    expect(delivery).toMatchObject({ status: 'succeeded', http_status: 200 });
+    expect(receiver.at('/pinned')).toHaveLength(1);
   });
 
   it('records a name that does not resolve as a failed attempt', async () => {
