@@ -221,7 +221,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -230,7 +230,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -519,7 +519,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -528,7 +528,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -680,7 +680,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; already_paid: money has settled and force is not true; error.payment carries id, amount_total_cents and currency. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; already_paid: money has settled and force is not true; error.payment carries id, amount_total_cents and currency. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -689,7 +689,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "already_paid";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "already_paid";
                             };
                         };
                     };
@@ -845,7 +845,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request (or was cancelled); not_booked: the first payment has not cleared yet. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); not_booked: the first payment has not cleared yet. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -854,7 +854,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "not_booked";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "not_booked";
                             };
                         };
                     };
@@ -1010,7 +1010,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home was not put on the request with POST options; dates_unavailable: something holds part of the range (error.conflicts[] has start_date, end_date, reason); already_signed: the lease is fully signed; cancel instead. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; dates_unavailable: something holds part of the range (error.conflicts[] has start_date, end_date, reason); already_signed: the lease is fully signed; cancel instead. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1019,7 +1019,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "dates_unavailable" | "already_signed";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "dates_unavailable" | "already_signed";
                             };
                         };
                     };
@@ -1175,7 +1175,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home was not put on the request with POST options; no_proposal: the household proposed no dates; dates_unavailable: the proposed range is held; already_signed: the lease is fully signed; cancel instead. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; no_proposal: the household proposed no dates; dates_unavailable: the proposed range is held; already_signed: the lease is fully signed; cancel instead. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1184,7 +1184,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "no_proposal" | "dates_unavailable" | "already_signed";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "no_proposal" | "dates_unavailable" | "already_signed";
                             };
                         };
                     };
@@ -1475,7 +1475,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1484,7 +1484,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -1963,7 +1963,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request (or was cancelled); not_booked: the lease is not signed by both, or the first payment has not cleared; extension_pending: another extension is open (awaiting signature or payment); dates_unavailable: something holds part of the added nights; error.conflicts lists what. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); not_booked: the lease is not signed by both, or the first payment has not cleared; extension_pending: another extension is open (awaiting signature or payment); dates_unavailable: something holds part of the added nights; error.conflicts lists what. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1972,7 +1972,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "not_booked" | "extension_pending" | "dates_unavailable";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "not_booked" | "extension_pending" | "dates_unavailable";
                             };
                         };
                     };
@@ -2276,7 +2276,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; budget_not_approved: approve the budget first or send approve_budget: true; no_billing_account: a live organisation not linked to a billing account. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; budget_not_approved: approve the budget first or send approve_budget: true; no_billing_account: a live organisation not linked to a billing account. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2285,7 +2285,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "budget_not_approved" | "no_billing_account";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "budget_not_approved" | "no_billing_account";
                             };
                         };
                     };
@@ -2576,7 +2576,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2585,7 +2585,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -2739,7 +2739,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request; option_not_open: the home was placed, not sent to the household, or was cancelled. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: the home was placed, not sent to the household, or was cancelled. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2748,7 +2748,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "option_not_open";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open";
                             };
                         };
                     };
@@ -3048,7 +3048,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; nothing_to_refund: no settled payment on the home with anything left to refund (or payment_id names none); refund_pending: a refund request is already open. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; nothing_to_refund: no settled payment on the home with anything left to refund (or payment_id names none); refund_pending: a refund request is already open. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3057,7 +3057,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "nothing_to_refund" | "refund_pending";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "nothing_to_refund" | "refund_pending";
                             };
                         };
                     };
@@ -3213,7 +3213,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home was not put on the request with POST options; already_signed: the lease is fully signed; cancel instead. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; already_signed: the lease is fully signed; cancel instead. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3222,7 +3222,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "already_signed";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "already_signed";
                             };
                         };
                     };
@@ -3374,7 +3374,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; no_coordinator: nobody at the service is assigned to source for this request yet. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_coordinator: nobody at the service is assigned to source for this request yet. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3383,7 +3383,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "no_coordinator";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_coordinator";
                             };
                         };
                     };
@@ -3671,7 +3671,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3680,7 +3680,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -4111,7 +4111,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; no_endpoint: no active endpoint subscribes to the event; could_not_replay: a replay of it is already waiting for every subscribed endpoint. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_endpoint: no active endpoint subscribes to the event; could_not_replay: a replay of it is already waiting for every subscribed endpoint. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4120,7 +4120,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "no_endpoint" | "could_not_replay";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_endpoint" | "could_not_replay";
                             };
                         };
                     };
@@ -4261,7 +4261,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4270,7 +4270,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -4667,7 +4667,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4676,7 +4676,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -4962,7 +4962,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4971,7 +4971,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -5255,7 +5255,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5264,7 +5264,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -5417,7 +5417,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_yours_to_release: the block is a service hold for a lease or booking. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_yours_to_release: the block is a service hold for a lease or booking. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5426,7 +5426,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "not_yours_to_release";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_yours_to_release";
                             };
                         };
                     };
@@ -5718,7 +5718,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; already_answered: you approved or declined it before; option_not_open: the household declined the home or the carrier cancelled it meanwhile. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; already_answered: you approved or declined it before; option_not_open: the household declined the home or the carrier cancelled it meanwhile. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5727,7 +5727,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "already_answered" | "option_not_open";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "already_answered" | "option_not_open";
                             };
                         };
                     };
@@ -5881,7 +5881,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5890,7 +5890,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -6043,7 +6043,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6052,7 +6052,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -6725,7 +6725,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; no_refund_request: the request was already answered. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_refund_request: the request was already answered. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6734,7 +6734,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "no_refund_request";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_refund_request";
                             };
                         };
                     };
@@ -6892,7 +6892,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request; option_not_open: the offer does not allow the action (declined, already approved, not yet applied); lease_not_signable: no contract out for signature; proposal_pending: sign while a date proposal waits; already_signed: propose_dates on a fully signed lease. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: the offer does not allow the action (declined, already approved, not yet applied); lease_not_signable: no contract out for signature; proposal_pending: sign while a date proposal waits; already_signed: propose_dates on a fully signed lease. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6901,7 +6901,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "option_not_open" | "lease_not_signable" | "proposal_pending" | "already_signed";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open" | "lease_not_signable" | "proposal_pending" | "already_signed";
                             };
                         };
                     };
@@ -7219,7 +7219,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request; option_not_open: no application to approve or decline; already_answered: the landlord already approved or declined the application; lease_not_signable: the lease (or the open extension's addendum) is not awaiting the countersignature; decline_extension without an extension awaiting signature; no_refund_request: no refund request is open. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: no application to approve or decline; already_answered: the landlord already approved or declined the application; lease_not_signable: the lease (or the open extension's addendum) is not awaiting the countersignature; decline_extension without an extension awaiting signature; no_refund_request: no refund request is open. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7228,7 +7228,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "option_not_open" | "already_answered" | "lease_not_signable" | "no_refund_request";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open" | "already_answered" | "lease_not_signable" | "no_refund_request";
                             };
                         };
                     };
@@ -7386,7 +7386,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; not_on_request: the home is not on the request (or was cancelled); lease_not_signed: the lease is not fully signed yet; charges_disabled: the landlord's account cannot take charges; nothing_due: every period started so far is paid, or the payer named owes nothing now. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); lease_not_signed: the lease is not fully signed yet; charges_disabled: the landlord's account cannot take charges; nothing_due: every period started so far is paid, or the payer named owes nothing now. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7395,7 +7395,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "not_on_request" | "lease_not_signed" | "charges_disabled" | "nothing_due";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "lease_not_signed" | "charges_disabled" | "nothing_due";
                             };
                         };
                     };
@@ -7670,7 +7670,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7679,7 +7679,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -7799,7 +7799,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7808,7 +7808,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -7960,7 +7960,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7969,7 +7969,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -8246,7 +8246,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8255,7 +8255,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -8517,7 +8517,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8526,7 +8526,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -8785,7 +8785,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8794,7 +8794,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -8947,7 +8947,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8956,7 +8956,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -9099,7 +9099,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -9108,7 +9108,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -9256,7 +9256,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -9265,7 +9265,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };
@@ -9417,7 +9417,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -9426,7 +9426,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                             };
                         };
                     };

@@ -14,6 +14,11 @@ export interface Tenant {
    * guarantees that their commit has nothing to lose, and the response does not wait for it.
    */
   readsOnly?: boolean;
+  /**
+   * The Idempotency-Key of the write request this transaction serves: the key is marked applied in
+   * the same transaction, so the change and that mark commit together (shared/http/middleware/idempotency.ts).
+   */
+  idempotencyKey?: string;
 }
 
 /** SQLSTATE of a write attempted in a READ ONLY transaction. */
@@ -93,6 +98,12 @@ async function transaction<T>(tenant: Tenant, work: (tx: Tx) => Promise<T>, read
   if (readOnly) {
     afterThisTurn(() => finish(sql, 'commit'));
     return result;
+  }
+  if (tenant.idempotencyKey) {
+    // Pipelined with the commit (no round trip of its own); if it fails, the commit answers ROLLBACK.
+    sql`update app.idempotency_keys set state = 'applied'
+         where org_id = ${tenant.orgId} and environment = ${tenant.environment} and key = ${tenant.idempotencyKey} and state = 'in_progress'`
+      .execute().catch(() => {});
   }
   try {
     const done = await sql.unsafe('commit');

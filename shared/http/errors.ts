@@ -26,6 +26,8 @@ export const errorCodes = {
   no_coordinator: 409,
   idempotency_key_reused: 409,
   request_in_progress: 409,
+  // This service's addition: a keyed write that was done, whose answer the server could not keep.
+  idempotent_answer_lost: 409,
   no_endpoint: 409,
   not_yours_to_release: 409,
   could_not_replay: 409,

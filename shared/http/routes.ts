@@ -61,6 +61,7 @@ const writeErrors: RouteErrors = {
   409: {
     idempotency_key_reused: 'the Idempotency-Key was used with a different body, or by another API key.',
     request_in_progress: 'the first call with the Idempotency-Key is still running.',
+    idempotent_answer_lost: 'the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource.',
   },
 };
 

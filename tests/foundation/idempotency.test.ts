@@ -64,6 +64,38 @@ describe('idempotency', () => {
     expect(await eventCount(t.orgId)).toBe(1);
   });
 
+  it('a 500 after the write committed keeps the key: the retry is told the change is done, and nothing is written twice', async () => {
+    const t = await createTenant('carrier');
+    failures.crashesLeft = 1;
+    const headers = { 'idempotency-key': 'after-write' };
+    const first = await callProbe(t.sandbox, { note: 'once', fail: 'crash_after_write' }, headers);
+    expect(first.status).toBe(500);
+    expect(await eventCount(t.orgId)).toBe(1);
+    const retry = await callProbe(t.sandbox, { note: 'once', fail: 'crash_after_write' }, headers);
+    expect(retry.status).toBe(409);
+    expect(errorOf(JSON.parse(retry.text))).toMatchObject({ code: 'idempotent_answer_lost', field: 'Idempotency-Key' });
+    expect(await eventCount(t.orgId)).toBe(1);
+  });
+
+  it('a server that stopped between the write and keeping its answer: in progress while its claim holds, then the change is said done, never made twice', async () => {
+    const t = await createTenant('carrier');
+    const headers = { 'idempotency-key': 'stopped' };
+    expect((await callProbe(t.sandbox, { note: 'stopped' }, headers)).status).toBe(201);
+    // As the write's own transaction left it, had the server stopped right after its commit.
+    const state = (lockedFor: string) => ownerSql()`
+      update app.idempotency_keys set state = 'applied', response_status = null, response_body = null, response_content_type = null,
+             locked_until = now() + ${lockedFor}::interval
+       where org_id = ${t.orgId} and key = 'stopped'`;
+    await state('20 seconds');
+    const running = await callProbe(t.sandbox, { note: 'stopped' }, headers);
+    expect(errorOf(JSON.parse(running.text))).toMatchObject({ code: 'request_in_progress' });
+    await state('-1 second');
+    const lost = await callProbe(t.sandbox, { note: 'stopped' }, headers);
+    expect(lost.status).toBe(409);
+    expect(errorOf(JSON.parse(lost.text))).toMatchObject({ code: 'idempotent_answer_lost' });
+    expect(await eventCount(t.orgId)).toBe(1);
+  });
+
   it('answers 409 request_in_progress while the first call with the key runs', async () => {
     const t = await createTenant('carrier');
     const headers = { 'idempotency-key': 'slow' };

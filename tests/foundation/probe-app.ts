@@ -12,8 +12,8 @@ const Body = z.strictObject({
   note: z.string().min(1),
   /** How long the write takes, to overlap two calls. */
   delay_ms: z.number().int().min(0).max(5000).optional(),
-  /** `crash`: an unexpected exception; `conflict`: a 409 ApiError. */
-  fail: z.enum(['crash', 'conflict']).optional(),
+  /** `crash`: an unexpected exception; `crash_after_write`: one after the write committed; `conflict`: a 409 ApiError. */
+  fail: z.enum(['crash', 'crash_after_write', 'conflict']).optional(),
 });
 
 const Result = z.object({ event_id: z.string().nullable(), note: z.string(), at: z.string() });
@@ -41,6 +41,10 @@ const routes = createRoutes().openapi(
     const eventId = await withTenant(c.get('caller'), (tx) =>
       emit(tx, 'request.status_changed', { request_id: crypto.randomUUID(), reference: 'REQ-TEST00', external_id: null, status: body.note, previous_status: null }),
     );
+    if (body.fail === 'crash_after_write' && failures.crashesLeft > 0) {
+      failures.crashesLeft--;
+      throw new Error('failed after the write committed');
+    }
     return c.json(single({ event_id: eventId, note: body.note, at: new Date().toISOString() }), 201);
   },
 );

@@ -9,10 +9,12 @@ export const maxIdempotencyKeyLength = 255;
 
 interface StoredKey {
   fingerprint: string;
-  state: 'in_progress' | 'done';
+  state: 'in_progress' | 'applied' | 'done';
   response_status: number | null;
   response_content_type: string | null;
   response_body: string | null;
+  /** Whether the first call's claim is still held (renewed while it runs). */
+  running: boolean;
 }
 
 /** Keys are sorted so that the same JSON with another key order or spacing is the same body. */
@@ -71,6 +73,12 @@ function withoutSecret(body: string): string {
  * The claim's lock is short and renewed while the call runs (claimLockSeconds, every
  * claimRenewSeconds), so a claim left by a server that died (killed, crashed) is taken over within
  * claimLockSeconds, not after the longest a call could ever take.
+ *
+ * A write's change and the key commit together: the caller this middleware hands on carries the key,
+ * and its write transaction marks the key applied before committing (shared/db/tenant.ts). A key
+ * applied is never claimed again: while its call runs a retry gets request_in_progress, and if the
+ * server stopped before the answer was stored, 409 idempotent_answer_lost (the change is done; it is
+ * not made twice). A 500 releases a key only while nothing of its call committed.
  */
 /** How long a call's claim on its key holds without renewal, and how often a running call renews it. */
 export const claimLockSeconds = 30;
@@ -98,7 +106,7 @@ export const idempotency = (): MiddlewareHandler<AppEnv> => async (c, next) => {
       returning 1`;
     if (claimed.length) return undefined;
     const [row] = await tx<StoredKey[]>`
-      select fingerprint, state, response_status, response_content_type, response_body
+      select fingerprint, state, response_status, response_content_type, response_body, locked_until > now() as running
         from app.idempotency_keys where org_id = ${caller.orgId} and environment = ${caller.environment} and key = ${key}`;
     return row;
   });
@@ -107,8 +115,13 @@ export const idempotency = (): MiddlewareHandler<AppEnv> => async (c, next) => {
     if (existing.fingerprint !== print) {
       throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body or path, or by another API key.', 'Idempotency-Key');
     }
-    if (existing.state === 'in_progress') {
+    if (existing.state === 'in_progress' || (existing.state === 'applied' && existing.running)) {
       throw new ApiError('request_in_progress', 'The first request with this Idempotency-Key is still running; retry shortly.', 'Idempotency-Key');
+    }
+    if (existing.state === 'applied') {
+      throw new ApiError('idempotent_answer_lost',
+        'The first request with this Idempotency-Key made its change, but the server stopped before keeping its answer. The change is done and is not made again: read the resource to see it.',
+        'Idempotency-Key');
     }
     c.res = new Response(existing.response_body, {
       status: existing.response_status!,
@@ -117,14 +130,22 @@ export const idempotency = (): MiddlewareHandler<AppEnv> => async (c, next) => {
     return;
   }
 
+  // A 500 frees the key for a retry only when nothing of its call committed; one that did ends its
+  // claim at once, so a retry learns the change is done rather than waiting.
   const release = () =>
     withTenant(caller, (tx) => tx`
-      delete from app.idempotency_keys where org_id = ${caller.orgId} and environment = ${caller.environment} and key = ${key}`);
+      with released as (
+        delete from app.idempotency_keys
+         where org_id = ${caller.orgId} and environment = ${caller.environment} and key = ${key} and state = 'in_progress')
+      update app.idempotency_keys set locked_until = now()
+       where org_id = ${caller.orgId} and environment = ${caller.environment} and key = ${key} and state = 'applied'`);
+  // The handlers' transactions carry the key (see above).
+  c.set('caller', { ...caller, idempotencyKey: key });
   // While the call runs its claim is renewed; it stops with the call (or with the process).
   const renew = setInterval(() => {
     withTenant(caller, (tx) => tx`
       update app.idempotency_keys set locked_until = now() + ${claimLockSeconds} * interval '1 second'
-       where org_id = ${caller.orgId} and environment = ${caller.environment} and key = ${key} and state = 'in_progress'`)
+       where org_id = ${caller.orgId} and environment = ${caller.environment} and key = ${key} and state in ('in_progress', 'applied')`)
       .catch((error) => log.warn('idempotency claim not renewed', { request_id: c.get('requestId'), ...errorFields(error) }));
   }, claimRenewSeconds * 1000);
   // Errors are rendered by the error handler before next() returns, so c.res is final here.
