@@ -1,49 +1,24 @@
 // A live payment is a record from the moment its checkout opens (pending), settled by the
 // processor's notification; a second submission reuses the open checkout; a second charge for what
 // was already paid is kept, refunded automatically and announced, never dropped.
-import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { call, ownerSql } from '../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { ownerSql } from '../helpers.ts';
+import { amountOf, metadataOf, useProcessorStandIn } from './processor-stand-in.ts';
 import { drainJobs } from './fixtures.ts';
 import { events, fetchPage, formOf, pagePath, payUrl, postForm, signedLease } from './payment-fixtures.ts';
 
-const secret = 'whsec_attempts_test';
-const sessions: URLSearchParams[] = [];
-const refunds: URLSearchParams[] = [];
+const { checkouts: sessions, refunds, notify: notifyProcessor } = useProcessorStandIn('whsec_attempts_test');
 
-beforeAll(() => {
-  process.env.STRIPE_SECRET_KEY = 'sk_test_standin';
-  process.env.STRIPE_WEBHOOK_SECRET = secret;
-  const real = globalThis.fetch;
-  vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    const url = new URL(request.url);
-    if (url.hostname !== 'api.stripe.com') return real(input, init);
-    const form = new URLSearchParams(await request.text());
-    if (url.pathname === '/v1/refunds') {
-      refunds.push(form);
-      return Response.json({ id: `re_${refunds.length}`, object: 'refund', status: 'succeeded' });
-    }
-    sessions.push(form);
-    return Response.json({ id: `cs_attempt_${sessions.length}`, object: 'checkout.session', url: `https://checkout.stripe.com/c/pay/cs_attempt_${sessions.length}` });
-  });
-});
-afterAll(() => vi.unstubAllGlobals());
-
-const metadataOf = (session: URLSearchParams) =>
-  Object.fromEntries([...session.entries()].filter(([k]) => k.startsWith('payment_intent_data[metadata]')).map(([k, v]) => [k.slice('payment_intent_data[metadata]['.length, -1), v]));
-
-const notify = (intent: string, type: 'payment_intent.succeeded' | 'payment_intent.payment_failed', session: URLSearchParams) => {
-  const amount = Number(session.get('line_items[0][price_data][unit_amount]'));
-  const payload = JSON.stringify({
+const notify = (intent: string, type: 'payment_intent.succeeded' | 'payment_intent.payment_failed', session: URLSearchParams) =>
+  notifyProcessor({
     id: `evt_${intent}_${type}`, object: 'event', type, account: 'acct_attempts',
-    data: { object: { id: intent, object: 'payment_intent', amount, amount_received: amount, currency: 'usd', metadata: metadataOf(session), last_payment_error: { message: 'Your card was declined.' } } },
+    data: {
+      object: {
+        id: intent, object: 'payment_intent', amount: amountOf(session), amount_received: amountOf(session), currency: 'usd',
+        metadata: metadataOf(session), last_payment_error: { message: 'Your card was declined.' },
+      },
+    },
   });
-  return call('POST', '/payments-webhook', {
-    body: payload,
-    headers: { 'content-type': 'application/json', 'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret }) },
-  });
-};
 
 /** A live placement, fully signed, on a landlord's connected account; its pay page's path. */
 async function livePlacement() {
@@ -98,7 +73,7 @@ describe('checkout attempts (live, stand-in processor)', () => {
     await postForm(s.path, form);
     await ownerSql()`update app.payments set checkout_expires_at = now() + interval '2 minutes' where claim_id = ${s.claim.id} and status = 'pending'`;
     const again = await postForm(s.path, form);
-    expect(again.headers.get('location')).toBe(`https://checkout.stripe.com/c/pay/cs_attempt_${sessions.length}`);
+    expect(again.headers.get('location')).toBe(`https://checkout.stripe.com/c/pay/cs_test_${sessions.length}`);
     const home = await s.placement();
     expect(home.payments.map((p: any) => [p.status, p.failure_reason])).toEqual([['failed', 'checkout_expired'], ['pending', null]]);
     const page = (await fetchPage(`${s.path}?result=cancelled`)).text;

@@ -1,9 +1,9 @@
 // A charge split between payers: rent to the rent payer, deposits to the deposit payer, fees to the
 // fees payer. Each share is its own checkout and payment; the booking is confirmed when the whole
 // first payment has cleared, and no part of a period is ever paid twice.
-import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { call, ownerSql } from '../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { ownerSql } from '../helpers.ts';
+import { amountOf, metadataOf, useProcessorStandIn } from './processor-stand-in.ts';
 import { events, fetchPage, formsOf, pagePath, payUrl, postForm, signedLease } from './payment-fixtures.ts';
 
 const split = { rent_payer: 'carrier', deposit_payer: 'policyholder', fees_payer: 'tpa' };
@@ -117,35 +117,12 @@ describe('a charge split between payers (sandbox)', () => {
 });
 
 describe('a charge split between payers (live, stand-in processor)', () => {
-  const secret = 'whsec_shares_test';
-  const checkouts: URLSearchParams[] = [];
-  beforeAll(() => {
-    process.env.STRIPE_SECRET_KEY = 'sk_test_standin';
-    process.env.STRIPE_WEBHOOK_SECRET = secret;
-    const real = globalThis.fetch;
-    vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
-      const request = new Request(input, init);
-      if (new URL(request.url).hostname !== 'api.stripe.com') return real(input, init);
-      const form = new URLSearchParams(await request.text());
-      form.set('idempotency_key', request.headers.get('idempotency-key') ?? '');
-      checkouts.push(form);
-      return Response.json({ id: `cs_test_${checkouts.length}`, object: 'checkout.session', url: `https://checkout.stripe.com/c/pay/cs_test_${checkouts.length}` });
-    });
-  });
-  afterAll(() => vi.unstubAllGlobals());
-
-  const metadataOf = (checkout: URLSearchParams) =>
-    Object.fromEntries([...checkout.entries()].filter(([k]) => k.startsWith('payment_intent_data[metadata]')).map(([k, v]) => [k.slice('payment_intent_data[metadata]['.length, -1), v]));
-  const notify = (id: string, metadata: Record<string, string>, amount: number) => {
-    const payload = JSON.stringify({
+  const { checkouts, notify: notifyProcessor } = useProcessorStandIn('whsec_shares_test');
+  const notify = (id: string, metadata: Record<string, string>, amount: number) =>
+    notifyProcessor({
       id: `evt_${id}`, object: 'event', type: 'payment_intent.succeeded', account: 'acct_shares',
       data: { object: { id, object: 'payment_intent', amount, amount_received: amount, currency: 'usd', metadata } },
     });
-    return call('POST', '/payments-webhook', {
-      body: payload,
-      headers: { 'content-type': 'application/json', 'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret }) },
-    });
-  };
 
   it('one checkout per share, each naming its payer and parts; each notification records its share; the last books', async () => {
     const s = await splitLease('live');
@@ -155,7 +132,7 @@ describe('a charge split between payers (live, stand-in processor)', () => {
     const forms = formsOf((await fetchPage(path)).text);
     expect(forms.map((f) => f.get('payer'))).toEqual(['carrier', 'policyholder', 'tpa']);
     for (const form of forms) expect((await postForm(path, form)).status).toBe(303);
-    const shares = checkouts.slice(-3).map((checkout) => ({ metadata: metadataOf(checkout), amount: Number(checkout.get('line_items[0][price_data][unit_amount]')), key: checkout.get('idempotency_key') }));
+    const shares = checkouts.slice(-3).map((checkout) => ({ metadata: metadataOf(checkout), amount: amountOf(checkout), key: checkout.get('idempotency_key') }));
     expect(shares.map((share) => [share.metadata.payer, share.amount, share.metadata.rent_cents, share.metadata.deposit_cents, share.metadata.fees_cents])).toEqual([
       ['carrier', 250000, '250000', '0', '0'], ['policyholder', 150000, '0', '150000', '0'], ['tpa', 10000, '0', '0', '10000'],
     ]);

@@ -1,33 +1,14 @@
 // Live payments end to end against a stand-in for the processor: the pay page creates a checkout on
 // the landlord's connected account (captured, no network), and the processor's notifications, signed
 // with the SDK's own test helper, record the outcome exactly once.
-import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, client, createKey, ownerSql } from '../helpers.ts';
 import { insertHome } from '../claims/fixtures.ts';
 import { inDays, placeWithDates } from './fixtures.ts';
+import { amountOf, metadataOf, useProcessorStandIn } from './processor-stand-in.ts';
 import { events, fetchPage, pagePath, payUrl, postForm, signedLease, submitPage } from './payment-fixtures.ts';
 
-const secret = 'whsec_live_test';
-const checkouts: URLSearchParams[] = [];
-
-beforeAll(() => {
-  process.env.STRIPE_SECRET_KEY = 'sk_test_standin';
-  process.env.STRIPE_WEBHOOK_SECRET = secret;
-  const real = globalThis.fetch;
-  vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    if (new URL(request.url).hostname !== 'api.stripe.com') return real(input, init);
-    const form = new URLSearchParams(await request.text());
-    form.set('stripe_account', request.headers.get('stripe-account') ?? '');
-    const path = new URL(request.url).pathname;
-    if (path === '/v1/accounts') return Response.json({ id: 'acct_created', object: 'account' });
-    if (path === '/v1/account_links') return Response.json({ object: 'account_link', url: `https://connect.stripe.com/setup/e/${form.get('account')}/x` });
-    checkouts.push(form);
-    return Response.json({ id: `cs_test_${checkouts.length}`, object: 'checkout.session', url: `https://checkout.stripe.com/c/pay/cs_test_${checkouts.length}` });
-  });
-});
-afterAll(() => vi.unstubAllGlobals());
+const { checkouts, notify } = useProcessorStandIn('whsec_live_test');
 
 /** Stands in for the e-signature provider's callbacks: the lease is fully signed. */
 async function signLive(leaseId: string) {
@@ -36,14 +17,6 @@ async function signLive(leaseId: string) {
   await ownerSql()`update app.lease_agreements set status = 'fully_signed', owner_signed_at = now() where id = ${leaseId}`;
 }
 
-const notify = (body: object, key = secret) => {
-  const payload = JSON.stringify(body);
-  return call('POST', '/payments-webhook', {
-    body: payload,
-    headers: { 'content-type': 'application/json', 'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: key }) },
-  });
-};
-
 const intentEvent = (id: string, type: string, metadata: Record<string, string>, amount: number) => ({
   id,
   object: 'event',
@@ -51,12 +24,6 @@ const intentEvent = (id: string, type: string, metadata: Record<string, string>,
   account: 'acct_landlord',
   data: { object: { id: 'pi_live_1', object: 'payment_intent', amount, amount_received: amount, currency: 'usd', metadata } },
 });
-
-/** The metadata a checkout gives the PaymentIntent: what the processor sends back with it. */
-const metadataOf = (checkout: URLSearchParams) =>
-  Object.fromEntries(
-    [...checkout.entries()].filter(([k]) => k.startsWith('payment_intent_data[metadata]')).map(([k, v]) => [k.slice('payment_intent_data[metadata]['.length, -1), v]),
-  );
 
 /**
  * A live placement signed and paid through the page: the checkout it created on the landlord's
@@ -68,7 +35,7 @@ async function liveCheckout() {
   await signLive(s.lease.id);
   await submitPage(pagePath(await payUrl(s.api, s.ref)));
   const checkout = checkouts.at(-1)!;
-  const amount = Number(checkout.get('line_items[0][price_data][unit_amount]'));
+  const amount = amountOf(checkout);
   const metadata = metadataOf(checkout);
   return { s, amount, metadata };
 }
@@ -94,7 +61,7 @@ describe('live payments through the processor (stand-in transport)', () => {
     expect(redirected.headers.get('location')).toBe('https://checkout.stripe.com/c/pay/cs_test_1');
     const checkout = checkouts.at(-1)!;
     expect(checkout.get('stripe_account')).toBe('acct_landlord');
-    const amount = Number(checkout.get('line_items[0][price_data][unit_amount]'));
+    const amount = amountOf(checkout);
     const rent = Number(checkout.get('payment_intent_data[metadata][rent_cents]'));
     expect(Number(checkout.get('payment_intent_data[application_fee_amount]'))).toBe(Math.round(rent * 0.08));
     expect(checkout.get('success_url')).toMatch(/\/pay\/.+\?result=processing$/);
@@ -238,7 +205,7 @@ describe('live payments through the processor (stand-in transport)', () => {
     const checkout = checkouts.at(-1)!;
     expect(checkout.get('payment_intent_data[metadata][charge_type]')).toBe('extension');
     expect(checkout.get('payment_intent_data[metadata][lease_id]')).toBe(asked.body.data.id);
-    const extensionAmount = Number(checkout.get('line_items[0][price_data][unit_amount]'));
+    const extensionAmount = amountOf(checkout);
     expect(extensionAmount / 100).toBe(asked.body.data.amount);
     const extensionMetadata = metadataOf(checkout);
     const paid = { ...intentEvent('evt_extension', 'payment_intent.succeeded', extensionMetadata, extensionAmount) };
