@@ -5,7 +5,7 @@ import { requestId } from '../../shared/http/middleware/request-id.ts';
 import { config } from '../../shared/config.ts';
 import { sha256Hex } from '../../shared/keys.ts';
 import { log } from '../../shared/log.ts';
-import { dispatchDue } from '../../shared/webhooks/dispatcher.ts';
+import { dispatchDue, type WebhookTransport } from '../../shared/webhooks/dispatcher.ts';
 import { runDueJobs } from '../../shared/jobs/runner.ts';
 import { jobRegistry } from '../../shared/jobs/registry.ts';
 
@@ -25,8 +25,11 @@ async function sameSecret(given: string, expected: string): Promise<boolean> {
   return difference === 0;
 }
 
-/** The function's app; `dispatch` is the dispatcher it runs (replaceable in tests). */
-export function createDispatcherApp(dispatch: typeof dispatchDue = dispatchDue, runJobs: typeof runDueJobs = runDueJobs) {
+/**
+ * The function's app; `dispatch` is the dispatcher it runs (replaceable in tests), `transport` how it
+ * sends (the Edge Runtime's entry passes one that connects only to the address it checked).
+ */
+export function createDispatcherApp(dispatch: typeof dispatchDue = dispatchDue, runJobs: typeof runDueJobs = runDueJobs, transport?: WebhookTransport) {
   const app = functionApp();
   app.use('*', requestId());
   app.post('/webhook-dispatcher', async (c) => {
@@ -35,7 +38,7 @@ export function createDispatcherApp(dispatch: typeof dispatchDue = dispatchDue, 
     if (!expected || !(await sameSecret(given, expected))) {
       throw new ApiError('invalid_key', 'This internal function needs the dispatcher secret (WEBHOOK_DISPATCHER_SECRET).');
     }
-    const [report, jobs] = await Promise.all([dispatch({ budgetMs }), runJobs({ registry: jobRegistry, budgetMs })]);
+    const [report, jobs] = await Promise.all([dispatch({ budgetMs, transport }), runJobs({ registry: jobRegistry, budgetMs })]);
     log.info('webhook dispatch', { request_id: c.get('requestId'), ...report, jobs });
     return c.json(single({ ...report, jobs }), 200);
   });

@@ -33,9 +33,9 @@ export interface DispatchOptions {
 /**
  * Sends one attempt. The default, fetch, resolves the host again when it connects, after the check
  * (refusedDestination) resolved it: a name that changes its answer in between (DNS rebinding) could
- * reach an address the check refused. The local server passes a transport that checks the very
- * addresses it connects to (scripts/lib/pinned-transport.ts); the Edge Runtime's fetch has no such
- * hook, so there the check and the connection are milliseconds apart.
+ * reach an address the check refused. So each runtime's entry passes a transport that connects only
+ * to an address it checked: the Edge Runtime's (functions/webhook-dispatcher/deno-transport.ts) and
+ * the local server's (scripts/lib/pinned-transport.ts). fetch remains for tests that need neither.
  */
 export type WebhookTransport = (url: URL, init: RequestInit & { signal: AbortSignal }) => Promise<Response>;
 
