@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ownerSql } from '../helpers.ts';
 import { amountOf, metadataOf, useProcessorStandIn } from './processor-stand-in.ts';
 import { drainJobs } from './fixtures.ts';
-import { events, fetchPage, formOf, pagePath, payUrl, postForm, signedLease } from './payment-fixtures.ts';
+import { events, fetchPage, formOf, formsOf, pagePath, payUrl, postForm, signedLease } from './payment-fixtures.ts';
 
 const { checkouts: sessions, refunds, notify: notifyProcessor } = useProcessorStandIn('whsec_attempts_test');
 
@@ -21,8 +21,8 @@ const notify = (intent: string, type: 'payment_intent.succeeded' | 'payment_inte
   });
 
 /** A live placement, fully signed, on a landlord's connected account; its pay page's path. */
-async function livePlacement() {
-  const s = await signedLease('live');
+async function livePlacement(claim: Record<string, unknown> = {}) {
+  const s = await signedLease('live', { claim });
   await ownerSql()`update app.payout_accounts set processor_account_id = 'acct_attempts' where org_id = ${s.providerOrg} and environment = 'live'`;
   await ownerSql()`update app.lease_agreements set status = 'fully_signed', sent_at = now(), policyholder_signed_at = now(), owner_signed_at = now() where id = ${s.lease.id}`;
   const path = pagePath(await payUrl(s.api, s.ref));
@@ -79,6 +79,22 @@ describe('checkout attempts (live, stand-in processor)', () => {
     const page = (await fetchPage(`${s.path}?result=cancelled`)).text;
     expect(page).not.toContain('Payment declined');
     expect(page).toContain('Due now');
+  });
+
+  it('an attempt for an amount no longer due (its payer now pays another share) is replaced, not reused', async () => {
+    const s = await livePlacement({ rent_payer: 'carrier', deposit_payer: 'tpa' });
+    const [rentShare] = formsOf((await fetchPage(s.path)).text);
+    await postForm(s.path, rentShare);
+    // The carrier now pays the deposit too: its share is bigger than the checkout it opened.
+    expect((await s.api.patch(`/claims/${s.ref}`, { deposit_payer: 'carrier' })).status).toBe(200);
+    const [whole] = formsOf((await fetchPage(s.path)).text);
+    expect(Number(whole.get('amount_cents'))).toBeGreaterThan(Number(rentShare.get('amount_cents')));
+    await postForm(s.path, whole);
+    expect(amountOf(sessions.at(-1)!)).toBe(Number(whole.get('amount_cents')));
+    expect((await s.placement()).payments.map((p: any) => [p.status, p.failure_reason, p.amount * 100])).toEqual([
+      ['failed', 'amount_changed', Number(rentShare.get('amount_cents'))],
+      ['pending', null, Number(whole.get('amount_cents'))],
+    ]);
   });
 
   it('a second charge for what was already paid is kept, refunded automatically, and announced; it counts for nothing', async () => {

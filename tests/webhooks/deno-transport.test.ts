@@ -53,8 +53,10 @@ describe('the Edge Runtime webhook transport (in Deno)', () => {
   it('delivers to the checked address with TLS verified for the name, refuses a blocked answer, and never connects elsewhere', async () => {
     const byName = (path: string, name = 'localhost') => receiver.url(path).replace('127.0.0.1', name);
     receiver.answer('/deno-answer', { status: 202, body: 'accepted here', headers: { 'content-type': 'text/plain; charset=utf-8' } });
-    const [delivered, refused, wrongName, literal] = await inDeno([
+    receiver.answer('/deno-chunked', { status: 500, body: 'x'.repeat(3000), headers: { 'transfer-encoding': 'chunked' } });
+    const [delivered, chunked, refused, wrongName, literal] = await inDeno([
       { url: byName('/deno-answer'), addresses: ['127.0.0.1'], allowPrivate: true },
+      { url: byName('/deno-chunked'), addresses: ['127.0.0.1'], allowPrivate: true },
       // Rebinding: the name's answer is loopback; with private networks refused, nothing is sent.
       { url: byName('/deno-refused'), addresses: ['127.0.0.1'], allowPrivate: false },
       // The certificate is checked against the name, not the address connected to.
@@ -65,6 +67,8 @@ describe('the Edge Runtime webhook transport (in Deno)', () => {
     const [received] = receiver.at('/deno-answer');
     expect(received.body).toBe('{"id":"evt_1"}');
     expect(received.headers).toMatchObject({ 'x-service-event': 'ping', 'content-type': 'application/json', host: expect.stringMatching(/^localhost:\d+$/) });
+    // A chunked answer is read as its data, without the chunk sizes.
+    expect(chunked).toEqual({ status: 500, body: 'x'.repeat(3000), type: 'text/plain' });
     expect(refused).toEqual({ error: expect.stringMatching(/^DestinationRefused: refused: localhost does not resolve only to public internet addresses/) });
     expect(receiver.at('/deno-refused')).toEqual([]);
     expect(wrongName).toEqual({ error: expect.stringMatching(/certificate|name|invalid/i) });
