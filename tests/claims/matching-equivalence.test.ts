@@ -1,0 +1,99 @@
+// Matching asks whether a provider can take charges with an indexed lookup instead of a function per
+// row: the same homes, in the same order, at the same distances as the rule it replaced
+// (app.can_take_charges for every candidate), over 2,400 homes with everything that excludes one.
+import { describe, expect, it } from 'vitest';
+import { createOrg, ownerSql } from '../helpers.ts';
+import { carrier, claimBody, provider } from './fixtures.ts';
+
+interface Candidate {
+  property_id: string;
+  distance_miles: number;
+}
+
+const spot = { lat: 37.2, lng: -88.4 };
+
+/** The rule as it was: the same query, with app.can_take_charges asked for every row. */
+function before(claimId: string, limit: number): Promise<Candidate[]> {
+  return ownerSql().begin(async (tx) => {
+    await tx`set local enable_bitmapscan = off`;
+    await tx`set local enable_sort = off`;
+    await tx`set local search_path = app, extensions, public, pg_temp`;
+    return tx<Candidate[]>`
+      with c as (select * from app.claims where id = ${claimId}),
+           o as (select ll_to_earth(c.origin_lat, c.origin_lng) as origin, c.search_radius_miles * 1609.344 as radius from c)
+      select p.id as property_id, earth_distance(p.geo_point, o.origin) / 1609.344 as distance_miles
+        from app.properties p, c, o
+       where p.verified
+         and earth_box(o.origin, o.radius) @> p.geo_point
+         and earth_distance(p.geo_point, o.origin) <= o.radius
+         and p.status <> 'unavailable'
+         and (c.environment = 'sandbox' or p.environment = 'live')
+         and p.available_from <= c.target_move_in
+         and not exists (
+           select 1 from app.availability_blocks b
+            where b.property_id = p.id and b.environment = c.environment
+              and b.start_date <= c.target_move_in and b.end_date >= c.target_move_in)
+         and app.can_take_charges(p.org_id, c.environment)
+       order by p.geo_point <-> o.origin
+       limit ${limit}`;
+  }) as Promise<Candidate[]>;
+}
+
+/** The function the API calls, in the request's tenant context. */
+function now(claimId: string, orgId: string, environment: string, limit: number): Promise<Candidate[]> {
+  return ownerSql().begin(async (tx) => {
+    await tx`select set_config('app.org_id', ${orgId}, true), set_config('app.env', ${environment}, true)`;
+    return tx<Candidate[]>`select property_id, distance_miles from app.match_candidates(${claimId}, ${limit})`;
+  }) as Promise<Candidate[]>;
+}
+
+describe('matching: the payout check as a lookup gives what the function per row gave', () => {
+  it('the same homes, order and distances over 2,400 homes: blocked, unverified, unavailable, and providers that cannot take charges', async () => {
+    const sql = ownerSql();
+    // Three providers: charges on in both environments; no payout account (live no, sandbox yes);
+    // an account with charges off in live and on in sandbox.
+    const enabled = await provider();
+    const none = await createOrg('provider');
+    const off = await createOrg('provider');
+    await sql`
+      insert into app.payout_accounts (org_id, environment, connected, charges_enabled, payouts_enabled, onboarding_status)
+      values (${off}, 'live', true, false, false, 'pending'), (${off}, 'sandbox', true, true, true, 'complete')`;
+    const moveIn = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+    const lngSpread = 0.3 / Math.cos((spot.lat * Math.PI) / 180);
+    await sql`
+      insert into app.properties (
+        org_id, environment, name, address, city, state, zip_code, latitude, longitude, monthly_rate_cents, bedrooms,
+        bathrooms, sqft, furnished_status, available_from, security_deposit_cents, cleaning_fee_cents,
+        application_fee_cents, pet_fee_cents, image_urls, description, amenities, pet_policy, status)
+      select (array[${enabled}::uuid, ${none}::uuid, ${off}::uuid])[1 + i % 3], case when i % 7 = 0 then 'sandbox' else 'live' end,
+             'Same ' || i, i || ' Same St', 'Paducah', 'KY', '42001', ${spot.lat} + (random() * 2 - 1) * 0.3, ${spot.lng} + (random() * 2 - 1) * ${lngSpread},
+             150000, 2, 1, 900, 'furnished', case when i % 11 = 0 then ${moveIn}::date + 10 else current_date end, 100000, 0, 0, 0,
+             case when i % 13 = 0 then array[]::text[] else array['https://img.example.com/a.jpg'] end, 'A home.', array['wifi'], 'Pets welcome',
+             case when i % 17 = 0 then 'unavailable' else 'available' end
+        from generate_series(1, 2400) i`;
+    // A tenth of the homes are blocked over the move-in date, in one environment or the other.
+    await sql`
+      insert into app.availability_blocks (property_id, org_id, environment, start_date, end_date, source)
+      select id, org_id, case when random() < 0.5 then 'live' else 'sandbox' end, ${moveIn}::date - 3, ${moveIn}::date + 3, 'provider'
+        from app.properties where org_id in (${enabled}, ${none}, ${off}) and random() < 0.1`;
+    const [seeded] = await sql<{ unverified: number; unavailable: number; blocked: number }[]>`
+      select count(*) filter (where not verified)::int as unverified, count(*) filter (where status = 'unavailable')::int as unavailable,
+             (select count(distinct property_id)::int from app.availability_blocks b where b.org_id in (${enabled}, ${none}, ${off})) as blocked
+        from app.properties where org_id in (${enabled}, ${none}, ${off})`;
+    expect(seeded.unverified).toBeGreaterThan(50);
+    expect(seeded.unavailable).toBeGreaterThan(50);
+    expect(seeded.blocked).toBeGreaterThan(100);
+
+    const c = await carrier();
+    for (const [api, environment] of [[c.liveApi, 'live'], [c.sandboxApi, 'sandbox']] as const) {
+      const created = await api.post('/claims', claimBody({ loss_lat: spot.lat, loss_lng: spot.lng, target_move_in: moveIn, search_radius_miles: 25 }));
+      expect(created.status).toBe(201);
+      const id = created.body.data.id as string;
+      for (const limit of [200, 5000]) {
+        const [was, is] = await Promise.all([before(id, limit), now(id, c.orgId, environment, limit)]);
+        expect(was.length, `${environment}, limit ${limit}`).toBeGreaterThan(limit === 200 ? 199 : 300);
+        expect(is, `${environment}, limit ${limit}`).toEqual(was);
+      }
+    }
+  }, 60_000);
+});
