@@ -238,7 +238,7 @@ async function measure(base: string, sql: postgres.Sql, serverPid: number | unde
     { scenario: 'GET /health', ...figures(m.health), target: 'reference', met: null },
     {
       scenario: 'GET /claims/{reference}', ...figures(m.read), floor: `${Math.round(m.readFloor.rps)} req/s`, ratio: m.read.rps / m.readFloor.rps,
-      target: '>= 0.7 of floor', met: m.read.rps / m.readFloor.rps >= 0.7,
+      target: '>= 0.8 of floor', met: m.read.rps / m.readFloor.rps >= 0.8,
     },
     {
       scenario: 'GET /claims/{reference} vs /health', ...figures(m.read), floor: `${Math.round(m.health.rps)} req/s (health)`,
@@ -251,7 +251,7 @@ async function measure(base: string, sql: postgres.Sql, serverPid: number | unde
     },
     {
       scenario: 'POST /claims', ...figures(m.write), floor: `${Math.round(m.writeFloor.rps)} req/s`, ratio: m.write.rps / m.writeFloor.rps,
-      target: '>= 0.6 of floor', met: m.write.rps / m.writeFloor.rps >= 0.6,
+      target: '>= 0.7 of floor', met: m.write.rps / m.writeFloor.rps >= 0.7,
     },
     {
       scenario: 'POST /claims, concurrency 50', ...figures(m.writeBurst), floor: `p50 ${m.writeBurst.p50} ms`, ratio: m.writeBurst.p99 / m.writeBurst.p50,
@@ -262,6 +262,11 @@ async function measure(base: string, sql: postgres.Sql, serverPid: number | unde
       ratio: limiter[option].rps / limiter.none.rps, target: 'option weighed', met: null,
     })),
     ...matching,
+    {
+      // A carrier reads matches as often as the request itself: it should cost about as much.
+      scenario: 'matches (100,000 homes) over a read', p50: matching.at(-1)!.p50, floor: `read p50 ${m.read.p50} ms`,
+      ratio: matching.at(-1)!.p50! / m.read.p50, target: 'p50 <= 3x the read', met: matching.at(-1)!.p50! <= 3 * m.read.p50,
+    },
     ...batches,
     {
       scenario: 'webhook dispatch', rps: webhooks.deliveriesPerSecond, floor: `${webhooks.delivered} delivered, ${webhooks.failed} failed`,
@@ -272,7 +277,7 @@ async function measure(base: string, sql: postgres.Sql, serverPid: number | unde
   if (rss[0] !== undefined) {
     rows.push({
       scenario: 'server RSS (MB)', floor: `after pass 1: ${rss[0]} MB`, ratio: rss[1]! / rss[0]!,
-      target: 'pass 2 <= 1.1x pass 1', met: rss[1]! <= 1.1 * rss[0]!, note: `after each pass: ${rss.join(', ')} MB`,
+      target: 'pass 2 <= 1.05x pass 1', met: rss[1]! <= 1.05 * rss[0]!, note: `after each pass: ${rss.join(', ')} MB`,
     });
   }
   return rows;
@@ -320,7 +325,7 @@ async function matchingScenario(
     scenario: `GET /claims/{reference}/matches, ${area.homes.toLocaleString('en-US')} homes`,
     ...figures(results[i]),
     ...(i === 2
-      ? { floor: `1,000 homes: p50 ${small.p50} ms`, ratio: large.p50 / small.p50, target: 'p50 <= 3x 1,000 homes', met: large.p50 <= 3 * small.p50 }
+      ? { floor: `1,000 homes: p50 ${small.p50} ms`, ratio: large.p50 / small.p50, target: 'p50 <= 10 ms', met: large.p50 <= 10 }
       : { target: 'reported', met: null }),
   }));
 }
