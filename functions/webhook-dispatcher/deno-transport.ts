@@ -9,6 +9,10 @@
 // local server has its own (scripts/lib/pinned-transport.ts).
 import { DestinationRefused, isBlockedAddress, systemResolver, type HostResolver } from '../../shared/webhooks/destination.ts';
 import type { WebhookTransport } from '../../shared/webhooks/dispatcher.ts';
+import { log } from '../../shared/log.ts';
+
+/** What a runtime throws when it will not let this code open a socket itself (Deno 2 says NotCapable). */
+const refusedByRuntime = ['NotCapable', 'PermissionDenied', 'NotSupported'];
 
 /** How much of an answer is read: its head and the start of its body, never the rest. */
 const maxAnswerBytes = 64 * 1024;
@@ -55,7 +59,16 @@ export function pinnedTransport(options: { allowPrivate: boolean; resolve?: Host
     const addresses = isAddress(host) ? [host] : await resolve(host);
     if (addresses.length === 0) throw new Error(`could not resolve ${host}`);
     if (!options.allowPrivate && addresses.some(isBlockedAddress)) throw new DestinationRefused(host);
-    const tcp = await Deno.connect({ hostname: addresses[0], port: Number(url.port || 443) });
+    let tcp: Deno.TcpConn;
+    try {
+      tcp = await Deno.connect({ hostname: addresses[0], port: Number(url.port || 443) });
+    } catch (error) {
+      // A runtime that does not let a function open sockets itself: deliveries still go, through
+      // fetch (checked just before, as before this transport), and the log says the window is open.
+      if (!refusedByRuntime.includes((error as Error).name)) throw error;
+      log.error('webhook connections fall back to fetch: this runtime refuses Deno.connect', { error: (error as Error).message });
+      return fetch(url, init);
+    }
     // The TCP connection until TLS takes it over, then the TLS one.
     let connection: { close(): void } = tcp;
     const closeOnAbort = () => {

@@ -25,7 +25,7 @@ interface Case {
 }
 
 /** Runs each case through the transport in Deno; what it answered or threw, per case. */
-async function inDeno(cases: Case[]): Promise<({ status: number; body: string; type: string | null } | { error: string })[]> {
+async function inDeno(cases: Case[], net = '--allow-net'): Promise<({ status: number; body: string; type: string | null } | { error: string })[]> {
   const dir = await mkdtemp(join(tmpdir(), 'hps-deno-transport-'));
   dirs.push(dir);
   const probe = join(dir, 'probe.ts');
@@ -44,7 +44,7 @@ for (const c of ${JSON.stringify(cases)}) {
 }
 console.log(JSON.stringify(results));
 `);
-  const run = await runDeno(['run', '--quiet', '--no-prompt', ...resolutionFlags(join(root, 'functions/import_map.json')), '--allow-net', '--allow-read', '--allow-env', '--allow-sys', probe], { cwd: root });
+  const run = await runDeno(['run', '--quiet', '--no-prompt', ...resolutionFlags(join(root, 'functions/import_map.json')), net, '--allow-read', '--allow-env', '--allow-sys', probe], { cwd: root });
   if (run.code !== 0) throw new Error(`deno failed:\n${run.stderr}`);
   return JSON.parse(run.stdout.trim().split('\n').at(-1)!);
 }
@@ -75,5 +75,13 @@ describe('the Edge Runtime webhook transport (in Deno)', () => {
     expect(receiver.at('/deno-wrong-name')).toEqual([]);
     // An address literal is checked as itself (no resolver): 127.0.0.1 is refused.
     expect(literal).toEqual({ error: expect.stringMatching(/^DestinationRefused/) });
+  }, 60_000);
+
+  it('where the runtime refuses a function its own sockets, a delivery still goes, through fetch', async () => {
+    const url = receiver.url('/deno-fallback').replace('127.0.0.1', 'localhost');
+    // The network allowed to the name only: Deno.connect to the address is refused, fetch to the name is not.
+    const [delivered] = await inDeno([{ url, addresses: ['127.0.0.1'], allowPrivate: true }], `--allow-net=${new URL(url).host}`);
+    expect(delivered).toMatchObject({ status: 200, body: 'ok' });
+    expect(receiver.at('/deno-fallback')).toHaveLength(1);
   }, 60_000);
 });
