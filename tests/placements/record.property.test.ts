@@ -2,13 +2,15 @@
 // placement's commands (re-date, sign, change the home, pay, move in, shorten, cancel, refund) on
 // sandbox, with the invariants checked after every step:
 // - the request's timeline only grows: every entry once shown stays, with its type and time;
-// - every payment charged what the signed terms of its lease make payable;
+// - every payment charged what the signed terms of its lease make payable: whole parts (rent,
+//   deposits, fees) of its period's charge, whether one payer pays all or each pays a share, and no
+//   part of a period paid twice;
 // - refunds never exceed what was paid, per payment;
 // - at most one confirmed booking per home and night;
 // - no step answers 5xx (a step that does not fit the state is a 4xx and changes nothing it should not).
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { chargeFor } from '../../shared/placements/billing.ts';
+import { chargeFor, chargeParts, partCents } from '../../shared/placements/billing.ts';
 import { billingPeriods } from '../../shared/placements/periods.ts';
 import { price, type LeaseTerms } from '../../shared/placements/pricing.ts';
 import { claimBody, insertHome, provider, sourced } from '../claims/fixtures.ts';
@@ -22,7 +24,12 @@ const step = fc.oneof(
   fc.record({ kind: fc.constant('redate' as const), moveIn: fc.integer({ min: 35, max: 45 }), nights: fc.integer({ min: 60, max: 150 }) }),
   fc.record({ kind: fc.constant('sign' as const), who: fc.constantFrom('household', 'landlord') }),
   fc.record({ kind: fc.constant('change_home' as const), rate: fc.integer({ min: 1000, max: 9000 }), deposit: fc.integer({ min: 0, max: 9000 }) }),
-  fc.record({ kind: fc.constant('pay' as const), outcome: fc.constantFrom('succeeded', 'succeeded', 'failed') }),
+  fc.record({
+    kind: fc.constant('pay' as const),
+    outcome: fc.constantFrom('succeeded', 'succeeded', 'failed'),
+    // Every share due, or one payer's (who may owe nothing now).
+    payer: fc.option(fc.constantFrom('carrier', 'tpa', 'policyholder'), { nil: undefined }),
+  }),
   fc.record({ kind: fc.constant('move_in' as const) }),
   fc.record({ kind: fc.constant('shorten' as const), nights: fc.integer({ min: 1, max: 40 }) }),
   fc.record({ kind: fc.constant('cancel' as const) }),
@@ -43,13 +50,17 @@ beforeAll(async () => {
   providerOrg = await provider();
 });
 
+/** Who pays: one payer for everything, or charges split between two or three payers. */
+const payers = fc.constantFrom<Record<string, string>>({}, { deposit_payer: 'policyholder' }, { deposit_payer: 'tpa', fees_payer: 'policyholder' });
+
 /** Where a sequence starts: the contract out for signature, signed, paid, or the household moved in. */
 const start = fc.constantFrom('sent' as const, 'signed' as const, 'paid' as const, 'moved_in' as const);
 
 /** A request with one sandbox home placed and dated, its contract out for signature, then brought to `from`. */
-async function placed(from: 'sent' | 'signed' | 'paid' | 'moved_in' = 'sent') {
-  const home = await insertHome(providerOrg, { environment: 'sandbox' });
-  const created = await api.post('/claims', claimBody({ household_email: 'family@example.com', adjuster_email: 'adjuster@example.com' }));
+async function placed(from: 'sent' | 'signed' | 'paid' | 'moved_in' = 'sent', payersOf: Record<string, string> = {}) {
+  // A cleaning fee, so that a fees payer has a part of its own in the first payment.
+  const home = await insertHome(providerOrg, { environment: 'sandbox', cleaning_fee_cents: 12_500 });
+  const created = await api.post('/claims', claimBody({ household_email: 'family@example.com', adjuster_email: 'adjuster@example.com', ...payersOf }));
   const claim = created.body.data!;
   await sourced(claim.id);
   expect((await api.post(`/claims/${claim.claim_ref}/options`, { property_id: home, action: 'place', approve_budget: true })).status).toBe(200);
@@ -84,7 +95,7 @@ async function run(p: Placed, s: Step): Promise<number> {
                rent_4_6_months_cents = ${s.rate * 80}, security_deposit_cents = ${s.deposit * 100} where id = ${home}`;
       return 200;
     case 'pay':
-      return (await api.post(`/sandbox/claims/${ref}/homes/${home}/payment`, { outcome: s.outcome })).status;
+      return (await api.post(`/sandbox/claims/${ref}/homes/${home}/payment`, { outcome: s.outcome, ...(s.payer ? { payer: s.payer } : {}) })).status;
     case 'move_in':
       return (await api.post(`/claims/${ref}/confirm-move-in`, { property_id: home })).status;
     case 'shorten': {
@@ -124,21 +135,37 @@ async function check(p: Placed, before: string[]): Promise<string[]> {
     remaining.splice(at, 1);
   }
 
-  // Each payment charged what its lease's signed terms make payable for its period.
-  const payments = await ownerSql()<{ gross_cents: string; refunded_cents: string; period_start: string; charge_type: string; terms: LeaseTerms | null; move_in_date: string; move_out_date: string }[]>`
-    select p.gross_cents, p.refunded_cents, p.period_start, p.charge_type, l.terms, l.move_in_date, l.move_out_date
+  // Each payment charged whole parts of what its lease's signed terms make payable for its period.
+  const payments = await ownerSql()<{
+    gross_cents: string; refunded_cents: string; rent_cents: string; deposit_cents: string; fees_cents: string; status: string; duplicate_of: string | null;
+    period_start: string; charge_type: string; terms: LeaseTerms | null; move_in_date: string; move_out_date: string;
+  }[]>`
+    select p.gross_cents, p.refunded_cents, p.rent_cents, p.deposit_cents, p.fees_cents, p.status, p.duplicate_of, p.period_start, p.charge_type,
+           l.terms, l.move_in_date, l.move_out_date
       from app.payments p join app.lease_agreements l on l.id = p.lease_agreement_id
      where p.claim_home_id = (select id from app.claim_homes where claim_id = ${p.claimId} and property_id = ${p.home})`;
+  const settledParts = new Map<string, number>();
   for (const payment of payments) {
     expect(payment.terms, 'a lease issued now records its terms').not.toBeNull();
     const terms = payment.terms!;
     const prices = price(terms.home, { target_move_in: payment.move_in_date, est_length_months: 1, has_pets: terms.request.has_pets, max_budget_cents: null, ale_limit_cents: null },
       { move_in: payment.move_in_date, move_out: payment.move_out_date });
     const period = billingPeriods(payment.move_in_date, payment.move_out_date).find((x) => x.start === payment.period_start)!;
-    expect(Number(payment.gross_cents), 'charged what the signed terms make payable').toBe(chargeFor(prices, period).split.grossCents);
+    const charge = chargeFor(prices, period);
+    expect(Number(payment.gross_cents), 'a payment charges something').toBeGreaterThan(0);
+    for (const part of chargeParts) {
+      const cents = Number(payment[`${part}_cents`]);
+      if (cents === 0) continue;
+      expect(cents, `the ${part} part charged what the signed terms make payable`).toBe(partCents(charge, part));
+      if (['succeeded', 'refunded'].includes(payment.status) && !payment.duplicate_of) {
+        const key = `${payment.period_start}|${part}`;
+        settledParts.set(key, (settledParts.get(key) ?? 0) + 1);
+      }
+    }
     // Refunds never exceed what was paid.
     expect(Number(payment.refunded_cents)).toBeLessThanOrEqual(Number(payment.gross_cents));
   }
+  expect([...settledParts].filter(([, n]) => n > 1), 'a part of a period paid twice').toEqual([]);
   const [refunds] = await ownerSql()<{ over: number }[]>`
     select count(*)::integer as over from (
       select r.payment_id from app.refund_requests r join app.payments m on m.id = r.payment_id
@@ -159,8 +186,8 @@ async function check(p: Placed, before: string[]): Promise<string[]> {
 describe('the placement record under random sequences of commands', () => {
   it(`keeps its invariants over ${runs} sequences (seed ${seed})`, { timeout: 600_000 }, async () => {
     await fc.assert(
-      fc.asyncProperty(start, fc.array(step, { minLength: 3, maxLength: 9 }), async (from, steps) => {
-        const p = await placed(from);
+      fc.asyncProperty(start, payers, fc.array(step, { minLength: 3, maxLength: 9 }), async (from, payersOf, steps) => {
+        const p = await placed(from, payersOf);
         let seen = await check(p, []);
         for (const s of steps) {
           const status = await run(p, s);
