@@ -123,11 +123,13 @@ export function shareOf(charge: DueCharge, payer: Payer, parts: readonly ChargeP
  */
 export function unpaidShares(charge: DueCharge, payers: PayerOf, covered: ReadonlySet<ChargePart>): ChargeShare[] {
   const byPayer = new Map<Payer, ChargePart[]>();
-  for (const part of chargeParts) {
-    if (partCents(charge, part) === 0 || covered.has(part)) continue;
-    byPayer.set(payers[part], [...(byPayer.get(payers[part]) ?? []), part]);
-  }
+  for (const part of unpaidParts(charge, covered)) byPayer.set(payers[part], [...(byPayer.get(payers[part]) ?? []), part]);
   return [...byPayer].map(([payer, parts]) => shareOf(charge, payer, parts));
+}
+
+/** The parts of a charge with money in them that no settled payment covers (`covered`): none once it is wholly paid. */
+export function unpaidParts(charge: DueCharge, covered: ReadonlySet<ChargePart>): ChargePart[] {
+  return chargeParts.filter((part) => partCents(charge, part) > 0 && !covered.has(part));
 }
 
 /** The parts already paid of each period, by the period's first day. */

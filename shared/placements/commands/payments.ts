@@ -3,7 +3,7 @@ import { emit } from '../../events/outbox.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
 import { ApiError } from '../../http/errors.ts';
 import { fromCents } from '../../money.ts';
-import { chargeFor, chargeParts, dueNow, partCents, payerOf, unpaid, type Due, type DueCharge, type Payer } from '../billing.ts';
+import { chargeFor, dueNow, payerOf, unpaid, unpaidParts, type Due, type DueCharge, type Payer } from '../billing.ts';
 import { billingPeriods } from '../periods.ts';
 import type { LeaseRow } from '../lease.ts';
 import { extensionDue, signedPrices } from '../signed-prices.ts';
@@ -30,8 +30,9 @@ import { log } from '../../log.ts';
 // processing fee from the fee model) and emits payment.succeeded to the carrier and the provider;
 // the one that completes the first payment (every share of it settled) confirms the booking (the
 // lease hold becomes a booking hold, the request moves to booking_confirmed, booking.confirmed to
-// both), and the one that completes an extension's charge puts the extension in effect. A failed one records the attempt and emits payment.failed to both; the request stays
-// awaiting payment (payment_setup, where both signatures put it); nothing else moves.
+// both), and the one that completes an extension's charge puts the extension in effect. A failed
+// one records the attempt and emits payment.failed to both; the request stays awaiting payment
+// (payment_setup, where both signatures put it); nothing else moves.
 
 export interface Payable {
   lease: LeaseRow;
@@ -190,8 +191,7 @@ export async function recordCharge(
     return payment;
   }
   let bookingId = existing?.id ?? null;
-  const covered = (await paidParts(tx, placement.id)).get(whole.periodStart) ?? new Set();
-  const wholePaid = chargeParts.every((part) => partCents(whole, part) === 0 || covered.has(part));
+  const wholePaid = unpaidParts(whole, (await paidParts(tx, placement.id)).get(whole.periodStart) ?? new Set()).length === 0;
   // A charge that clears on a placement cancelled meanwhile is recorded (money moved, and it can be
   // refunded) but books nothing.
   if (!existing && wholePaid && placement.option_status !== 'cancelled') {
