@@ -7,7 +7,7 @@ import type { CheckoutRequest } from '../ports/types.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { abandonCheckout, insertPending, isBooked, isReplacedCheckout, openCheckout, paymentsOf, recordCheckout } from '../money-repository.ts';
 import { withTenant } from '../../db/tenant.ts';
-import { payable, paySandbox, requireDue } from './payments.ts';
+import { payable, paySandbox, requireShown, type ShownShare } from './payments.ts';
 import { homeOnRequest, type PlacementRow } from '../repository.ts';
 import { inPlacementById } from '../unit-of-work.ts';
 
@@ -54,14 +54,10 @@ export interface PayView {
   note?: string;
 }
 
-export interface PaySubmission {
+/** A form of the page: the share it showed (refused once that is no longer what is due). */
+export interface PaySubmission extends ShownShare {
   /** Sandbox only: the outcome the payer chose. */
   outcome?: 'succeeded' | 'failed';
-  /** The amount the page showed; a payment is refused when what is due has changed since. */
-  amountCents: number;
-  chargeType: ChargeType;
-  /** Whose share the form pays. */
-  payer: Payer;
 }
 
 export interface PayActions {
@@ -142,14 +138,11 @@ type PayStep = { result: 'succeeded' | 'failed' } | { reuse: string } | { attemp
 async function pay(link: PayLink, submission: Parameters<PayActions['pay']>[1], returnUrl: string) {
   const outcome = await inLinkedPlacement(link, true, async (tx, claim, placement): Promise<PayStep> => {
     if (link.environment === 'sandbox') {
-      const [payment] = await paySandbox(tx, claim, placement, submission.outcome ?? 'succeeded', { payer: submission.payer, expectedCents: submission.amountCents });
+      const [payment] = await paySandbox(tx, claim, placement, submission.outcome ?? 'succeeded', submission);
       return { result: payment.status === 'failed' ? ('failed' as const) : ('succeeded' as const) };
     }
     const state = await payable(tx, claim, placement);
-    const { charge, shares: [due] } = requireDue(state, submission.payer);
-    if (due.split.grossCents !== submission.amountCents || charge.chargeType !== submission.chargeType) {
-      throw new ApiError('amount_changed', 'What is due changed since the page was shown; review the new amount and pay again.');
-    }
+    const { shares: [due] } = requireShown(state, submission);
     if (!state.payee.processor_account_id) {
       throw new ApiError('charges_disabled', "The landlord's payment account is not connected yet; nothing can be paid until the landlord finishes setup.");
     }

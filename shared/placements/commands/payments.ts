@@ -237,20 +237,35 @@ export async function recordCharge(
   return payment;
 }
 
+/** What a pay page showed for one payer's share: paying it is refused once that is no longer what is due. */
+export interface ShownShare {
+  payer: Payer;
+  amountCents: number;
+  chargeType: DueCharge['chargeType'];
+}
+
 /**
- * Pays what is due now in sandbox (the `payment` helper and the pay page's buttons): every share due
- * now, or the named payer's, settled at once with the outcome chosen, one payment per share.
- * `expectedCents`, when given (the page, for one payer), must still be what is due, so a page shown
- * before a change never pays a different amount.
+ * The share a page showed, still due as shown (409 nothing_due once paid, amount_changed once
+ * something else is due), so a page shown before a change never pays a different amount.
  */
-export async function paySandbox(
-  tx: Tx, claim: ClaimRow, placement: PlacementRow, outcome: 'succeeded' | 'failed', only: { payer?: Payer; expectedCents?: number } = {},
-): Promise<PaymentRow[]> {
-  const state = await payable(tx, claim, placement);
-  const { charge, shares } = requireDue(state, only.payer);
-  if (only.expectedCents !== undefined && (shares.length !== 1 || only.expectedCents !== shares[0].split.grossCents)) {
+export function requireShown(state: Payable, shown: ShownShare): Due {
+  const { charge, shares: [share] } = requireDue(state, shown.payer);
+  if (share.split.grossCents !== shown.amountCents || charge.chargeType !== shown.chargeType) {
     throw new ApiError('amount_changed', 'What is due changed since the page was shown; review the new amount and pay again.');
   }
+  return { charge, shares: [share] };
+}
+
+/**
+ * Pays what is due now in sandbox (the `payment` helper and the pay page's buttons), settled at once
+ * with the outcome chosen, one payment per share: every share due now, the named payer's, or the
+ * one a page showed (which must still be due as shown).
+ */
+export async function paySandbox(
+  tx: Tx, claim: ClaimRow, placement: PlacementRow, outcome: 'succeeded' | 'failed', which: { payer?: Payer } | ShownShare = {},
+): Promise<PaymentRow[]> {
+  const state = await payable(tx, claim, placement);
+  const { charge, shares } = 'amountCents' in which ? requireShown(state, which) : requireDue(state, which.payer);
   const payments: PaymentRow[] = [];
   for (const share of shares) {
     const payment = await recordCharge(tx, claim, placement, state, share, charge, {
