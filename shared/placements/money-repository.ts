@@ -130,6 +130,18 @@ async function settledPaymentOfParts(tx: Tx, write: PaymentWrite): Promise<strin
   return row.id;
 }
 
+/**
+ * What every payment row of a share starts with, for the three inserts (a settled charge, a failed
+ * one, a checkout attempt): who is paid and who pays, the placement and lease, the share's parts.
+ */
+const shareColumns = (tx: Tx) => tx`
+  org_id, environment, property_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id, charge_type, payer,
+  rent_cents, deposit_cents, fees_cents, currency, period_start, period_end`;
+const shareValues = (tx: Tx, write: Omit<PaymentWrite, 'providerRef' | 'bookingId'>) => tx`
+  ${write.payee.org_id}, app.current_env(), ${write.placement.property_id}, app.current_org(), ${write.placement.claim_id},
+  ${write.placement.id}, ${write.leaseId}, ${write.charge.chargeType}, ${write.charge.payer}, ${write.charge.rentCents},
+  ${write.charge.depositCents}, ${write.charge.feesCents}, ${write.currency.toLowerCase()}, ${write.charge.periodStart}, ${write.charge.periodEnd}`;
+
 /** The columns a settled charge sets, on a new row or an existing attempt. */
 const settledColumns = (write: PaymentWrite) => ({
   booking_id: write.bookingId,
@@ -159,16 +171,10 @@ async function settleExisting(tx: Tx, write: PaymentWrite, duplicateOf: string |
 
 /** A new settled payment; null when this processor payment is already recorded. */
 async function insertSettled(tx: Tx, write: PaymentWrite, duplicateOf: string | null): Promise<PaymentRow | null> {
-  const { charge } = write;
   const [row] = await tx<PaymentRow[]>`
-    insert into app.payments (org_id, environment, property_id, booking_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id,
-                              charge_type, payer, status, rent_cents, deposit_cents, fees_cents, platform_fee_cents, processing_fee_cents,
-                              currency, paid_at, provider_ref, period_start, period_end, duplicate_of)
-    values (${write.payee.org_id}, app.current_env(), ${write.placement.property_id}, ${write.bookingId}, app.current_org(),
-            ${write.placement.claim_id}, ${write.placement.id}, ${write.leaseId}, ${charge.chargeType}, ${charge.payer}, 'succeeded',
-            ${charge.rentCents}, ${charge.depositCents}, ${charge.feesCents}, ${charge.split.platformFeeCents},
-            ${charge.split.processingFeeCents}, ${write.currency.toLowerCase()}, clock_timestamp(), ${write.providerRef},
-            ${charge.periodStart}, ${charge.periodEnd}, ${duplicateOf})
+    insert into app.payments (${shareColumns(tx)}, booking_id, status, platform_fee_cents, processing_fee_cents, paid_at, provider_ref, duplicate_of)
+    values (${shareValues(tx, write)}, ${write.bookingId}, 'succeeded', ${write.charge.split.platformFeeCents},
+            ${write.charge.split.processingFeeCents}, clock_timestamp(), ${write.providerRef}, ${duplicateOf})
     on conflict (environment, provider_ref) where provider_ref is not null do nothing
     returning *`;
   return row ?? null;
@@ -184,13 +190,8 @@ export async function insertFailed(tx: Tx, write: PaymentWrite, reason: string):
     return row ?? null;
   }
   const [row] = await tx<PaymentRow[]>`
-    insert into app.payments (org_id, environment, property_id, booking_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id,
-                              charge_type, payer, status, rent_cents, deposit_cents, fees_cents, currency, provider_ref, failure_reason,
-                              period_start, period_end)
-    values (${write.payee.org_id}, app.current_env(), ${write.placement.property_id}, ${write.bookingId}, app.current_org(),
-            ${write.placement.claim_id}, ${write.placement.id}, ${write.leaseId}, ${write.charge.chargeType}, ${write.charge.payer}, 'failed',
-            ${write.charge.rentCents}, ${write.charge.depositCents}, ${write.charge.feesCents}, ${write.currency.toLowerCase()},
-            ${write.providerRef}, ${reason}, ${write.charge.periodStart}, ${write.charge.periodEnd})
+    insert into app.payments (${shareColumns(tx)}, booking_id, status, provider_ref, failure_reason)
+    values (${shareValues(tx, write)}, ${write.bookingId}, 'failed', ${write.providerRef}, ${reason})
     on conflict do nothing
     returning *`;
   return row ?? null;
@@ -208,13 +209,8 @@ export async function openCheckout(tx: Tx, placementId: string, periodStart: str
 /** Opens a checkout attempt: a pending payment of the share, settled later by the processor's notification. */
 export async function insertPending(tx: Tx, write: Omit<PaymentWrite, 'providerRef' | 'bookingId'>, expiresAt: Date): Promise<PaymentRow> {
   const [row] = await tx<PaymentRow[]>`
-    insert into app.payments (org_id, environment, property_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id,
-                              charge_type, payer, status, rent_cents, deposit_cents, fees_cents, platform_fee_cents, processing_fee_cents,
-                              currency, period_start, period_end, checkout_expires_at)
-    values (${write.payee.org_id}, app.current_env(), ${write.placement.property_id}, app.current_org(), ${write.placement.claim_id},
-            ${write.placement.id}, ${write.leaseId}, ${write.charge.chargeType}, ${write.charge.payer}, 'pending', ${write.charge.rentCents},
-            ${write.charge.depositCents}, ${write.charge.feesCents}, ${write.charge.split.platformFeeCents}, ${write.charge.split.processingFeeCents},
-            ${write.currency.toLowerCase()}, ${write.charge.periodStart}, ${write.charge.periodEnd}, ${expiresAt})
+    insert into app.payments (${shareColumns(tx)}, status, platform_fee_cents, processing_fee_cents, checkout_expires_at)
+    values (${shareValues(tx, write)}, 'pending', ${write.charge.split.platformFeeCents}, ${write.charge.split.processingFeeCents}, ${expiresAt})
     returning *`;
   return row;
 }
