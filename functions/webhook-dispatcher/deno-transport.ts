@@ -7,7 +7,7 @@
 // just the HTTP/1.1 a delivery needs: one POST, Connection: close, the status, the headers and the
 // start of the answer (the dispatcher keeps 1 KB of it). Deno only: index.ts passes it in; the
 // local server has its own (scripts/lib/pinned-transport.ts).
-import { DestinationRefused, isBlockedAddress, systemResolver, type HostResolver } from '../../shared/webhooks/destination.ts';
+import { connectableAddresses, systemResolver, type HostResolver } from '../../shared/webhooks/destination.ts';
 import type { WebhookTransport } from '../../shared/webhooks/dispatcher.ts';
 import { log } from '../../shared/log.ts';
 
@@ -56,9 +56,7 @@ export function pinnedTransport(options: { allowPrivate: boolean; resolve?: Host
   const resolve = options.resolve ?? systemResolver;
   return async (url, init) => {
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const addresses = isAddress(host) ? [host] : await resolve(host);
-    if (addresses.length === 0) throw new Error(`could not resolve ${host}`);
-    if (!options.allowPrivate && addresses.some(isBlockedAddress)) throw new DestinationRefused(host);
+    const addresses = connectableAddresses(host, isAddress(host) ? [host] : await resolve(host), options.allowPrivate);
     let tcp: Deno.TcpConn;
     try {
       tcp = await Deno.connect({ hostname: addresses[0], port: Number(url.port || 443) });

@@ -9,7 +9,7 @@ import { request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
-import { DestinationRefused, isBlockedAddress } from '../../shared/webhooks/destination.ts';
+import { connectableAddresses } from '../../shared/webhooks/destination.ts';
 import type { WebhookTransport } from '../../shared/webhooks/dispatcher.ts';
 
 /** Resolves a host to its addresses, as the connection will use them (replaceable in tests). */
@@ -34,9 +34,8 @@ function toResponse(incoming: IncomingMessage): Response {
 export function pinnedTransport(options: { allowPrivate: boolean; lookup?: AddressLookup }): WebhookTransport {
   const addressesOf = options.lookup ?? systemAddresses;
   const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    addressesOf(hostname).then((addresses) => {
-      if (!options.allowPrivate && addresses.some((entry) => isBlockedAddress(entry.address))) throw new DestinationRefused(hostname);
-      if (addresses.length === 0) throw Object.assign(new Error(`could not resolve ${hostname}`), { code: 'ENOTFOUND' });
+    addressesOf(hostname).then((resolved) => {
+      const addresses = connectableAddresses(hostname, resolved, options.allowPrivate);
       if (lookupOptions.all) callback(null, addresses);
       else callback(null, addresses[0].address, addresses[0].family);
     }).catch((error: Error) => (callback as (error: Error) => void)(error));

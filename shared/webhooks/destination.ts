@@ -144,6 +144,17 @@ export class DestinationRefused extends Error {
 }
 
 /**
+ * The addresses a connection may use for `host`, as a transport that connects to them itself checks
+ * them: throws DestinationRefused when any is one webhooks must not reach (unless private networks
+ * are allowed), and an error when there is none.
+ */
+export function connectableAddresses<T extends string | { address: string }>(host: string, addresses: T[], allowPrivate: boolean): T[] {
+  if (addresses.length === 0) throw Object.assign(new Error(`could not resolve ${host}`), { code: 'ENOTFOUND' });
+  if (!allowPrivate && addresses.some((entry) => isBlockedAddress(typeof entry === 'string' ? entry : entry.address))) throw new DestinationRefused(host);
+  return addresses;
+}
+
+/**
  * Checks, just before an attempt, that the URL's host resolves only to public addresses.
  * Returns the reason for refusing, or undefined. Results are memoised by the caller's `cache`
  * for the length of one dispatch run.

@@ -54,7 +54,7 @@ describe('the Edge Runtime webhook transport (in Deno)', () => {
     const byName = (path: string, name = 'localhost') => receiver.url(path).replace('127.0.0.1', name);
     receiver.answer('/deno-answer', { status: 202, body: 'accepted here', headers: { 'content-type': 'text/plain; charset=utf-8' } });
     receiver.answer('/deno-chunked', { status: 500, body: 'x'.repeat(3000), headers: { 'transfer-encoding': 'chunked' } });
-    const [delivered, chunked, refused, wrongName, literal] = await inDeno([
+    const [delivered, chunked, refused, wrongName, literal, unresolved] = await inDeno([
       { url: byName('/deno-answer'), addresses: ['127.0.0.1'], allowPrivate: true },
       { url: byName('/deno-chunked'), addresses: ['127.0.0.1'], allowPrivate: true },
       // Rebinding: the name's answer is loopback; with private networks refused, nothing is sent.
@@ -62,6 +62,8 @@ describe('the Edge Runtime webhook transport (in Deno)', () => {
       // The certificate is checked against the name, not the address connected to.
       { url: byName('/deno-wrong-name', 'hooks.customer.example'), addresses: ['127.0.0.1'], allowPrivate: true },
       { url: receiver.url('/deno-literal'), addresses: [], allowPrivate: false },
+      // A name with no address: nothing to connect to.
+      { url: byName('/deno-unresolved'), addresses: [], allowPrivate: true },
     ]);
     expect(delivered).toEqual({ status: 202, body: 'accepted here', type: 'text/plain; charset=utf-8' });
     const [received] = receiver.at('/deno-answer');
@@ -75,6 +77,8 @@ describe('the Edge Runtime webhook transport (in Deno)', () => {
     expect(receiver.at('/deno-wrong-name')).toEqual([]);
     // An address literal is checked as itself (no resolver): 127.0.0.1 is refused.
     expect(literal).toEqual({ error: expect.stringMatching(/^DestinationRefused/) });
+    expect(unresolved).toEqual({ error: expect.stringMatching(/could not resolve localhost/) });
+    expect(receiver.at('/deno-unresolved')).toEqual([]);
   }, 60_000);
 
   it('where the runtime refuses a function its own sockets, a delivery still goes, through fetch', async () => {
