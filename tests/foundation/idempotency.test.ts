@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claimLockSeconds } from '../../shared/http/middleware/idempotency.ts';
+import { claimTiming } from '../../shared/http/middleware/idempotency.ts';
 import { call, createKey, createTenant, errorOf, ownerSql } from '../helpers.ts';
 import { callProbe, failures } from './probe-app.ts';
 
@@ -64,6 +64,24 @@ describe('idempotency', () => {
     expect(await eventCount(t.orgId)).toBe(1);
   });
 
+  it('a call running past its claim\'s lock keeps renewing it: a retry meanwhile is told it is in progress, and the write happens once', async () => {
+    const t = await createTenant('carrier');
+    const saved = { ...claimTiming };
+    Object.assign(claimTiming, { lockSeconds: 1, renewSeconds: 0.25 });
+    try {
+      const headers = { 'idempotency-key': 'long' };
+      const first = callProbe(t.sandbox, { note: 'long', delay_ms: 1800 }, headers);
+      // Past the first lock: without renewal the key would be free and the retry would run the call again.
+      await new Promise((r) => setTimeout(r, 1400));
+      const retry = await callProbe(t.sandbox, { note: 'long', delay_ms: 1800 }, headers);
+      expect(errorOf(JSON.parse(retry.text))).toMatchObject({ code: 'request_in_progress' });
+      expect((await first).status).toBe(201);
+      expect(await eventCount(t.orgId)).toBe(1);
+    } finally {
+      Object.assign(claimTiming, saved);
+    }
+  });
+
   it('a 500 after the write committed keeps the key: the retry is told the change is done, and nothing is written twice', async () => {
     const t = await createTenant('carrier');
     failures.crashesLeft = 1;
@@ -109,8 +127,8 @@ describe('idempotency', () => {
     ]);
     // The running call's claim holds for a short lease (renewed while it runs): a server that dies
     // with it leaves the key blocked for half a minute at most, not minutes.
-    expect(lock).toBeGreaterThan(claimLockSeconds - 5);
-    expect(lock).toBeLessThanOrEqual(claimLockSeconds);
+    expect(lock).toBeGreaterThan(claimTiming.lockSeconds - 5);
+    expect(lock).toBeLessThanOrEqual(claimTiming.lockSeconds);
     expect(a.status).toBe(201);
     expect(b.status).toBe(409);
     expect(JSON.parse(b.text).error.code).toBe('request_in_progress');

@@ -70,9 +70,9 @@ function withoutSecret(body: string): string {
  * The specification's Idempotency section: per organisation and environment, 48 hours; the same key
  * and body replay the first response byte for byte; a different body is 409 idempotency_key_reused;
  * a call still running is 409 request_in_progress; a 500 releases the key; a 4xx is replayed.
- * The claim's lock is short and renewed while the call runs (claimLockSeconds, every
- * claimRenewSeconds), so a claim left by a server that died (killed, crashed) is taken over within
- * claimLockSeconds, not after the longest a call could ever take.
+ * The claim's lock is short and renewed while the call runs (claimTiming), so a claim left by a
+ * server that died (killed, crashed) is taken over within its lock, not after the longest a call
+ * could ever take.
  *
  * A write's change and the key commit together: the caller this middleware hands on carries the key,
  * and its write transaction marks the key applied before committing (shared/db/tenant.ts). A key
@@ -81,8 +81,7 @@ function withoutSecret(body: string): string {
  * not made twice). A 500 releases a key only while nothing of its call committed.
  */
 /** How long a call's claim on its key holds without renewal, and how often a running call renews it. */
-export const claimLockSeconds = 30;
-const claimRenewSeconds = 10;
+export const claimTiming = { lockSeconds: 30, renewSeconds: 10 };
 
 export const idempotency = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   const key = c.req.header('idempotency-key');
@@ -97,7 +96,7 @@ export const idempotency = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   const existing = await withTenant(caller, async (tx) => {
     const claimed = await tx`
       insert into app.idempotency_keys as k (org_id, environment, key, fingerprint, state, locked_until)
-      values (${caller.orgId}, ${caller.environment}, ${key}, ${print}, 'in_progress', now() + ${claimLockSeconds} * interval '1 second')
+      values (${caller.orgId}, ${caller.environment}, ${key}, ${print}, 'in_progress', now() + ${claimTiming.lockSeconds} * interval '1 second')
       on conflict (org_id, environment, key) do update
         set fingerprint = excluded.fingerprint, state = 'in_progress', locked_until = excluded.locked_until,
             created_at = now(), response_status = null, response_content_type = null, response_body = null
@@ -144,10 +143,10 @@ export const idempotency = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   // While the call runs its claim is renewed; it stops with the call (or with the process).
   const renew = setInterval(() => {
     withTenant(caller, (tx) => tx`
-      update app.idempotency_keys set locked_until = now() + ${claimLockSeconds} * interval '1 second'
+      update app.idempotency_keys set locked_until = now() + ${claimTiming.lockSeconds} * interval '1 second'
        where org_id = ${caller.orgId} and environment = ${caller.environment} and key = ${key} and state in ('in_progress', 'applied')`)
       .catch((error) => log.warn('idempotency claim not renewed', { request_id: c.get('requestId'), ...errorFields(error) }));
-  }, claimRenewSeconds * 1000);
+  }, claimTiming.renewSeconds * 1000);
   // Errors are rendered by the error handler before next() returns, so c.res is final here.
   try {
     await next();
