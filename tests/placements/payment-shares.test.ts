@@ -145,7 +145,10 @@ describe('a charge split between payers (live, stand-in processor)', () => {
     expect((await notify(`pi_forged_${s.ref}`, forged, 100000)).body.data.outcome).toBe('ignored: amount differs from the signed terms');
 
     const [carrier, household, tpa] = shares;
-    expect((await notify(`pi_h_${s.ref}`, household.metadata, household.amount)).body.data.outcome).toBe('applied');
+    // A checkout made before shares carried no payer: the payer of its parts is read from the request.
+    const { payer: _named, ...beforeShares } = household.metadata;
+    expect((await notify(`pi_h_${s.ref}`, beforeShares, household.amount)).body.data.outcome).toBe('applied');
+    expect((await placementOf(s)).payments.find((p: any) => p.status === 'succeeded')).toMatchObject({ payer: 'policyholder', covers_deposit: true });
     expect((await notify(`pi_t_${s.ref}`, tpa.metadata, tpa.amount)).body.data.outcome).toBe('applied');
     expect((await placementOf(s)).booking).toBeNull();
     expect((await notify(`pi_c_${s.ref}`, carrier.metadata, carrier.amount)).body.data.outcome).toBe('applied');
