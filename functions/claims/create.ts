@@ -1,13 +1,13 @@
 import type { Tx } from '../../shared/db/client.ts';
-import { withTenant } from '../../shared/db/tenant.ts';
+import { inOneWrite, withTenant } from '../../shared/db/tenant.ts';
 import type { Caller } from '../../shared/http/context.ts';
 import { ApiError } from '../../shared/http/errors.ts';
-import { announceStatus } from '../../shared/claims/lifecycle.ts';
+import { announceStatus, statusAnnouncement } from '../../shared/claims/lifecycle.ts';
 import { initialStatus } from '../../shared/claims/status.ts';
-import { enqueue } from '../../shared/jobs/queue.ts';
+import { enqueue, jobInsert } from '../../shared/jobs/queue.ts';
 import { runAfterCommit } from '../../shared/jobs/after-commit.ts';
 import {
-  claimsByExternalId, insertClaims, isRefusal, newClaimRow, zipCentroids, type CreatedRow, type NewClaimRow,
+  answeredByDatabase, claimsByExternalId, insertClaims, isRefusal, newClaimRow, plainInsertClaims, zipCentroids, type CreatedRow, type NewClaimRow,
 } from './repository.ts';
 import type { CreateClaimInput } from './schemas.ts';
 import { sourceNewRequests } from '../../shared/claims/sourcing.ts';
@@ -74,6 +74,36 @@ async function origins(tx: Tx, inputs: (CreateClaimInput | ApiError)[]) {
   });
 }
 
+const announcementsOf = (rows: readonly Pick<CreatedRow, 'id' | 'claim_ref' | 'external_id'>[]) =>
+  rows.map((row) => ({ request_id: row.id, reference: row.claim_ref, external_id: row.external_id, status: initialStatus, previous_status: null }));
+
+/**
+ * The usual creation, in one round trip: every input valid and located by its own coordinates, and
+ * every row new. The insert, the sourcing job and the announcement travel with begin and the commit
+ * in one write (inOneWrite). Anything unusual (an external_id met before, a value the database
+ * refuses, a claim_ref drawn twice, an announcement that cannot be recorded) fails that transaction,
+ * which then changed nothing, and undefined sends the creation the general way. Undefined too when
+ * an input is not of that kind.
+ */
+async function createInOneWrite(caller: Caller, inputs: (CreateClaimInput | ApiError)[]) {
+  const located = inputs.filter((input): input is CreateClaimInput & { loss_lat: number; loss_lng: number } =>
+    !(input instanceof ApiError) && input.loss_lat !== undefined && input.loss_lng !== undefined);
+  if (located.length === 0 || located.length < inputs.length) return undefined;
+  const rows = located.map((input) => newClaimRow(caller, input, { lat: input.loss_lat, lng: input.loss_lng }));
+  try {
+    const [inserted, [job]] = await inOneWrite(caller, (tx) => [
+      plainInsertClaims(tx, [...rows].sort(byExternalId)),
+      jobInsert(tx, 'source_new_requests', { request_ids: rows.map((row) => row.id) }),
+      statusAnnouncement(tx, announcementsOf(rows)),
+    ]);
+    const byId = new Map(inserted.map((row) => [row.id, row]));
+    return { outcomes: rows.map((row): CreateOutcome => ({ ok: true, row: byId.get(row.id)!, idempotent: false })), job: job.id };
+  } catch (error) {
+    if (answeredByDatabase(error)) return undefined;
+    throw error;
+  }
+}
+
 /**
  * Creates a request per valid input (an ApiError input is a validation failure passed through, so
  * batch results keep their positions). A repeated external_id gives the existing request with
@@ -81,7 +111,14 @@ async function origins(tx: Tx, inputs: (CreateClaimInput | ApiError)[]) {
  * null) at housing_needs_collected, and one sourcing job for them all starts after the commit.
  */
 export async function createClaims(caller: Caller, inputs: (CreateClaimInput | ApiError)[]): Promise<CreateOutcome[]> {
-  const { outcomes, job } = await withTenant(caller, async (tx) => {
+  const { outcomes, job } = (await createInOneWrite(caller, inputs)) ?? (await createInTransaction(caller, inputs));
+  if (job) runAfterCommit({ source_new_requests: sourceNewRequests }, [job]);
+  return outcomes;
+}
+
+/** The general creation: ZIP centroids, repeated external_ids, refused values each answered per item. */
+async function createInTransaction(caller: Caller, inputs: (CreateClaimInput | ApiError)[]) {
+  return withTenant(caller, async (tx) => {
     const located = await origins(tx, inputs);
     const rows = inputs.map((input, i) => {
       const origin = located[i];
@@ -95,8 +132,7 @@ export async function createClaims(caller: Caller, inputs: (CreateClaimInput | A
     // so that an event that cannot be recorded never takes the job with it.
     const [job] = await Promise.all([
       created.length ? enqueue(tx, 'source_new_requests', { request_ids: created.map((r) => r.id) }) : undefined,
-      announceStatus(tx, created.map((row) => (
-        { request_id: row.id, reference: row.claim_ref, external_id: row.external_id, status: initialStatus, previous_status: null }))),
+      announceStatus(tx, announcementsOf(created)),
     ]);
 
     // A row not inserted met an external_id that exists (possibly made by an earlier item of the
@@ -117,6 +153,4 @@ export async function createClaims(caller: Caller, inputs: (CreateClaimInput | A
     });
     return { outcomes, job };
   });
-  if (job) runAfterCommit({ source_new_requests: sourceNewRequests }, [job]);
-  return outcomes;
 }

@@ -56,6 +56,7 @@ const centsOf = (amount: number | undefined) => (amount === undefined ? null : t
 export function newClaimRow(caller: Caller, input: CreateClaimInput, origin: { lat: number; lng: number }) {
   const country = input.loss_country ?? 'US';
   return {
+    id: crypto.randomUUID(),
     org_id: caller.orgId,
     environment: caller.environment,
     claim_ref: newClaimRef(),
@@ -114,8 +115,20 @@ const refTaken = (error: unknown) => isDbError(error, '23505', 'claims_claim_ref
 /** A value the database refuses to store: a data exception (class 22) or an integrity rule (class 23). */
 export const isRefusal = (error: unknown) => isDbError(error, '22') || isDbError(error, '23');
 
+/** An error the database answered a statement with (any SQLSTATE), as against a connection that failed. */
+export const answeredByDatabase = (error: unknown) => /^[0-9A-Z]{5}$/.test(String((error as postgres.PostgresError)?.code)) && 'severity' in (error as object);
+
 /** What creation answers and announces of a request it made or found. */
 export type CreatedRow = Pick<ClaimRow, 'id' | 'claim_ref' | 'external_id' | 'status_primary' | 'created_at'>;
+
+const createdColumns = (tx: Tx) => tx`id, claim_ref, external_id, status_primary, created_at`;
+
+/**
+ * The statement inserting the rows exactly as given, built and not yet run (for inOneWrite): an
+ * external_id already used or a claim_ref drawn twice fails it, and with it the transaction.
+ */
+export const plainInsertClaims = (tx: Tx, rows: NewClaimRow[]) =>
+  tx<CreatedRow[]>`insert into app.claims ${tx(rows)} returning ${createdColumns(tx)}`;
 
 /**
  * Inserts the rows in one statement; an external_id already used in this organisation and
@@ -130,7 +143,7 @@ export async function insertClaims(tx: Tx, rows: NewClaimRow[]): Promise<Created
       return await tx.savepoint((sp) => sp<CreatedRow[]>`
         insert into app.claims ${sp(rows)}
         on conflict (org_id, environment, external_id) do nothing
-        returning id, claim_ref, external_id, status_primary, created_at`);
+        returning ${createdColumns(sp)}`);
     } catch (error) {
       if (!refTaken(error) || attempt === 4) throw error;
       for (const row of rows) row.claim_ref = newClaimRef();

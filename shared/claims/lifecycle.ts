@@ -1,5 +1,5 @@
 import type { Tx } from '../db/client.ts';
-import { emitMany } from '../events/outbox.ts';
+import { emitMany, recordEvents } from '../events/outbox.ts';
 import { statusesBefore, type RequestStatus } from './status.ts';
 
 // The one way a request's status_primary changes. The move is guarded in SQL (the row must be in a
@@ -18,6 +18,10 @@ export interface StatusChange {
 export async function announceStatus(tx: Tx, changes: readonly StatusChange[]): Promise<void> {
   await emitMany(tx, 'request.status_changed', changes.map((change) => ({ ...change })));
 }
+
+/** The statement announcing status changes, built and not yet run, for a transaction sent in one write (see recordEvents). */
+export const statusAnnouncement = (tx: Tx, changes: readonly StatusChange[]) =>
+  recordEvents(tx, 'request.status_changed', changes.map((change) => ({ ...change })));
 
 /**
  * Moves the given requests (of the transaction's tenant) to `to` where the lifecycle allows it;

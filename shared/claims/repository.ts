@@ -70,21 +70,32 @@ export const claimColumns = (tx: Tx) => tx`c.*, app.coordinator_of(c) as coordin
 
 
 /**
- * The request a `{reference}` names: its claim_ref (any case) or its id. Anything else, and any
- * request of another organisation or environment, is 404. `lock` takes the row for an update.
+ * Which request a `{reference}` names, as a condition on `app.claims c`: its claim_ref (any case)
+ * or its id. Anything else names no request: 404, before any statement.
+ */
+export function referenceCondition(tx: Tx, reference: string) {
+  const ref = reference.trim().toUpperCase();
+  if (claimRefPattern.test(ref)) return tx`c.claim_ref = ${ref}`;
+  if (isUuid(reference)) return tx`c.id = ${reference}`;
+  throw notFound('housing request');
+}
+
+/** The statement reading the request a `{reference}` names (none when it is another organisation's or environment's). */
+export const claimByReference = (tx: Tx, reference: string, options: { lock?: boolean } = {}) =>
+  tx<ClaimRow[]>`select ${claimColumns(tx)} from app.claims c where ${referenceCondition(tx, reference)} ${options.lock ? tx`for update` : tx``}`;
+
+/** The request a statement of claimByReference found, or 404. */
+export function foundClaim(rows: readonly ClaimRow[]): ClaimRow {
+  if (!rows[0]) throw notFound('housing request');
+  return rows[0];
+}
+
+/**
+ * The request a `{reference}` names; any request of another organisation or environment is 404.
+ * `lock` takes the row for an update.
  */
 export async function findClaim(tx: Tx, reference: string, options: { lock?: boolean } = {}): Promise<ClaimRow> {
-  const ref = reference.trim().toUpperCase();
-  const where = claimRefPattern.test(ref)
-    ? tx`c.claim_ref = ${ref}`
-    : isUuid(reference)
-      ? tx`c.id = ${reference}`
-      : undefined;
-  if (!where) throw notFound('housing request');
-  const [row] = await tx<ClaimRow[]>`
-    select ${claimColumns(tx)} from app.claims c where ${where} ${options.lock ? tx`for update` : tx``}`;
-  if (!row) throw notFound('housing request');
-  return row;
+  return foundClaim(await claimByReference(tx, reference, options));
 }
 
 /** The requests of these ids, locked for update in id order (the order status moves lock them in). */

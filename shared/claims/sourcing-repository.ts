@@ -1,4 +1,5 @@
 import type { Tx } from '../db/client.ts';
+import { referenceCondition } from './repository.ts';
 import type { CrawlOutcome, CrawlRequest, CrawlStatus } from './crawl.ts';
 
 // The sourcing SQL: the eligible homes of a request (app.match_candidates, nearest first) and the
@@ -25,10 +26,14 @@ export interface CandidateRow {
   distance_miles: number;
 }
 
-/** The request's eligible homes (its current needs and radius), nearest first, at most candidatePool. */
-export function matchCandidates(tx: Tx, claimId: string): Promise<CandidateRow[]> {
-  return tx<CandidateRow[]>`select * from app.match_candidates(${claimId}, ${candidatePool})`;
-}
+/**
+ * The statement finding the eligible homes of the request a `{reference}` names (its current needs
+ * and radius), at most candidatePool, nearest first; none for another tenant's request. It names
+ * the request as claimByReference does, so both can travel in one write.
+ */
+export const candidatesByReference = (tx: Tx, reference: string) => tx<CandidateRow[]>`
+  select m.* from app.claims c cross join lateral app.match_candidates(c.id, ${candidatePool}) m
+   where ${referenceCondition(tx, reference)}`;
 
 /** Whether the request has at least one eligible home. */
 export async function hasCandidate(tx: Tx, claimId: string): Promise<boolean> {

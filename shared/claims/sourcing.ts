@@ -1,5 +1,5 @@
 import type { Tx } from '../db/client.ts';
-import { withTenant, type Tenant } from '../db/tenant.ts';
+import { inOneWrite, withTenant, type Tenant } from '../db/tenant.ts';
 import { moveStatus } from './lifecycle.ts';
 import { crawlerFor, type Crawler, type CrawlRequest, type CrawlStatus } from './crawl.ts';
 import { rank, type Candidate, type Needs } from './scoring.ts';
@@ -8,10 +8,10 @@ import type { JobRow } from '../jobs/queue.ts';
 import type { Caller } from '../http/context.ts';
 import { ApiError } from '../http/errors.ts';
 import type { z } from '@hono/zod-openapi';
-import { findClaim, lockClaims, type ClaimRow } from './repository.ts';
+import { claimByReference, findClaim, foundClaim, lockClaims, type ClaimRow } from './repository.ts';
 import type { SourcingRound } from './schemas.ts';
 import {
-  insertSourcingRounds, matchCandidates, openingRoundsOf, recordCrawlOutcomes, type CandidateRow, type RoundRow,
+  candidatesByReference, insertSourcingRounds, openingRoundsOf, recordCrawlOutcomes, type CandidateRow, type RoundRow,
 } from './sourcing-repository.ts';
 import { errorFields, log } from '../log.ts';
 import { fromCents } from '../money.ts';
@@ -35,9 +35,8 @@ function needsOf(claim: ClaimRow): Needs {
   };
 }
 
-/** The request's matches now, best first: its current needs and radius, read in this transaction. */
-async function findMatches(tx: Tx, claim: ClaimRow, limit: number) {
-  const rows = await matchCandidates(tx, claim.id);
+/** The request's matches, best first: its eligible homes ranked by its current needs. */
+function rankMatches(claim: ClaimRow, rows: readonly CandidateRow[], limit: number) {
   const candidates = rows.map((row): Candidate & { id: string; row: CandidateRow } => ({
     id: row.property_id,
     row,
@@ -65,17 +64,18 @@ async function findMatches(tx: Tx, claim: ClaimRow, limit: number) {
 }
 
 /**
- * GET matches: the request's matches now; a fresh request that has some moves on. Only a request
- * still at housing_needs_collected can move, so for every other the read writes nothing (no
- * guarded update, no row lock, one round trip less).
+ * GET matches: the request's matches now, read with the request in one read-only transaction sent
+ * in one write. A request still at housing_needs_collected that has some moves on, in a write of its
+ * own (guarded, so two reads racing move it once); for every other request the read writes nothing.
  */
-export function matchesNow(caller: Caller, reference: string, limit: number) {
-  return withTenant(caller, async (tx) => {
-    const claim = await findClaim(tx, reference);
-    const found = await findMatches(tx, claim, limit);
-    if (found.length && claim.status_primary === 'housing_needs_collected') await homesFound(tx, [claim.id]);
-    return found;
-  });
+export async function matchesNow(caller: Caller, reference: string, limit: number) {
+  const [claims, candidates] = await inOneWrite(caller, (tx) => [claimByReference(tx, reference), candidatesByReference(tx, reference)]);
+  const claim = foundClaim(claims);
+  const found = rankMatches(claim, candidates, limit);
+  if (found.length && claim.status_primary === 'housing_needs_collected') {
+    await withTenant({ ...caller, readsOnly: false }, (tx) => homesFound(tx, [claim.id]));
+  }
+  return found;
 }
 
 /** Matching found homes: requests still at housing_needs_collected move to housing_options_found. */

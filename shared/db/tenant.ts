@@ -57,6 +57,24 @@ function finish(sql: postgres.ReservedSql, statement: 'commit' | 'rollback') {
     .finally(() => sql.release());
 }
 
+/** begin and the tenant context: the API role (no BYPASSRLS), the organisation and the environment, for this transaction only. */
+function opening(sql: postgres.ReservedSql, tenant: Tenant, readOnly: boolean) {
+  return [
+    sql.unsafe(readOnly ? 'begin read only' : 'begin').execute(),
+    sql`select set_config('role', 'svc_api', true),
+               set_config('app.org_id', ${tenant.orgId}, true),
+               set_config('app.env', ${tenant.environment}, true)`.execute(),
+  ];
+}
+
+/** The Idempotency-Key of a write marked applied in the write's own transaction, sent at once; none for a read. */
+function markApplied(sql: postgres.ReservedSql, tenant: Tenant, readOnly = false) {
+  if (readOnly || !tenant.idempotencyKey) return undefined;
+  return sql`update app.idempotency_keys set state = 'applied'
+     where org_id = ${tenant.orgId} and environment = ${tenant.environment} and key = ${tenant.idempotencyKey} and state = 'in_progress'`
+    .execute();
+}
+
 async function transaction<T>(tenant: Tenant, work: (tx: Tx) => Promise<T>, readOnly: boolean): Promise<T> {
   const sql = await db().reserve();
   let savepoints = 0;
@@ -77,12 +95,7 @@ async function transaction<T>(tenant: Tenant, work: (tx: Tx) => Promise<T>, read
 
   // Sent without waiting: a failure here fails the work's first statement (the transaction is
   // aborted), and is reported below in any case.
-  const opened = Promise.all([
-    sql.unsafe(readOnly ? 'begin read only' : 'begin').execute(),
-    sql`select set_config('role', 'svc_api', true),
-               set_config('app.org_id', ${tenant.orgId}, true),
-               set_config('app.env', ${tenant.environment}, true)`.execute(),
-  ]);
+  const opened = Promise.all(opening(sql, tenant, readOnly));
   opened.catch(() => {});
 
   let result: T;
@@ -99,12 +112,8 @@ async function transaction<T>(tenant: Tenant, work: (tx: Tx) => Promise<T>, read
     afterThisTurn(() => finish(sql, 'commit'));
     return result;
   }
-  if (tenant.idempotencyKey) {
-    // Pipelined with the commit (no round trip of its own); if it fails, the commit answers ROLLBACK.
-    sql`update app.idempotency_keys set state = 'applied'
-         where org_id = ${tenant.orgId} and environment = ${tenant.environment} and key = ${tenant.idempotencyKey} and state = 'in_progress'`
-      .execute().catch(() => {});
-  }
+  // Pipelined with the commit (no round trip of its own); if it fails, the commit answers ROLLBACK.
+  markApplied(sql, tenant)?.catch(() => {});
   try {
     const done = await sql.unsafe('commit');
     // A statement that failed without being awaited aborts the transaction, and the server then
@@ -114,4 +123,61 @@ async function transaction<T>(tenant: Tenant, work: (tx: Tx) => Promise<T>, read
     sql.release();
   }
   return result;
+}
+
+/** A statement built and not yet run, as postgres.js makes it from a tagged template. */
+interface Statement {
+  execute(): PromiseLike<unknown>;
+}
+
+/** The results of statements, in their order. */
+export type Results<Q extends readonly Statement[]> = { -readonly [K in keyof Q]: Awaited<Q[K]> };
+
+/**
+ * Runs statements that do not depend on each other's results as one transaction in one write:
+ * begin, the tenant context, the statements in order, the Idempotency-Key's mark and the commit
+ * leave together and are answered together, one round trip in all (withTenant needs one more for
+ * its commit, since its work may go on after any statement). `build` makes the statements on the
+ * transaction's connection without running them; their results come back in order, and whatever
+ * depends on them is computed after the commit. Under the same role and tenant context as
+ * withTenant, so row-level security holds for every statement. A statement that fails aborts the
+ * transaction (the commit answers ROLLBACK) and its error is thrown; a request that reads only but
+ * whose statements write runs again read-write, as in withTenant.
+ */
+export async function inOneWrite<const Q extends readonly Statement[]>(
+  tenant: Tenant,
+  build: (tx: Tx) => Q,
+): Promise<Results<Q>> {
+  if (tenant.readsOnly) {
+    try {
+      return await oneWrite(tenant, build, true);
+    } catch (error) {
+      if ((error as { code?: string }).code !== readOnlyTransaction) throw error;
+    }
+  }
+  return oneWrite(tenant, build, false);
+}
+
+async function oneWrite<Q extends readonly Statement[]>(
+  tenant: Tenant,
+  build: (tx: Tx) => Q,
+  readOnly: boolean,
+): Promise<Results<Q>> {
+  const sql = await db().reserve();
+  try {
+    const statements = build(sql as unknown as Tx);
+    // Everything is handed to the connection in this turn of the event loop, so the driver sends it in one write.
+    const opened = opening(sql, tenant, readOnly);
+    const results = statements.map((statement) => statement.execute());
+    const marked = markApplied(sql, tenant, readOnly);
+    const committed = sql.unsafe('commit').execute();
+    const settled = await Promise.allSettled([...opened, ...results, ...(marked ? [marked] : []), committed]);
+    const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    const done = await committed;
+    if (done.command !== 'COMMIT') throw new Error(`transaction ended with ${done.command} instead of COMMIT`);
+    return (await Promise.all(results)) as unknown as Results<Q>;
+  } finally {
+    sql.release();
+  }
 }

@@ -34,20 +34,34 @@ export async function emitMany<E extends EventName>(
   target?: Tenant,
 ): Promise<(string | null)[]> {
   if (payloads.length === 0) return [];
-  if (boolSetting('STRICT_EVENT_PAYLOADS', false)) {
-    const problems = payloads.flatMap((payload) => payloadProblems(event, payload as Record<string, unknown>));
-    if (problems.length) throw new Error(`payload of ${event} does not match the event registry: ${problems.join('; ')}`);
-  }
   try {
-    const rows = await tx.savepoint((sp) => sp<{ id: string }[]>`
-      select app.record_event(${event}, p.payload, ${target?.orgId ?? null}, ${target?.environment ?? null}) as id
-        from jsonb_array_elements(${sp.json(payloads as never)}) with ordinality as p (payload, n)
-       order by p.n`);
+    const rows = await tx.savepoint((sp) => recordEvents(sp, event, payloads, target));
     return rows.map((row) => row.id);
   } catch (error) {
+    if (error instanceof PayloadMismatch) throw error;
     log.error('event not recorded', { event, count: payloads.length, ...errorFields(error) });
     return payloads.map(() => null);
   }
+}
+
+/** A payload that does not fit the event registry, under STRICT_EVENT_PAYLOADS. */
+class PayloadMismatch extends Error {}
+
+/**
+ * The statement recording events (one or more payloads of one event), built and not yet run; its
+ * rows are the event ids in payload order. Where a failure to record must not fail the operation,
+ * run it as emitMany does, under a savepoint; a caller that runs it bare (in one write, inOneWrite)
+ * has a way to do the operation again without it failing (create.ts).
+ */
+export function recordEvents<E extends EventName>(tx: Tx, event: E, payloads: EventPayload<E>[], target?: Tenant) {
+  if (boolSetting('STRICT_EVENT_PAYLOADS', false)) {
+    const problems = payloads.flatMap((payload) => payloadProblems(event, payload as Record<string, unknown>));
+    if (problems.length) throw new PayloadMismatch(`payload of ${event} does not match the event registry: ${problems.join('; ')}`);
+  }
+  return tx<{ id: string }[]>`
+    select app.record_event(${event}, p.payload, ${target?.orgId ?? null}, ${target?.environment ?? null}) as id
+      from jsonb_array_elements(${tx.json(payloads as never)}) with ordinality as p (payload, n)
+     order by p.n`;
 }
 
 /** Records one event; see emitMany. */

@@ -34,12 +34,16 @@ export interface EnqueueOptions {
  * an operation that starts its job itself after commit (shared/jobs/after-commit.ts).
  */
 export function enqueue<K extends JobKind>(tx: Tx, kind: K, payload: JobPayloads[K], options: EnqueueOptions = {}): Promise<string | undefined> {
-  const sent = (options.runAt ? scheduled(tx, kind, payload, options, options.runAt) : tx<{ id: string }[]>`
+  return jobInsert(tx, kind, payload, options).execute().then(([job]) => job?.id);
+}
+
+/** The statement queuing a job, built and not yet run (for inOneWrite); its row is the new job's id, none when the dedupe key was queued already. */
+export function jobInsert<K extends JobKind>(tx: Tx, kind: K, payload: JobPayloads[K], options: EnqueueOptions = {}) {
+  return options.runAt ? scheduled(tx, kind, payload, options, options.runAt) : tx<{ id: string }[]>`
     insert into app.jobs (kind, org_id, environment, payload, dedupe_key, max_attempts)
     values (${kind}, app.current_org(), app.current_env(), ${tx.json(payload as never)}, ${options.dedupeKey ?? null}, ${options.maxAttempts ?? 8})
     on conflict (kind, dedupe_key) where dedupe_key is not null do nothing
-    returning id`).execute();
-  return sent.then(([job]) => job?.id);
+    returning id`;
 }
 
 /**

@@ -88,7 +88,7 @@ describe('request overhead', () => {
     expect(onlyAuthentication(beforeResponse[0])).toBe(true);
   });
 
-  it('an authenticated read costs two round trips, and its commit is sent after the response', async () => {
+  it('an authenticated read costs two round trips: begin, context, the read and the commit travel together', async () => {
     const t = await createTenant('carrier');
     const created = await call('POST', '/claims', { key: t.live, body: claimBody({ ...at(spot(7, 0)) }) });
     expect(created.status).toBe(201);
@@ -97,13 +97,28 @@ describe('request overhead', () => {
     expect(response.status).toBe(200);
     expect(beforeResponse).toHaveLength(2);
     expect(onlyAuthentication(beforeResponse[0])).toBe(true);
-    // begin, the tenant context and the read travel together, in a transaction the database keeps read-only.
-    expect(beforeResponse[1]).toHaveLength(3);
+    // One transaction the database keeps read-only, in one write: nothing is left to send afterwards.
+    expect(beforeResponse[1]).toHaveLength(4);
     expect(beforeResponse[1][0]).toBe('begin read only');
     expect(beforeResponse[1][1]).toMatch(/^select set_config\('role', 'svc_api', true\)/);
     expect(beforeResponse[1][2]).toMatch(/^select c\.\*/);
-    // The commit of a read-only transaction has nothing to flush; the response did not wait for it.
-    expect(after[0]).toEqual(['commit']);
+    expect(beforeResponse[1][3]).toBe('commit');
+    expect(after).toEqual([]);
+  });
+
+  it('GET matches costs two round trips: the request and its candidates read in one transaction, in one write', async () => {
+    const t = await createTenant('carrier');
+    const created = await call('POST', '/claims', { key: t.live, body: claimBody({ ...at(spot(7, 2)) }) });
+    expect(created.status).toBe(201);
+    const { response, beforeResponse, after } = await roundTrips(() =>
+      call('GET', `/claims/${created.body.data.claim_ref}/matches`, { key: t.live }).then((res) => new Response(res.text, { status: res.status })));
+    expect(response.status).toBe(200);
+    expect(beforeResponse).toHaveLength(2);
+    expect(onlyAuthentication(beforeResponse[0])).toBe(true);
+    expect(beforeResponse[1].map((s) => s.slice(0, 24))).toEqual([
+      'begin read only', "select set_config('role'", 'select c.*, app.coordina', 'select m.* from app.clai', 'commit',
+    ]);
+    expect(after).toEqual([]);
   });
 
   it('a read whose work writes runs again read-write, and its result stands', async () => {
@@ -135,9 +150,9 @@ describe('request overhead', () => {
     expect(standard).toBe('on');
   });
 
-  // Sourcing is a job of its own, started after the commit: the request is authentication, the
-  // insert, the sourcing job with the event, and the commit.
-  it('POST /claims: four round trips; begin, context and the insert travel together, the job with the event; one flushed commit', async () => {
+  // Sourcing is a job of its own, started after the commit: the request is authentication, then the
+  // insert, the sourcing job and the announcement with begin and the commit, in one write.
+  it('POST /claims: two round trips; the insert, the job and the event travel with begin and one flushed commit', async () => {
     // The sourcing job started after the commit is not the request's work (and is tested in tests/claims/sourcing.test.ts).
     vi.stubEnv('JOBS_RUN_AFTER_COMMIT', 'false');
     onTestFinished(() => {
@@ -149,15 +164,61 @@ describe('request overhead', () => {
       call('POST', '/claims', { key: t.live, body: claimBody({ ...at(spot(7, 1)), external_id: `RT-${n++}` }) })
         .then((res) => new Response(res.text, { status: res.status })));
     expect(response.status).toBe(201);
-    expect(beforeResponse).toHaveLength(4);
+    expect(beforeResponse).toHaveLength(2);
     expect(onlyAuthentication(beforeResponse[0])).toBe(true);
     expect(beforeResponse[1].map((s) => s.slice(0, 24))).toEqual([
-      'begin', "select set_config('role'", 'savepoint s0', 'insert into app.claims (',
+      'begin', "select set_config('role'", 'insert into app.claims (', 'insert into app.jobs (ki', 'select app.record_event(', 'commit',
     ]);
-    // The job is ahead of the event's savepoint: an event that cannot be recorded never takes the job with it.
-    expect(beforeResponse[2].map((s) => s.slice(0, 24))).toEqual(['insert into app.jobs (ki', 'savepoint s1', 'select app.record_event(']);
-    expect(beforeResponse[3]).toEqual(['commit']);
     // No usage or rate-limit write of its own: every commit belongs to the request's work.
     expect(beforeResponse.flat().filter((statement) => /usage|rate_windows/.test(statement))).toEqual([]);
+  });
+
+  it('POST /claims with an external_id met before: the one write changes nothing, and the general way answers with the request', async () => {
+    vi.stubEnv('JOBS_RUN_AFTER_COMMIT', 'false');
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
+    const t = await createTenant('carrier');
+    const body = claimBody({ ...at(spot(7, 3)), external_id: 'RT-REPEATED' });
+    const first = await call('POST', '/claims', { key: t.live, body });
+    expect(first.status).toBe(201);
+    const { response, beforeResponse } = await roundTrips(() =>
+      call('POST', '/claims', { key: t.live, body }).then((res) => new Response(res.text, { status: res.status })));
+    expect(response.status).toBe(200);
+    expect((await response.json()).data).toMatchObject({ id: first.body.data.id, idempotent: true });
+    const statements = beforeResponse.flat();
+    expect(statements.filter((statement) => statement.startsWith('insert into app.claims'))).toHaveLength(2);
+    expect(statements.filter((statement) => statement.includes('on conflict (org_id, environment, external_id) do nothing'))).toHaveLength(1);
+    const [counts] = await ownerSql()<{ claims: number; jobs: number; events: number }[]>`
+      select (select count(*)::int from app.claims where org_id = ${t.orgId}) as claims,
+             (select count(*)::int from app.jobs where org_id = ${t.orgId} and kind = 'source_new_requests') as jobs,
+             (select count(*)::int from app.events where org_id = ${t.orgId} and event = 'request.status_changed') as events`;
+    expect(counts).toEqual({ claims: 1, jobs: 1, events: 1 });
+  });
+
+  it('POST /claims whose announcement cannot be recorded: the one write changes nothing, the general way creates the request and queues its sourcing', async () => {
+    vi.stubEnv('JOBS_RUN_AFTER_COMMIT', 'false');
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
+    const t = await createTenant('carrier');
+    // An event log that refuses this organisation's events (test only; other organisations are untouched).
+    const sql = ownerSql();
+    const trigger = `refuse_events_${t.orgId.replaceAll('-', '')}`;
+    await sql.unsafe(`
+      create function app.${trigger}() returns trigger language plpgsql as $$
+      begin raise exception 'event log refuses %', new.org_id; end $$;
+      create trigger ${trigger} before insert on app.events for each row when (new.org_id = '${t.orgId}') execute function app.${trigger}()`);
+    onTestFinished(async () => {
+      await sql.unsafe(`drop trigger ${trigger} on app.events; drop function app.${trigger}()`);
+    });
+    const created = await call('POST', '/claims', { key: t.live, body: claimBody({ ...at(spot(7, 4)) }) });
+    expect(created.status).toBe(201);
+    const [counts] = await sql<{ claims: number; jobs: number; events: number }[]>`
+      select (select count(*)::int from app.claims where org_id = ${t.orgId}) as claims,
+             (select count(*)::int from app.jobs where org_id = ${t.orgId} and kind = 'source_new_requests'
+                and payload -> 'request_ids' ? ${created.body.data.id}) as jobs,
+             (select count(*)::int from app.events where org_id = ${t.orgId}) as events`;
+    expect(counts).toEqual({ claims: 1, jobs: 1, events: 0 });
   });
 });

@@ -2,8 +2,8 @@ import { batchAnswer, batchResponses, parseItems, refusedItem, succeededItem } f
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { rowPage } from '../../../shared/http/paging.ts';
-import { withTenant } from '../../../shared/db/tenant.ts';
-import { findClaim } from '../../../shared/claims/repository.ts';
+import { inOneWrite, withTenant } from '../../../shared/db/tenant.ts';
+import { claimByReference, foundClaim } from '../../../shared/claims/repository.ts';
 import { listClaims, toClaim, toCreated, toListItem } from '../repository.ts';
 import { amendClaim } from '../amend.ts';
 import { createClaims } from '../create.ts';
@@ -115,8 +115,8 @@ export const requestRoutes = createRoutes()
       },
     }),
     async (c) => {
-      const row = await withTenant(c.get('caller'), (tx) => findClaim(tx, c.req.valid('param').reference));
-      return c.json(single(toClaim(row)), 200);
+      const [rows] = await inOneWrite(c.get('caller'), (tx) => [claimByReference(tx, c.req.valid('param').reference)]);
+      return c.json(single(toClaim(foundClaim(rows))), 200);
     },
   )
   .openapi(
