@@ -15,11 +15,13 @@ export function child(script: string, env: Record<string, string | undefined>): 
   });
 }
 
-export async function waitFor(url: string, timeoutMs: number) {
+/** Waits until `url` answers 2xx, or one of `alsoAnswered` (an address that needs a key answers 401 once it listens). */
+export async function waitFor(url: string, timeoutMs: number, alsoAnswered: number[] = []) {
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {
-      if ((await fetch(url)).ok) return;
+      const response = await fetch(url);
+      if (response.ok || alsoAnswered.includes(response.status)) return;
     } catch {
       // not listening yet
     }
