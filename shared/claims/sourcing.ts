@@ -11,7 +11,7 @@ import type { z } from '@hono/zod-openapi';
 import { claimByReference, findClaim, foundClaim, lockClaims, type ClaimRow } from './repository.ts';
 import type { SourcingRound } from './schemas.ts';
 import {
-  candidatesByReference, insertSourcingRounds, openingRoundsOf, recordCrawlOutcomes, type CandidateRow, type RoundRow,
+  candidatesByReference, homeShown, insertSourcingRounds, openingRoundsOf, recordCrawlOutcomes, type CandidateRow, type RoundRow,
 } from './sourcing-repository.ts';
 import { errorFields, log } from '../log.ts';
 import { fromCents } from '../money.ts';
@@ -49,18 +49,21 @@ function rankMatches(claim: ClaimRow, rows: readonly CandidateRow[], limit: numb
     amenities: row.amenities,
     monthlyRateCents: row.monthly_rate_cents,
   }));
-  return rank(needsOf(claim), candidates).slice(0, limit).map(({ home: { row }, score, parts }) => ({
-    property_id: row.property_id,
-    name: row.name,
-    city: row.city,
-    state: row.state,
-    zip_code: row.zip_code,
-    monthly_rate: fromCents(row.monthly_rate_cents),
-    currency: row.currency,
-    distance_miles: Math.round(row.distance_miles * 10) / 10,
-    score,
-    score_parts: parts,
-  }));
+  return rank(needsOf(claim), candidates).slice(0, limit).map(({ home: { row }, score, parts }) => {
+    const { name, city, state, zip_code, currency } = homeShown(row);
+    return {
+      property_id: row.property_id,
+      name,
+      city,
+      state,
+      zip_code,
+      monthly_rate: fromCents(row.monthly_rate_cents),
+      currency,
+      distance_miles: Math.round(row.distance_miles * 10) / 10,
+      score,
+      score_parts: parts,
+    };
+  });
 }
 
 /**

@@ -116,7 +116,7 @@ describe('request overhead', () => {
     expect(beforeResponse).toHaveLength(2);
     expect(onlyAuthentication(beforeResponse[0])).toBe(true);
     expect(beforeResponse[1].map((s) => s.slice(0, 24))).toEqual([
-      'begin read only', "select set_config('role'", 'select c.*, app.coordina', 'select m.* from app.clai', 'commit',
+      'begin read only', "select set_config('role'", 'select c.*, app.coordina', 'select m.property_id, m.', 'commit',
     ]);
     expect(after).toEqual([]);
   });
