@@ -35,15 +35,20 @@ const readOnlyTransaction = '25006';
  * inside the finished transaction). A request that reads only but whose work writes anyway is
  * refused by the database in the read-only attempt and runs again, read-write.
  */
-export async function withTenant<T>(tenant: Tenant, work: (tx: Tx) => Promise<T>): Promise<T> {
+export function withTenant<T>(tenant: Tenant, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return readOnlyFirst(tenant, (readOnly) => transaction(tenant, work, readOnly));
+}
+
+/** A request that reads only runs READ ONLY; if its work writes anyway, the database refuses and it runs again read-write. */
+async function readOnlyFirst<T>(tenant: Tenant, run: (readOnly: boolean) => Promise<T>): Promise<T> {
   if (tenant.readsOnly) {
     try {
-      return await transaction(tenant, work, true);
+      return await run(true);
     } catch (error) {
       if ((error as { code?: string }).code !== readOnlyTransaction) throw error;
     }
   }
-  return transaction(tenant, work, false);
+  return run(false);
 }
 
 /** Runs once the current turn of the event loop is over: after a response built in it is returned. */
@@ -144,18 +149,8 @@ export type Results<Q extends readonly Statement[]> = { -readonly [K in keyof Q]
  * transaction (the commit answers ROLLBACK) and its error is thrown; a request that reads only but
  * whose statements write runs again read-write, as in withTenant.
  */
-export async function inOneWrite<const Q extends readonly Statement[]>(
-  tenant: Tenant,
-  build: (tx: Tx) => Q,
-): Promise<Results<Q>> {
-  if (tenant.readsOnly) {
-    try {
-      return await oneWrite(tenant, build, true);
-    } catch (error) {
-      if ((error as { code?: string }).code !== readOnlyTransaction) throw error;
-    }
-  }
-  return oneWrite(tenant, build, false);
+export function inOneWrite<const Q extends readonly Statement[]>(tenant: Tenant, build: (tx: Tx) => Q): Promise<Results<Q>> {
+  return readOnlyFirst(tenant, (readOnly) => oneWrite(tenant, build, readOnly));
 }
 
 async function oneWrite<Q extends readonly Statement[]>(

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { withTenant } from '../../shared/db/tenant.ts';
+import { inOneWrite, withTenant } from '../../shared/db/tenant.ts';
 import { createFunctionApp } from '../../shared/http/app.ts';
 import { createRoutes, defineRoute, jsonResponse } from '../../shared/http/routes.ts';
 import { call, createTenant, ownerSql } from '../helpers.ts';
@@ -72,6 +72,22 @@ const probe = createRoutes()
         values (${caller.orgId}, ${caller.environment}, ${crypto.randomUUID()}, 'probe', 'done') returning 1`);
       return c.json({ written: rows.length }, 200);
     },
+  )
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/writes-in-one-write',
+      scope: 'any-read',
+      summary: 'A read that writes, in one write (test only)',
+      responses: { 200: jsonResponse(z.object({ written: z.number() }), 'Done') },
+    }),
+    async (c) => {
+      const caller = c.get('caller');
+      const [rows] = await inOneWrite(caller, (tx) => [tx`
+        insert into app.idempotency_keys (org_id, environment, key, fingerprint, state)
+        values (${caller.orgId}, ${caller.environment}, ${crypto.randomUUID()}, 'probe-one-write', 'done') returning 1`]);
+      return c.json({ written: rows.length }, 200);
+    },
   );
 const probeApp = createFunctionApp('count', probe);
 
@@ -133,6 +149,18 @@ describe('request overhead', () => {
     expect(statements.at(-1)).toBe('commit');
     const [{ count }] = await ownerSql()`select count(*)::int from app.idempotency_keys where fingerprint = 'probe' and org_id = ${t.orgId}`;
     // Every call wrote once: the warm-up's 35 and the one counted.
+    expect(count).toBe(36);
+  });
+
+  it('a read whose statements in one write write runs again read-write, and its result stands', async () => {
+    const t = await createTenant('carrier');
+    const headers = { authorization: `Bearer ${t.sandbox}`, 'x-forwarded-for': '10.0.0.1' };
+    const { response, beforeResponse } = await roundTrips(() => probeApp.fetch(new Request('http://localhost/count/writes-in-one-write', { headers })));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ written: 1 });
+    // The read-only attempt, refused by the database, then the same write read-write: two writes, one commit that counts.
+    expect(beforeResponse.slice(1).map((trip) => [trip[0], trip.at(-1)])).toEqual([['begin read only', 'commit'], ['begin', 'commit']]);
+    const [{ count }] = await ownerSql()`select count(*)::int from app.idempotency_keys where fingerprint = 'probe-one-write' and org_id = ${t.orgId}`;
     expect(count).toBe(36);
   });
 
