@@ -159,10 +159,20 @@ async function oneWrite<Q extends readonly Statement[]>(
   readOnly: boolean,
 ): Promise<Results<Q>> {
   const sql = await db().reserve();
+  // Everything is handed to the connection in this turn of the event loop, so the driver sends it in
+  // one write; begin and the context first, so that even a statement `build` ran at once would run
+  // inside the transaction, under the tenant's role.
+  const opened = opening(sql, tenant, readOnly);
+  let statements: Q;
   try {
-    const statements = build(sql as unknown as Tx);
-    // Everything is handed to the connection in this turn of the event loop, so the driver sends it in one write.
-    const opened = opening(sql, tenant, readOnly);
+    statements = build(sql as unknown as Tx);
+  } catch (error) {
+    // A request refused before any statement (a malformed reference): the opened transaction ends unused.
+    for (const statement of opened) statement.catch(() => {});
+    finish(sql, 'rollback');
+    throw error;
+  }
+  try {
     const results = statements.map((statement) => statement.execute());
     const marked = markApplied(sql, tenant, readOnly);
     const committed = sql.unsafe('commit').execute();
