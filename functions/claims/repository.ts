@@ -10,7 +10,7 @@ import type { z } from '@hono/zod-openapi';
 
 // Housing requests in the database: listing, inserting and amending them, and rendering them. The
 // row and its lookup by reference (findClaim) are shared/claims/repository.ts, which the placement
-// and sourcing modules use too. Queries run inside withTenant, so row-level security limits them to
+// and sourcing modules use too. Queries run inside withTenant or inOneWrite, so row-level security limits them to
 // the caller's organisation and environment (and to requests opened over the API).
 
 /**

@@ -8,7 +8,7 @@ import {
 
 // A housing request as every module reads it: the row, and finding and locking it by reference.
 // The claims function's own SQL (listing, creation, amendments) is in functions/claims/repository.ts;
-// the placement and sourcing modules lock a request through these. Queries run inside withTenant,
+// the placement and sourcing modules lock a request through these. Queries run inside withTenant or inOneWrite,
 // so row-level security limits them to the caller's organisation and environment.
 
 type Payer = (typeof payers)[number];

@@ -4,7 +4,7 @@ import type { CrawlOutcome, CrawlRequest, CrawlStatus } from './crawl.ts';
 
 // The sourcing SQL: the eligible homes of a request (app.match_candidates, nearest first) and the
 // sourcing rounds (app.sourcing_rounds) with their crawl requests and outcomes. Queries run inside
-// withTenant; row-level security limits them to the caller's organisation and environment.
+// withTenant or inOneWrite; row-level security limits them to the caller's organisation and environment.
 
 /** How many eligible homes, nearest first, matching ranks and counts. */
 export const candidatePool = 200;
