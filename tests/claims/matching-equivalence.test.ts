@@ -1,5 +1,5 @@
-// Matching asks whether a provider can take charges with an indexed lookup instead of a function per
-// row, and works out each distance once with earthdistance's formula written out: the same homes, in
+// Matching asks whether a provider can take charges by joining its payout account instead of a function
+// per row, and works out each distance once with earthdistance's formula written out: the same homes, in
 // the same order, at the same distances to the last bit as the rule it replaced (app.can_take_charges
 // and earth_distance for every candidate), over 2,400 homes with everything that excludes one.
 import { describe, expect, it } from 'vitest';
