@@ -237,8 +237,10 @@ async function measure(
   const runs: Record<string, Load[]> = Object.fromEntries(Object.keys(scenarios).map((name) => [name, []]));
   // The server's RSS through each pass, sampled every quarter second. What a pass keeps is its
   // low-water mark (the least RSS, just after a collection): between collections the heap moves by a
-  // third of the RSS with nothing growing (ten passes in a row read 197 to 281 MB at their ends),
-  // while memory that is kept raises every low-water mark after it. The medians are printed beside.
+  // third of the RSS with nothing growing (ten passes in a row read 197 to 281 MB at their ends), and
+  // a pass need not reach a deep collection (low-water marks of 193, 226, 195 MB in one run). Memory
+  // that is kept raises every low-water mark after it, so growth is the least of the later passes'
+  // marks over the first's. The medians are printed beside.
   const rss: { least: number; median: number }[] = [];
   for (let pass = 1; pass <= passes; pass++) {
     step(`pass ${pass} of ${passes}: ${Object.keys(scenarios).join(', ')} (${seconds} s each)`);
@@ -328,9 +330,10 @@ async function measure(
     ...placements,
   ];
   if (rss.length === passes) {
+    const later = Math.min(...rss.slice(1).map((r) => r.least));
     rows.push({
-      scenario: 'server RSS (MB), low-water mark', floor: `pass 1: ${rss[0].least} MB`, ratio: rss[1].least / rss[0].least,
-      target: 'pass 2 <= 1.05x pass 1', met: rss[1].least <= 1.05 * rss[0].least,
+      scenario: 'server RSS (MB), low-water mark', floor: `pass 1: ${rss[0].least} MB`, ratio: later / rss[0].least,
+      target: 'later passes <= 1.05x pass 1', met: later <= 1.05 * rss[0].least,
       note: `least of each pass: ${rss.map((r) => r.least).join(', ')} MB; medians: ${rss.map((r) => r.median).join(', ')} MB`,
     });
   }
