@@ -106,17 +106,24 @@ export function newClaimRow(caller: Caller, input: CreateClaimInput, origin: { l
 
 export type NewClaimRow = ReturnType<typeof newClaimRow>;
 
-const isDbError = (error: unknown, code: string, constraint?: string) => {
-  const e = error as postgres.PostgresError;
-  return typeof e?.code === 'string' && e.code.startsWith(code) && (constraint === undefined || e.constraint_name === constraint);
+/**
+ * The SQLSTATE the database answered a statement with; undefined for an error of the driver or the
+ * connection (postgres.js names those with words, CONNECTION_CLOSED and the like).
+ */
+const sqlState = (error: unknown) => {
+  const code = (error as postgres.PostgresError)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 };
+
+const isDbError = (error: unknown, code: string, constraint?: string) =>
+  sqlState(error)?.startsWith(code) === true && (constraint === undefined || (error as postgres.PostgresError).constraint_name === constraint);
 const refTaken = (error: unknown) => isDbError(error, '23505', 'claims_claim_ref_key');
 
 /** A value the database refuses to store: a data exception (class 22) or an integrity rule (class 23). */
 export const isRefusal = (error: unknown) => isDbError(error, '22') || isDbError(error, '23');
 
 /** An error the database answered a statement with (any SQLSTATE), as against a connection that failed. */
-export const answeredByDatabase = (error: unknown) => /^[0-9A-Z]{5}$/.test(String((error as postgres.PostgresError)?.code)) && 'severity' in (error as object);
+export const answeredByDatabase = (error: unknown) => sqlState(error) !== undefined;
 
 /** What creation answers and announces of a request it made or found. */
 export type CreatedRow = Pick<ClaimRow, 'id' | 'claim_ref' | 'external_id' | 'status_primary' | 'created_at'>;

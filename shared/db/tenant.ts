@@ -136,7 +136,7 @@ interface Statement {
 }
 
 /** The results of statements, in their order. */
-export type Results<Q extends readonly Statement[]> = { -readonly [K in keyof Q]: Awaited<Q[K]> };
+type Results<Q extends readonly Statement[]> = { -readonly [K in keyof Q]: Awaited<Q[K]> };
 
 /**
  * Runs statements that do not depend on each other's results as one transaction in one write:
