@@ -122,6 +122,17 @@ describe('request overhead', () => {
     expect(after).toEqual([]);
   });
 
+  it('a reference that names no request is refused before any statement, and its opened transaction ends unused', async () => {
+    const t = await createTenant('carrier');
+    const { response, beforeResponse, after } = await roundTrips(() =>
+      call('GET', '/claims/nonsense', { key: t.live }).then((res) => new Response(res.text, { status: res.status })));
+    expect(response.status).toBe(404);
+    const statements = [...beforeResponse, ...after].flat();
+    expect(statements.filter((statement) => statement.startsWith('select c.*'))).toEqual([]);
+    // begin and the context went out first; the rollback closes them, so the connection returns clean.
+    expect(statements.slice(-3).map((s) => s.slice(0, 24))).toEqual(['begin read only', "select set_config('role'", 'rollback']);
+  });
+
   it('GET matches costs two round trips: the request and its candidates read in one transaction, in one write', async () => {
     const t = await createTenant('carrier');
     const created = await call('POST', '/claims', { key: t.live, body: claimBody({ ...at(spot(7, 2)) }) });
