@@ -33,6 +33,13 @@ describe('error rendering', () => {
     expect(JSON.parse((await callProbe(t.sandbox, { note: 'café' })).text).data.note).toBe('café');
   });
 
+  it('a JSON body is read as the text its UTF-8 check decoded: a leading byte order mark is dropped, not parsed', async () => {
+    const t = await createTenant('carrier');
+    const res = await callProbe(t.sandbox, '\ufeff{"note":"after a byte order mark"}');
+    expect(res.status).toBe(201);
+    expect(JSON.parse(res.text).data.note).toBe('after a byte order mark');
+  });
+
   it('422 invalid_field names the field, also for unknown fields', async () => {
     const t = await createTenant('carrier');
     const missing = JSON.parse((await callProbe(t.sandbox, {})).text);

@@ -13,13 +13,12 @@ const isEmptyBody = (bytes: Uint8Array) => /^\s*(\{\s*\})?\s*$/.test(new TextDec
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Whether the bytes are valid UTF-8. */
-function isUtf8(bytes: Uint8Array): boolean {
+/** The bytes as text, or undefined when they are not valid UTF-8. */
+function utf8Text(bytes: Uint8Array): string | undefined {
   try {
-    strictUtf8.decode(bytes);
-    return true;
+    return strictUtf8.decode(bytes);
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -69,8 +68,12 @@ export const readBody = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   }
   // JSON is UTF-8 (RFC 8259): a body that is not would be read with U+FFFD in place of its bytes and
   // stored changed, so it is refused as unreadable instead.
-  if (/^application\/(.+\+)?json/i.test(c.req.header('content-type') ?? '') && !isUtf8(bytes)) {
-    throw new ApiError('invalid_json', 'The body is not valid UTF-8; JSON must be sent as UTF-8.');
+  if (/^application\/(.+\+)?json/i.test(c.req.header('content-type') ?? '')) {
+    const text = utf8Text(bytes);
+    if (text === undefined) throw new ApiError('invalid_json', 'The body is not valid UTF-8; JSON must be sent as UTF-8.');
+    // c.req.json() reads the cached text; with only the bytes cached, Hono would decode them again
+    // through a Response built around them (a web stream on Node) on every JSON request.
+    c.req.bodyCache.text = Promise.resolve(text) as unknown as string;
   }
   c.set('rawBody', bytes);
   // Hono caches body promises (typed as values); c.req.json() and c.req.formData() read from here.
