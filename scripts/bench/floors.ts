@@ -6,6 +6,11 @@
 //                             in one pipelined write;
 //   POST /claims              a plain key lookup, then begin, context, the insert, its event and
 //                             commit in one pipelined write (a copy of a template request).
+//   /counted/...              either of the above with the service's own authentication, the
+//                             rate-limit count included (app.authenticate, one statement), and a
+//                             write also queuing its job row (of a kind no runner takes): the
+//                             statements of the service's own path, so that the service's ratio to
+//                             it is its framework's share (and, for a write, sourcing after commit);
 //   GET  /limiter/{option}    the key lookup and a rate-limit count in one statement, each way
 //                             of counting weighed for app.authenticate, in one run (copies in a
 //                             scratch schema, bench_limiter, that run.ts drops); `none` is the
@@ -36,6 +41,24 @@ async function lookUp(request: IncomingMessage): Promise<Key | undefined> {
   return row;
 }
 
+/** The service's own authentication statement, the rate-limit count included: the key, 'over limit', or undefined. */
+async function authenticated(request: IncomingMessage): Promise<Key | 'over limit' | undefined> {
+  const [row] = await sql<(Key & { key_id: string | null; rate_count: number; rate_limit: number })[]>`
+    select * from app.authenticate(${await presentedHash(request)}, ${'127.0.0.1'})`;
+  if (row.rate_count > row.rate_limit) return 'over limit';
+  return row.key_id ? row : undefined;
+}
+
+/**
+ * A creation's job row, by the service's statement (shared/jobs/queue.ts), of a kind no runner
+ * claims: the floor pays for queuing the work, not for doing it.
+ */
+const queueJob = (tx: postgres.ReservedSql, requestId: string) => tx`
+  insert into app.jobs (kind, org_id, environment, payload, dedupe_key, max_attempts)
+  values ('bench_floor', app.current_org(), app.current_env(), ${tx.json({ request_ids: [requestId] })}, ${null}, ${8})
+  on conflict (kind, dedupe_key) where dedupe_key is not null do nothing
+  returning id`.execute();
+
 /** The statements of `work` between begin (with the tenant context) and commit, sent in one write. */
 async function pipelined<T>(key: Key, readOnly: boolean, work: (tx: postgres.ReservedSql) => Promise<T>): Promise<T> {
   const tx = await sql.reserve();
@@ -64,7 +87,9 @@ function send(response: ServerResponse, status: number, body: unknown) {
  * The options for counting a request, each as one statement doing the key lookup and the count,
  * as app.authenticate does (copies of it in a scratch schema, so that every option runs in one
  * run on the same database): the window row in a logged or an UNLOGGED table, the upsert inside a
- * PL/pgSQL exception block (a subtransaction per call) or not, PL/pgSQL or a plain SQL function.
+ * PL/pgSQL exception block (a subtransaction per call) or not, PL/pgSQL or a plain SQL function; or
+ * a number drawn from a sequence against a window read without a lock (sequenceOption); and, to
+ * tell the function's own cost from the count's, the same PL/pgSQL function without a count.
  */
 const limiterOptions: Record<string, string> = {
   before: 'guarded_logged',
@@ -72,6 +97,8 @@ const limiterOptions: Record<string, string> = {
   guarded_unlogged: 'guarded_unlogged',
   unlogged: 'plain_unlogged',
   sql_unlogged: 'sql_unlogged',
+  sequence: 'sequence_unlogged',
+  function_only: 'function_uncounted',
 };
 
 const columns = `key_id uuid, org_id uuid, side text, environment text, scopes text[],
@@ -138,6 +165,63 @@ language sql set lock_timeout = '250ms' as $$
     from counted c left join k on true
 $$`;
 
+/**
+ * A count without a row lock: each request draws the next number of the key's sequence (nextval
+ * takes no lock a concurrent request waits for, and no transaction id), and its count is that
+ * number less the window's base, read without locking; only the first request of a minute writes
+ * (the new base, its own number less one). At a minute's edge a request that drew its number before
+ * the first of the new minute wrote the base is counted as the new minute's first: the limit can be
+ * passed by the requests in flight at that instant. Weighed only: the bench has one key on the
+ * limiter routes, so one sequence stands for the sequence each key would have.
+ */
+const sequenceOption = `create function bench_limiter.sequence_unlogged(p_key_hash text, p_address text) returns table (${columns})
+language plpgsql set lock_timeout = '250ms' as $$
+declare
+  k record;
+  w record;
+  v bigint;
+  v_bucket text;
+  v_window timestamptz := date_trunc('minute', now());
+begin
+  perform set_config('synchronous_commit', 'off', true);
+  ${keyLookup('into k')};
+  key_id := k.id; org_id := k.org_id; side := k.side; environment := k.environment;
+  scopes := k.scopes; rate_limit := k.lim; v_bucket := 'key:' || k.id;
+  ${touch};
+  v := nextval('bench_limiter.key_numbers');
+  select s.window_start, s.base into w from bench_limiter.sequence_windows s where s.bucket = v_bucket;
+  if not found or w.window_start < v_window then
+    insert into bench_limiter.sequence_windows as s (bucket, window_start, base) values (v_bucket, v_window, v - 1)
+    on conflict (bucket) do update set window_start = excluded.window_start, base = excluded.base
+      where s.window_start < excluded.window_start
+    returning s.window_start, s.base into w;
+    if not found then
+      select s.window_start, s.base into w from bench_limiter.sequence_windows s where s.bucket = v_bucket;
+    end if;
+  end if;
+  rate_count := greatest(1, v - w.base);
+  rate_reset := v_window + interval '1 minute';
+  limiter_ok := true;
+  return next;
+end $$`;
+
+/** app.authenticate's function, lookup and touch without the count: what the function costs by itself. */
+const uncountedOption = `create function bench_limiter.function_uncounted(p_key_hash text, p_address text) returns table (${columns})
+language plpgsql set lock_timeout = '250ms' as $$
+declare
+  k record;
+begin
+  perform set_config('synchronous_commit', 'off', true);
+  ${keyLookup('into k')};
+  key_id := k.id; org_id := k.org_id; side := k.side; environment := k.environment;
+  scopes := k.scopes; rate_limit := k.lim;
+  ${touch};
+  rate_count := 0;
+  rate_reset := date_trunc('minute', now()) + interval '1 minute';
+  limiter_ok := true;
+  return next;
+end $$`;
+
 await sql.unsafe('drop schema if exists bench_limiter cascade');
 await sql.unsafe('create schema bench_limiter');
 for (const [table, unlogged] of [['logged', false], ['unlogged', true], ['plain_unlogged_sql', true]] as const) {
@@ -148,6 +232,11 @@ await sql.unsafe(plpgsqlOption('plain_logged', 'logged', false));
 await sql.unsafe(plpgsqlOption('guarded_unlogged', 'unlogged', true));
 await sql.unsafe(plpgsqlOption('plain_unlogged', 'unlogged', false));
 await sql.unsafe(sqlOption);
+await sql.unsafe('create unlogged sequence bench_limiter.key_numbers');
+await sql.unsafe('create unlogged table bench_limiter.sequence_windows (bucket text primary key, window_start timestamptz not null, base bigint not null)');
+await sql.unsafe(sequenceOption);
+await sql.unsafe(uncountedOption);
+
 
 function presentedHash(request: IncomingMessage) {
   return sha256Hex(/^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '');
@@ -161,15 +250,18 @@ async function handle(request: IncomingMessage, response: ServerResponse) {
     const [row] = await sql.unsafe(`select * from bench_limiter.${limiterOptions[limiter[1]]}($1, $2)`, [await presentedHash(request), '127.0.0.1'], { prepare: true });
     return row.key_id ? send(response, 200, { data: { option: limiter[1], count: row.rate_count } }) : send(response, 401, { error: { code: 'invalid_key' } });
   }
-  const key = await lookUp(request);
+  const counted = request.url?.startsWith('/counted/') ?? false;
+  const path = counted ? request.url!.slice('/counted'.length) : request.url;
+  const key = counted ? await authenticated(request) : await lookUp(request);
   if (!key) return send(response, 401, { error: { code: 'invalid_key' } });
+  if (key === 'over limit') return send(response, 429, { error: { code: 'rate_limited' } });
   if (request.method === 'GET' && limiter?.[1] === 'none') return send(response, 200, { data: { option: 'none' } });
-  const read = /^\/claims\/(REQ-[A-Z0-9]{6})$/.exec(request.url ?? '');
+  const read = /^\/claims\/(REQ-[A-Z0-9]{6})$/.exec(path ?? '');
   if (request.method === 'GET' && read) {
     const [row] = await pipelined(key, true, (tx) => tx`select c.*, app.coordinator_of(c) as coordinator from app.claims c where c.claim_ref = ${read[1]}`);
     return row ? send(response, 200, { data: row }) : send(response, 404, { error: { code: 'not_found' } });
   }
-  if (request.method === 'POST' && request.url === '/claims') {
+  if (request.method === 'POST' && path === '/claims') {
     JSON.parse(Buffer.concat(chunks).toString() || '{}');
     // A claim_ref drawn twice is drawn again, as the service does: tens of thousands of requests
     // in one run make a collision likely.
@@ -180,7 +272,8 @@ async function handle(request: IncomingMessage, response: ServerResponse) {
         const [row] = await pipelined(key, false, async (tx) => {
           const inserted = tx.unsafe<{ id: string; claim_ref: string }[]>(copyRequest, [id, reference, template], { prepare: true }).execute();
           const event = tx`select app.record_event('request.status_changed', ${tx.json({ request_id: id, reference, external_id: null, status: 'housing_needs_collected', previous_status: null })})`.execute();
-          const [rows] = await Promise.all([inserted, event]);
+          const job = counted ? queueJob(tx, id) : undefined;
+          const [rows] = await Promise.all([inserted, event, job]);
           return rows;
         });
         return send(response, 201, { data: row });
