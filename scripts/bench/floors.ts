@@ -117,6 +117,20 @@ const upsert = (table: string) => `insert into bench_limiter.${table} as w (buck
     returning w.count into rate_count;
     limiter_ok := true;`;
 
+/**
+ * The start of each PL/pgSQL option, as app.authenticate starts: its signature, the key's record,
+ * the minute's window, an asynchronous commit and the key lookup into `k`.
+ */
+const plpgsqlHead = (name: string, lockTimeout: boolean, declarations: string) => `create function bench_limiter.${name}(p_key_hash text, p_address text) returns table (${columns})
+language plpgsql ${lockTimeout ? "set lock_timeout = '250ms'" : ''} as $$
+declare
+  k record;
+  v_window timestamptz := date_trunc('minute', now());
+  ${declarations}
+begin
+  perform set_config('synchronous_commit', 'off', true);
+  ${keyLookup('into k')};`;
+
 function plpgsqlOption(name: string, table: string, guarded: boolean) {
   const count = guarded
     ? `begin
@@ -127,15 +141,7 @@ function plpgsqlOption(name: string, table: string, guarded: boolean) {
     limiter_ok := false;
   end;`
     : upsert(table);
-  return `create function bench_limiter.${name}(p_key_hash text, p_address text) returns table (${columns})
-language plpgsql ${guarded ? '' : "set lock_timeout = '250ms'"} as $$
-declare
-  k record;
-  v_bucket text;
-  v_window timestamptz := date_trunc('minute', now());
-begin
-  perform set_config('synchronous_commit', 'off', true);
-  ${keyLookup('into k')};
+  return `${plpgsqlHead(name, !guarded, 'v_bucket text;')}
   if found then
     key_id := k.id; org_id := k.org_id; side := k.side; environment := k.environment;
     scopes := k.scopes; rate_limit := k.lim; v_bucket := 'key:' || k.id;
@@ -174,17 +180,7 @@ $$`;
  * passed by the requests in flight at that instant. Weighed only: the bench has one key on the
  * limiter routes, so one sequence stands for the sequence each key would have.
  */
-const sequenceOption = `create function bench_limiter.sequence_unlogged(p_key_hash text, p_address text) returns table (${columns})
-language plpgsql set lock_timeout = '250ms' as $$
-declare
-  k record;
-  w record;
-  v bigint;
-  v_bucket text;
-  v_window timestamptz := date_trunc('minute', now());
-begin
-  perform set_config('synchronous_commit', 'off', true);
-  ${keyLookup('into k')};
+const sequenceOption = `${plpgsqlHead('sequence_unlogged', true, 'w record; v bigint; v_bucket text;')}
   key_id := k.id; org_id := k.org_id; side := k.side; environment := k.environment;
   scopes := k.scopes; rate_limit := k.lim; v_bucket := 'key:' || k.id;
   ${touch};
@@ -206,18 +202,12 @@ begin
 end $$`;
 
 /** app.authenticate's function, lookup and touch without the count: what the function costs by itself. */
-const uncountedOption = `create function bench_limiter.function_uncounted(p_key_hash text, p_address text) returns table (${columns})
-language plpgsql set lock_timeout = '250ms' as $$
-declare
-  k record;
-begin
-  perform set_config('synchronous_commit', 'off', true);
-  ${keyLookup('into k')};
+const uncountedOption = `${plpgsqlHead('function_uncounted', true, '')}
   key_id := k.id; org_id := k.org_id; side := k.side; environment := k.environment;
   scopes := k.scopes; rate_limit := k.lim;
   ${touch};
   rate_count := 0;
-  rate_reset := date_trunc('minute', now()) + interval '1 minute';
+  rate_reset := v_window + interval '1 minute';
   limiter_ok := true;
   return next;
 end $$`;
