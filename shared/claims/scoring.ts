@@ -54,11 +54,43 @@ export function acceptsPets(policy: string | null): boolean | undefined {
   return !noPets.test(policy);
 }
 
-/** Share of the wanted features the home offers; 1 when nothing is wanted. */
-function featureFit(wanted: readonly string[], offered: readonly string[] | null): number {
+/**
+ * A household's wanted features, normalised once for all the homes scored against them, and the
+ * homes' feature names, normalised once each per ranking (the same few names recur from home to home).
+ */
+interface Features {
+  accessibility: readonly string[];
+  amenities: readonly string[];
+  normalised: (offered: string) => string;
+}
+
+function featuresOf(needs: Needs): Features {
+  const seen = new Map<string, string>();
+  return {
+    accessibility: needs.accessibilityNeeds.map(normaliseFeature),
+    amenities: needs.amenities.map(normaliseFeature),
+    normalised: (offered) => {
+      let name = seen.get(offered);
+      if (name === undefined) seen.set(offered, (name = normaliseFeature(offered)));
+      return name;
+    },
+  };
+}
+
+const noFeatures: ReadonlySet<string> = new Set();
+
+/** The home's features, normalised; none read when the household wants none. */
+function offeredBy(home: Candidate, features: Features): ReadonlySet<string> {
+  if (features.accessibility.length === 0 && features.amenities.length === 0) return noFeatures;
+  return new Set((home.amenities ?? []).map(features.normalised));
+}
+
+/** Share of the wanted features (normalised) the home offers; 1 when nothing is wanted. */
+function featureFit(wanted: readonly string[], have: ReadonlySet<string>): number {
   if (wanted.length === 0) return 1;
-  const have = new Set((offered ?? []).map(normaliseFeature));
-  return wanted.filter((w) => have.has(normaliseFeature(w))).length / wanted.length;
+  let met = 0;
+  for (const name of wanted) if (have.has(name)) met++;
+  return met / wanted.length;
 }
 
 function furnishingFit(wanted: string, offered: string | null): number {
@@ -71,7 +103,12 @@ function furnishingFit(wanted: string, offered: string | null): number {
 
 /** Each part's fit between 0 and 1. */
 export function fits(needs: Needs, home: Candidate): Record<ScorePart, number> {
+  return fitsWith(needs, featuresOf(needs), home);
+}
+
+function fitsWith(needs: Needs, features: Features, home: Candidate): Record<ScorePart, number> {
   const extraBedrooms = home.bedrooms - needs.bedrooms;
+  const offered = offeredBy(home, features);
   const pets = needs.hasPets ? acceptsPets(home.petPolicy) : true;
   const over = needs.maxBudgetCents === null ? 0 : (home.monthlyRateCents - needs.maxBudgetCents) / needs.maxBudgetCents;
   return {
@@ -86,8 +123,8 @@ export function fits(needs: Needs, home: Candidate): Record<ScorePart, number> {
     furnishing: furnishingFit(needs.furnishing, home.furnishedStatus),
     // A household with pets: a no-pets home does not fit; an unstated policy counts half.
     pets: pets === undefined ? 0.5 : pets ? 1 : 0,
-    accessibility: featureFit(needs.accessibilityNeeds, home.amenities),
-    amenities: featureFit(needs.amenities, home.amenities),
+    accessibility: featureFit(features.accessibility, offered),
+    amenities: featureFit(features.amenities, offered),
     // Within budget (or no budget) fits; above it, falling to 0 at 50 % over.
     budget: over <= 0 ? 1 : clamp(1 - 2 * over),
   };
@@ -102,26 +139,36 @@ export interface Scored<T> {
 /** The parts in the order of the weights table: the order of score_parts and of the sum. */
 const scoreParts = Object.keys(weights) as ScorePart[];
 
-/**
- * Points per part (weight × fit, one decimal) and their total. One loop over the parts, since
- * matching scores every candidate of a request on every call (a copy of the parts per step cost
- * more than the scoring itself).
- */
-export function score(needs: Needs, home: Candidate): { score: number; parts: Record<ScorePart, number> } {
-  const fit = fits(needs, home);
-  const parts = {} as Record<ScorePart, number>;
+/** The total of the points (weight × fit, unrounded, summed in the parts' order), to one decimal. */
+function totalOf(fit: Record<ScorePart, number>): number {
   let total = 0;
-  for (const part of scoreParts) {
-    const points = weights[part] * fit[part];
-    parts[part] = Math.round(points * 10) / 10;
-    total += points;
-  }
-  return { score: Math.round(total * 10) / 10, parts };
+  for (const part of scoreParts) total += weights[part] * fit[part];
+  return Math.round(total * 10) / 10;
 }
 
-/** Best first: highest score, then nearest, then a stable order by id. */
-export function rank<T extends Candidate & { id: string }>(needs: Needs, homes: readonly T[]): Scored<T>[] {
+/** Points per part, to one decimal each. */
+function partsOf(fit: Record<ScorePart, number>): Record<ScorePart, number> {
+  const parts = {} as Record<ScorePart, number>;
+  for (const part of scoreParts) parts[part] = Math.round(weights[part] * fit[part] * 10) / 10;
+  return parts;
+}
+
+/** Points per part (weight × fit, one decimal) and their total. */
+export function score(needs: Needs, home: Candidate): { score: number; parts: Record<ScorePart, number> } {
+  const fit = fits(needs, home);
+  return { score: totalOf(fit), parts: partsOf(fit) };
+}
+
+/**
+ * Best first: highest score, then nearest, then a stable order by id; the first `limit` of them
+ * with their points per part. Matching ranks every candidate of a request on every call, so each
+ * home's total is worked out alone, and the parts only for the homes returned.
+ */
+export function rank<T extends Candidate & { id: string }>(needs: Needs, homes: readonly T[], limit = homes.length): Scored<T>[] {
+  const features = featuresOf(needs);
   return homes
-    .map((home) => ({ home, ...score(needs, home) }))
-    .sort((a, b) => b.score - a.score || a.home.distanceMiles - b.home.distanceMiles || (a.home.id < b.home.id ? -1 : 1));
+    .map((home) => ({ home, score: totalOf(fitsWith(needs, features, home)) }))
+    .sort((a, b) => b.score - a.score || a.home.distanceMiles - b.home.distanceMiles || (a.home.id < b.home.id ? -1 : 1))
+    .slice(0, limit)
+    .map(({ home, score }) => ({ home, score, parts: partsOf(fitsWith(needs, features, home)) }));
 }

@@ -49,7 +49,7 @@ function rankMatches(claim: ClaimRow, rows: readonly CandidateRow[], limit: numb
     amenities: row.amenities,
     monthlyRateCents: row.monthly_rate_cents,
   }));
-  return rank(needsOf(claim), candidates).slice(0, limit).map(({ home: { row }, score, parts }) => {
+  return rank(needsOf(claim), candidates, limit).map(({ home: { row }, score, parts }) => {
     const { name, city, state, zip_code, currency } = homeShown(row);
     return {
       property_id: row.property_id,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { claimRefPattern, newClaimRef } from '../../shared/claims/values.ts';
-import { acceptsPets, fits, rank, score, weights, type Candidate, type Needs, type ScorePart } from '../../shared/claims/scoring.ts';
+import { acceptsPets, fits, normaliseFeature, rank, score, weights, type Candidate, type Needs, type ScorePart } from '../../shared/claims/scoring.ts';
 import { detectDocumentType } from '../../shared/claims/documents.ts';
 import { documentStorage, localFolderStorage, requireSupabaseDocumentStorage, supabaseStorage } from '../../shared/claims/storage.ts';
 import { liveCrawler, recordingCrawler, type CrawlRequest } from '../../shared/claims/crawl.ts';
@@ -74,31 +74,49 @@ describe('match score', () => {
     expect(fits(access, { ...home, amenities: null }).accessibility).toBe(0);
   });
 
+  // The scoring as it was before matching was made faster: the reference the fast paths are held to
+  // (features normalised on every comparison, both sums and roundings as first written).
+  const featureFitAsWritten = (wanted: readonly string[], offered: readonly string[] | null) => {
+    if (wanted.length === 0) return 1;
+    const have = new Set((offered ?? []).map(normaliseFeature));
+    return wanted.filter((w) => have.has(normaliseFeature(w))).length / wanted.length;
+  };
+  const reference = (n: Needs, h: Candidate) => {
+    const fit = { ...fits(n, h), accessibility: featureFitAsWritten(n.accessibilityNeeds, h.amenities), amenities: featureFitAsWritten(n.amenities, h.amenities) };
+    const parts = Object.fromEntries(
+      (Object.keys(weights) as ScorePart[]).map((part) => [part, Math.round(weights[part] * fit[part] * 10) / 10]),
+    );
+    const total = (Object.keys(weights) as ScorePart[]).reduce((sum, part) => sum + weights[part] * fit[part], 0);
+    return { score: Math.round(total * 10) / 10, parts };
+  };
+  const features = fc.array(fc.constantFrom('wifi', 'Wheelchair accessible', 'wheelchair_accessible', 'parking', 'Washer dryer', ' Parking '), { maxLength: 4 });
+  const needsOf = fc.record({
+    bedrooms: fc.integer({ min: 0, max: 6 }), bathrooms: fc.integer({ min: 0, max: 8 }).map((h) => h / 2), sqft: fc.integer({ min: 200, max: 5000 }),
+    furnishing: fc.constantFrom('furnished', 'partial', 'unfurnished', 'any'), hasPets: fc.boolean(), accessibilityNeeds: features,
+    amenities: features, maxBudgetCents: fc.option(fc.integer({ min: 50_000, max: 1_000_000 })), searchRadiusMiles: fc.integer({ min: 1, max: 100 }),
+  });
+  const homeOf = fc.record({
+    distanceMiles: fc.double({ min: 0, max: 120, noNaN: true }), bedrooms: fc.integer({ min: 0, max: 8 }), bathrooms: fc.integer({ min: 0, max: 10 }).map((h) => h / 2),
+    sqft: fc.option(fc.integer({ min: 100, max: 8000 })), furnishedStatus: fc.option(fc.constantFrom('furnished', 'partial', 'unfurnished')),
+    petPolicy: fc.option(fc.constantFrom('No pets', 'Pets welcome', 'Cats only', '')), amenities: fc.option(features),
+    monthlyRateCents: fc.integer({ min: 10_000, max: 2_000_000 }),
+  });
+
   it('gives, for any household and home, the points and total of the formula as first written (one loop now)', () => {
-    // The scoring as it was before matching was made faster: the reference the loop is held to.
-    const reference = (n: Needs, h: Candidate) => {
-      const fit = fits(n, h);
-      const parts = Object.fromEntries(
-        (Object.keys(weights) as ScorePart[]).map((part) => [part, Math.round(weights[part] * fit[part] * 10) / 10]),
-      );
-      const total = (Object.keys(weights) as ScorePart[]).reduce((sum, part) => sum + weights[part] * fit[part], 0);
-      return { score: Math.round(total * 10) / 10, parts };
-    };
-    const features = fc.array(fc.constantFrom('wifi', 'Wheelchair accessible', 'wheelchair_accessible', 'parking', 'Washer dryer'), { maxLength: 4 });
-    const needsOf = fc.record({
-      bedrooms: fc.integer({ min: 0, max: 6 }), bathrooms: fc.integer({ min: 0, max: 8 }).map((h) => h / 2), sqft: fc.integer({ min: 200, max: 5000 }),
-      furnishing: fc.constantFrom('furnished', 'partial', 'unfurnished', 'any'), hasPets: fc.boolean(), accessibilityNeeds: features,
-      amenities: features, maxBudgetCents: fc.option(fc.integer({ min: 50_000, max: 1_000_000 })), searchRadiusMiles: fc.integer({ min: 1, max: 100 }),
-    });
-    const homeOf = fc.record({
-      distanceMiles: fc.double({ min: 0, max: 120, noNaN: true }), bedrooms: fc.integer({ min: 0, max: 8 }), bathrooms: fc.integer({ min: 0, max: 10 }).map((h) => h / 2),
-      sqft: fc.option(fc.integer({ min: 100, max: 8000 })), furnishedStatus: fc.option(fc.constantFrom('furnished', 'partial', 'unfurnished')),
-      petPolicy: fc.option(fc.constantFrom('No pets', 'Pets welcome', 'Cats only', '')), amenities: fc.option(features),
-      monthlyRateCents: fc.integer({ min: 10_000, max: 2_000_000 }),
-    });
     fc.assert(fc.property(needsOf, homeOf, (n, h) => {
       expect(score(n, h)).toEqual(reference(n, h));
     }), { numRuns: 5000, seed: 28 });
+  });
+
+  it('ranks any homes as scoring each by the formula as first written and sorting them all would, the first `limit` with their parts', () => {
+    const homesOf = fc.array(homeOf, { maxLength: 40 }).map((homes) => homes.map((h, i) => ({ ...h, id: `home-${String(i).padStart(2, '0')}` })));
+    fc.assert(fc.property(needsOf, homesOf, fc.integer({ min: 0, max: 45 }), (n, homes, limit) => {
+      const expected = homes
+        .map((h) => ({ home: h, ...reference(n, h) }))
+        .sort((a, b) => b.score - a.score || a.home.distanceMiles - b.home.distanceMiles || (a.home.id < b.home.id ? -1 : 1))
+        .slice(0, limit);
+      expect(rank(n, homes, limit)).toEqual(expected);
+    }), { numRuns: 500, seed: 28 });
   });
 
   it('ranks by score, then distance, then id', () => {
