@@ -88,7 +88,8 @@ function send(response: ServerResponse, status: number, body: unknown) {
  * as app.authenticate does (copies of it in a scratch schema, so that every option runs in one
  * run on the same database): the window row in a logged or an UNLOGGED table, the upsert inside a
  * PL/pgSQL exception block (a subtransaction per call) or not, PL/pgSQL or a plain SQL function; or
- * a number drawn from a sequence against a window read without a lock (sequenceOption); and, to
+ * a number drawn from a sequence against a window read without a lock (sequenceOption, and as one
+ * statement without a function in limiterStatements); and, to
  * tell the function's own cost from the count's, the same PL/pgSQL function without a count.
  */
 const limiterOptions: Record<string, string> = {
@@ -99,7 +100,9 @@ const limiterOptions: Record<string, string> = {
   sql_unlogged: 'sql_unlogged',
   sequence: 'sequence_unlogged',
   function_only: 'function_uncounted',
+  sequence_statement: 'sequence statement',
 };
+
 
 const columns = `key_id uuid, org_id uuid, side text, environment text, scopes text[],
   rate_limit integer, rate_count integer, rate_reset timestamptz, limiter_ok boolean`;
@@ -212,6 +215,30 @@ const uncountedOption = `${plpgsqlHead('function_uncounted', true, '')}
   return next;
 end $$`;
 
+/**
+ * Options that are one statement of their own rather than a function. The sequence's count as one
+ * prepared statement: the lookup, the touch, the number and the window read; a write only when the
+ * window read is of an earlier minute.
+ */
+const limiterStatements: Record<string, string> = {
+  sequence_statement: `
+    with k as (${keyLookup().replace('p_key_hash', '$1')}),
+    touched as (${touch.replace('where a.id = k.id', 'from k where a.id = k.id')}),
+    n as (select nextval('bench_limiter.key_numbers') as v from k),
+    w as (select s.window_start, s.base from bench_limiter.sequence_windows s, k where s.bucket = 'key:' || k.id),
+    opened as (
+      insert into bench_limiter.sequence_windows as s (bucket, window_start, base)
+      select 'key:' || k.id, date_trunc('minute', now()), n.v - 1 from k, n
+       where not exists (select 1 from w where w.window_start >= date_trunc('minute', now()))
+      on conflict (bucket) do update set window_start = excluded.window_start, base = excluded.base
+       where s.window_start < excluded.window_start
+      returning s.base)
+    select k.id as key_id, k.org_id, k.side, k.environment, k.scopes, k.lim as rate_limit,
+           greatest(1, n.v - coalesce((select base from opened), (select base from w), n.v - 1))::integer as rate_count,
+           date_trunc('minute', now()) + interval '1 minute' as rate_reset, true as limiter_ok, $2::text as address
+      from k, n`,
+};
+
 await sql.unsafe('drop schema if exists bench_limiter cascade');
 await sql.unsafe('create schema bench_limiter');
 for (const [table, unlogged] of [['logged', false], ['unlogged', true], ['plain_unlogged_sql', true]] as const) {
@@ -237,8 +264,9 @@ async function handle(request: IncomingMessage, response: ServerResponse) {
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const limiter = /^\/limiter\/(\w+)$/.exec(request.url ?? '');
   if (request.method === 'GET' && limiter && limiterOptions[limiter[1]]) {
-    const [row] = await sql.unsafe(`select * from bench_limiter.${limiterOptions[limiter[1]]}($1, $2)`, [await presentedHash(request), '127.0.0.1'], { prepare: true });
-    return row.key_id ? send(response, 200, { data: { option: limiter[1], count: row.rate_count } }) : send(response, 401, { error: { code: 'invalid_key' } });
+    const statement = limiterStatements[limiter[1]] ?? `select * from bench_limiter.${limiterOptions[limiter[1]]}($1, $2)`;
+    const [row] = await sql.unsafe(statement, [await presentedHash(request), '127.0.0.1'], { prepare: true });
+    return row?.key_id ? send(response, 200, { data: { option: limiter[1], count: row.rate_count } }) : send(response, 401, { error: { code: 'invalid_key' } });
   }
   const counted = request.url?.startsWith('/counted/') ?? false;
   const path = counted ? request.url!.slice('/counted'.length) : request.url;

@@ -266,6 +266,7 @@ async function measure(
     sql_unlogged: 'unlogged window, SQL function',
     sequence: 'a sequence, window read unlocked',
     function_only: 'the function without a count',
+    sequence_statement: 'a sequence, one statement, no function',
   };
   const limiterRuns: Record<string, Load[]> = Object.fromEntries(Object.keys(limiterNames).map((name) => [name, []]));
   for (let pass = 0; pass < 2; pass++) {
