@@ -79,6 +79,23 @@ describe('rate limits', () => {
     expect(rateHeaders(res.headers).remaining).toBe('119');
   });
 
+  it('a request of a minute the window has left counts in the window as it stands, never moving it back', async () => {
+    // The window row as the next minute's first requests leave it; the request's statement began
+    // in the minute before (as one reaching the row late, behind the key's other requests, does).
+    const orgId = await createOrg('carrier');
+    const { key, id } = await createKey(orgId, 'sandbox', { defaultLimits: true });
+    const [{ later }] = await ownerSql()<{ later: Date }[]>`
+      insert into app.rate_windows (bucket, window_start, count)
+      values (${'key:' + id}, date_trunc('minute', now()) + interval '1 minute', 5)
+      on conflict (bucket) do update set window_start = excluded.window_start, count = 5
+      returning window_start as later`;
+    const res = await call('GET', '/usage', { key });
+    expect(res.status).toBe(200);
+    expect(rateHeaders(res.headers)).toEqual({ limit: '120', remaining: '114', reset: new Date(later.getTime() + 60_000).toISOString() });
+    const [row] = await ownerSql()<{ window_start: Date; count: number }[]>`select window_start, count from app.rate_windows where bucket = ${'key:' + id}`;
+    expect(row).toEqual({ window_start: later, count: 6 });
+  });
+
   it('limits failed authentication by address at 60 a minute; a valid key from there still works', async () => {
     let address = '';
     await inOneWindow(async () => {
