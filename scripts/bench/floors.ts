@@ -115,8 +115,8 @@ const touch = `update app.api_keys a set last_used_at = now()
 const upsert = (table: string) => `insert into bench_limiter.${table} as w (bucket, window_start, count)
     values (v_bucket, v_window, 1)
     on conflict (bucket) do update
-      set count = case when w.window_start = excluded.window_start then w.count + 1 else 1 end,
-          window_start = excluded.window_start
+      set count = case when w.window_start >= excluded.window_start then w.count + 1 else 1 end,
+          window_start = greatest(w.window_start, excluded.window_start)
     returning w.count into rate_count;
     limiter_ok := true;`;
 
@@ -166,8 +166,8 @@ language sql set lock_timeout = '250ms' as $$
     insert into bench_limiter.plain_unlogged_sql as w (bucket, window_start, count)
     select coalesce('key:' || (select id from k), 'addr:' || coalesce(p_address, 'unknown')), date_trunc('minute', now()), 1
     on conflict (bucket) do update
-      set count = case when w.window_start = excluded.window_start then w.count + 1 else 1 end,
-          window_start = excluded.window_start
+      set count = case when w.window_start >= excluded.window_start then w.count + 1 else 1 end,
+          window_start = greatest(w.window_start, excluded.window_start)
     returning w.count)
   select k.id, k.org_id, k.side, k.environment, k.scopes, coalesce(k.lim, 60), c.count,
          date_trunc('minute', now()) + interval '1 minute', set_config('synchronous_commit', 'off', true) = 'off'
