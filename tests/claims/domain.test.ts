@@ -1,6 +1,6 @@
 // Pure domain modules of housing requests: references, scoring, document types, and the storage and
 // crawl adapters against stand-in transports.
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -161,11 +161,15 @@ describe('document types (by content)', () => {
 describe('document storage', () => {
   it('keeps files in a local folder, and answers undefined for a key never stored', async () => {
     const root = await mkdtemp(join(tmpdir(), 'hps-storage-'));
-    const storage = localFolderStorage(root);
-    await storage.put('org/live/req/doc', Uint8Array.from([1, 2, 3]), 'application/pdf');
-    expect(new Uint8Array(await readFile(join(root, 'org/live/req/doc')))).toEqual(Uint8Array.from([1, 2, 3]));
-    expect(await storage.get('org/live/req/doc')).toEqual(Uint8Array.from([1, 2, 3]));
-    expect(await storage.get('org/live/req/missing')).toBeUndefined();
+    try {
+      const storage = localFolderStorage(root);
+      await storage.put('org/live/req/doc', Uint8Array.from([1, 2, 3]), 'application/pdf');
+      expect(new Uint8Array(await readFile(join(root, 'org/live/req/doc')))).toEqual(Uint8Array.from([1, 2, 3]));
+      expect(await storage.get('org/live/req/doc')).toEqual(Uint8Array.from([1, 2, 3]));
+      expect(await storage.get('org/live/req/missing')).toBeUndefined();
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 
   it('talks to Supabase Storage through supabase-js, creating the private bucket on first upload', async () => {
