@@ -89,8 +89,8 @@ function send(response: ServerResponse, status: number, body: unknown) {
  * run on the same database): the window row in a logged or an UNLOGGED table, the upsert inside a
  * PL/pgSQL exception block (a subtransaction per call) or not, PL/pgSQL or a plain SQL function; or
  * a number drawn from a sequence against a window read without a lock (sequenceOption, and as one
- * statement without a function in limiterStatements); and, to
- * tell the function's own cost from the count's, the same PL/pgSQL function without a count.
+ * statement without a function in limiterStatements); and, to tell the function's own cost from the
+ * count's, the same PL/pgSQL function without a count.
  */
 const limiterOptions: Record<string, string> = {
   before: 'guarded_logged',
@@ -100,9 +100,7 @@ const limiterOptions: Record<string, string> = {
   sql_unlogged: 'sql_unlogged',
   sequence: 'sequence_unlogged',
   function_only: 'function_uncounted',
-  sequence_statement: 'sequence statement',
 };
-
 
 const columns = `key_id uuid, org_id uuid, side text, environment text, scopes text[],
   rate_limit integer, rate_count integer, rate_reset timestamptz, limiter_ok boolean`;
@@ -263,7 +261,7 @@ async function handle(request: IncomingMessage, response: ServerResponse) {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const limiter = /^\/limiter\/(\w+)$/.exec(request.url ?? '');
-  if (request.method === 'GET' && limiter && limiterOptions[limiter[1]]) {
+  if (request.method === 'GET' && limiter && (limiterOptions[limiter[1]] || limiterStatements[limiter[1]])) {
     const statement = limiterStatements[limiter[1]] ?? `select * from bench_limiter.${limiterOptions[limiter[1]]}($1, $2)`;
     const [row] = await sql.unsafe(statement, [await presentedHash(request), '127.0.0.1'], { prepare: true });
     return row?.key_id ? send(response, 200, { data: { option: limiter[1], count: row.rate_count } }) : send(response, 401, { error: { code: 'invalid_key' } });
