@@ -1,15 +1,13 @@
 // Shared set-up of the housing-request tests.
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { jobRegistry } from '../../shared/jobs/registry.ts';
 import { runDueJobs } from '../../shared/jobs/runner.ts';
 import type { Schema } from '../../client/index.ts';
 import { client, createOrg, createTenant, ownerSql } from '../helpers.ts';
+import { makeTemporaryDataDir } from '../setup/data-dir.ts';
 
 /** Documents go to a fresh folder per test file, never into the working tree. */
 export async function useTemporaryDataDir() {
-  process.env.DATA_DIR = await mkdtemp(join(tmpdir(), 'hps-claims-'));
+  process.env.DATA_DIR = await makeTemporaryDataDir();
   delete process.env.DOCUMENT_STORAGE;
   return process.env.DATA_DIR;
 }

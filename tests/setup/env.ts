@@ -1,7 +1,5 @@
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, dirname } from 'node:path';
 import { afterAll, inject } from 'vitest';
+import { removeTemporaryDataDir } from './data-dir.ts';
 
 process.env.DATABASE_URL = inject('databaseUrl');
 process.env.LOG_LEVEL ??= 'silent';
@@ -11,8 +9,5 @@ process.env.STRICT_EVENT_PAYLOADS = 'true';
 process.env.STRICT_RESPONSES = 'true';
 
 // The temporary data folder a test file made for its documents (tests/claims/fixtures.ts) goes
-// when the file is done, so that runs leave nothing in the system's temporary directory.
-afterAll(async () => {
-  const dir = process.env.DATA_DIR;
-  if (dir && dirname(dir) === tmpdir() && basename(dir).startsWith('hps-claims-')) await rm(dir, { recursive: true, force: true });
-});
+// when the file is done.
+afterAll(() => removeTemporaryDataDir(process.env.DATA_DIR));
