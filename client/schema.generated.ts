@@ -145,7 +145,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -221,7 +221,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -436,7 +436,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -519,7 +519,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -598,7 +598,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -680,7 +680,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; already_paid: money has settled and force is not true; error.payment carries id, amount_total_cents and currency. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; already_paid: money has settled and force is not true; error.payment carries id, amount_total_cents and currency. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -763,7 +763,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -845,7 +845,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); not_booked: the first payment has not cleared yet. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); not_booked: the first payment has not cleared yet. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -928,7 +928,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -1010,7 +1010,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; dates_unavailable: something holds part of the range (error.conflicts[] has start_date, end_date, reason); already_signed: the lease is fully signed; cancel instead. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; dates_unavailable: something holds part of the range (error.conflicts[] has start_date, end_date, reason); already_signed: the lease is fully signed; cancel instead. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1093,7 +1093,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -1175,7 +1175,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; no_proposal: the household proposed no dates; dates_unavailable: the proposed range is held; already_signed: the lease is fully signed; cancel instead. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; no_proposal: the household proposed no dates; dates_unavailable: the proposed range is held; already_signed: the lease is fully signed; cancel instead. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1387,7 +1387,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -1475,7 +1475,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1881,7 +1881,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -1963,7 +1963,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); not_booked: the lease is not signed by both, or the first payment has not cleared; extension_pending: another extension is open (awaiting signature or payment); dates_unavailable: something holds part of the added nights; error.conflicts lists what. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); not_booked: the lease is not signed by both, or the first payment has not cleared; extension_pending: another extension is open (awaiting signature or payment); dates_unavailable: something holds part of the added nights; error.conflicts lists what. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2194,7 +2194,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -2276,7 +2276,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; budget_not_approved: approve the budget first or send approve_budget: true; no_billing_account: a live organisation not linked to a billing account. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; budget_not_approved: approve the budget first or send approve_budget: true; no_billing_account: a live organisation not linked to a billing account. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2489,7 +2489,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -2576,7 +2576,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2659,7 +2659,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -2739,7 +2739,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: the home was placed, not sent to the household, or was cancelled. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: the home was placed, not sent to the household, or was cancelled. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2966,7 +2966,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -3048,7 +3048,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; nothing_to_refund: no settled payment on the home with anything left to refund (or payment_id names none); refund_pending: a refund request is already open. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; nothing_to_refund: no settled payment on the home with anything left to refund (or payment_id names none); refund_pending: a refund request is already open. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3131,7 +3131,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -3213,7 +3213,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; already_signed: the lease is fully signed; cancel instead. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; already_signed: the lease is fully signed; cancel instead. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3296,7 +3296,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -3374,7 +3374,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_coordinator: nobody at the service is assigned to source for this request yet. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_coordinator: nobody at the service is assigned to source for this request yet. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3599,7 +3599,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -3671,7 +3671,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4033,7 +4033,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4111,7 +4111,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_endpoint: no active endpoint subscribes to the event; could_not_replay: a replay of it is already waiting for every subscribed endpoint. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_endpoint: no active endpoint subscribes to the event; could_not_replay: a replay of it is already waiting for every subscribed endpoint. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4196,7 +4196,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -4261,7 +4261,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4591,7 +4591,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -4667,7 +4667,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4880,7 +4880,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4962,7 +4962,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5173,7 +5173,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -5255,7 +5255,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5338,7 +5338,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -5417,7 +5417,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_yours_to_release: the block is a service hold for a lease or booking. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_yours_to_release: the block is a service hold for a lease or booking. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5636,7 +5636,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -5718,7 +5718,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; already_answered: you approved or declined it before; option_not_open: the household declined the home or the carrier cancelled it meanwhile. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; already_answered: you approved or declined it before; option_not_open: the household declined the home or the carrier cancelled it meanwhile. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5801,7 +5801,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -5881,7 +5881,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5959,7 +5959,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -6043,7 +6043,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6643,7 +6643,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -6725,7 +6725,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_refund_request: the request was already answered. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_refund_request: the request was already answered. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6808,7 +6808,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -6892,7 +6892,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: the offer does not allow the action (declined, already approved, not yet applied); lease_not_signable: no contract out for signature; proposal_pending: sign while a date proposal waits; already_signed: propose_dates on a fully signed lease. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: the offer does not allow the action (declined, already approved, not yet applied); lease_not_signable: no contract out for signature; proposal_pending: sign while a date proposal waits; already_signed: propose_dates on a fully signed lease. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7135,7 +7135,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -7219,7 +7219,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: no application to approve or decline; already_answered: the landlord already approved or declined the application; lease_not_signable: the lease (or the open extension's addendum) is not awaiting the countersignature; decline_extension without an extension awaiting signature; no_refund_request: no refund request is open. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: no application to approve or decline; already_answered: the landlord already approved or declined the application; lease_not_signable: the lease (or the open extension's addendum) is not awaiting the countersignature; decline_extension without an extension awaiting signature; no_refund_request: no refund request is open. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7302,7 +7302,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -7386,7 +7386,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); lease_not_signed: the lease is not fully signed yet; charges_disabled: the landlord's account cannot take charges; nothing_due: every period started so far is paid, or the payer named owes nothing now. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); lease_not_signed: the lease is not fully signed yet; charges_disabled: the landlord's account cannot take charges; nothing_due: every period started so far is paid, or the payer named owes nothing now. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7594,7 +7594,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -7670,7 +7670,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7738,7 +7738,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -7799,7 +7799,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7881,7 +7881,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -7960,7 +7960,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8177,7 +8177,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -8246,7 +8246,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8456,7 +8456,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -8517,7 +8517,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8720,7 +8720,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -8785,7 +8785,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8869,7 +8869,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -8947,7 +8947,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -9017,7 +9017,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9099,7 +9099,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -9178,7 +9178,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9256,7 +9256,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -9339,7 +9339,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters). */
+                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9417,7 +9417,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
                 409: {
                     headers: {
                         [name: string]: unknown;

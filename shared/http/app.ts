@@ -4,7 +4,6 @@ import type { AppEnv } from './context.ts';
 import { ApiError } from './errors.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { readBody } from './middleware/body.ts';
-import { idempotency } from './middleware/idempotency.ts';
 import { requestId } from './middleware/request-id.ts';
 import { countUsage } from './middleware/usage.ts';
 import type { Routes } from './routes.ts';
@@ -70,9 +69,9 @@ export async function renderError(error: Error, c: Context<AppEnv>) {
 
 /**
  * One edge function: the shared middleware in the order docs/architecture.md describes (request id,
- * auth and rate limit, route check, body, idempotency; the scope check and validation run per
- * route), then the group's routes under `/<name>`, the path at which Supabase hands requests to a
- * function.
+ * auth and rate limit, route check, body; the scope check, then idempotency on writes, then
+ * validation run per route, see defineRoute), then the group's routes under `/<name>`, the path at
+ * which Supabase hands requests to a function.
  * Public functions (health, docs) skip authentication.
  */
 export function createFunctionApp(name: string, routes: Routes, options: { public?: boolean } = {}) {
@@ -80,7 +79,7 @@ export function createFunctionApp(name: string, routes: Routes, options: { publi
   app.use('*', requestId());
   if (!options.public) app.use('*', authenticate(), countUsage());
   app.use('*', routeExists(knownRoutes(name, routes)));
-  if (!options.public) app.use('*', readBody(), idempotency());
+  if (!options.public) app.use('*', readBody());
   app.route(`/${name}`, routes);
   return app;
 }

@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './context.ts';
 import { ApiError, type alsoAt, type ErrorCode, type errorCodes } from './errors.ts';
 import { allows, describeRule, type ScopeRule } from './scopes.ts';
+import { idempotency } from './middleware/idempotency.ts';
 import { boolSetting } from '../config.ts';
 
 // Route definitions: every route declares its scope and its zod schemas once; the same
@@ -59,7 +60,7 @@ const commonErrors: RouteErrors = {
 const writeErrors: RouteErrors = {
   400: { idempotency_key_too_long: 'the Idempotency-Key is over 255 characters.' },
   409: {
-    idempotency_key_reused: 'the Idempotency-Key was used with a different body, or by another API key.',
+    idempotency_key_reused: 'the Idempotency-Key was used with a different method, path or body.',
     request_in_progress: 'the first call with the Idempotency-Key is still running.',
     idempotent_answer_lost: 'the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource.',
   },
@@ -127,8 +128,10 @@ type Extra = {
 };
 
 /**
- * createRoute with the service's conventions: the scope check as the route's first middleware,
- * bearer/x-api-key security, the Idempotency-Key header on writes, and the shared error responses.
+ * createRoute with the service's conventions: the scope check as the route's first middleware and,
+ * on writes, the Idempotency-Key's lookup after it (a key without the scope is refused before its
+ * Idempotency-Key is read or remembered, so it neither sees another key's answer nor claims the
+ * key), bearer/x-api-key security, the Idempotency-Key header on writes, and the shared error responses.
  */
 export function defineRoute<const R extends Omit<RouteConfig, 'middleware'>>(config: R & Extra & ExactErrors<R>) {
   const { scope, errors = {}, ...route } = config;
@@ -141,9 +144,11 @@ export function defineRoute<const R extends Omit<RouteConfig, 'middleware'>>(con
     description,
     // The rule, machine-readable: the security tests generate their cases from it.
     'x-scope': scope,
-    middleware: (boolSetting('STRICT_RESPONSES', false)
-      ? [requireScope(scope), checkResponse({ ...errorResponses, ...route.responses } as Responses)]
-      : [requireScope(scope)]) as unknown as readonly [MiddlewareHandler<AppEnv>],
+    middleware: [
+      requireScope(scope),
+      ...(write ? [idempotency()] : []),
+      ...(boolSetting('STRICT_RESPONSES', false) ? [checkResponse({ ...errorResponses, ...route.responses } as Responses)] : []),
+    ] as unknown as readonly [MiddlewareHandler<AppEnv>],
     security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
     ...(write
       ? {
@@ -152,7 +157,8 @@ export function defineRoute<const R extends Omit<RouteConfig, 'middleware'>>(con
               name: 'Idempotency-Key',
               in: 'header' as const,
               required: false,
-              description: 'Makes the write safe to retry for 48 hours (at most 255 characters).',
+              description:
+                'Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route\'s scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at.',
               schema: { type: 'string' as const, minLength: 1, maxLength: 255 },
             },
           ],

@@ -25,29 +25,6 @@ describe('idempotency', () => {
     expect(await eventCount(t.orgId)).toBe(1);
   });
 
-  it('binds a stored answer to the API key that made it, and never replays an issued secret', async () => {
-    const t = await createTenant('carrier');
-    const body = { url: 'https://hooks.example.com/idem-secret' };
-    const headers = { 'idempotency-key': 'hook-1' };
-    const first = await call('POST', '/webhooks', { key: t.sandbox, body, headers });
-    expect(first.status).toBe(201);
-    expect(first.body.data.secret).toMatch(/^whsec_/);
-    // Another key of the same organisation and environment, narrow or not, gets 409, not the stored answer.
-    const reader = await createKey(t.orgId, 'sandbox', { scopes: ['claims:read'] });
-    const other = await call('POST', '/webhooks', { key: reader.key, body, headers });
-    expect(other.status).toBe(409);
-    expect(errorOf(other.body)).toMatchObject({ code: 'idempotency_key_reused' });
-    expect(other.text).not.toContain('whsec_');
-    // The same key replays the endpoint, with the secret withheld: it was shown once, to the first call.
-    const replay = await call('POST', '/webhooks', { key: t.sandbox, body, headers });
-    expect(replay.status).toBe(201);
-    expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.body.data).toMatchObject({ id: first.body.data.id, url: body.url, secret: null });
-    expect(replay.text).not.toContain('whsec_');
-    const [stored] = await ownerSql()<{ response_body: string }[]>`select response_body from app.idempotency_keys where org_id = ${t.orgId} and key = 'hook-1'`;
-    expect(stored.response_body).not.toContain('whsec_');
-  });
-
   it('without a key, nothing is remembered', async () => {
     const t = await createTenant('carrier');
     await callProbe(t.sandbox, { note: 'a' });
@@ -200,5 +177,93 @@ describe('idempotency', () => {
       values (${t.orgId}, 'sandbox', 'orphan', 'whatever', 'in_progress', now() - interval '1 second')`;
     const res = await callProbe(t.sandbox, { note: 'x' }, { 'idempotency-key': 'orphan' });
     expect(res.status).toBe(201);
+  });
+});
+
+describe('idempotency across the keys of an organisation', () => {
+  const hook = { url: 'https://hooks.example.com/idem-keys' };
+  const endpointCount = async (orgId: string, environment: string) =>
+    (await ownerSql()<{ n: number }[]>`select count(*)::int as n from app.webhook_endpoints where org_id = ${orgId} and environment = ${environment}`)[0].n;
+  const record = async (orgId: string, key: string) =>
+    ownerSql()`select * from app.idempotency_keys where org_id = ${orgId} and key = ${key}`;
+  const create = (key: string, idempotencyKey: string) =>
+    call('POST', '/webhooks', { key, body: hook, headers: { 'idempotency-key': idempotencyKey } });
+
+  it('checks the scope first: a key without it is 403 forbidden whatever its Idempotency-Key, and the record is not touched', async () => {
+    const t = await createTenant('carrier');
+    const first = await create(t.sandbox, 'hook-scope');
+    expect(first.status).toBe(201);
+    const before = await record(t.orgId, 'hook-scope');
+    const reader = await createKey(t.orgId, 'sandbox', { scopes: ['claims:read'] });
+    const refused = await create(reader.key, 'hook-scope');
+    expect(refused.status).toBe(403);
+    expect(errorOf(refused.body)).toMatchObject({ code: 'forbidden' });
+    expect(errorOf(refused.body).message).toContain('webhooks:manage');
+    expect(refused.headers.get('idempotent-replayed')).toBeNull();
+    expect(await record(t.orgId, 'hook-scope')).toEqual(before);
+    // A key of its own is not remembered either: a refused call claims nothing.
+    expect((await create(reader.key, 'hook-fresh')).status).toBe(403);
+    expect(await record(t.orgId, 'hook-fresh')).toEqual([]);
+    // The first key's replay still works.
+    const replay = await create(t.sandbox, 'hook-scope');
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.data).toMatchObject({ id: first.body.data.id, secret: null });
+  });
+
+  it('another key of the organisation with the scope replays the answer, never a secret it issued', async () => {
+    const t = await createTenant('carrier');
+    const first = await create(t.sandbox, 'hook-rotation');
+    expect(first.body.data.secret).toMatch(/^whsec_/);
+    // Key rotation: the new key works at once, and a retry it sends is the same call.
+    const next = await createKey(t.orgId, 'sandbox', { scopes: ['webhooks:manage'] });
+    const replay = await create(next.key, 'hook-rotation');
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.data).toMatchObject({ id: first.body.data.id, url: hook.url, secret: null });
+    expect(replay.body.data.secret_note).toMatch(/shown only once/);
+    expect(replay.text).not.toContain('whsec_');
+    expect(await endpointCount(t.orgId, 'sandbox')).toBe(1);
+    const [stored] = await record(t.orgId, 'hook-rotation');
+    expect(stored.response_body).not.toContain('whsec_');
+
+    // A rotated secret alike: the replay names the rotation and withholds the secret, which is not rotated again.
+    const path = `/webhooks/${first.body.data.id}/rotate-secret` as const;
+    const rotated = await call('POST', path, { key: t.sandbox, headers: { 'idempotency-key': 'rotate-1' } });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.data.secret).toMatch(/^whsec_/);
+    const again = await call('POST', path, { key: next.key, headers: { 'idempotency-key': 'rotate-1' } });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.data).toMatchObject({ id: first.body.data.id, secret: null, secret_rotated_at: rotated.body.data.secret_rotated_at });
+    expect(again.text).not.toContain('whsec_');
+    const [{ secret }] = await ownerSql()<{ secret: string }[]>`select secret from app.webhook_endpoints where id = ${first.body.data.id}`;
+    expect(secret).toBe(rotated.body.data.secret);
+  });
+
+  it('another organisation with the same Idempotency-Key and body gets its own answer', async () => {
+    const a = await createTenant('carrier');
+    const b = await createTenant('carrier');
+    const first = await create(a.sandbox, 'hook-shared');
+    const other = await create(b.sandbox, 'hook-shared');
+    expect(other.status).toBe(201);
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+    expect(other.body.data.id).not.toBe(first.body.data.id);
+    expect(other.body.data.secret).toMatch(/^whsec_/);
+    expect(await endpointCount(b.orgId, 'sandbox')).toBe(1);
+  });
+
+  it('the sandbox and live keys of one organisation keep their records apart', async () => {
+    const t = await createTenant('carrier');
+    const sandbox = await create(t.sandbox, 'hook-env');
+    const live = await create(t.live, 'hook-env');
+    expect(live.status).toBe(201);
+    expect(live.headers.get('idempotent-replayed')).toBeNull();
+    expect(live.body.data.id).not.toBe(sandbox.body.data.id);
+    expect(live.body.data.secret).toMatch(/^whsec_/);
+    expect([await endpointCount(t.orgId, 'sandbox'), await endpointCount(t.orgId, 'live')]).toEqual([1, 1]);
+    // Each environment's retry replays its own answer.
+    expect((await create(t.live, 'hook-env')).body.data.id).toBe(live.body.data.id);
+    expect((await create(t.sandbox, 'hook-env')).body.data.id).toBe(sandbox.body.data.id);
   });
 });

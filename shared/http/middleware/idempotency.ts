@@ -34,11 +34,13 @@ function withoutBoundary(body: Uint8Array, contentType: string | undefined): Uin
 }
 
 /**
- * What makes two requests "the same": the API key that sent them, method, path and body (JSON
- * compared by value, multipart by its parts). The key binds a stored answer to the key that made
- * it: another key of the organisation reusing the Idempotency-Key gets 409, never that answer.
+ * What makes two requests "the same": method, path and body (JSON compared by value, multipart by
+ * its parts), whichever API key of the organisation and environment sent them, as the specification
+ * scopes keys to the organisation: while a client rotates its API key, both keys are one client and
+ * a retry sent with the new one replays the first answer. The route's scope is checked before this
+ * (defineRoute), so only a key that may make the call sees its answer.
  */
-async function fingerprint(keyId: string, method: string, path: string, body: Uint8Array, contentType: string | undefined): Promise<string> {
+async function fingerprint(method: string, path: string, body: Uint8Array, contentType: string | undefined): Promise<string> {
   let canonical: string | Uint8Array = withoutBoundary(body, contentType);
   const text = new TextDecoder().decode(body);
   try {
@@ -46,12 +48,14 @@ async function fingerprint(keyId: string, method: string, path: string, body: Ui
   } catch {
     // not JSON: compare the raw bytes
   }
-  return `${keyId} ${method} ${path} ${await sha256Hex(canonical)}`;
+  return `${method} ${path} ${await sha256Hex(canonical)}`;
 }
 
 /**
- * An answer as it is stored for replay: a secret it issued (a webhook endpoint's signing secret) is
- * shown once, to the call that made it, and replaced by null in the stored copy, as the guides say.
+ * An answer as it is stored for replay: a secret it issued (a webhook endpoint's signing secret, at
+ * creation or rotation) is shown once, to the call that made it, and replaced by null in the stored
+ * copy, with a note saying why, as the guides say. The replay answers the same resource, so a retry
+ * learns the call is done without the secret reaching a second caller or the table.
  */
 function withoutSecret(body: string): string {
   if (!body.includes('"secret"')) return body;
@@ -67,8 +71,9 @@ function withoutSecret(body: string): string {
 }
 
 /**
- * The specification's Idempotency section: per organisation and environment, 48 hours; the same key
- * and body replay the first response byte for byte; a different body is 409 idempotency_key_reused;
+ * The specification's Idempotency section: per organisation and environment (any of its API keys
+ * holding the route's scope), 48 hours; the same key and body replay the first response byte for
+ * byte (but an issued secret, see withoutSecret); a different body is 409 idempotency_key_reused;
  * a call still running is 409 request_in_progress; a 500 releases the key; a 4xx is replayed.
  * The claim's lock is short and renewed while the call runs (claimTiming), so a claim left by a
  * server that died (killed, crashed) is taken over within its lock, not after the longest a call
@@ -85,13 +90,14 @@ export const claimTiming = { lockSeconds: 30, renewSeconds: 10 };
 
 export const idempotency = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   const key = c.req.header('idempotency-key');
-  if (key === undefined || c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+  // Mounted on writes only (defineRoute), after the route's scope check.
+  if (key === undefined) return next();
   if (key.length > maxIdempotencyKeyLength) {
     throw new ApiError('idempotency_key_too_long', `Idempotency-Key is ${key.length} characters; at most ${maxIdempotencyKeyLength} are allowed.`, 'Idempotency-Key');
   }
   if (key.length === 0) throw new ApiError('invalid_field', 'Idempotency-Key must not be empty.', 'Idempotency-Key');
   const caller = c.get('caller');
-  const print = await fingerprint(caller.keyId, c.req.method, new URL(c.req.url).pathname, c.get('rawBody'), c.req.header('content-type'));
+  const print = await fingerprint(c.req.method, new URL(c.req.url).pathname, c.get('rawBody'), c.req.header('content-type'));
 
   const existing = await withTenant(caller, async (tx) => {
     const claimed = await tx`
@@ -112,7 +118,7 @@ export const idempotency = (): MiddlewareHandler<AppEnv> => async (c, next) => {
 
   if (existing) {
     if (existing.fingerprint !== print) {
-      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body or path, or by another API key.', 'Idempotency-Key');
+      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different method, path or request body.', 'Idempotency-Key');
     }
     if (existing.state === 'in_progress' || (existing.state === 'applied' && existing.running)) {
       throw new ApiError('request_in_progress', 'The first request with this Idempotency-Key is still running; retry shortly.', 'Idempotency-Key');
