@@ -1,6 +1,6 @@
 import { db, type Tx } from '../db/client.ts';
 import { afterCursorRow, assertCursorRowVisible } from '../http/paging.ts';
-import { chargeParts, type ChargePart, type ChargeShare, type ChargeType, type PaidParts, type Payer } from './billing.ts';
+import type { ChargeShare, ChargeType, Payer } from './billing.ts';
 
 // The money of a placement in SQL: payments and the booking (rows owned by the landlord, written by
 // the carrier whose request they are for: the counterpart policies of the payments migration) and
@@ -57,31 +57,6 @@ export interface PaymentRow {
   created_at: Date;
 }
 
-/** What the settled (succeeded or refunded) payments of a placement paid, by period. */
-export interface PaidPeriod {
-  period_start: string;
-  /** What was paid for the stay itself (deposits aside). */
-  stay_cents: number;
-  rent: boolean;
-  deposit: boolean;
-  fees: boolean;
-}
-
-export function paidCharges(tx: Tx, placementId: string): Promise<PaidPeriod[]> {
-  return tx<PaidPeriod[]>`
-    select period_start, sum(rent_cents + fees_cents)::integer as stay_cents,
-           bool_or(rent_cents > 0) as rent, bool_or(deposit_cents > 0) as deposit, bool_or(fees_cents > 0) as fees
-      from app.payments
-     where claim_home_id = ${placementId} and status in ('succeeded', 'refunded') and period_start is not null and duplicate_of is null
-     group by period_start`;
-}
-
-/** The parts of each period already paid on a placement. */
-export async function paidParts(tx: Tx, placementId: string): Promise<PaidParts> {
-  const rows = await paidCharges(tx, placementId);
-  return new Map(rows.map((row) => [row.period_start, new Set<ChargePart>(chargeParts.filter((part) => row[part]))]));
-}
-
 export interface PaymentWrite {
   payee: Payee;
   placement: { id: string; claim_id: string; property_id: string };
@@ -115,15 +90,15 @@ export async function insertSucceeded(tx: Tx, write: PaymentWrite): Promise<Paym
 
 /** A unique violation of one of the one-settled-charge-per-part indexes. */
 const isPartAlreadyPaid = (error: unknown) =>
-  (error as { code?: string }).code === '23505' && /^payments_one_per_period/.test((error as { constraint_name?: string }).constraint_name ?? '');
+  (error as { code?: string }).code === '23505' && /^payments_one_per_charge/.test((error as { constraint_name?: string }).constraint_name ?? '');
 
 /** The settled payment that already paid a part of this charge's period. */
 async function settledPaymentOfParts(tx: Tx, write: PaymentWrite): Promise<string> {
   const { charge } = write;
   const [row] = await tx<{ id: string }[]>`
     select id from app.payments
-     where claim_home_id = ${write.placement.id} and period_start = ${charge.periodStart} and status in ('succeeded', 'refunded')
-       and duplicate_of is null
+     where claim_home_id = ${write.placement.id} and lease_agreement_id = ${write.leaseId} and charge_type = ${charge.chargeType}
+       and period_start = ${charge.periodStart} and status in ('succeeded', 'refunded') and duplicate_of is null
        and ((rent_cents > 0 and ${charge.rentCents}::bigint > 0) or (deposit_cents > 0 and ${charge.depositCents}::bigint > 0)
             or (fees_cents > 0 and ${charge.feesCents}::bigint > 0))
      order by paid_at, id limit 1`;

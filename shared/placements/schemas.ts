@@ -386,3 +386,68 @@ export const RefundRequested = z
     status: z.literal('pending_owner_approval'),
   })
   .openapi('RefundRequested');
+
+// ---- The statement of a stay (this service's addition) ----
+
+export const StatementQuery = z.object({ property_id: PropertyId });
+
+const StatementEntry = z.object({
+  id: z.string().uuid(),
+  posted_at: z.string().describe('When the entry was posted. Entries are never changed or removed; a change of the stay posts new ones.'),
+  kind: z.enum(['charge', 'release', 'restore', 'reversal']).describe(
+    'charge: posted when a contract version was signed by both; release: nights a shortening gave back; restore: released nights an ' +
+      'extension took back, at the price they were signed at; reversal: what a lapsed extension or a cancellation took off.'),
+  cause: z.enum(['signed', 'shortened', 'extended', 'lapsed', 'cancelled']),
+  charge_type: z.enum(chargeTypes).describe('The charge the entry belongs to: initial (the first payment), rent (a later period), extension.'),
+  period_start: PlacementDate.describe('With lease_id and charge_type, the charge a payer pays (a payment\'s period_start).'),
+  lease_id: z.string().uuid().describe('The contract version whose signed terms priced the entry (the lease, or an extension\'s addendum).'),
+  version: z.number().int().describe('That version\'s number.'),
+  part: z.enum(['rent', 'deposit', 'fees']).describe('The part of the charge, paid by the request\'s payer of it.'),
+  payer: z.enum(payers).describe('Who pays the part: the payer of the settled payment that paid it, else the request\'s payer of the part now.'),
+  label: z.string().describe('Rent, Pet rent, Utilities, a one-off fee or a deposit.'),
+  nights: z.object({ first_night: PlacementDate, last_night: PlacementDate, count: z.number().int() }).nullable()
+    .describe('The nights the entry covers (charged, released, restored or reversed); null for a one-off fee or a deposit.'),
+  amount: amount('Positive: owed by the payer; negative: taken off.'),
+  adjusts: z.string().uuid().nullable().describe('The charge entry a release, restore or reversal changes.'),
+  settled_by: z.string().uuid().nullable().describe('The settled payment that paid this part of the charge, if any.'),
+});
+
+const StatementPayment = z.object({
+  id: z.string().uuid(),
+  charge_type: z.enum(chargeTypes),
+  period_start: z.string().nullable(),
+  lease_id: z.string().uuid().nullable(),
+  payer: z.enum(payers).nullable(),
+  status: z.enum(['succeeded', 'refunded']),
+  amount: amount('What the payer paid (gross).'),
+  refunded: amount('What came back on it so far.'),
+  paid_at: z.string(),
+  duplicate_of: z.string().uuid().nullable().describe('A second charge for what another payment paid: refunded automatically, not counted as paid for the stay.'),
+});
+
+const StatementTotals = z.object({
+  charged: amount('The sum of every entry: what the stay costs as it now stands, deposits included.'),
+  paid: amount('What settled payments paid for the stay (second charges refunded automatically left out).'),
+  refunded: amount('What came back on those payments.'),
+  due_now: amount('What the checkout asks for now (the pay page and the payment helper charge exactly this).'),
+  refund_due: amount('What was paid beyond what the stay now charges (nights released after they were paid, a cancellation), not yet refunded: asked of the landlord with POST refund-request.'),
+});
+
+export const Statement = z
+  .object({
+    request_id: z.string().uuid(),
+    reference: z.string(),
+    property_id: z.string().uuid(),
+    currency: z.string().nullable().describe('null before a lease is signed (nothing posted).'),
+    entries: z.array(StatementEntry).describe('The ledger\'s entries in the order they were posted.'),
+    payments: z.array(StatementPayment).describe('Settled payments on the home, oldest first.'),
+    totals: StatementTotals,
+    by_payer: z.array(StatementTotals.extend({ payer: z.enum(payers) })).describe('The same totals for each payer with anything charged or paid.'),
+    ale: z.object({
+      ale_limit: amount('The request\'s ALE limit.').nullable(),
+      ale_consumed: amount('What the stay now charges, deposits aside (they come back): the ALE it consumes.'),
+      ale_remaining: amount('The limit less what is consumed; null without a limit.').nullable(),
+      within_ale_limit: z.boolean(),
+    }),
+  })
+  .openapi('Statement');

@@ -1,13 +1,12 @@
 import type { Tx } from '../db/client.ts';
 import { ApiError } from '../http/errors.ts';
 import type { ClaimRow } from '../claims/repository.ts';
-import { extensionCharge } from './billing.ts';
 import type { LeaseRow } from './lease.ts';
 import { price, termsOf, type LeaseTerms } from './pricing.ts';
 import { homeIfPlaceable, type PlacementRow } from './repository.ts';
 
 // What a signed contract version charges: always from the terms it was issued with (never from the
-// home as it stands), for the checkout, shortening refunds and extensions alike.
+// home as it stands). The ledger posts a version's charges from these prices (./stay-ledger.ts).
 
 /**
  * The prices of a stay under the terms the lease was signed on: a provider's later change of rates,
@@ -24,10 +23,4 @@ async function termsBeforeRecorded(tx: Tx, claim: ClaimRow, placement: Placement
   const home = await homeIfPlaceable(tx, claim.id, placement.property_id);
   if (!home) throw new ApiError('charges_disabled', 'The home is no longer offered by the landlord; nothing can be paid.');
   return termsOf(home, claim, { move_in: lease.move_in_date, move_out: lease.move_out_date });
-}
-
-/** What an extension's addendum charges: its added nights at its own terms (the tier of the extended stay). */
-export async function extensionDue(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, addendum: LeaseRow) {
-  const { prices, currency } = await signedPrices(tx, claim, placement, addendum, { moveIn: lease.move_in_date, moveOut: addendum.move_out_date });
-  return { prices, currency, due: extensionCharge(prices, lease.move_in_date, addendum.move_in_date, addendum.move_out_date) };
 }

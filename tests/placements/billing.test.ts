@@ -1,6 +1,7 @@
-// The pure billing module: periods of a stay and what is due now.
+// The pure billing modules: periods of a stay, a signed lease's charges on the ledger, and what is due now.
 import { describe, expect, it } from 'vitest';
-import { dueNow, payerOf, type ChargePart, type DueCharge, type PaidParts, type PayerOf } from '../../shared/placements/billing.ts';
+import { chargeParts, payerOf, unpaidShares, type ChargePart, type DueCharge, type PayerOf } from '../../shared/placements/billing.ts';
+import { chargeDueNow, chargeKey, chargesOf, leaseCharges, unpaidPartsOf, type PaidByCharge } from '../../shared/placements/ledger.ts';
 import { addMonths, billingPeriods } from '../../shared/placements/periods.ts';
 import { price, type PricedHome } from '../../shared/placements/pricing.ts';
 
@@ -13,8 +14,27 @@ const request = { target_move_in: '2027-01-31', est_length_months: 3, has_pets: 
 
 const onePayer: PayerOf = { rent: 'carrier', deposit: 'carrier', fees: 'carrier' };
 const all = new Set<ChargePart>(['rent', 'deposit', 'fees']);
+
+/** Parts paid, by the first day of the period of the signed lease's charge ('lease' is its id here). */
+type PaidParts = Map<string, Set<ChargePart>>;
 /** Every part of each period paid. */
 const paidWhole = (...starts: string[]): PaidParts => new Map(starts.map((start) => [start, all]));
+
+/**
+ * What is due now on a stay signed by one lease, as the checkout reads it: the lease's charges as
+ * posted to its ledger, the parts paid so far, the shares of the first unpaid charge.
+ */
+function dueNow(p: ReturnType<typeof price>, stay: { moveIn: string; moveOut: string }, payers: PayerOf, paid: PaidParts, today: string) {
+  const charges = chargesOf(leaseCharges('lease', p, stay));
+  const byCharge: PaidByCharge = new Map(charges.map((c) => {
+    const parts = paid.get(c.periodStart) ?? new Set<ChargePart>();
+    return [chargeKey(c), Object.fromEntries(chargeParts.map((part) => [part, parts.has(part) ? 1 : 0])) as Record<ChargePart, number>];
+  }));
+  const charge = chargeDueNow(charges, byCharge, today);
+  if (!charge) return null;
+  const covered = new Set(chargeParts.filter((part) => !unpaidPartsOf(charge, byCharge).includes(part)));
+  return { charge, shares: unpaidShares(charge, payers, covered) };
+}
 
 describe('billing', () => {
   it('clamps to the end of shorter months', () => {

@@ -112,7 +112,7 @@ describe('a charge split between payers (sandbox)', () => {
       insert into app.payments (org_id, environment, property_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id, charge_type,
                                 payer, status, deposit_cents, currency, paid_at, provider_ref, period_start, period_end)
       values (${paid.org_id}, 'sandbox', ${paid.property_id}, ${paid.carrier_org_id}, ${paid.claim_id}, ${paid.claim_home_id}, ${paid.lease_agreement_id},
-              'initial', 'carrier', 'succeeded', 1, 'usd', now(), 'sandbox_pi_twice', ${paid.period_start}, ${paid.period_end})`).rejects.toThrow(/payments_one_per_period_deposit/);
+              'initial', 'carrier', 'succeeded', 1, 'usd', now(), 'sandbox_pi_twice', ${paid.period_start}, ${paid.period_end})`).rejects.toThrow(/payments_one_per_charge_deposit/);
   });
 });
 

@@ -10,8 +10,8 @@
 // - no step answers 5xx (a step that does not fit the state is a 4xx and changes nothing it should not).
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { chargeFor, chargeParts, partCents } from '../../shared/placements/billing.ts';
-import { billingPeriods } from '../../shared/placements/periods.ts';
+import { chargeParts, partCents } from '../../shared/placements/billing.ts';
+import { chargesOf, leaseCharges } from '../../shared/placements/ledger.ts';
 import { price, type LeaseTerms } from '../../shared/placements/pricing.ts';
 import { claimBody, insertHome, provider, sourced } from '../claims/fixtures.ts';
 import { client, createTenant, ownerSql } from '../helpers.ts';
@@ -150,8 +150,8 @@ async function check(p: Placed, before: string[]): Promise<string[]> {
     const terms = payment.terms!;
     const prices = price(terms.home, { target_move_in: payment.move_in_date, est_length_months: 1, has_pets: terms.request.has_pets, max_budget_cents: null, ale_limit_cents: null },
       { move_in: payment.move_in_date, move_out: payment.move_out_date });
-    const period = billingPeriods(payment.move_in_date, payment.move_out_date).find((x) => x.start === payment.period_start)!;
-    const charge = chargeFor(prices, period);
+    // The charge its signing posted to the ledger for that period.
+    const charge = chargesOf(leaseCharges('lease', prices, { moveIn: payment.move_in_date, moveOut: payment.move_out_date })).find((c) => c.periodStart === payment.period_start)!;
     expect(Number(payment.gross_cents), 'a payment charges something').toBeGreaterThan(0);
     for (const part of chargeParts) {
       const cents = Number(payment[`${part}_cents`]);

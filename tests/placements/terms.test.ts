@@ -56,7 +56,7 @@ describe('terms frozen at issue', () => {
 });
 
 describe('shortening after move-in', () => {
-  it('keeps the signed lease, and prices what was paid again from its terms: a shorter stay in a dearer tier owes the difference', async () => {
+  it('keeps the signed lease and the signed price of the nights kept: a shorter stay owes nothing more, even in a dearer tier', async () => {
     const s = await scene('sandbox', { home: { environment: 'sandbox' } });
     await ownerSql()`update app.properties set rent_1_3_months_cents = 240000, rent_4_6_months_cents = 220000 where id = ${s.home}`;
     const lease = await placeWithDates(s.api, s.ref, s.home, inDays(40), inDays(160));
@@ -76,8 +76,9 @@ describe('shortening after move-in', () => {
     const home = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0];
     expect(home.lease).toMatchObject({ id: lease.id, move_out_date: lease.move_out_date, shortened_move_out_date: shorter, status: 'fully_signed' });
     const entry = (await s.api.get(`/claims/${s.ref}/timeline`)).body.data.find((e) => e.type === 'dates.changed');
-    // Four months at the 4-6 month rate became a stay of under three: the month paid now costs the 1-3 month rate.
-    expect(entry?.detail).toMatchObject({ shortened: true, refund_due: -200, currency: 'usd', move_out_date: shorter });
-    expect(entry?.summary).toContain('200.00 USD more is due');
+    // Four months at the 4-6 month rate became a stay of under three: every night kept keeps the price it was signed at
+    // (the ledger releases the nights given back, never prices the kept ones again), and nothing paid was given back.
+    expect(entry?.detail).toMatchObject({ shortened: true, refund_due: 0, currency: 'usd', move_out_date: shorter });
+    expect(entry?.summary).not.toContain('more is due');
   });
 });

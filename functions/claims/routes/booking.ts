@@ -3,9 +3,11 @@ import { single } from '../../../shared/http/envelope.ts';
 import { cancelBooking, confirmMoveIn } from '../../../shared/placements/commands/booking.ts';
 import { requestRefund } from '../../../shared/placements/commands/refunds.ts';
 import { listExtensions, requestExtension } from '../../../shared/placements/commands/extensions.ts';
+import { readStatement } from '../../../shared/placements/commands/statement.ts';
 import { z } from '@hono/zod-openapi';
 import {
-  CancelInput, Cancelled, Extension, ExtensionInput, ExtensionQuery, MoveInConfirmed, PropertyRef, RefundInput, RefundRequested,
+  CancelInput, Cancelled, Extension, ExtensionInput, ExtensionQuery, MoveInConfirmed, PropertyRef, RefundInput, RefundRequested, Statement,
+  StatementQuery,
 } from '../../../shared/placements/schemas.ts';
 import { ReferenceParam } from '../schemas.ts';
 
@@ -152,4 +154,29 @@ export const bookingRoutes = createRoutes()
       },
     }),
     async (c) => c.json(single(await listExtensions(c.get('caller'), c.req.valid('param').reference, c.req.valid('query').property_id)), 200),
+  )
+  .openapi(
+    defineRoute({
+      method: 'get',
+      path: '/{reference}/statement',
+      tags,
+      summary: 'The statement of a stay: its ledger, payments and totals',
+      description:
+        'Beyond the specification. What the stay on this home charged and was paid, as an adjuster files it with the claim. Every amount ' +
+        'is a posted ledger entry that is never changed: a contract version posts its charges when both have signed it (each night at its ' +
+        'signed price, the first payment with its one-off fees and deposits); a shortening posts the release of the nights it gives back; ' +
+        'an extension restores released nights at their signed price and charges nights never signed before; a lapsed extension and a ' +
+        'cancellation post reversals. Totals: charged (the sum of the entries), paid, refunded, due now (exactly what the checkout asks ' +
+        'for), refund due (paid beyond what is now charged), by payer, and the ALE the stay consumes against the limit of the request. ' +
+        'A cancelled placement still has its statement.',
+      scope: 'placements:read',
+      request: { params: ReferenceParam, query: StatementQuery },
+      responses: { 200: jsonResponse(dataOf(Statement), 'The statement.') },
+      errors: {
+        404: { not_found: 'no such request for this organisation in this environment' },
+        409: { not_on_request: 'the home was never put on the request.' },
+        422: { invalid_field: 'property_id missing or not a uuid.' },
+      },
+    }),
+    async (c) => c.json(single(await readStatement(c.get('caller'), c.req.valid('param').reference, c.req.valid('query').property_id)), 200),
   );

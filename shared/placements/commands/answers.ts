@@ -14,7 +14,8 @@ import { onHome } from '../render.ts';
 import { placementHome } from './read.ts';
 import { homeLabel, payeeOf } from '../money-repository.ts';
 import { decideRefund } from './refunds.ts';
-import { declineExtension } from './extensions.ts';
+import { declineExtension, putExtensionInEffect } from './extensions.ts';
+import { extensionCharge, ledgerOf, postSigned } from '../stay-ledger.ts';
 import { settleRequestStatus } from './booking.ts';
 import {
   currentLease, moveOffer, openAddendum, otherHomesInPlay, recordResponse, updatePlacement, type PlacementRow,
@@ -74,7 +75,14 @@ export async function sign(tx: Tx, claim: ClaimRow, placement: PlacementRow, by:
     await emit(tx, 'lease.first_signed', { ...onHome(claim, placement), lease_id: moved.id, signed_at: moved.policyholder_signed_at!.toISOString() });
   } else {
     await emit(tx, 'lease.signed', { ...onHome(claim, placement), lease_id: moved.id, signed_at: moved.owner_signed_at!.toISOString() });
-    if (moved.kind === 'addendum') return;
+    // Signed by both, the version's charges are posted to the stay's ledger.
+    await postSigned(tx, claim, placement, moved);
+    if (moved.kind === 'addendum') {
+      // An extension that only takes back nights released before has nothing of its own to pay: it takes effect now.
+      const ledger = await ledgerOf(tx, claim, placement);
+      if (!extensionCharge(ledger, moved.id)) await putExtensionInEffect(tx, claim, placement, moved, { grossCents: 0, currency: ledger.currency ?? 'usd' });
+      return;
+    }
     await moveStatus(tx, [claim.id], 'lease_signed');
     // Both signed, payment is unlocked: the request waits for the payer (the specification's order,
     // lease_signed then payment_setup, each announced).

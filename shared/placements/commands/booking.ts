@@ -13,7 +13,7 @@ import { tenantNow, utcDay } from '../../clock/time.ts';
 import { checkNotPast, earliestToday } from '../stay.ts';
 import { inPlacement } from '../unit-of-work.ts';
 import {
-  cancelBookingRow, completeBooking, confirmedBooking, homeLabel, latestSettled, otherHomesState, paidCharges, payeeOf, recordMoveIn, setCheckOut,
+  cancelBookingRow, completeBooking, confirmedBooking, homeLabel, latestSettled, otherHomesState, payeeOf, recordMoveIn, setCheckOut,
   stayBooking, type HomeState,
 } from '../money-repository.ts';
 import { announceBookingChange } from './announce.ts';
@@ -21,10 +21,7 @@ import {
   cancelPlacement, completeStayHolds, contactAddresses, currentLease, openAddendum, recordShortening, releaseStayHolds, stayMoveOut, type PlacementRow,
 } from '../repository.ts';
 import { withdrawExtension } from './extensions.ts';
-import { chargeFor } from '../billing.ts';
-import { billingPeriods, type BillingPeriod } from '../periods.ts';
-import type { PriceCents } from '../pricing.ts';
-import { signedPrices } from '../signed-prices.ts';
+import { postCancellation, postShortening } from '../stay-ledger.ts';
 import { scheduleCloseout, scheduleInStay } from '../schedule.ts';
 
 // The stay: confirming move-in, and cancelling a placement (before or after payment). Each runs in
@@ -88,6 +85,11 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
       }
     }
     const booking = await confirmedBooking(tx, placement.id);
+    // What the stay still charges goes: all of it before move-in, the nights from today once moved in.
+    if (lease?.status === 'fully_signed') {
+      const today = utcDay(await tenantNow(tx));
+      await postCancellation(tx, claim, placement, !!booking?.move_in_confirmed_at, today > lease.move_in_date ? today : lease.move_in_date);
+    }
     if (booking) {
       const cancelled = (await cancelBookingRow(tx, booking.id, reason))!;
       await announceBookingChange(tx, claim, placement, cancelled, 'cancelled', 'confirmed');
@@ -156,7 +158,10 @@ export async function closeStay(tx: Tx, claim: ClaimRow, placement: PlacementRow
   await completeStayHolds(tx, placement);
   // An extension still unsigned or unpaid when the stay ends lapses.
   const open = await openAddendum(tx, placement.id);
-  if (open) await withdrawExtension(tx, open, 'the stay ended before the extension was paid');
+  if (open && (await withdrawExtension(tx, open, 'the stay ended before the extension was paid')) && open.status === 'fully_signed') {
+    // Signed by both, its charge was posted: its nights go back, as after a shortening to the stay's end.
+    await postShortening(tx, claim, placement, booking.check_out, 'lapsed');
+  }
   await announceBookingChange(tx, claim, placement, completed, 'completed', 'confirmed');
   await moveStatus(tx, [claim.id], 'move_out_closeout');
   return completed;
@@ -183,7 +188,7 @@ export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementR
   if (moveOut === previousMoveOut && previousMoveOut !== lease.move_out_date) return { ...lease, move_out_date: moveOut };
   if (moveOut >= previousMoveOut) return null;
   checkNotPast(moveOut, 'move_out', now);
-  const { refundDueCents, currency } = await moneyOfShortening(tx, claim, placement, lease, moveOut);
+  const { refundDueCents, currency } = await postShortening(tx, claim, placement, moveOut);
   await recordShortening(tx, placement, lease, { previousMoveOut, moveOut, refundDueCents, currency });
   const updated = await setCheckOut(tx, booking.id, moveOut);
   await Promise.all([
@@ -203,32 +208,4 @@ export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementR
     scheduleCloseout(tx, placement.id, moveOut),
   ]);
   return { ...lease, move_out_date: moveOut };
-}
-/**
- * What a shortening does to what was already paid: each paid period priced again for the shorter
- * stay (a period past the new move-out costs nothing, the one it ends in is prorated, and the tier
- * follows the new length) against what it cost. Positive: to refund; negative: now owed.
- */
-async function moneyOfShortening(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, moveOut: string) {
-  const { prices, currency } = await signedPrices(tx, claim, placement, lease, { moveIn: lease.move_in_date, moveOut });
-  const periods = new Map(billingPeriods(lease.move_in_date, moveOut).map((period) => [period.start, period]));
-  let refundDueCents = 0;
-  for (const paid of await paidCharges(tx, placement.id)) {
-    const period = periods.get(paid.period_start);
-    refundDueCents += paid.stay_cents - (period ? usedCharge(prices, period) : 0);
-  }
-  return { refundDueCents, currency };
-}
-
-/**
- * What a period of a shortened stay costs: its charge, the last one for the days used. The first
- * month is charged whole when a stay starts; ending within it, it too is billed for the days used
- * (its one-off fees stay due).
- */
-function usedCharge(prices: PriceCents, period: BillingPeriod): number {
-  const charge = chargeFor(prices, period);
-  const whole = charge.rentCents + charge.feesCents;
-  if (period.index > 0 || period.share.used === period.share.full) return whole;
-  const monthly = prices.rentTier + prices.petRent + prices.utilities;
-  return whole - monthly + Math.round((monthly * period.share.used) / period.share.full);
 }

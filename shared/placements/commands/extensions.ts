@@ -9,7 +9,11 @@ import type { ClaimRow } from '../../claims/repository.ts';
 import { tenantNow } from '../../clock/time.ts';
 import { moveLease, type LeaseRow } from '../lease.ts';
 import { budgetReview, termsOf } from '../pricing.ts';
-import { extensionDue } from '../signed-prices.ts';
+import { signedPrices } from '../signed-prices.ts';
+import { chargesOf } from '../ledger.ts';
+import { entriesOf } from '../ledger-repository.ts';
+import { previewSigned } from '../stay-ledger.ts';
+import { splitCharge } from '../../properties/earnings.ts';
 import { earliestToday, lastNight } from '../stay.ts';
 import { scheduleCloseout } from '../schedule.ts';
 import { inPlacement, lockCalendar } from '../unit-of-work.ts';
@@ -33,7 +37,8 @@ import type { ExtensionInput } from '../schemas.ts';
 
 /** The extension as the API shows it: its addendum, the added nights and their price. */
 export async function renderExtension(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, addendum: LeaseRow) {
-  const { prices, currency, due } = await extensionDue(tx, claim, placement, lease, addendum);
+  const { prices, currency } = await signedPrices(tx, claim, placement, addendum, { moveIn: lease.move_in_date, moveOut: addendum.move_out_date });
+  const due = await extensionPrice(tx, claim, placement, lease, addendum);
   const review = budgetReview(addendum.terms!.home, prices, { budget_approved: true, approved_at: addendum.created_at.toISOString(), on_request: true });
   return {
     id: addendum.id,
@@ -56,6 +61,17 @@ export async function renderExtension(tx: Tx, claim: ClaimRow, placement: Placem
 }
 
 const iso = (at: Date | null) => at?.toISOString() ?? null;
+
+/**
+ * What the extension's own charge asks the payer for: as posted when both signed it (its added
+ * nights beyond any night signed before; nights a shortening released come back on the charge they
+ * were signed in), or, before that, what its signing would post now.
+ */
+async function extensionPrice(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, addendum: LeaseRow) {
+  const posted = (await entriesOf(tx, placement.id)).filter((e) => e.leaseId === addendum.id && e.kind === 'charge');
+  const own = (posted.length > 0 ? posted : await previewSigned(tx, claim, placement, addendum, lease)).filter((e) => e.leaseId === addendum.id);
+  return chargesOf(own)[0] ?? { lines: [], split: splitCharge({ rentCents: 0 }) };
+}
 
 export type ExtensionStatus = 'awaiting_signature' | 'awaiting_payment' | 'in_effect' | 'withdrawn';
 

@@ -2,7 +2,7 @@ import { withTenant, type Tenant } from '../../db/tenant.ts';
 import type { ProcessorNotification } from '../ports/types.ts';
 import { liveAccountOwner, setBankAccountLast4, updatePayoutStatus } from '../../properties/payouts.ts';
 import { claimProcessorEvent, livePaymentByRef, payeeOf, recordRefunded } from '../money-repository.ts';
-import { recordCharge, signedCharge } from './payments.ts';
+import { chargesNamed, recordCharge } from './payments.ts';
 import { log } from '../../log.ts';
 import { chargeParts, chargeTypes, partCents, payerOf, shareOf, type ChargeType, type Payer } from '../billing.ts';
 import { payers } from '../../claims/values.ts';
@@ -41,11 +41,12 @@ export async function applyNotification(n: ProcessorNotification): Promise<Notif
         // The charge must be the checkout's, on this landlord's own account.
         if (n.connectedAccount !== payee.processor_account_id) return "ignored: not the landlord's account";
         if (n.amountCents !== cents.rent + cents.deposit + cents.fees) return 'ignored: amount differs from the checkout';
-        // And the checkout's share must be whole parts of what the signed lease makes payable for that period.
-        const whole = await signedCharge(tx, request, placement, lease, chargeType, m.period_start);
+        // And the checkout's share must be whole parts of that charge on the stay's ledger (as it stands, or as signed).
         const parts = chargeParts.filter((part) => cents[part] !== 0);
-        if (!whole || parts.length === 0 || parts.some((part) => cents[part] !== partCents(whole, part))) {
-          log.error('processor charge differs from the signed terms', { event_id: n.eventId, placement_id: placement.id, amount_cents: n.amountCents, expected_cents: whole?.split.grossCents ?? null });
+        const named = await chargesNamed(tx, request, placement, lease, chargeType, m.period_start);
+        const whole = named.find((charge) => parts.every((part) => cents[part] === partCents(charge, part)));
+        if (!whole || parts.length === 0) {
+          log.error('processor charge differs from the signed terms', { event_id: n.eventId, placement_id: placement.id, amount_cents: n.amountCents, expected_cents: named[0]?.split.grossCents ?? null });
           return 'ignored: amount differs from the signed terms';
         }
         // The share's payer as the checkout named it (a checkout made before shares: the payer of its first part).

@@ -3,18 +3,19 @@ import { emit } from '../../events/outbox.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
 import { ApiError } from '../../http/errors.ts';
 import { fromCents } from '../../money.ts';
-import { chargeFor, dueNow, payerOf, unpaid, unpaidParts, type Due, type DueCharge, type Payer } from '../billing.ts';
-import { billingPeriods } from '../periods.ts';
-import type { LeaseRow } from '../lease.ts';
-import { extensionDue, signedPrices } from '../signed-prices.ts';
+import { chargeParts, payerOf, unpaidShares, type ChargeShare, type ChargeType, type Payer } from '../billing.ts';
+import { lockLease, type LeaseRow } from '../lease.ts';
+import { chargeDueNow, chargeKey, chargesOf, unpaidPartsOf, type LedgerCharge } from '../ledger.ts';
+import { paidByCharge } from '../ledger-repository.ts';
+import { ledgerOf } from '../stay-ledger.ts';
 import { putExtensionInEffect } from './extensions.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { onHome, providerBookingFields } from '../render.ts';
 import {
-  attachPayment, confirmBooking, confirmedBooking, homeLabel, insertAutomaticRefund, insertFailed, insertSucceeded, paidParts, payeeOf,
+  attachPayment, confirmBooking, confirmedBooking, homeLabel, insertAutomaticRefund, insertFailed, insertSucceeded, payeeOf,
   type Payee, type PaymentRow, type PaymentWrite,
 } from '../money-repository.ts';
-import { billedMoveOut, currentLease, openAddendum, type PlacementRow } from '../repository.ts';
+import { currentLease, type PlacementRow } from '../repository.ts';
 import { scheduleCloseout } from '../schedule.ts';
 import { tenantNow, utcDay } from '../../clock/time.ts';
 import { enqueue } from '../../jobs/queue.ts';
@@ -35,6 +36,7 @@ import { log } from '../../log.ts';
 // (payment_setup, where both signatures put it); nothing else moves.
 
 export interface Payable {
+  /** The contract version whose charge is due: the lease, or an extension's addendum. */
   lease: LeaseRow;
   payee: Payee;
   currency: string;
@@ -42,8 +44,18 @@ export interface Payable {
   due: Due | null;
 }
 
+/** A charge of the ledger with something left to pay, and the shares of it still unpaid (at least one). */
+export interface Due {
+  charge: LedgerCharge;
+  shares: ChargeShare[];
+}
 
-/** The placement's payable state, or 409 when it cannot be paid (lease not fully signed, charges off). */
+/**
+ * The placement's payable state, or 409 when it cannot be paid (lease not fully signed, charges off).
+ * What is due is read from the stay's ledger (../stay-ledger.ts): the first charge, in the order
+ * they are paid (a signed extension first, then the first payment, then rent by period), with a part
+ * no settled payment paid; a rent period only from its first day.
+ */
 export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<Payable> {
   const lease = await currentLease(tx, placement);
   if (!lease || lease.status !== 'fully_signed') {
@@ -53,38 +65,26 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow):
   if (!payee.charges_enabled) {
     throw new ApiError('charges_disabled', "The landlord's payment account cannot take charges right now; nothing can be paid until the landlord finishes setup.");
   }
-  // An extension signed by both sides is paid first: it takes effect when its payment clears.
-  const addendum = await openAddendum(tx, placement.id);
-  const [paid, now] = await Promise.all([paidParts(tx, placement.id), tenantNow(tx)]);
-  const payers = payerOf(claim);
-  if (addendum?.status === 'fully_signed') {
-    const { due: charge, currency } = await extensionDue(tx, claim, placement, lease, addendum);
-    return { lease: addendum, payee, currency, due: unpaid(charge, payers, paid) };
-  }
-  const { stay, prices, currency } = await billedStay(tx, claim, placement, lease);
-  return { lease, payee, currency, due: dueNow(prices, stay, payers, paid, utcDay(now)) };
+  const [ledger, now] = await Promise.all([ledgerOf(tx, claim, placement), tenantNow(tx)]);
+  const currency = ledger.currency ?? lease.terms?.home.currency ?? 'usd';
+  const charge = chargeDueNow(ledger.charges, ledger.paid, utcDay(now));
+  if (!charge) return { lease, payee, currency, due: null };
+  const version = charge.leaseId === lease.id ? lease : await lockLease(tx, charge.leaseId);
+  const covered = new Set(chargeParts.filter((part) => !unpaidPartsOf(charge, ledger.paid).includes(part)));
+  return { lease: version ?? lease, payee, currency, due: { charge, shares: unpaidShares(charge, payerOf(claim), covered) } };
 }
-
 
 /**
- * What the signed terms make payable for a charge of this type and period: an extension's added
- * nights (its addendum's terms), or the period of the stay starting on `periodStart` (the lease's).
- * Null when the lease has no such period.
+ * The charge a processor notification names (the version, its type and the period's first day), as
+ * the ledger holds it now and as its version's signing posted it: a checkout opened before a change
+ * (a cancellation, a shortening) charged what was due then, and the money it moved is recorded.
+ * Empty when the ledger has no such charge.
  */
-export async function signedCharge(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, chargeType: DueCharge['chargeType'], periodStart: string): Promise<DueCharge | null> {
-  if (chargeType === 'extension') {
-    const base = await currentLease(tx, placement);
-    return lease.kind === 'addendum' && base ? (await extensionDue(tx, claim, placement, base, lease)).due : null;
-  }
-  const { stay, prices } = await billedStay(tx, claim, placement, lease);
-  const period = billingPeriods(stay.moveIn, stay.moveOut).find((p) => p.start === periodStart);
-  return period ? chargeFor(prices, period) : null;
-}
-
-/** The stay the signed lease bills (to its own move-out at most: extensions bill their own nights), and its signed prices. */
-async function billedStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow) {
-  const stay = { moveIn: lease.move_in_date, moveOut: billedMoveOut(placement, lease) };
-  return { stay, ...(await signedPrices(tx, claim, placement, lease, stay)) };
+export async function chargesNamed(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, chargeType: ChargeType, periodStart: string): Promise<LedgerCharge[]> {
+  const { entries } = await ledgerOf(tx, claim, placement);
+  const key = chargeKey({ leaseId: lease.id, chargeType, periodStart });
+  const own = entries.filter((e) => chargeKey(e) === key);
+  return own.length === 0 ? [] : [...chargesOf(own), ...chargesOf(own.filter((e) => e.kind === 'charge'))];
 }
 
 /** The shares due now (the payer's alone, when one is named), or 409 nothing_due. */
@@ -141,7 +141,7 @@ export async function recordCharge(
   placement: PlacementRow,
   state: Pick<Payable, 'lease' | 'payee' | 'currency'>,
   share: PaymentWrite['charge'],
-  whole: DueCharge,
+  whole: LedgerCharge,
   outcome: ChargeOutcome,
 ): Promise<PaymentRow | null> {
   const existing = await confirmedBooking(tx, placement.id);
@@ -191,7 +191,7 @@ export async function recordCharge(
     return payment;
   }
   let bookingId = existing?.id ?? null;
-  const wholePaid = unpaidParts(whole, (await paidParts(tx, placement.id)).get(whole.periodStart) ?? new Set()).length === 0;
+  const wholePaid = unpaidPartsOf(whole, await paidByCharge(tx, placement.id)).length === 0;
   // A charge that clears on a placement cancelled meanwhile is recorded (money moved, and it can be
   // refunded) but books nothing.
   if (!existing && wholePaid && placement.option_status !== 'cancelled') {
@@ -241,7 +241,7 @@ export async function recordCharge(
 export interface ShownShare {
   payer: Payer;
   amountCents: number;
-  chargeType: DueCharge['chargeType'];
+  chargeType: ChargeType;
 }
 
 /**

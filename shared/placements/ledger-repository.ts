@@ -1,0 +1,109 @@
+import type { Tx } from '../db/client.ts';
+import type { ChargePart } from './billing.ts';
+import { chargeKey, type Entry, type NewEntry, type PaidByCharge } from './ledger.ts';
+
+// The ledger's SQL (app.ledger_entries, append-only: inserts and reads only), in the request's
+// tenant transaction with the placement locked by the command that posts.
+
+interface EntryRow {
+  id: string;
+  position: string;
+  lease_agreement_id: string;
+  charge_type: Entry['chargeType'];
+  period_start: string;
+  part: ChargePart;
+  line: string;
+  kind: Entry['kind'];
+  cause: Entry['cause'];
+  adjusts: string | null;
+  nights_from: string | null;
+  nights_to: string | null;
+  monthly_cents: string | null;
+  billing_start: string | null;
+  billing_days: number | null;
+  amount_cents: string;
+  created_at: Date;
+}
+
+const toEntry = (r: EntryRow): Entry => ({
+  id: r.id,
+  position: Number(r.position),
+  postedAt: r.created_at,
+  leaseId: r.lease_agreement_id,
+  chargeType: r.charge_type,
+  periodStart: r.period_start,
+  part: r.part,
+  line: r.line,
+  kind: r.kind,
+  cause: r.cause,
+  adjusts: r.adjusts,
+  nights: r.nights_from ? { from: r.nights_from, to: r.nights_to! } : null,
+  basis: r.monthly_cents === null ? null : { monthlyCents: Number(r.monthly_cents), billingStart: r.billing_start!, billingDays: r.billing_days! },
+  amountCents: Number(r.amount_cents),
+});
+
+/** The placement's entries in posting order. */
+export async function entriesOf(tx: Tx, placementId: string): Promise<Entry[]> {
+  const rows = await tx<EntryRow[]>`select * from app.ledger_entries where claim_home_id = ${placementId} order by position`;
+  return rows.map(toEntry);
+}
+
+/**
+ * Posts entries on the placement. A version's signed charges are posted once whoever posts them
+ * first (the unique index ledger_entries_posted_once); adjustments are posted by the command that
+ * holds the placement's lock.
+ */
+export async function postEntries(tx: Tx, placement: { id: string; claim_id: string; property_id: string }, currency: string, entries: readonly NewEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const rows = entries.map((e) => ({
+    lease_agreement_id: e.leaseId,
+    charge_type: e.chargeType,
+    period_start: e.periodStart,
+    part: e.part,
+    line: e.line,
+    kind: e.kind,
+    cause: e.cause,
+    adjusts: e.adjusts,
+    nights_from: e.nights?.from ?? null,
+    nights_to: e.nights?.to ?? null,
+    monthly_cents: e.basis?.monthlyCents ?? null,
+    billing_start: e.basis?.billingStart ?? null,
+    billing_days: e.basis?.billingDays ?? null,
+    amount_cents: e.amountCents,
+  }));
+  await tx`
+    insert into app.ledger_entries (org_id, environment, claim_id, claim_home_id, property_id, currency, lease_agreement_id, charge_type,
+                                    period_start, part, line, kind, cause, adjusts, nights_from, nights_to, monthly_cents, billing_start,
+                                    billing_days, amount_cents)
+    select app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.id}, ${placement.property_id}, ${currency.toLowerCase()},
+           e.lease_agreement_id, e.charge_type, e.period_start, e.part, e.line, e.kind, e.cause, e.adjusts, e.nights_from, e.nights_to,
+           e.monthly_cents, e.billing_start, e.billing_days, e.amount_cents
+      -- In the order given, so the positions follow it.
+      from jsonb_array_elements(${tx.json(rows as never)}) with ordinality as a(value, n)
+     cross join lateral jsonb_to_record(a.value) as e(
+        lease_agreement_id uuid, charge_type text, period_start date, part text, line text, kind text, cause text, adjusts uuid,
+        nights_from date, nights_to date, monthly_cents bigint, billing_start date, billing_days integer, amount_cents bigint)
+     order by a.n
+    on conflict do nothing`;
+}
+
+/** What the settled payments (not duplicates) of a placement paid of each charge, by part, in cents. */
+export async function paidByCharge(tx: Tx, placementId: string): Promise<PaidByCharge> {
+  const rows = await tx<{ lease_agreement_id: string; charge_type: Entry['chargeType']; period_start: string; rent: string; deposit: string; fees: string }[]>`
+    select lease_agreement_id, charge_type, period_start,
+           sum(rent_cents) as rent, sum(deposit_cents) as deposit, sum(fees_cents) as fees
+      from app.payments
+     where claim_home_id = ${placementId} and status in ('succeeded', 'refunded') and duplicate_of is null
+       and period_start is not null and lease_agreement_id is not null
+     group by lease_agreement_id, charge_type, period_start`;
+  return new Map(rows.map((r) => [
+    chargeKey({ leaseId: r.lease_agreement_id, chargeType: r.charge_type, periodStart: r.period_start }),
+    { rent: Number(r.rent), deposit: Number(r.deposit), fees: Number(r.fees) },
+  ]));
+}
+
+/** The version number of each contract version of the placement, by id. */
+export async function versionNumbers(tx: Tx, placementId: string): Promise<Map<string, number>> {
+  const rows = await tx<{ id: string; version: number }[]>`select id, version from app.lease_agreements where claim_home_id = ${placementId}`;
+  return new Map(rows.map((r) => [r.id, r.version]));
+}

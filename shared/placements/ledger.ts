@@ -1,0 +1,300 @@
+import { splitCharge } from '../properties/earnings.ts';
+import { chargeParts, partCents, type ChargeLine, type ChargePart, type ChargeType, type DueCharge } from './billing.ts';
+import { billingPeriods, daysBetween, type BillingPeriod } from './periods.ts';
+import type { PriceCents } from './pricing.ts';
+import { addDays } from './stay.ts';
+
+// The ledger of a stay, as pure functions over its posted entries (app.ledger_entries; SQL in
+// ./ledger-repository.ts). Nothing here reads the stay's current dates: what a change posts is
+// worked out from the entries posted before it, and what is owed is the sum of the entries.
+//
+// - A contract version posts its charges when both have signed it. The lease: for each billing
+//   period (./periods.ts) a charge (type initial for the first period, rent for the others) of rent,
+//   pet rent and utilities for its nights, the first with the one-off fees and the deposits. The
+//   first period is billed whole: its entries cover the whole month even when the signed stay ends a
+//   night before it does. An extension's addendum: one charge (type extension) for its added nights,
+//   an entry per billing period of the stay they fall in.
+// - Nights are priced by one rule: the first n nights of a billing period of D days cost
+//   round(monthly * n / D); a range of nights costs the difference of two such prefixes. So a period
+//   cut by a shortening and joined again by an extension adds up to the cent, and every night is
+//   charged at the monthly amount of the version that signed it.
+// - A shortening releases the nights after the new move-out from every entry still charging them
+//   (a credit on the charge they were in: where that charge was paid, the payer is owed it back).
+// - An extension first restores nights released before (at the price they were signed at, on the
+//   charge they were released from), then charges the nights no version signed yet on its own charge.
+// - A lapsed extension reverses what its charge still holds; a cancellation reverses what is unpaid
+//   and releases the nights from the day it takes effect.
+
+export type EntryKind = 'charge' | 'release' | 'restore' | 'reversal';
+export type EntryCause = 'signed' | 'shortened' | 'extended' | 'lapsed' | 'cancelled';
+
+/** An entry to post. */
+export interface NewEntry {
+  leaseId: string;
+  chargeType: ChargeType;
+  periodStart: string;
+  part: ChargePart;
+  line: string;
+  kind: EntryKind;
+  cause: EntryCause;
+  adjusts: string | null;
+  /** Nights [from, to), or null for a one-off fee or a deposit. */
+  nights: { from: string; to: string } | null;
+  /** What the nights were priced from: the monthly amount and the billing period. */
+  basis: { monthlyCents: number; billingStart: string; billingDays: number } | null;
+  amountCents: number;
+}
+
+/** A posted entry. */
+export interface Entry extends NewEntry {
+  id: string;
+  position: number;
+  postedAt: Date;
+}
+
+/** The price of the first `nights` nights of a billing period. */
+const prefix = (monthlyCents: number, billingDays: number, nights: number) => Math.round((monthlyCents * nights) / billingDays);
+
+/** The price of the nights [from, to) of an entry's billing period, at its monthly amount. */
+export function priceNights(basis: NonNullable<NewEntry['basis']>, from: string, to: string): number {
+  const at = (day: string) => prefix(basis.monthlyCents, basis.billingDays, daysBetween(basis.billingStart, day));
+  return at(to) - at(from);
+}
+
+/** The monthly lines of a stay: each night-priced amount with its part. */
+const monthlyLines = (p: PriceCents) => [
+  { line: 'Rent', part: 'rent' as const, monthlyCents: p.rentTier },
+  { line: 'Pet rent', part: 'fees' as const, monthlyCents: p.petRent },
+  { line: 'Utilities', part: 'fees' as const, monthlyCents: p.utilities },
+];
+
+/** The one-off fees and deposits of the first payment. */
+const firstPaymentLines = (p: PriceCents) => [
+  { line: 'Cleaning fee', part: 'fees' as const, cents: p.cleaningFee },
+  { line: 'Application fee', part: 'fees' as const, cents: p.applicationFee },
+  { line: 'Pet fee', part: 'fees' as const, cents: p.petFee },
+  { line: 'Security deposit (refundable)', part: 'deposit' as const, cents: p.securityDeposit },
+  { line: 'Pet deposit (refundable)', part: 'deposit' as const, cents: p.petDeposit },
+];
+
+/** Entries for the nights [from, to) of a billing period, one per monthly line with money in it. */
+function nightEntries(p: PriceCents, period: BillingPeriod, from: string, to: string, charge: Pick<NewEntry, 'leaseId' | 'chargeType' | 'periodStart' | 'kind' | 'cause' | 'adjusts'>): NewEntry[] {
+  const billingStart = period.start;
+  const billingDays = period.share.full;
+  return monthlyLines(p)
+    .filter((l) => l.monthlyCents > 0)
+    .map((l) => {
+      const basis = { monthlyCents: l.monthlyCents, billingStart, billingDays };
+      return { ...charge, part: l.part, line: l.line, nights: { from, to }, basis, amountCents: priceNights(basis, from, to) };
+    });
+}
+
+/** The day after a period's last day: where the period's whole month ends. */
+const wholeEnd = (period: BillingPeriod) => addDays(period.start, period.share.full);
+
+/** What a lease signed by both posts: every billing period of its stay, at its signed prices. */
+export function leaseCharges(leaseId: string, p: PriceCents, stay: { moveIn: string; moveOut: string }): NewEntry[] {
+  const entries: NewEntry[] = [];
+  for (const period of billingPeriods(stay.moveIn, stay.moveOut)) {
+    const first = period.index === 0;
+    const charge = { leaseId, chargeType: (first ? 'initial' : 'rent') as ChargeType, periodStart: period.start, kind: 'charge' as const, cause: 'signed' as const, adjusts: null };
+    // The first month is billed whole, even for a stay that ends before it does.
+    entries.push(...nightEntries(p, period, period.start, first ? wholeEnd(period) : addDays(period.end, 1), charge));
+    if (first) {
+      for (const fee of firstPaymentLines(p).filter((f) => f.cents > 0)) {
+        entries.push({ ...charge, part: fee.part, line: fee.line, nights: null, basis: null, amountCents: fee.cents });
+      }
+    }
+  }
+  return entries;
+}
+
+/** A charge entry with nights, and the nights of it still charged: [nights.from, chargedTo). */
+interface NightCharge {
+  entry: Entry;
+  chargedTo: string;
+  /** How its charged nights last changed: a reversal is final, a release may be restored. */
+  last: EntryKind;
+}
+
+/** Every charge entry for nights, with the nights it still charges after the entries adjusting it. */
+function nightCharges(entries: readonly Entry[]): NightCharge[] {
+  const byId = new Map<string, NightCharge>();
+  for (const entry of [...entries].sort((a, b) => a.position - b.position)) {
+    if (!entry.nights) continue;
+    if (entry.kind === 'charge') {
+      byId.set(entry.id, { entry, chargedTo: entry.nights.to, last: 'charge' });
+      continue;
+    }
+    const target = byId.get(entry.adjusts!);
+    if (!target) continue;
+    // A release or reversal gives back a tail of the charged nights; a restore takes back a head of those given back.
+    target.chargedTo = entry.kind === 'restore' ? entry.nights.to : entry.nights.from;
+    target.last = entry.kind;
+  }
+  return [...byId.values()];
+}
+
+/** The adjustment of a night charge over [from, to): negative for release and reversal, positive for restore. */
+function adjustment(c: NightCharge, kind: EntryKind, cause: EntryCause, from: string, to: string): NewEntry {
+  const cents = priceNights(c.entry.basis!, from, to);
+  return {
+    ...c.entry,
+    kind,
+    cause,
+    adjusts: c.entry.id,
+    nights: { from, to },
+    amountCents: kind === 'restore' ? cents : -cents,
+  };
+}
+
+/** A shortening to `moveOut`: the nights from it on are released from every charge still holding them. */
+export function shorteningEntries(entries: readonly Entry[], moveOut: string, cause: EntryCause = 'shortened'): NewEntry[] {
+  return nightCharges(entries)
+    .filter((c) => c.chargedTo > moveOut)
+    .map((c) => adjustment(c, 'release', cause, c.entry.nights!.from > moveOut ? c.entry.nights!.from : moveOut, c.chargedTo));
+}
+
+/**
+ * An extension of the stay from `from` to `to`, signed under `addendumId` at prices `p` (the
+ * extended stay's tier) for a stay that moved in on `moveIn`: nights released before are restored
+ * where they were signed, and the nights beyond every version's signed nights are charged anew.
+ */
+export function extensionEntries(entries: readonly Entry[], addendumId: string, p: PriceCents, moveIn: string, from: string, to: string): NewEntry[] {
+  const charges = nightCharges(entries);
+  const posted: NewEntry[] = [];
+  let signedTo = from;
+  for (const c of charges) {
+    if (c.entry.nights!.to > signedTo) signedTo = c.entry.nights!.to;
+    // Released nights from the stay's end on come back at their signed price.
+    if (c.last === 'release' && c.chargedTo >= from && c.chargedTo < to && c.chargedTo < c.entry.nights!.to) {
+      posted.push(adjustment(c, 'restore', 'extended', c.chargedTo, c.entry.nights!.to < to ? c.entry.nights!.to : to));
+    }
+  }
+  const charge = { leaseId: addendumId, chargeType: 'extension' as const, periodStart: from, kind: 'charge' as const, cause: 'signed' as const, adjusts: null };
+  for (const period of billingPeriods(moveIn, to)) {
+    const start = period.start > signedTo ? period.start : signedTo;
+    const end = addDays(period.end, 1);
+    if (start < end) posted.push(...nightEntries(p, period, start, end, charge));
+  }
+  return posted;
+}
+
+/** A reversal of what the named charges still hold (a lapse, or a cancellation of what is unpaid). */
+export function reversalEntries(entries: readonly Entry[], cause: EntryCause, holds: (entry: Entry) => boolean): NewEntry[] {
+  const reversed: NewEntry[] = [];
+  for (const c of nightCharges(entries)) {
+    if (holds(c.entry) && c.chargedTo > c.entry.nights!.from) reversed.push(adjustment(c, 'reversal', cause, c.entry.nights!.from, c.chargedTo));
+  }
+  const adjustedFlat = new Set(entries.filter((e) => e.kind !== 'charge' && !e.nights).map((e) => e.adjusts));
+  for (const entry of entries) {
+    if (entry.kind === 'charge' && !entry.nights && holds(entry) && !adjustedFlat.has(entry.id)) {
+      reversed.push({ ...entry, kind: 'reversal', cause, adjusts: entry.id, amountCents: -entry.amountCents });
+    }
+  }
+  return reversed;
+}
+
+/** Where a charge is: the version, its type and the first day of the period it bills (as payments name it). */
+export interface ChargeKey {
+  leaseId: string;
+  chargeType: ChargeType;
+  periodStart: string;
+}
+
+export const chargeKey = (c: ChargeKey) => `${c.leaseId}|${c.chargeType}|${c.periodStart}`;
+
+/** A charge as the ledger now holds it: the sum of its entries, by line and by part. */
+export interface LedgerCharge extends DueCharge {
+  leaseId: string;
+  /** The sum of the charge's entries by part: negative where more was given back than charged. */
+  net: Record<ChargePart, number>;
+}
+
+const typeOrder: Record<ChargeType, number> = { extension: 0, initial: 1, rent: 2 };
+
+/** The stay's charges (sum of their entries), in the order they are paid: extensions first, then the first payment, then rent by period. */
+export function chargesOf(entries: readonly NewEntry[]): LedgerCharge[] {
+  const byKey = new Map<string, { key: ChargeKey; entries: NewEntry[] }>();
+  for (const entry of entries) {
+    const key = chargeKey(entry);
+    if (!byKey.has(key)) byKey.set(key, { key: { leaseId: entry.leaseId, chargeType: entry.chargeType, periodStart: entry.periodStart }, entries: [] });
+    byKey.get(key)!.entries.push(entry);
+  }
+  return [...byKey.values()]
+    .map(({ key, entries: own }) => chargeOfEntries(key, own))
+    .sort((a, b) => typeOrder[a.chargeType] - typeOrder[b.chargeType] || a.periodStart.localeCompare(b.periodStart) || a.leaseId.localeCompare(b.leaseId));
+}
+
+/** A line's label as the payer reads it: which rent, and for how many nights when not a whole month. */
+function labelOf(key: ChargeKey, line: string, nights: number, billingDays: number | null): string {
+  if (line !== 'Rent' || billingDays === null) return line;
+  if (key.chargeType === 'extension') return `Rent, ${nights} added nights`;
+  if (key.chargeType === 'initial' && nights >= billingDays) return 'Rent, first month';
+  return nights < billingDays ? `Rent (${nights} of ${billingDays} days)` : 'Rent';
+}
+
+const nightsOf = (entry: NewEntry) =>
+  entry.nights ? daysBetween(entry.nights.from, entry.nights.to) * (entry.kind === 'charge' || entry.kind === 'restore' ? 1 : -1) : 0;
+
+function chargeOfEntries(key: ChargeKey, entries: NewEntry[]): LedgerCharge {
+  const lines = new Map<string, { part: ChargePart; cents: number; nights: number; billingDays: number | null }>();
+  const parts: Record<ChargePart, number> = { rent: 0, deposit: 0, fees: 0 };
+  let nightsTo: string | null = null;
+  for (const entry of entries) {
+    const line = lines.get(entry.line) ?? { part: entry.part, cents: 0, nights: 0, billingDays: entry.basis?.billingDays ?? null };
+    line.cents += entry.amountCents;
+    line.nights += nightsOf(entry);
+    lines.set(entry.line, line);
+    parts[entry.part] += entry.amountCents;
+    if (entry.nights && entry.kind === 'charge' && (!nightsTo || entry.nights.to > nightsTo)) nightsTo = entry.nights.to;
+  }
+  const amounts = { rentCents: Math.max(0, parts.rent), depositCents: Math.max(0, parts.deposit), feesCents: Math.max(0, parts.fees) };
+  const periodEnd = nightsTo ? addDays(nightsTo, -1) : key.periodStart;
+  return {
+    leaseId: key.leaseId,
+    net: parts,
+    chargeType: key.chargeType,
+    periodStart: key.periodStart,
+    periodEnd,
+    title: key.chargeType === 'initial' ? 'First payment'
+      : key.chargeType === 'extension' ? `Extension from ${key.periodStart} to ${periodEnd}` : `Rent from ${key.periodStart} to ${periodEnd}`,
+    lines: [...lines].filter(([, line]) => line.cents > 0)
+      .map(([label, line]): ChargeLine => ({ label: labelOf(key, label, line.nights, line.billingDays), cents: line.cents, part: line.part })),
+    ...amounts,
+    split: splitCharge(amounts),
+  };
+}
+
+/** What each settled payment paid of a charge, by part (cents), keyed by chargeKey. */
+export type PaidByCharge = ReadonlyMap<string, Readonly<Record<ChargePart, number>>>;
+
+/** The parts of a charge with money in them that no settled payment paid. */
+export function unpaidPartsOf(charge: LedgerCharge, paid: PaidByCharge): ChargePart[] {
+  const own = paid.get(chargeKey(charge));
+  return chargeParts.filter((part) => partCents(charge, part) > 0 && !(own && own[part] > 0));
+}
+
+/**
+ * The charge due now: the first, in the order charges are paid, with a part no settled payment
+ * paid; a rent period only from its first day (the first payment and an extension at once). Null
+ * when everything due so far is paid.
+ */
+export function chargeDueNow(charges: readonly LedgerCharge[], paid: PaidByCharge, today: string): LedgerCharge | null {
+  const charge = charges.find((c) => unpaidPartsOf(c, paid).length > 0);
+  return !charge || (charge.chargeType === 'rent' && charge.periodStart > today) ? null : charge;
+}
+
+/**
+ * What is owed back on a charge, by part: what was paid for a part beyond what the charge now holds
+ * (nights released or reversed after they were paid).
+ */
+export function overpaidOf(charge: LedgerCharge, paid: PaidByCharge): Record<ChargePart, number> {
+  const own = paid.get(chargeKey(charge)) ?? { rent: 0, deposit: 0, fees: 0 };
+  const over = (part: ChargePart) => Math.max(0, own[part] - Math.max(0, charge.net[part]));
+  return { rent: over('rent'), deposit: over('deposit'), fees: over('fees') };
+}
+
+/** What is owed back over all the charges. */
+export const overpaidTotal = (charges: readonly LedgerCharge[], paid: PaidByCharge) =>
+  charges.reduce((sum, charge) => sum + Object.values(overpaidOf(charge, paid)).reduce((a, b) => a + b, 0), 0);

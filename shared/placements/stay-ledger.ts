@@ -1,0 +1,103 @@
+import type { Tx } from '../db/client.ts';
+import type { ClaimRow } from '../claims/repository.ts';
+import type { LeaseRow } from './lease.ts';
+import {
+  chargesOf, extensionEntries, leaseCharges, overpaidTotal, reversalEntries, shorteningEntries,
+  type Entry, type EntryCause, type LedgerCharge, type NewEntry, type PaidByCharge,
+} from './ledger.ts';
+import { entriesOf, paidByCharge, postEntries } from './ledger-repository.ts';
+import { addendaOf, currentLease, type PlacementRow } from './repository.ts';
+import { signedPrices } from './signed-prices.ts';
+
+// Posting to a stay's ledger (./ledger.ts) from the commands that change the stay, and reading it
+// back for what is due, the pay page and the statement. Every function runs in the request's tenant
+// transaction; the ones that post need the placement locked (../unit-of-work.ts), so two changes
+// of one stay take turns and each posts from the entries the other left.
+
+/** The ledger of a placement as it stands: its entries, the charges they add up to, and what was paid of each. */
+export interface Ledger {
+  entries: Entry[];
+  charges: LedgerCharge[];
+  paid: PaidByCharge;
+  currency: string | null;
+}
+
+/** What a contract version signed by both posts: the lease's stay, or an addendum's added nights. */
+async function signedEntries(tx: Tx, claim: ClaimRow, placement: PlacementRow, version: LeaseRow, lease: LeaseRow, entries: Entry[]) {
+  if (version.kind === 'lease') {
+    const stay = { moveIn: version.move_in_date, moveOut: version.move_out_date };
+    const { prices, currency } = await signedPrices(tx, claim, placement, version, stay);
+    return { currency, posted: leaseCharges(version.id, prices, stay) };
+  }
+  // An extension's nights are priced at the tier of the extended stay's length.
+  const { prices, currency } = await signedPrices(tx, claim, placement, version, { moveIn: lease.move_in_date, moveOut: version.move_out_date });
+  return { currency, posted: extensionEntries(entries, version.id, prices, lease.move_in_date, version.move_in_date, version.move_out_date) };
+}
+
+/**
+ * What posting a version signed by both would add (nothing once it is posted): the extension page
+ * shows an addendum's price with it before it is signed, the same figures its signing posts.
+ */
+export async function previewSigned(tx: Tx, claim: ClaimRow, placement: PlacementRow, version: LeaseRow, lease: LeaseRow): Promise<NewEntry[]> {
+  const entries = await entriesOf(tx, placement.id);
+  return (await signedEntries(tx, claim, placement, version, lease, entries)).posted;
+}
+
+/** Posts a version's charges when both have signed it (once: a version already posted adds nothing). */
+export async function postSigned(tx: Tx, claim: ClaimRow, placement: PlacementRow, version: LeaseRow): Promise<void> {
+  const lease = version.kind === 'lease' ? version : await currentLease(tx, placement);
+  if (!lease) return;
+  const entries = await entriesOf(tx, placement.id);
+  if (entries.some((e) => e.leaseId === version.id)) return;
+  const { currency, posted } = await signedEntries(tx, claim, placement, version, lease, entries);
+  await postEntries(tx, placement, currency, posted);
+}
+
+/**
+ * The ledger of the placement, with every version signed by both posted: one signed before the
+ * ledger existed is posted on first use, from its signed terms, as its signing would have.
+ */
+export async function ledgerOf(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<Ledger> {
+  const lease = await currentLease(tx, placement);
+  if (lease?.status === 'fully_signed') {
+    const posted = new Set((await entriesOf(tx, placement.id)).map((e) => e.leaseId));
+    if (!posted.has(lease.id)) await postSigned(tx, claim, placement, lease);
+    for (const addendum of await addendaOf(tx, placement.id)) {
+      const signed = addendum.status === 'fully_signed' || addendum.effective_at !== null;
+      if (signed && !posted.has(addendum.id) && addendum.extends_lease_id === lease.id) await postSigned(tx, claim, placement, addendum);
+    }
+  }
+  const [entries, paid] = await Promise.all([entriesOf(tx, placement.id), paidByCharge(tx, placement.id)]);
+  return { entries, charges: chargesOf(entries), paid, currency: lease?.terms?.home.currency ?? null };
+}
+
+/** Posts adjustments and answers what they changed in what is owed back (cents, at least 0). */
+async function postAdjustments(tx: Tx, placement: PlacementRow, ledger: Ledger, currency: string, adjustments: NewEntry[]): Promise<number> {
+  const before = overpaidTotal(ledger.charges, ledger.paid);
+  await postEntries(tx, placement, currency, adjustments);
+  const after = overpaidTotal(chargesOf(await entriesOf(tx, placement.id)), ledger.paid);
+  return Math.max(0, after - before);
+}
+
+/** A shortening to `moveOut` (or a lapse back to it): releases the nights after it. Answers the refund it makes due. */
+export async function postShortening(tx: Tx, claim: ClaimRow, placement: PlacementRow, moveOut: string, cause: EntryCause = 'shortened') {
+  const ledger = await ledgerOf(tx, claim, placement);
+  const currency = ledger.currency ?? 'usd';
+  return { refundDueCents: await postAdjustments(tx, placement, ledger, currency, shorteningEntries(ledger.entries, moveOut, cause)), currency };
+}
+
+/**
+ * A cancellation: before move-in everything the stay still charges is reversed; after it, the
+ * nights from `from` on are released (the fees and deposits of a stay begun stay). What was paid
+ * beyond what remains is owed back (the statement's refund due; the landlord returns it through a
+ * refund request).
+ */
+export async function postCancellation(tx: Tx, claim: ClaimRow, placement: PlacementRow, movedIn: boolean, from: string): Promise<number> {
+  const ledger = await ledgerOf(tx, claim, placement);
+  const adjustments = movedIn ? shorteningEntries(ledger.entries, from, 'cancelled') : reversalEntries(ledger.entries, 'cancelled', () => true);
+  return postAdjustments(tx, placement, ledger, ledger.currency ?? 'usd', adjustments);
+}
+
+/** An extension's own charge (its added nights beyond any night signed before), or null when it only takes back nights. */
+export const extensionCharge = (ledger: Ledger, addendumId: string) =>
+  ledger.charges.find((c) => c.leaseId === addendumId && c.chargeType === 'extension') ?? null;
