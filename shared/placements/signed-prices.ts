@@ -4,7 +4,7 @@ import type { ClaimRow } from '../claims/repository.ts';
 import { extensionCharge } from './billing.ts';
 import type { LeaseRow } from './lease.ts';
 import { price, termsOf, type LeaseTerms } from './pricing.ts';
-import { homeIfPlaceable, type PlacementRow } from './repository.ts';
+import { billedMoveOut, homeIfPlaceable, type PlacementRow } from './repository.ts';
 
 // What a signed contract version charges: always from the terms it was issued with (never from the
 // home as it stands), for the checkout, shortening refunds and extensions alike.
@@ -17,6 +17,15 @@ export async function signedPrices(tx: Tx, claim: ClaimRow, placement: Placement
   const terms = lease.terms ?? (await termsBeforeRecorded(tx, claim, placement, lease));
   const prices = price(terms.home, { ...claim, has_pets: terms.request.has_pets }, { move_in: stay.moveIn, move_out: stay.moveOut });
   return { prices, currency: terms.home.currency };
+}
+
+/**
+ * The stay the signed lease bills (from its move-in to its own move-out, or the earlier one a
+ * shortening set; extensions bill their own nights) and its signed prices: what the checkout charges.
+ */
+export async function billedStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow) {
+  const stay = { moveIn: lease.move_in_date, moveOut: billedMoveOut(placement, lease) };
+  return { stay, ...(await signedPrices(tx, claim, placement, lease, stay)) };
 }
 
 /** A version issued before terms were recorded prices from the home as it stands, as it always did. */

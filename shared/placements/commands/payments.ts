@@ -6,7 +6,7 @@ import { fromCents } from '../../money.ts';
 import { chargeFor, dueNow, payerOf, unpaid, unpaidParts, type Due, type DueCharge, type Payer } from '../billing.ts';
 import { billingPeriods } from '../periods.ts';
 import type { LeaseRow } from '../lease.ts';
-import { extensionDue, signedPrices } from '../signed-prices.ts';
+import { billedStay, extensionDue } from '../signed-prices.ts';
 import { putExtensionInEffect } from './extensions.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { onHome, providerBookingFields } from '../render.ts';
@@ -14,7 +14,7 @@ import {
   attachPayment, confirmBooking, confirmedBooking, homeLabel, insertAutomaticRefund, insertFailed, insertSucceeded, paidParts, payeeOf,
   type Payee, type PaymentRow, type PaymentWrite,
 } from '../money-repository.ts';
-import { billedMoveOut, currentLease, openAddendum, type PlacementRow } from '../repository.ts';
+import { currentLease, openAddendum, type PlacementRow } from '../repository.ts';
 import { scheduleCloseout } from '../schedule.ts';
 import { tenantNow, utcDay } from '../../clock/time.ts';
 import { enqueue } from '../../jobs/queue.ts';
@@ -79,12 +79,6 @@ export async function signedCharge(tx: Tx, claim: ClaimRow, placement: Placement
   const { stay, prices } = await billedStay(tx, claim, placement, lease);
   const period = billingPeriods(stay.moveIn, stay.moveOut).find((p) => p.start === periodStart);
   return period ? chargeFor(prices, period) : null;
-}
-
-/** The stay the signed lease bills (to its own move-out at most: extensions bill their own nights), and its signed prices. */
-async function billedStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow) {
-  const stay = { moveIn: lease.move_in_date, moveOut: billedMoveOut(placement, lease) };
-  return { stay, ...(await signedPrices(tx, claim, placement, lease, stay)) };
 }
 
 /** The shares due now (the payer's alone, when one is named), or 409 nothing_due. */
