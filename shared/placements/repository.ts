@@ -185,10 +185,14 @@ export async function resolveProposals(tx: Tx, placementId: string, resolution: 
      where claim_home_id = ${placementId} and action = 'propose_dates' and resolved_at is null`;
 }
 
-/** The placement's current contract version, locked (lock 3 of unit-of-work.ts: after the request and the placement). */
-export async function currentLease(tx: Tx, placement: PlacementRow): Promise<LeaseRow | null> {
+/**
+ * The placement's current contract version, locked (lock 4 of unit-of-work.ts: after the request and
+ * the placement) unless `lock` is false (a read, which takes no lock).
+ */
+export async function currentLease(tx: Tx, placement: PlacementRow, options: { lock?: boolean } = {}): Promise<LeaseRow | null> {
   if (!placement.current_lease_id) return null;
-  const [row] = await tx<LeaseRow[]>`select * from app.lease_agreements where id = ${placement.current_lease_id} for update`;
+  const [row] = await tx<LeaseRow[]>`
+    select * from app.lease_agreements where id = ${placement.current_lease_id} ${options.lock ?? true ? tx`for update` : tx``}`;
   return row ?? null;
 }
 

@@ -7,7 +7,7 @@ import { price, termsOf, type LeaseTerms } from './pricing.ts';
 import { billedMoveOut, homeIfPlaceable, type PlacementRow } from './repository.ts';
 
 // What a signed contract version charges: always from the terms it was issued with (never from the
-// home as it stands), for the checkout, shortening refunds and extensions alike.
+// home as it stands), for the checkout, shortening refunds, extensions and the budget review alike.
 
 /**
  * The prices of a stay under the terms the lease was signed on: a provider's later change of rates,

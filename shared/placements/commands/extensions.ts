@@ -34,7 +34,9 @@ import type { ExtensionInput } from '../schemas.ts';
 /** The extension as the API shows it: its addendum, the added nights and their price. */
 export async function renderExtension(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, addendum: LeaseRow) {
   const { prices, currency, due } = await extensionDue(tx, claim, placement, lease, addendum);
-  const review = budgetReview(addendum.terms!.home, prices, { budget_approved: true, approved_at: addendum.created_at.toISOString(), on_request: true });
+  const review = budgetReview(addendum.terms!.home, prices, { budget_approved: true, approved_at: addendum.created_at.toISOString(), on_request: true }, {
+    basis: 'signed_terms', lease_id: lease.id,
+  });
   return {
     id: addendum.id,
     property_id: placement.property_id,
