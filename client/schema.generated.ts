@@ -2349,7 +2349,7 @@ export interface paths {
         };
         /**
          * The budget review of a home on a request
-         * @description Every figure of the stay, priced by the same function the checkout charges with: the rent tier by stay length, pet rent, pet fee and pet deposit when the request has pets, utilities unless included, one-off fees, deposits, the service fee (a share of rent only, deducted from the landlord’s payout), totals, the comparison with max_budget and ale_limit, and the approval. The example of the specification is shown without a data wrapper; this API wraps it in data like every resource.
+         * @description Every figure of the stay, priced by the same function the checkout charges with: the rent tier by stay length, pet rent, pet fee and pet deposit when the request has pets, utilities unless included, one-off fees, deposits, the service fee (a share of rent only, deducted from the landlord’s payout), totals, the comparison with max_budget and ale_limit, and the approval. Before both signatures it prices the home’s rates as they stand (basis live_rates); once the lease is signed by both, the terms that contract version froze, over the stay it bills (basis signed_terms, lease_id), so a later change of the home’s rates does not show and the review stays what the checkout charges. The example of the specification is shown without a data wrapper; this API wraps it in data like every resource.
          *
          *     Requires: options:read.
          */
@@ -11150,6 +11150,11 @@ export interface components {
                 /** @description Whether the home is on the request (POST options). */
                 on_request: boolean;
             };
+            /**
+             * @description What the figures are priced from. signed_terms: the lease is signed by both, and the review is what its checkout charges: the terms frozen in that contract version (lease.terms; the home’s later changes of rates, fees or deposit do not show) over the stay it bills, from its move-in to its move-out, or to the earlier move-out of a shortening after move-in (an extension’s added nights are priced by the extension’s own review). live_rates: the home’s rates as they stand, over the placement’s dates once set; the case before both signatures (a version may still be re-dated or replaced) and for a version issued before terms were recorded.
+             * @enum {string}
+             */
+            basis: "signed_terms" | "live_rates";
             /** @example usd */
             currency: string;
             deposits: {
@@ -11160,12 +11165,17 @@ export interface components {
                 security_deposit: number;
                 total: number;
             };
+            /**
+             * Format: uuid
+             * @description The signed contract version whose terms price the review (basis signed_terms); null with live_rates.
+             */
+            lease_id: string | null;
             monthly: {
                 /** @description The headline monthly_rate. */
                 list_rate: number;
                 /** @description The home’s pet_rent when the request has pets, else 0. */
                 pet_rent: number;
-                /** @description The rate of the tier that applies to the stay (the one the checkout charges). */
+                /** @description The rate of the tier that applies to the stay (the one the checkout charges: with signed_terms, the signed rate). */
                 rent_tier: number;
                 /**
                  * @description The tier field used; monthly_rate when the stay is under two months or the home has no rate for its tier.
@@ -11195,7 +11205,7 @@ export interface components {
                 percent: number;
             };
             stay: {
-                /** @description Months started: from the dates once set, else the request’s est_length_months. */
+                /** @description Months started: from the dates once set (with signed_terms, the stay the lease bills), else the request’s est_length_months. */
                 months: number;
                 /** @description The move-in date once set, else the request’s target_move_in. */
                 target_move_in: string;

@@ -223,12 +223,19 @@ export interface Approval {
   on_request: boolean;
 }
 
+/**
+ * What a review is priced from: a contract version's signed terms (what its checkout charges), or
+ * the home's rates as they stand (before both signatures: a version may still be re-dated or replaced).
+ */
+export type ReviewBasis = { basis: 'signed_terms'; lease_id: string } | { basis: 'live_rates'; lease_id: null };
+
 /** The budget review of the specification, in major units. */
-export function budgetReview(home: PricedHome, p: PriceCents, approval: Approval) {
+export function budgetReview(home: PricedHome, p: PriceCents, approval: Approval, basis: ReviewBasis) {
   const m = fromCents;
   return {
     property: home.name,
     currency: home.currency,
+    ...basis,
     stay: { months: p.months, target_move_in: p.moveIn },
     monthly: {
       list_rate: m(p.listRate),

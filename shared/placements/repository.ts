@@ -185,10 +185,14 @@ export async function resolveProposals(tx: Tx, placementId: string, resolution: 
      where claim_home_id = ${placementId} and action = 'propose_dates' and resolved_at is null`;
 }
 
-/** The placement's current contract version, locked (lock 3 of unit-of-work.ts: after the request and the placement). */
-export async function currentLease(tx: Tx, placement: PlacementRow): Promise<LeaseRow | null> {
+/**
+ * The placement's current contract version, locked (lock 4 of unit-of-work.ts: after the request and
+ * the placement) unless `lock` is false (a read, which takes no lock).
+ */
+export async function currentLease(tx: Tx, placement: PlacementRow, options: { lock?: boolean } = {}): Promise<LeaseRow | null> {
   if (!placement.current_lease_id) return null;
-  const [row] = await tx<LeaseRow[]>`select * from app.lease_agreements where id = ${placement.current_lease_id} for update`;
+  const [row] = await tx<LeaseRow[]>`
+    select * from app.lease_agreements where id = ${placement.current_lease_id} ${options.lock ?? true ? tx`for update` : tx``}`;
   return row ?? null;
 }
 
@@ -242,12 +246,6 @@ export async function recordShortening(
 /** The stay's move-out now: the lease's, or the one a shortening or an extension in effect set on the placement. */
 export const stayMoveOut = (placement: Pick<PlacementRow, 'move_out_date'>, lease: Pick<LeaseRow, 'move_out_date'>) =>
   placement.move_out_date ?? lease.move_out_date;
-
-/** The move-out the signed lease bills to: the stay's, or the lease's own when extensions carry the stay beyond it. */
-export const billedMoveOut = (placement: Pick<PlacementRow, 'move_out_date'>, lease: Pick<LeaseRow, 'move_out_date'>) => {
-  const stay = stayMoveOut(placement, lease);
-  return stay < lease.move_out_date ? stay : lease.move_out_date;
-};
 
 /** The placement's addendum not yet in effect (an extension waiting for signatures or payment), locked; or null. */
 export async function openAddendum(tx: Tx, placementId: string): Promise<LeaseRow | null> {

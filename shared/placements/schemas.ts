@@ -36,13 +36,21 @@ export const BudgetReview = z
   .object({
     property: z.string().nullable().describe('The home’s name.'),
     currency: z.string().openapi({ example: 'usd' }),
+    basis: z.enum(['signed_terms', 'live_rates']).describe(
+      'What the figures are priced from. signed_terms: the lease is signed by both, and the review is what its checkout charges: the ' +
+        'terms frozen in that contract version (lease.terms; the home’s later changes of rates, fees or deposit do not show) over the ' +
+        'dates it was signed for: the prices its signing posted to the stay’s ledger (a shortening releases nights, never prices the kept ones again; the statement shows what is charged now; an extension’s added ' +
+        'nights are priced by the extension’s own review). live_rates: the home’s rates as they stand, over the placement’s dates once ' +
+        'set; the case before both signatures (a version may still be re-dated or replaced) and for a version issued before terms were recorded.',
+    ),
+    lease_id: z.string().uuid().nullable().describe('The signed contract version whose terms price the review (basis signed_terms); null with live_rates.'),
     stay: z.object({
-      months: z.number().int().describe('Months started: from the dates once set, else the request’s est_length_months.'),
+      months: z.number().int().describe('Months started: from the dates once set (with signed_terms, the stay the lease bills), else the request’s est_length_months.'),
       target_move_in: z.string().describe('The move-in date once set, else the request’s target_move_in.'),
     }),
     monthly: z.object({
       list_rate: amount('The headline monthly_rate.'),
-      rent_tier: amount('The rate of the tier that applies to the stay (the one the checkout charges).'),
+      rent_tier: amount('The rate of the tier that applies to the stay (the one the checkout charges: with signed_terms, the signed rate).'),
       tier_applied: z.enum(['monthly_rate', 'rent_1_3_months', 'rent_4_6_months', 'rent_7_9_months', 'rent_10_12_months'])
         .describe('The tier field used; monthly_rate when the stay is under two months or the home has no rate for its tier.'),
       pet_rent: amount('The home’s pet_rent when the request has pets, else 0.'),

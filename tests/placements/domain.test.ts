@@ -56,7 +56,7 @@ describe('pricing', () => {
 
   it('renders major units, and the checkout charge of the same figures carries the fee on rent only', () => {
     const p = price(home, { ...request, has_pets: true });
-    const review = budgetReview(home, p, { budget_approved: false, approved_at: null, on_request: false });
+    const review = budgetReview(home, p, { budget_approved: false, approved_at: null, on_request: false }, { basis: 'live_rates', lease_id: null });
     expect(review.monthly).toEqual({ list_rate: 3000, rent_tier: 2700, tier_applied: 'rent_4_6_months', pet_rent: 50, utilities: 150, total: 2900 });
     expect(review.deposits.refundable).toBe(true);
     expect(review.service_fee.percent).toBe(platformFeeRateBps / 100);

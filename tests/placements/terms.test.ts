@@ -1,7 +1,7 @@
 // What was signed is what is charged: a contract version freezes the terms it was issued with, and
 // every payment of it is priced from them, whatever the provider changes on the home afterwards.
 import { describe, expect, it } from 'vitest';
-import { ownerSql } from '../helpers.ts';
+import { client, createKey, ownerSql } from '../helpers.ts';
 import { signedLease } from './payment-fixtures.ts';
 import { drainJobs, inDays, placeWithDates, scene } from './fixtures.ts';
 
@@ -80,5 +80,53 @@ describe('shortening after move-in', () => {
     // (the ledger releases the nights given back, never prices the kept ones again), and nothing paid was given back.
     expect(entry?.detail).toMatchObject({ shortened: true, refund_due: 0, currency: 'usd', move_out_date: shorter });
     expect(entry?.summary).not.toContain('more is due');
+    // The review shows what the checkout charges: the signed 4-6 month rate, not the home's raised rates.
+    const review = (await s.api.get(`/claims/${s.ref}/options/${s.home}/budget`)).body.data;
+    expect(review).toMatchObject({ basis: 'signed_terms', lease_id: lease.id, monthly: { tier_applied: 'rent_4_6_months', rent_tier: 2200 } });
+  });
+});
+
+describe('the budget review of a signed stay', () => {
+  const cents = (amount: number) => Math.round(amount * 100);
+  const review = async (s: Pick<Signed, 'api' | 'ref' | 'home'>) => {
+    const res = await s.api.get(`/claims/${s.ref}/options/${s.home}/budget`);
+    expect(res.status).toBe(200);
+    return res.body.data;
+  };
+  const raise = async (s: Pick<Signed, 'providerApi' | 'home'>) => {
+    const res = await s.providerApi.patch(`/properties/${s.home}`, {
+      monthly_rate: 6000, rent_1_3_months: 6000, rent_4_6_months: 6000, security_deposit: 9000,
+    });
+    expect(res.status).toBe(200);
+  };
+
+  it('shows the signed terms after a rate rise: the tier, the totals and the first payment the checkout charges', async () => {
+    const s = await signedLease('sandbox', { home: { environment: 'sandbox', monthly_rate_cents: 300000 } });
+    const terms = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].lease!.terms!;
+    await raise(s);
+
+    const after = await review(s);
+    expect(after).toMatchObject({ basis: 'signed_terms', lease_id: s.lease.id, monthly: { list_rate: 3000, rent_tier: 3000 } });
+    expect(after.totals.rent_over_stay).toBe(terms.stay.rent_over_stay);
+    expect(after.stay.months).toBe(terms.stay.months);
+    expect(after.deposits.security_deposit).toBe(1500);
+
+    // What the payer is charged first is what the review says, to the cent.
+    const paid = await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' });
+    expect(paid.status).toBe(200);
+    const charged = paid.body.data.payments.reduce((sum: number, payment: { amount: number }) => sum + cents(payment.amount), 0);
+    expect(cents(after.totals.first_payment)).toBe(charged);
+  });
+
+  it('shows the home as it stands until both have signed: a rate change before then is in the review', async () => {
+    const s = await scene('sandbox', { home: { environment: 'sandbox', monthly_rate_cents: 300000 } });
+    await placeWithDates(s.api, s.ref, s.home);
+    await drainJobs(s.c.orgId);
+    expect((await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/household`, { action: 'sign' })).status).toBe(200);
+    await raise({ home: s.home, providerApi: client((await createKey(s.providerOrg, 'sandbox')).key) });
+
+    expect(await review(s)).toMatchObject({
+      basis: 'live_rates', lease_id: null, monthly: { list_rate: 6000, rent_tier: 6000 }, deposits: { security_deposit: 9000 },
+    });
   });
 });

@@ -27,6 +27,9 @@ export const placementRoutes = createRoutes()
         'Every figure of the stay, priced by the same function the checkout charges with: the rent tier by stay length, pet rent, ' +
         'pet fee and pet deposit when the request has pets, utilities unless included, one-off fees, deposits, the service fee ' +
         '(a share of rent only, deducted from the landlord’s payout), totals, the comparison with max_budget and ale_limit, and the approval. ' +
+        'Before both signatures it prices the home’s rates as they stand (basis live_rates); once the lease is signed by both, the terms ' +
+        'that contract version froze, over the stay it bills (basis signed_terms, lease_id), so a later change of the home’s rates does ' +
+        'not show and the review stays what the checkout charges. ' +
         'The example of the specification is shown without a data wrapper; this API wraps it in data like every resource.',
       scope: 'options:read',
       request: { params: BudgetParams },

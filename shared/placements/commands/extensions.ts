@@ -39,7 +39,9 @@ import type { ExtensionInput } from '../schemas.ts';
 export async function renderExtension(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, addendum: LeaseRow) {
   const { prices, currency } = await signedPrices(tx, claim, placement, addendum, { moveIn: lease.move_in_date, moveOut: addendum.move_out_date });
   const due = await extensionPrice(tx, claim, placement, lease, addendum);
-  const review = budgetReview(addendum.terms!.home, prices, { budget_approved: true, approved_at: addendum.created_at.toISOString(), on_request: true });
+  const review = budgetReview(addendum.terms!.home, prices, { budget_approved: true, approved_at: addendum.created_at.toISOString(), on_request: true }, {
+    basis: 'signed_terms', lease_id: lease.id,
+  });
   return {
     id: addendum.id,
     property_id: placement.property_id,
