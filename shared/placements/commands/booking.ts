@@ -79,7 +79,7 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
     const lease = await currentLease(tx, placement);
     // An open extension goes with the placement; the nights of extensions in effect go with the lease's.
     const open = await openAddendum(tx, placement.id);
-    if (open) await withdrawExtension(tx, open, 'placement cancelled');
+    if (open) await withdrawExtension(tx, open, 'cancelled');
     if (lease) {
       await releaseStayHolds(tx, placement);
       const withdrawn = await moveLease(tx, lease.id, 'withdrawn', { withdrawn_at: 'now' });
@@ -156,7 +156,7 @@ export async function closeStay(tx: Tx, claim: ClaimRow, placement: PlacementRow
   await completeStayHolds(tx, placement);
   // An extension still unsigned or unpaid when the stay ends lapses.
   const open = await openAddendum(tx, placement.id);
-  if (open) await withdrawExtension(tx, open, 'the stay ended before the extension was paid');
+  if (open) await withdrawExtension(tx, open, 'lapsed');
   await announceBookingChange(tx, claim, placement, completed, 'completed', 'confirmed');
   await moveStatus(tx, [claim.id], 'move_out_closeout');
   return completed;
