@@ -1873,7 +1873,7 @@ export interface paths {
         put?: never;
         /**
          * Extend a stay (an addendum to the signed lease)
-         * @description Beyond the specification. Asks for more nights on a booked stay: move_out is the new move-out. The added nights (from the stay's move-out to the night before the new one) are held at once (409 dates_unavailable with conflicts when something holds them), priced by the signed terms at the tier of the extended stay's length, and an addendum goes out for both signatures like the lease (lease.sent, lease.first_signed, lease.signed; in sandbox the household and landlord helpers sign it). Once signed, its amount is what the pay page and the payment helper collect next, on the landlord's account; when it clears the stay ends on the new move-out (payment.succeeded with charge_type extension; booking.updated, change dates_changed, to the provider; a dates.changed timeline entry). Declined by the landlord, or unpaid when the stay ends, it is withdrawn and the stay is as it was. The same call again (same move_out) answers the open extension.
+         * @description Beyond the specification. Asks for more nights on a booked stay: move_out is the new move-out. The added nights (from the stay's move-out to the night before the new one) are held at once (409 dates_unavailable with conflicts when something holds them), priced by the signed terms at the tier of the extended stay's length, and an addendum goes out for both signatures like the lease (lease.sent, lease.first_signed, lease.signed; in sandbox the household and landlord helpers sign it). Once signed, its amount is what the pay page and the payment helper collect next, on the landlord's account; when it clears the stay ends on the new move-out (payment.succeeded with charge_type extension; booking.updated, change dates_changed, to the provider; a dates.changed timeline entry). Declined by the landlord, or unpaid when the stay ends, it is withdrawn and the stay is as it was (timeline entries extension.requested, then extension.declined or extension.lapsed). The same call again (same move_out) answers the open extension.
          *
          *     Requires: options:write.
          */
@@ -3447,7 +3447,7 @@ export interface paths {
         };
         /**
          * The request's history, oldest first
-         * @description Entries: request.opened, request.amended (each PATCH that changed something: detail.fields names every changed field; detail.changes gives from and to of the non-personal ones only, never of contact details, accessibility_needs or pet_details), document.added (detail.via_api tells whether it arrived over this interface), home.added, home.offered, home.placed, household.responded (detail.action; the decline reason), dates.set, dates.changed (both ranges), lease.sent, lease.signed_by_recipient, lease.signed_by_owner. days_open counts whole days since opened_at.
+         * @description Entries, oldest first. Each is written once: its words and detail are those of its moment, and a later change is an entry of its own. request.opened, request.amended (each PATCH that changed something: detail.fields names every changed field; detail.changes gives from and to of the non-personal ones only, never of contact details, accessibility_needs or pet_details), document.added (detail.via_api tells whether it arrived over this interface), home.added (detail.option_status: sent or approved, as the home went on the request), home.offered, home.placed, application.approved, application.declined (detail.reason), household.responded (detail.action; the decline reason, the proposed dates), dates.set, dates.changed (both ranges; a stay shortened: shortened and refund_due; an extension in effect: extended and addendum_id), lease.sent, lease.signed_by_recipient, lease.signed_by_owner (an extension addendum's: detail.addendum), booking.created (the dates the booking was confirmed for), move_in.confirmed, payment.succeeded (amount and service fee), payment.duplicate, payment.refunded, refund.declined, deposit.refund_requested. Beyond the specification: booking.cancelled (detail.reason), booking.completed (the stay closed out on its move-out date), payment.failed (each failed charge, with amount and failure_reason; it stays when the same payment later clears), extension.requested (previous_move_out_date and the asked move_out_date), extension.declined (by the landlord), extension.lapsed (not signed and paid when the stay ended), extension.cancelled (withdrawn with the cancelled placement) and extension.withdrawn (withdrawn before the service recorded why). days_open counts whole days since opened_at.
          *
          *     Requires: claims:read.
          */
@@ -12566,6 +12566,7 @@ export interface components {
             /** Format: uuid */
             property_id?: string;
             summary: string;
+            /** @description The entry type (listed on GET /claims/{reference}/timeline). Types may be added: skip one you do not know. */
             type: string;
         };
         UpdateWebhookEndpoint: {

@@ -342,7 +342,7 @@ export const DocumentParams = ReferenceParam.extend({
 export const TimelineEntry = z
   .object({
     at: z.string(),
-    type: z.string(),
+    type: z.string().describe('The entry type (listed on GET /claims/{reference}/timeline). Types may be added: skip one you do not know.'),
     summary: z.string(),
     property_id: z.string().uuid().optional(),
     detail: z.record(z.string(), z.unknown()),

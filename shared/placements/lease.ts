@@ -32,13 +32,18 @@ export interface LeaseRow {
   superseded_at: Date | null;
   superseded_by: string | null;
   withdrawn_at: Date | null;
+  /** A withdrawn addendum's reason; null otherwise (and on those withdrawn before it was recorded). */
+  withdrawal_reason: WithdrawalReason | null;
   /** What the version was issued with and is charged by; null on versions issued before terms were recorded. */
   terms: LeaseTerms | null;
   created_at: Date;
 }
 
+/** Why an extension's addendum was withdrawn: declined by the landlord, lapsed unpaid at the stay's end, or its placement cancelled. */
+export type WithdrawalReason = 'declined' | 'lapsed' | 'cancelled';
+
 /** Columns a move may set beside the status. */
-type MoveColumns = Partial<Pick<LeaseRow, 'provider_ref' | 'superseded_by'>> & {
+type MoveColumns = Partial<Pick<LeaseRow, 'provider_ref' | 'superseded_by' | 'withdrawal_reason'>> & {
   sent_at?: 'now';
   policyholder_signed_at?: 'now';
   owner_signed_at?: 'now';

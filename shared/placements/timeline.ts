@@ -2,9 +2,17 @@ import type { TimelineRow, TimelineSource } from '../claims/timeline-source.ts';
 
 // The placement's timeline entries, from the placement's own timestamps. placementTimeline: the home
 // put on the request and offered or placed, the household's answers, each contract version's dates
-// (set, then changed with both ranges) and its signature progress. moneyTimeline: the money and the
-// stay (bookings created and moved in, cleared charges with their fee, refunds made, refund
-// requests that return a deposit).
+// (set, then changed with both ranges) and its signature progress, extensions asked for and those
+// that did not go ahead. moneyTimeline: the money and the stay (bookings created, moved in,
+// cancelled and closed out, cleared and failed charges, refunds made, refund requests that return a
+// deposit).
+//
+// An entry reads only what never changes after its moment, so once shown it stays word for word:
+// contract versions (their dates, signatures, an addendum's withdrawal and its reason), stay
+// changes, household answers, a booking's creation, move-in, cancellation and closeout stamps, settled
+// payments and failed charges (app.payment_failures). Never a column a later step rewrites (the
+// booking's check_out, a home's offer state or signer, a refund request's status): a later change
+// is an entry of its own.
 
 const fmt = (d: Record<string, unknown>) => `${d.move_in_date} to ${d.move_out_date}`;
 
@@ -24,7 +32,7 @@ export const placementTimeline: TimelineSource = {
     'home.offered': () => 'Home sent to the household.',
     'application.approved': () => 'The landlord approved the household’s application.',
     'application.declined': (d) => `The landlord declined the household’s application: "${d.reason}".`,
-    'home.placed': (d) => `Home placed without the household${d.signer_name ? `; ${d.signer_name} signs the lease` : ''}.`,
+    'home.placed': () => 'Home placed without the household.',
     'household.responded': (d) =>
       d.action === 'decline' ? `The household declined: "${d.reason}".`
         : d.action === 'propose_dates' ? `The household proposed ${d.move_in} to ${d.move_out}.`
@@ -34,6 +42,11 @@ export const placementTimeline: TimelineSource = {
     'lease.sent': (d) => `${contract(d)} (version ${d.version}) sent for signature.`,
     'lease.signed_by_recipient': (d) => `${contract(d)} (version ${d.version}) signed by ${d.signer_name ?? 'the first signer'}.`,
     'lease.signed_by_owner': (d) => `${contract(d)} (version ${d.version}) countersigned by the landlord.`,
+    'extension.requested': (d) => `Extension asked for: the stay to end on ${d.move_out_date} instead of ${d.previous_move_out_date}.`,
+    'extension.declined': (d) => `The landlord declined the extension to ${d.move_out_date}.`,
+    'extension.lapsed': (d) => `The extension to ${d.move_out_date} lapsed: it was not signed and paid when the stay ended.`,
+    'extension.cancelled': (d) => `The extension to ${d.move_out_date} was withdrawn with the cancelled placement.`,
+    'extension.withdrawn': (d) => `The extension to ${d.move_out_date} was withdrawn.`,
   },
   entries: (tx, claim) => tx<TimelineRow[]>`
     with homes as (select * from app.claim_homes where claim_id = ${claim.id}),
@@ -43,12 +56,16 @@ export const placementTimeline: TimelineSource = {
         from app.lease_agreements l
         left join app.lease_agreements p on p.claim_home_id = l.claim_home_id and p.version = l.version - 1 and p.kind = 'lease'
        where l.claim_id = ${claim.id})
-    select h.added_at as at, 'home.added' as type, h.property_id, jsonb_build_object('option_status', h.option_status) as detail from homes h
+    -- The offer as the home went on the request: sent, or placed (approved). Sending and placing
+    -- each stamp their time once, so whichever came first says how it was added.
+    select h.added_at as at, 'home.added' as type, h.property_id,
+           jsonb_build_object('option_status', case when h.committed_at < coalesce(h.offered_at, 'infinity') then 'approved' else 'sent' end) as detail
+      from homes h
     union all
     -- Offering and placing happen with or after adding, never before it, whatever the clocks say.
     select greatest(h.offered_at, h.added_at), 'home.offered', h.property_id, '{}'::jsonb from homes h where h.offered_at is not null
     union all
-    select greatest(h.committed_at, h.added_at), 'home.placed', h.property_id, jsonb_build_object('signer_name', h.signer_name)
+    select greatest(h.committed_at, h.added_at), 'home.placed', h.property_id, '{}'::jsonb
       from homes h where h.placed_without_recipient and h.committed_at is not null
     union all
     select h.application_approved_at, 'application.approved', h.property_id, '{}'::jsonb
@@ -58,7 +75,8 @@ export const placementTimeline: TimelineSource = {
       from homes h where h.application_declined_at is not null
     union all
     select r.created_at, 'household.responded', h.property_id,
-           jsonb_strip_nulls(jsonb_build_object('action', r.action, 'reason', r.reason, 'move_in', r.move_in, 'move_out', r.move_out, 'resolution', r.resolution))
+           -- Not how a proposal was resolved (set later on the row): the dates set after it say so.
+           jsonb_strip_nulls(jsonb_build_object('action', r.action, 'reason', r.reason, 'move_in', r.move_in, 'move_out', r.move_out))
       from app.household_responses r join homes h on h.id = r.claim_home_id
     union all
     select l.created_at, case when l.version = 1 then 'dates.set' else 'dates.changed' end, l.property_id,
@@ -88,28 +106,56 @@ export const placementTimeline: TimelineSource = {
       from leases l where l.policyholder_signed_at is not null
     union all
     select l.owner_signed_at, 'lease.signed_by_owner', l.property_id, jsonb_build_object('lease_id', l.id, 'version', l.version) || l.marks
-      from leases l where l.owner_signed_at is not null`,
+      from leases l where l.owner_signed_at is not null
+    union all
+    -- An addendum covers the added nights: from the stay's move-out when asked to the new one.
+    select a.created_at, 'extension.requested', a.property_id,
+           jsonb_build_object('lease_id', a.extends_lease_id, 'addendum_id', a.id, 'previous_move_out_date', a.move_in_date, 'move_out_date', a.move_out_date)
+      from leases a where a.kind = 'addendum'
+    union all
+    select a.withdrawn_at, 'extension.' || coalesce(a.withdrawal_reason, 'withdrawn'), a.property_id,
+           jsonb_build_object('lease_id', a.extends_lease_id, 'addendum_id', a.id, 'previous_move_out_date', a.move_in_date, 'move_out_date', a.move_out_date)
+      from leases a where a.kind = 'addendum' and a.withdrawn_at is not null`,
 };
 
 const money = (d: Record<string, unknown>, field: string) => `${Number(d[field]).toFixed(2)} ${String(d.currency).toUpperCase()}`;
+
+/** What a charge was for, as its entries name it. */
+const charge = (d: Record<string, unknown>) => (d.charge_type === 'initial' ? 'First payment' : d.charge_type === 'extension' ? 'Extension payment' : 'Rent');
 
 export const moneyTimeline: TimelineSource = {
   summaries: {
     'booking.created': (d) => `Booking confirmed: ${d.check_in} to ${d.check_out}.`,
     'move_in.confirmed': () => 'The household moved in.',
-    'payment.succeeded': (d) => `${d.charge_type === 'initial' ? 'First payment' : d.charge_type === 'extension' ? 'Extension payment' : 'Rent'} of ${money(d, 'amount')} cleared (service fee ${money(d, 'platform_fee')}).`,
+    'booking.cancelled': (d) => `Booking cancelled${d.reason ? `: "${d.reason}"` : ''}.`,
+    'booking.completed': () => 'The stay reached its move-out date and was closed out.',
+    'payment.succeeded': (d) => `${charge(d)} of ${money(d, 'amount')} cleared (service fee ${money(d, 'platform_fee')}).`,
+    'payment.failed': (d) => `${charge(d)} of ${money(d, 'amount')} failed${d.failure_reason ? `: "${d.failure_reason}"` : ''}.`,
     'payment.refunded': (d) => `Refund of ${money(d, 'amount')} issued by the landlord (service fee ${money(d, 'platform_fee_refunded')} returned with it).`,
     'refund.declined': (d) => `Refund of ${money(d, 'amount')} declined by the landlord.`,
     'deposit.refund_requested': (d) => `Refund of ${money(d, 'amount')} requested, deposit included.`,
     'payment.duplicate': (d) => `A second charge of ${money(d, 'amount')} cleared for what was already paid; it is refunded automatically.`,
   },
   entries: (tx, claim) => tx<TimelineRow[]>`
+    -- The dates the booking was confirmed for are its contract version's, which never change (the
+    -- booking's own check_out follows shortenings and extensions, each an entry of its own).
     select b.created_at as at, 'booking.created' as type, b.property_id,
-           jsonb_build_object('booking_id', b.id, 'check_in', b.check_in, 'check_out', b.check_out) as detail
-      from app.bookings b where b.claim_id = ${claim.id}
+           jsonb_build_object('booking_id', b.id, 'check_in', l.move_in_date, 'check_out', l.move_out_date) as detail
+      from app.bookings b join app.lease_agreements l on l.id = b.lease_agreement_id where b.claim_id = ${claim.id}
     union all
     select b.move_in_confirmed_at, 'move_in.confirmed', b.property_id, jsonb_build_object('booking_id', b.id)
       from app.bookings b where b.claim_id = ${claim.id} and b.move_in_confirmed_at is not null
+    union all
+    select b.cancelled_at, 'booking.cancelled', b.property_id, jsonb_build_object('booking_id', b.id, 'reason', b.cancel_reason)
+      from app.bookings b where b.claim_id = ${claim.id} and b.cancelled_at is not null
+    union all
+    select b.completed_at, 'booking.completed', b.property_id, jsonb_build_object('booking_id', b.id)
+      from app.bookings b where b.claim_id = ${claim.id} and b.completed_at is not null
+    union all
+    select f.failed_at, 'payment.failed', f.property_id,
+           jsonb_build_object('payment_id', f.payment_id, 'charge_type', f.charge_type, 'payer', f.payer, 'amount', f.amount_cents / 100.0,
+                              'currency', f.currency, 'failure_reason', f.failure_reason)
+      from app.payment_failures f where f.claim_id = ${claim.id}
     union all
     select p.paid_at, 'payment.succeeded', p.property_id,
            jsonb_build_object('payment_id', p.id, 'charge_type', p.charge_type, 'payer', p.payer, 'amount', p.gross_cents / 100.0,
@@ -132,7 +178,9 @@ export const moneyTimeline: TimelineSource = {
            jsonb_build_object('refund_request_id', r.id, 'payment_id', r.payment_id, 'amount', r.amount_cents / 100.0, 'currency', r.currency)
       from app.refund_requests r where r.claim_id = ${claim.id} and r.status = 'declined' and r.decided_at is not null
     union all
+    -- Its status as asked (every carrier's request starts there); the landlord's answer is its own entry.
     select r.created_at, 'deposit.refund_requested', r.property_id,
-           jsonb_build_object('refund_request_id', r.id, 'payment_id', r.payment_id, 'amount', r.amount_cents / 100.0, 'currency', r.currency, 'status', r.status)
+           jsonb_build_object('refund_request_id', r.id, 'payment_id', r.payment_id, 'amount', r.amount_cents / 100.0, 'currency', r.currency,
+                              'status', 'pending_owner_approval')
       from app.refund_requests r where r.claim_id = ${claim.id} and r.covers_deposit and not r.automatic`,
 };

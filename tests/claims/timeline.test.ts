@@ -1,5 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ownerSql } from '../helpers.ts';
+import { timelineSources } from '../../functions/claims/timeline.ts';
+import { call, ownerSql } from '../helpers.ts';
 import { at, carrier, insertHome, openClaim, pdfBytes, provider, spot, upload, useTemporaryDataDir } from './fixtures.ts';
 
 const here = spot(5, 0);
@@ -87,6 +89,20 @@ describe('GET /claims/{reference}/timeline', () => {
     }
     const times = res.body.data.map((e: any) => e.at);
     expect([...times].sort()).toEqual(times);
+  });
+
+  it('names every entry type in its reference, and has every type of the specification', async () => {
+    const types = timelineSources.flatMap((source) => Object.keys(source.summaries));
+    const description = (await call('GET', '/openapi.json')).body.paths['/claims/{reference}/timeline'].get.description ?? '';
+    const named = new Set(description.match(/\b[a-z_]+\.[a-z_]+\b/g));
+    expect(types.filter((type) => !named.has(type))).toEqual([]);
+    const specFile = new URL('../../../shared/spec/SPEC.md', import.meta.url);
+    if (!existsSync(specFile)) return;
+    const spec = readFileSync(specFile, 'utf8');
+    const table = spec.slice(spec.indexOf('**GET /claims/{reference}/timeline**')).split('\n\n')[1];
+    const specified = table.split('\n').slice(2).flatMap((row) => row.split('|')[1].split(',').map((type) => type.trim()));
+    expect(specified.length).toBeGreaterThan(10);
+    expect(specified.filter((type) => !types.includes(type))).toEqual([]);
   });
 
   it('answers 404 for an unknown request', async () => {

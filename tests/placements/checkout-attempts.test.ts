@@ -30,6 +30,10 @@ async function livePlacement(claim: Record<string, unknown> = {}) {
   return { ...s, path, placement };
 }
 
+/** The request's timeline entries of one type. */
+const timelineOf = async (s: { api: { get: (path: string) => Promise<{ body: any }> }; ref: string }, type: string) =>
+  ((await s.api.get(`/claims/${s.ref}/timeline`)).body.data as { type: string }[]).filter((e) => e.type === type);
+
 describe('checkout attempts (live, stand-in processor)', () => {
   it('opening a checkout records a pending payment; a second submission goes to the same checkout; the notification settles that record', async () => {
     const s = await livePlacement();
@@ -54,17 +58,24 @@ describe('checkout attempts (live, stand-in processor)', () => {
     expect(home).toMatchObject({ payments_succeeded: 1, booking: { booking_status: 'confirmed' } });
   });
 
-  it('a failed attempt, then the same PaymentIntent retried successfully: one record, succeeded', async () => {
+  it('a failed attempt, then the same PaymentIntent retried successfully: one record, succeeded; the failure stays on the timeline', async () => {
     const s = await livePlacement();
     await postForm(s.path, formOf((await fetchPage(s.path)).text));
     const session = sessions.at(-1)!;
     expect((await notify(`pi_f_${s.ref}`, 'payment_intent.payment_failed', session)).body.data.outcome).toBe('applied');
     expect((await s.placement()).payments).toEqual([expect.objectContaining({ status: 'failed', failure_reason: 'Your card was declined.' })]);
     expect((await fetchPage(`${s.path}?result=failed`)).text).toContain('Payment declined');
+    const failed = await timelineOf(s, 'payment.failed');
+    expect(failed).toEqual([expect.objectContaining({
+      summary: `First payment of ${(amountOf(session) / 100).toFixed(2)} USD failed: "Your card was declined.".`,
+      detail: expect.objectContaining({ amount: amountOf(session) / 100, failure_reason: 'Your card was declined.' }),
+    })]);
     expect((await notify(`pi_f_${s.ref}`, 'payment_intent.succeeded', session)).body.data.outcome).toBe('applied');
     const home = await s.placement();
     expect(home.payments).toEqual([expect.objectContaining({ status: 'succeeded', failure_reason: null })]);
     expect(home.booking).toMatchObject({ booking_status: 'confirmed' });
+    expect(await timelineOf(s, 'payment.failed')).toEqual(failed);
+    expect(await timelineOf(s, 'payment.succeeded')).toHaveLength(1);
   });
 
   it('an attempt close to its end is replaced, not reused; the page announces no failure for it', async () => {
@@ -79,6 +90,8 @@ describe('checkout attempts (live, stand-in processor)', () => {
     const page = (await fetchPage(`${s.path}?result=cancelled`)).text;
     expect(page).not.toContain('Payment declined');
     expect(page).toContain('Due now');
+    // No charge failed: the timeline shows no failed payment either.
+    expect(await timelineOf(s, 'payment.failed')).toEqual([]);
   });
 
   it('an attempt for an amount no longer due (its payer now pays another share) is replaced, not reused', async () => {

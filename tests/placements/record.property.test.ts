@@ -1,7 +1,8 @@
 // The placement's record is permanent, whatever happens in whatever order: random sequences of the
 // placement's commands (re-date, sign, change the home, pay, move in, shorten, cancel, refund) on
 // sandbox, with the invariants checked after every step:
-// - the request's timeline only grows: every entry once shown stays, with its type and time;
+// - the request's timeline only grows: every entry once shown stays, word for word (time, type,
+//   summary, home and detail);
 // - every payment charged what the signed terms of its lease make payable: whole parts (rent,
 //   deposits, fees) of its period's charge, whether one payer pays all or each pays a share, and no
 //   part of a period paid twice;
@@ -121,7 +122,9 @@ async function run(p: Placed, s: Step): Promise<number> {
   }
 }
 
-const entryKey = (e: { type: string; at: string; property_id?: string }) => `${e.type}|${e.at}|${e.property_id ?? ''}`;
+/** The whole entry: a later step may add entries, never change one. */
+const entryKey = (e: { at: string; type: string; summary: string; property_id?: string; detail: unknown }) =>
+  JSON.stringify([e.at, e.type, e.summary, e.property_id ?? null, e.detail]);
 
 /** The invariants, checked against the API and the database as they stand. */
 async function check(p: Placed, before: string[]): Promise<string[]> {

@@ -118,7 +118,8 @@ export const bookingRoutes = createRoutes()
         '(lease.sent, lease.first_signed, lease.signed; in sandbox the household and landlord helpers sign it). Once signed, its amount is what ' +
         'the pay page and the payment helper collect next, on the landlord\'s account; when it clears the stay ends on the new move-out ' +
         '(payment.succeeded with charge_type extension; booking.updated, change dates_changed, to the provider; a dates.changed timeline ' +
-        'entry). Declined by the landlord, or unpaid when the stay ends, it is withdrawn and the stay is as it was. ' +
+        'entry). Declined by the landlord, or unpaid when the stay ends, it is withdrawn and the stay is as it was (timeline entries ' +
+        'extension.requested, then extension.declined or extension.lapsed). ' +
         'The same call again (same move_out) answers the open extension.',
       scope: 'options:write',
       request: { params: ReferenceParam, body: jsonBody(ExtensionInput) },

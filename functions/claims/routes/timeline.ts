@@ -13,11 +13,20 @@ export const timelineRoutes = createRoutes().openapi(
     tags: ['Housing requests'],
     summary: "The request's history, oldest first",
     description:
-      'Entries: request.opened, request.amended (each PATCH that changed something: detail.fields names every changed field; ' +
+      'Entries, oldest first. Each is written once: its words and detail are those of its moment, and a later change is an entry ' +
+      'of its own. request.opened, request.amended (each PATCH that changed something: detail.fields names every changed field; ' +
       'detail.changes gives from and to of the non-personal ones only, never of contact details, accessibility_needs or pet_details), ' +
-      'document.added (detail.via_api tells whether it arrived over this interface), home.added, home.offered, ' +
-      'home.placed, household.responded (detail.action; the decline reason), dates.set, dates.changed (both ranges), lease.sent, ' +
-      'lease.signed_by_recipient, lease.signed_by_owner. days_open counts whole days since opened_at.',
+      'document.added (detail.via_api tells whether it arrived over this interface), home.added (detail.option_status: sent or approved, ' +
+      'as the home went on the request), home.offered, home.placed, application.approved, application.declined (detail.reason), ' +
+      'household.responded (detail.action; the decline reason, the proposed dates), dates.set, dates.changed (both ranges; a stay ' +
+      'shortened: shortened and refund_due; an extension in effect: extended and addendum_id), lease.sent, lease.signed_by_recipient, ' +
+      'lease.signed_by_owner (an extension addendum\'s: detail.addendum), booking.created (the dates the booking was confirmed for), ' +
+      'move_in.confirmed, payment.succeeded (amount and service fee), payment.duplicate, payment.refunded, refund.declined, ' +
+      'deposit.refund_requested. Beyond the specification: booking.cancelled (detail.reason), booking.completed (the stay closed out ' +
+      'on its move-out date), payment.failed (each failed charge, with amount and failure_reason; it stays when the same payment later ' +
+      'clears), extension.requested (previous_move_out_date and the asked move_out_date), extension.declined (by the landlord), ' +
+      'extension.lapsed (not signed and paid when the stay ended), extension.cancelled (withdrawn with the cancelled placement) and ' +
+      'extension.withdrawn (withdrawn before the service recorded why). days_open counts whole days since opened_at.',
     scope: 'claims:read',
     request: { params: ReferenceParam },
     responses: { 200: jsonResponse(Timeline, 'The timeline.') },

@@ -76,7 +76,7 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
     const lease = await currentLease(tx, placement);
     // An open extension goes with the placement; the nights of extensions in effect go with the lease's.
     const open = await openAddendum(tx, placement.id);
-    if (open) await withdrawExtension(tx, open, 'placement cancelled');
+    if (open) await withdrawExtension(tx, open, 'cancelled');
     if (lease) {
       await releaseStayHolds(tx, placement);
       const withdrawn = await moveLease(tx, lease.id, 'withdrawn', { withdrawn_at: 'now' });
@@ -158,7 +158,7 @@ export async function closeStay(tx: Tx, claim: ClaimRow, placement: PlacementRow
   await completeStayHolds(tx, placement);
   // An extension still unsigned or unpaid when the stay ends lapses.
   const open = await openAddendum(tx, placement.id);
-  if (open && (await withdrawExtension(tx, open, 'the stay ended before the extension was paid')) && open.status === 'fully_signed') {
+  if (open && (await withdrawExtension(tx, open, 'lapsed')) && open.status === 'fully_signed') {
     // Signed by both, its charge was posted: its nights go back, as after a shortening to the stay's end.
     await postShortening(tx, claim, placement, booking.check_out, 'lapsed');
   }

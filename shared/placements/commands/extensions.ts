@@ -7,7 +7,7 @@ import { onHome } from '../render.ts';
 import { fromCents } from '../../money.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { tenantNow } from '../../clock/time.ts';
-import { moveLease, type LeaseRow } from '../lease.ts';
+import { moveLease, type LeaseRow, type WithdrawalReason } from '../lease.ts';
 import { budgetReview, termsOf } from '../pricing.ts';
 import { signedPrices } from '../signed-prices.ts';
 import { chargesOf } from '../ledger.ts';
@@ -152,16 +152,24 @@ export async function putExtensionInEffect(tx: Tx, claim: ClaimRow, placement: P
   ]);
 }
 
+/** Why an extension did not go ahead, kept with its addendum (the timeline says it), and as told to the e-signature provider. */
+const withdrawalWords: Record<WithdrawalReason, string> = {
+  declined: 'declined by the landlord',
+  lapsed: 'the stay ended before the extension was paid',
+  cancelled: 'placement cancelled',
+};
+
 /**
- * The extension does not go ahead: declined by the landlord, or lapsed unpaid when the stay ends.
- * Its addendum is withdrawn (its signature links stop) and its nights released; the stay is as it was.
+ * The extension does not go ahead: declined by the landlord, lapsed unpaid when the stay ends, or
+ * its placement cancelled. Its addendum is withdrawn with the reason (its signature links stop) and
+ * its nights released; the stay is as it was.
  */
-export async function withdrawExtension(tx: Tx, addendum: LeaseRow, reason: string): Promise<boolean> {
-  const withdrawn = await moveLease(tx, addendum.id, 'withdrawn', { withdrawn_at: 'now' });
+export async function withdrawExtension(tx: Tx, addendum: LeaseRow, reason: WithdrawalReason): Promise<boolean> {
+  const withdrawn = await moveLease(tx, addendum.id, 'withdrawn', { withdrawn_at: 'now', withdrawal_reason: reason });
   if (!withdrawn) return false;
   await releaseHolds(tx, addendum.id);
   if (withdrawn.provider_ref) {
-    await enqueue(tx, 'withdraw_contract', { provider_ref: withdrawn.provider_ref, reason }, { dedupeKey: withdrawn.provider_ref });
+    await enqueue(tx, 'withdraw_contract', { provider_ref: withdrawn.provider_ref, reason: withdrawalWords[reason] }, { dedupeKey: withdrawn.provider_ref });
   }
   return true;
 }
@@ -172,5 +180,5 @@ export async function declineExtension(tx: Tx, placement: PlacementRow): Promise
   if (!open || open.status === 'fully_signed') {
     throw new ApiError('lease_not_signable', open ? 'The extension is signed by both; it takes effect when paid.' : 'No extension is waiting for the landlord.');
   }
-  await withdrawExtension(tx, open, 'declined by the landlord');
+  await withdrawExtension(tx, open, 'declined');
 }
