@@ -755,7 +755,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm the household moved in
-         * @description Records the move-in on the booking, closes the placement lifecycle and starts the stay: the request moves to move_in_complete, then to in_stay from the next day; on the move-out date the stay is closed out (move_out_closeout, booking completed). The provider gets booking.updated (change move_in_confirmed) and sees move_in_confirmed_at. Calling it again answers the same without a second move.
+         * @description Records the move-in on the booking, closes the placement lifecycle and starts the stay: the request moves to move_in_complete, then to in_stay from the next day; on the move-out date the stay is closed out (move_out_closeout, booking completed). The provider gets booking.updated (change move_in_confirmed) and sees move_in_confirmed_at. Calling it again answers the same without a second move. Accepted from the booking's move-in date on, by the organisation's clock (its sandbox clock in sandbox, the wall clock in live): the day counts once it has begun somewhere (UTC+14), since the home's time zone is not known. Before it: 409 move_in_not_yet, whose error.move_in_date is the date.
          *
          *     Requires: options:write.
          */
@@ -845,7 +845,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); not_booked: the first payment has not cleared yet. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different body, or by another API key; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); not_booked: the first payment has not cleared yet; move_in_not_yet: before the booking's move-in date (error.move_in_date); nothing is recorded. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -854,7 +854,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "not_booked";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "not_booked" | "move_in_not_yet";
                             };
                         };
                     };

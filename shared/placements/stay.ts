@@ -16,6 +16,9 @@ const daysBetween = (a: string, b: string) => Math.round((Date.parse(`${b}T00:00
 /** The earliest calendar day that is still today somewhere (UTC-12) at `now`. */
 export const earliestToday = (now: Date) => new Date(now.getTime() - 12 * 3_600_000).toISOString().slice(0, 10);
 
+/** The latest calendar day that is already today somewhere (UTC+14) at `now`. */
+export const latestToday = (now: Date) => new Date(now.getTime() + 14 * 3_600_000).toISOString().slice(0, 10);
+
 /** The day `days` after (or before) an ISO date. */
 export const addDays = (iso: string, days: number) => new Date(Date.parse(`${iso}T00:00:00Z`) + days * dayMs).toISOString().slice(0, 10);
 

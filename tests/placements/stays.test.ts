@@ -159,6 +159,34 @@ describe('the sandbox clock', () => {
   });
 });
 
+describe('moving in', () => {
+  it("is confirmed from the booking's move-in date on, by the tenant's clock: before it 409 move_in_not_yet naming the date, and nothing moves", async () => {
+    const s = await scene('sandbox', { home: { environment: 'sandbox' } });
+    const moveIn = inDays(40);
+    const dayBefore = dayAfter(moveIn, -1);
+    await book(s.api, s.c.orgId, s.ref, s.home, moveIn, dayAfter(moveIn, 60));
+    const confirm = () => s.api.post(`/claims/${s.ref}/confirm-move-in`, { property_id: s.home });
+    // Forty days early, on the wall clock (no sandbox clock yet).
+    const early = await confirm();
+    expect(early.status).toBe(409);
+    expect(early.body.error).toMatchObject({ code: 'move_in_not_yet', field: 'property_id', move_in_date: moveIn, message: expect.stringContaining(moveIn) });
+    // The day before, while the move-in day has begun nowhere yet (before 10:00 UTC, midnight at UTC+14).
+    expect((await s.api.post('/sandbox/clock', { frozen_time: `${dayBefore}T09:59:00Z` })).status).toBe(201);
+    expect((await confirm()).body.error).toMatchObject({ code: 'move_in_not_yet', move_in_date: moveIn });
+    expect((await s.api.get(`/claims/${s.ref}`)).body.data.status_primary).toBe('booking_confirmed');
+    expect(await events(s.providerOrg, 'booking.updated')).toHaveLength(0);
+    // Once the move-in day is today somewhere, the move-in is taken; a repeated call answers the same.
+    await s.api.post('/sandbox/clock/advance', { frozen_time: `${dayBefore}T10:00:00Z` });
+    const moved = await confirm();
+    expect(moved.status).toBe(200);
+    expect(moved.body.data).toMatchObject({ status: 'move_in_complete', move_in_confirmed_at: expect.any(String) });
+    // Even on a clock set back before the day: what was recorded stays recorded.
+    expect((await s.api.post('/sandbox/clock', { frozen_time: `${dayBefore}T09:00:00Z` })).status).toBe(200);
+    expect((await confirm()).body.data).toEqual(moved.body.data);
+    expect((await events(s.providerOrg, 'booking.updated')).map((e) => e.payload.change)).toEqual(['move_in_confirmed']);
+  });
+});
+
 describe('the pay link on a sandbox clock', () => {
   it('is issued and expires on the clock: valid while the clock stands, expired once it passes the hour', async () => {
     const s = await scene();
