@@ -2186,7 +2186,7 @@ export interface paths {
         put?: never;
         /**
          * Put a home on the request: send it to the household, or place it
-         * @description send: the household is emailed a signed link to its own page for the home (the request needs household_email), where it saves, applies, proposes dates or declines; the landlord approves the application (POST /properties/applications/{id}); the application; then the caller sets dates. place: option_status approved, application_status approved_to_lease; the landlord is told; the lease goes to the named signer (signer_name, signer_email) or to the caller’s own team, once dates are set; the household is not contacted. With send, the lease goes to the household (household_email), the adjuster copied. The budget must be approved first (POST budget with approved: true), or in the same call with approve_budget: true; otherwise 409 budget_not_approved. Safe to retry: the same row is rewritten.
+         * @description send: the household is emailed a signed link to its own page for the home (the request needs household_email), where it saves, applies, proposes dates or declines; the landlord approves the application (POST /properties/applications/{id}); the application; then the caller sets dates. place: option_status approved, application_status approved_to_lease; the landlord is told; the lease goes to the named signer (signer_name, signer_email) or to the caller’s own team, once dates are set; the household is not contacted. With send, the lease goes to the household (household_email), the adjuster copied. The budget must be approved first (POST budget with approved: true), or in the same call with approve_budget: true; otherwise 409 budget_not_approved. A home whose nights another request's stay holds (its dates set, signed or booked) over the stay this request wants (target_move_in for est_length_months, [target_move_in, target_move_in + months), from today on) is refused, send as place, with 400 could_not_place and error.conflicts[] (start_date, end_date: first and last night held; reason), as dates_unavailable's, naming no other request; a stay that ends the night before target_move_in is no conflict, and a provider's own blocks are judged by POST dates. Safe to retry: the same row is rewritten, and a home already on the request as the call puts it answers as before.
          *
          *     Requires: options:write.
          */
@@ -2220,7 +2220,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), or its state does not allow the action. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), its state does not allow the action, or another request's stay holds nights of the stay this request wants (error.conflicts[] with start_date, end_date, reason). */
                 400: {
                     headers: {
                         [name: string]: unknown;

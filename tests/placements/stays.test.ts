@@ -30,9 +30,10 @@ const noon = (iso: string) => `${iso}T12:00:00Z`;
 describe('one home, one stay after another', () => {
   it('three consecutive stays back to back: each move-out day is the next move-in; an overlap by one night is refused', async () => {
     const s = await scene();
-    const second = await openClaim(s.api);
-    const third = await openClaim(s.api);
-    const overlapping = await openClaim(s.api);
+    // Each request wants the stay it books (a home is placed only for nights no other stay holds).
+    const second = await openClaim(s.api, { target_move_in: inDays(100), est_length_months: 2 });
+    const third = await openClaim(s.api, { target_move_in: inDays(160), est_length_months: 2 });
+    const overlapping = await openClaim(s.api, { target_move_in: inDays(220), est_length_months: 2 });
     expect((await book(s.api, s.c.orgId, s.ref, s.home, inDays(40), inDays(100))).status).toBe(200);
     expect((await book(s.api, s.c.orgId, second.claim_ref, s.home, inDays(100), inDays(160))).status).toBe(200);
     expect((await book(s.api, s.c.orgId, third.claim_ref, s.home, inDays(160), inDays(220))).status).toBe(200);
@@ -105,7 +106,7 @@ describe('the sandbox clock', () => {
     await book(s.api, s.c.orgId, s.ref, s.home, moveIn, moveOut);
     // A move-in in the past is refused on the clock's time, not the wall clock's.
     await s.api.post('/sandbox/clock/advance', { frozen_time: noon(moveIn) });
-    const other = await openClaim(s.api);
+    const other = await openClaim(s.api, { target_move_in: moveOut });
     expect((await s.api.post(`/claims/${other.claim_ref}/options`, { property_id: s.home, action: 'place', approve_budget: true })).status).toBe(200);
     const late = await s.api.post(`/claims/${other.claim_ref}/dates`, { property_id: s.home, move_in: inDays(39), move_out: inDays(80) });
     expect(late.body.error).toMatchObject({ code: 'invalid_field', field: 'move_in' });
