@@ -755,7 +755,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm the household moved in
-         * @description Records the move-in on the booking, closes the placement lifecycle and starts the stay: the request moves to move_in_complete, then to in_stay from the next day; on the move-out date the stay is closed out (move_out_closeout, booking completed). The provider gets booking.updated (change move_in_confirmed) and sees move_in_confirmed_at. Calling it again answers the same without a second move.
+         * @description Records the move-in on the booking, closes the placement lifecycle and starts the stay: the request moves to move_in_complete, then to in_stay from the next day; on the move-out date the stay is closed out (move_out_closeout, booking completed). The provider gets booking.updated (change move_in_confirmed) and sees move_in_confirmed_at. Calling it again answers the same without a second move. Accepted from the booking's move-in date on, by the organisation's clock (its sandbox clock in sandbox, the wall clock in live): the day counts once it has begun somewhere (UTC+14), since the home's time zone is not known. Before it: 409 move_in_not_yet, whose error.move_in_date is the date.
          *
          *     Requires: options:write.
          */
@@ -845,7 +845,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); not_booked: the first payment has not cleared yet. */
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); not_booked: the first payment has not cleared yet; move_in_not_yet: before the booking's move-in date (error.move_in_date); nothing is recorded. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -854,7 +854,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"] & {
                             error: {
                                 /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "not_booked";
+                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "not_booked" | "move_in_not_yet";
                             };
                         };
                     };
@@ -2186,7 +2186,7 @@ export interface paths {
         put?: never;
         /**
          * Put a home on the request: send it to the household, or place it
-         * @description send: the household is emailed a signed link to its own page for the home (the request needs household_email), where it saves, applies, proposes dates or declines; the landlord approves the application (POST /properties/applications/{id}); the application; then the caller sets dates. place: option_status approved, application_status approved_to_lease; the landlord is told; the lease goes to the named signer (signer_name, signer_email) or to the caller’s own team, once dates are set; the household is not contacted. With send, the lease goes to the household (household_email), the adjuster copied. The budget must be approved first (POST budget with approved: true), or in the same call with approve_budget: true; otherwise 409 budget_not_approved. Safe to retry: the same row is rewritten.
+         * @description send: the household is emailed a signed link to its own page for the home (the request needs household_email), where it saves, applies, proposes dates or declines; the landlord approves the application (POST /properties/applications/{id}); the application; then the caller sets dates. place: option_status approved, application_status approved_to_lease; the landlord is told; the lease goes to the named signer (signer_name, signer_email) or to the caller’s own team, once dates are set; the household is not contacted. With send, the lease goes to the household (household_email), the adjuster copied. The budget must be approved first (POST budget with approved: true), or in the same call with approve_budget: true; otherwise 409 budget_not_approved. A home whose nights another request's stay holds (its dates set, signed or booked) over the stay this request wants (target_move_in for est_length_months, [target_move_in, target_move_in + months), from today on) is refused, send as place, with 400 could_not_place and error.conflicts[] (start_date, end_date: first and last night held; reason), as dates_unavailable's, naming no other request; a stay that ends the night before target_move_in is no conflict, and a provider's own blocks are judged by POST dates. Safe to retry: the same row is rewritten, and a home already on the request as the call puts it answers as before.
          *
          *     Requires: options:write.
          */
@@ -2220,7 +2220,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), or its state does not allow the action. */
+                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), its state does not allow the action, or another request's stay holds nights of the stay this request wants (error.conflicts[] with start_date, end_date, reason). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3432,6 +3432,167 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{reference}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The statement of a stay: its ledger, payments and totals
+         * @description Beyond the specification. What the stay on this home charged and was paid, as an adjuster files it with the claim. Every amount is a posted ledger entry that is never changed: a contract version posts its charges when both have signed it (each night at its signed price, the first payment with its one-off fees and deposits); a shortening posts the release of the nights it gives back; an extension restores released nights at their signed price and charges nights never signed before; a lapsed extension and a cancellation post reversals. Totals: charged (the sum of the entries), paid, refunded, due now (exactly what the checkout asks for), refund due (paid beyond what is now charged), by payer, and the ALE the stay consumes against the limit of the request. A cancelled placement still has its statement.
+         *
+         *     Requires: placements:read.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The home (property id). */
+                    property_id: string;
+                };
+                header?: never;
+                path: {
+                    /** @description claim_ref or id */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The statement. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Statement"];
+                        };
+                    };
+                };
+                /** @description invalid_json: the body could not be read. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_json";
+                            };
+                        };
+                    };
+                };
+                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "missing_key" | "invalid_key";
+                            };
+                        };
+                    };
+                };
+                /** @description forbidden: the key lacks the scope; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "forbidden";
+                            };
+                        };
+                    };
+                };
+                /** @description not_found: no such request for this organisation in this environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_found";
+                            };
+                        };
+                    };
+                };
+                /** @description not_on_request: the home was never put on the request. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "not_on_request";
+                            };
+                        };
+                    };
+                };
+                /** @description invalid_field: property_id missing or not a uuid. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_field";
+                            };
+                        };
+                    };
+                };
+                /** @description rate_limited: over the per-minute limit; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "rate_limited";
+                            };
+                        };
+                    };
+                };
+                /** @description server_error: server fault; retry with backoff. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "server_error";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -11151,7 +11312,7 @@ export interface components {
                 on_request: boolean;
             };
             /**
-             * @description What the figures are priced from. signed_terms: the lease is signed by both, and the review is what its checkout charges: the terms frozen in that contract version (lease.terms; the home’s later changes of rates, fees or deposit do not show) over the stay it bills, from its move-in to its move-out, or to the earlier move-out of a shortening after move-in (an extension’s added nights are priced by the extension’s own review). live_rates: the home’s rates as they stand, over the placement’s dates once set; the case before both signatures (a version may still be re-dated or replaced) and for a version issued before terms were recorded.
+             * @description What the figures are priced from. signed_terms: the lease is signed by both, and the review is what its checkout charges: the terms frozen in that contract version (lease.terms; the home’s later changes of rates, fees or deposit do not show) over the dates it was signed for: the prices its signing posted to the stay’s ledger (a shortening releases nights, never prices the kept ones again; the statement shows what is charged now; an extension’s added nights are priced by the extension’s own review). live_rates: the home’s rates as they stand, over the placement’s dates once set; the case before both signatures (a version may still be re-dated or replaced) and for a version issued before terms were recorded.
              * @enum {string}
              */
             basis: "signed_terms" | "live_rates";
@@ -12550,6 +12711,147 @@ export interface components {
             reference: string;
             /** Format: uuid */
             request_id: string;
+        };
+        Statement: {
+            ale: {
+                /** @description What the stay now charges, deposits aside (they come back): the ALE it consumes. */
+                ale_consumed: number;
+                /** @description The request's ALE limit. */
+                ale_limit: number | null;
+                /** @description The limit less what is consumed; null without a limit. */
+                ale_remaining: number | null;
+                within_ale_limit: boolean;
+            };
+            /** @description The same totals for each payer with anything charged or paid. */
+            by_payer: {
+                /** @description The sum of every entry: what the stay costs as it now stands, deposits included. */
+                charged: number;
+                /** @description What the checkout asks for now (the pay page and the payment helper charge exactly this). */
+                due_now: number;
+                /** @description What settled payments paid for the stay (second charges refunded automatically left out). */
+                paid: number;
+                /** @enum {string} */
+                payer: "carrier" | "tpa" | "policyholder";
+                /** @description What was paid beyond what the stay now charges (nights released after they were paid, a cancellation), not yet refunded: asked of the landlord with POST refund-request. */
+                refund_due: number;
+                /** @description What came back on those payments. */
+                refunded: number;
+            }[];
+            /** @description null before a lease is signed (nothing posted). */
+            currency: string | null;
+            /** @description The ledger's entries in the order they were posted. */
+            entries: {
+                /**
+                 * Format: uuid
+                 * @description The charge entry a release, restore or reversal changes.
+                 */
+                adjusts: string | null;
+                /** @description Positive: owed by the payer; negative: taken off. */
+                amount: number;
+                /** @enum {string} */
+                cause: "signed" | "shortened" | "extended" | "lapsed" | "cancelled";
+                /**
+                 * @description The charge the entry belongs to: initial (the first payment), rent (a later period), extension.
+                 * @enum {string}
+                 */
+                charge_type: "initial" | "rent" | "extension";
+                /** Format: uuid */
+                id: string;
+                /**
+                 * @description charge: posted when a contract version was signed by both; release: nights a shortening gave back; restore: released nights an extension took back, at the price they were signed at; reversal: what a lapsed extension or a cancellation took off.
+                 * @enum {string}
+                 */
+                kind: "charge" | "release" | "restore" | "reversal";
+                /** @description Rent, Pet rent, Utilities, a one-off fee or a deposit. */
+                label: string;
+                /**
+                 * Format: uuid
+                 * @description The contract version whose signed terms priced the entry (the lease, or an extension's addendum).
+                 */
+                lease_id: string;
+                /** @description The nights the entry covers (charged, released, restored or reversed); null for a one-off fee or a deposit. */
+                nights: {
+                    count: number;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     * @example 2026-12-01
+                     */
+                    first_night: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     * @example 2026-12-01
+                     */
+                    last_night: string;
+                } | null;
+                /**
+                 * @description The part of the charge, paid by the request's payer of it.
+                 * @enum {string}
+                 */
+                part: "rent" | "deposit" | "fees";
+                /**
+                 * @description Who pays the part: the payer of the settled payment that paid it, else the request's payer of the part now.
+                 * @enum {string}
+                 */
+                payer: "carrier" | "tpa" | "policyholder";
+                /**
+                 * Format: date
+                 * @description With lease_id and charge_type, the charge a payer pays (a payment's period_start).
+                 * @example 2026-12-01
+                 */
+                period_start: string;
+                /** @description When the entry was posted. Entries are never changed or removed; a change of the stay posts new ones. */
+                posted_at: string;
+                /**
+                 * Format: uuid
+                 * @description The settled payment that paid this part of the charge, if any.
+                 */
+                settled_by: string | null;
+                /** @description That version's number. */
+                version: number;
+            }[];
+            /** @description Settled payments on the home, oldest first. */
+            payments: {
+                /** @description What the payer paid (gross). */
+                amount: number;
+                /** @enum {string} */
+                charge_type: "initial" | "rent" | "extension";
+                /**
+                 * Format: uuid
+                 * @description A second charge for what another payment paid: refunded automatically, not counted as paid for the stay.
+                 */
+                duplicate_of: string | null;
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                lease_id: string | null;
+                paid_at: string;
+                /** @enum {string|null} */
+                payer: "carrier" | "tpa" | "policyholder" | null;
+                period_start: string | null;
+                /** @description What came back on it so far. */
+                refunded: number;
+                /** @enum {string} */
+                status: "succeeded" | "refunded";
+            }[];
+            /** Format: uuid */
+            property_id: string;
+            reference: string;
+            /** Format: uuid */
+            request_id: string;
+            totals: {
+                /** @description The sum of every entry: what the stay costs as it now stands, deposits included. */
+                charged: number;
+                /** @description What the checkout asks for now (the pay page and the payment helper charge exactly this). */
+                due_now: number;
+                /** @description What settled payments paid for the stay (second charges refunded automatically left out). */
+                paid: number;
+                /** @description What was paid beyond what the stay now charges (nights released after they were paid, a cancellation), not yet refunded: asked of the landlord with POST refund-request. */
+                refund_due: number;
+                /** @description What came back on those payments. */
+                refunded: number;
+            };
         };
         Timeline: {
             count: number;

@@ -53,6 +53,8 @@ export const errorCodes = {
   amount_changed: 409,
   not_booked: 409,
   already_moved_in: 409,
+  // A move-in confirmed before the booking's move-in date has come.
+  move_in_not_yet: 409,
   refund_not_found: 404,
   // The stay over time: an extension already open on the placement.
   extension_pending: 409,

@@ -350,9 +350,21 @@ export async function takeHold(tx: Tx, propertyId: string, start: string, end: s
   }
 }
 
+export interface Conflict {
+  start_date: string;
+  end_date: string;
+  reason: string;
+}
+
 export async function rangeConflicts(tx: Tx, propertyId: string, start: string, end: string) {
-  return tx<{ start_date: string; end_date: string; reason: string }[]>`
+  return tx<Conflict[]>`
     select start_date, end_date, reason from app.range_conflicts(${propertyId}, app.current_env(), ${start}, ${end})`;
+}
+
+/** The holds other requests' stays have on the home over the nights [first, last] (the provider's blocks left out). */
+export async function otherStaysConflicts(tx: Tx, propertyId: string, claimId: string, first: string, last: string) {
+  return tx<Conflict[]>`
+    select start_date, end_date, reason from app.stay_conflicts(${propertyId}, app.current_env(), ${claimId}, ${first}, ${last})`;
 }
 
 /** The addresses a placement's messages go to. */

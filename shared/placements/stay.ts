@@ -1,4 +1,5 @@
 import { ApiError } from '../http/errors.ts';
+import { addMonths } from './periods.ts';
 
 // The rules a stay's dates follow (POST dates, and the household's proposals): move_out after
 // move_in (422 invalid_field on move_out), at least 30 days (422 stay_too_short on move_out), and
@@ -16,11 +17,27 @@ const daysBetween = (a: string, b: string) => Math.round((Date.parse(`${b}T00:00
 /** The earliest calendar day that is still today somewhere (UTC-12) at `now`. */
 export const earliestToday = (now: Date) => new Date(now.getTime() - 12 * 3_600_000).toISOString().slice(0, 10);
 
+/** The latest calendar day that is already today somewhere (UTC+14) at `now`. */
+export const latestToday = (now: Date) => new Date(now.getTime() + 14 * 3_600_000).toISOString().slice(0, 10);
+
 /** The day `days` after (or before) an ISO date. */
 export const addDays = (iso: string, days: number) => new Date(Date.parse(`${iso}T00:00:00Z`) + days * dayMs).toISOString().slice(0, 10);
 
 /** The last night of a stay that moves out on `moveOut`: the inclusive end of its calendar hold. */
 export const lastNight = (moveOut: string) => addDays(moveOut, -1);
+
+/**
+ * The nights a request wants before dates are set: from its target move-in for its estimated months
+ * (the stay the budget review prices, ./pricing.ts), [target_move_in, target_move_in + months), as
+ * its first and last night. Nights already past everywhere at the tenant's `now` are left out (no
+ * stay can take them any more); null when none is left.
+ */
+export function wantedNights(request: { target_move_in: string; est_length_months: number }, now: Date): { first: string; last: string } | null {
+  const today = earliestToday(now);
+  const first = request.target_move_in > today ? request.target_move_in : today;
+  const last = lastNight(addMonths(request.target_move_in, request.est_length_months));
+  return first <= last ? { first, last } : null;
+}
 
 /** Throws invalid_field on move_out when it is not after move_in. */
 export function checkStayOrder(moveIn: string, moveOut: string): void {

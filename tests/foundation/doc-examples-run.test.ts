@@ -14,11 +14,11 @@ import { carrier, claimBody, inDays, insertHome, pdfBytes, provider, sourced } f
 import { createTenant } from '../helpers.ts';
 import { drainJobs } from '../placements/fixtures.ts';
 
-/** The day the guides' example dates were written for; they move forward with the calendar. */
+/** The day the guides' example dates were written for; they move forward with the calendar (times of day, such as a clock's, with them). */
 const writtenOn = '2026-11-25';
 const shiftDays = Math.max(0, Math.round((Date.parse(inDays(0)) - Date.parse(writtenOn)) / 86_400_000));
 const shiftDates = (text: string) =>
-  shiftDays === 0 ? text : text.replace(/\b(20\d\d-\d\d-\d\d)\b/g, (date) => new Date(Date.parse(`${date}T00:00:00Z`) + shiftDays * 86_400_000).toISOString().slice(0, 10));
+  shiftDays === 0 ? text : text.replace(/\b(20\d\d-\d\d-\d\d)(?=\b|T\d)/g, (date) => new Date(Date.parse(`${date}T00:00:00Z`) + shiftDays * 86_400_000).toISOString().slice(0, 10));
 
 const base = 'http://127.0.0.1:54321/functions/v1';
 

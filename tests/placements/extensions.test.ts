@@ -96,7 +96,7 @@ describe('POST /claims/{reference}/extensions', () => {
     expect((await s.api.get(`/claims/${s.ref}/extensions?property_id=${s.home}`)).body.data[0]).toMatchObject({ id: asked.id, status: 'withdrawn' });
     expect(await ownerSql()`select 1 from app.availability_blocks where lease_agreement_id = ${asked.id}`).toHaveLength(0);
     expect((await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/landlord`, { action: 'decline_extension' })).body.error?.code).toBe('lease_not_signable');
-    const other = await openClaim(s.api);
+    const other = await openClaim(s.api, { target_move_in: inDays(130), est_length_months: 1 });
     expect((await s.api.post(`/claims/${other.claim_ref}/options`, { property_id: s.home, action: 'place', approve_budget: true })).status).toBe(200);
     expect((await s.api.post(`/claims/${other.claim_ref}/dates`, { property_id: s.home, move_in: inDays(130), move_out: inDays(170) })).status).toBe(200);
     const placement = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0];
@@ -113,8 +113,8 @@ describe('POST /claims/{reference}/extensions', () => {
     expect(notLater.body.error).toMatchObject({ code: 'invalid_field', field: 'move_out' });
     expect((await b.api.post(`/claims/${b.ref}/extensions`, { property_id: b.home })).body.error).toMatchObject({ code: 'invalid_field', field: 'move_out' });
     expect((await b.api.post(`/claims/${b.ref}/extensions`, { property_id: b.home, move_out: inDays(150), extra: 1 })).status).toBe(422);
-    const other = await openClaim(b.api);
-    await b.api.post(`/claims/${other.claim_ref}/options`, { property_id: b.home, action: 'place', approve_budget: true });
+    const other = await openClaim(b.api, { target_move_in: inDays(150), est_length_months: 1 });
+    expect((await b.api.post(`/claims/${other.claim_ref}/options`, { property_id: b.home, action: 'place', approve_budget: true })).status).toBe(200);
     expect((await b.api.post(`/claims/${other.claim_ref}/dates`, { property_id: b.home, move_in: inDays(150), move_out: inDays(190) })).status).toBe(200);
     const taken = await b.api.post(`/claims/${b.ref}/extensions`, { property_id: b.home, move_out: inDays(160) });
     expect(taken.status).toBe(409);
@@ -127,8 +127,8 @@ describe('POST /claims/{reference}/extensions', () => {
   it('an extension and a new placement racing for the same nights: exactly one holds them', async () => {
     for (let round = 0; round < 3; round++) {
       const s = await booked();
-      const other = await openClaim(s.api);
-      await s.api.post(`/claims/${other.claim_ref}/options`, { property_id: s.home, action: 'place', approve_budget: true });
+      const other = await openClaim(s.api, { target_move_in: inDays(150), est_length_months: 1 });
+      expect((await s.api.post(`/claims/${other.claim_ref}/options`, { property_id: s.home, action: 'place', approve_budget: true })).status).toBe(200);
       const [extension, dates] = await Promise.all([
         s.api.post(`/claims/${s.ref}/extensions`, { property_id: s.home, move_out: inDays(170) }),
         s.api.post(`/claims/${other.claim_ref}/dates`, { property_id: s.home, move_in: inDays(150), move_out: inDays(200) }),

@@ -47,6 +47,15 @@ export async function placeWithDates(api: Api, ref: string, home: string, moveIn
   return dates.body.data as { id: string; move_in_date: string; move_out_date: string; status: string };
 }
 
+/**
+ * Sets the organisation's sandbox clock to noon of `day`: a move-in is confirmed from the booking's
+ * move-in date on, by the clock (DELETE /sandbox/clock goes back to the wall clock).
+ */
+export async function clockAt(api: Api, day: string) {
+  const res = await api.post('/sandbox/clock', { frozen_time: `${day}T12:00:00Z` });
+  if (res.status !== 200 && res.status !== 201) throw new Error(`clock not set: ${res.status} ${res.text}`);
+}
+
 export const events = async (orgId: string, event: string) =>
   ownerSql()<{ payload: Record<string, any>; created_at: Date }[]>`
     select payload, created_at from app.events where org_id = ${orgId} and event = ${event} order by created_at`;

@@ -97,6 +97,42 @@ describe('POST options errors', () => {
     expect(again.body.error?.message).toMatch(/declined/);
   });
 
+  it("400 could_not_place with the conflicts when another stay holds nights of the stay the request wants; a stay ending the night before does not", async () => {
+    const s = await scene();
+    const place = (ref: string, action = 'place') => s.api.post(`/claims/${ref}/options`, { property_id: s.home, action, approve_budget: true });
+    // Placed before any nights are held: it stays placed, and a retry answers as before.
+    const early = await openClaim(s.api);
+    expect((await place(early.claim_ref)).status).toBe(200);
+    expect((await place(s.ref)).status).toBe(200);
+    expect((await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: inDays(40), move_out: inDays(100) })).status).toBe(200);
+
+    // Wants two months from day 60: the nights up to day 99 are held by the stay above.
+    const wanting = await openClaim(s.api, { target_move_in: inDays(60), est_length_months: 2, household_email: 'family@example.com' });
+    for (const action of ['place', 'send']) {
+      const refused = await place(wanting.claim_ref, action);
+      expect(refused.status, action).toBe(400);
+      expect(refused.body.error).toMatchObject({
+        code: 'could_not_place',
+        field: 'property_id',
+        message: expect.stringContaining(inDays(60)),
+        conflicts: [{ start_date: inDays(40), end_date: inDays(99), reason: 'held for another placement' }],
+      });
+      expect(refused.text).not.toContain(s.ref);
+    }
+    expect(await ownerSql()`select 1 from app.claim_homes where claim_id = ${wanting.id}`).toHaveLength(0);
+
+    // The stay's own request, and one placed before the nights were held, place again as before.
+    expect((await place(s.ref)).status).toBe(200);
+    expect((await place(early.claim_ref)).status).toBe(200);
+    // Moving in on the held stay's move-out day is back to back: no night is shared.
+    const next = await openClaim(s.api, { target_move_in: inDays(100), est_length_months: 2 });
+    expect((await place(next.claim_ref)).status).toBe(200);
+    // A provider's own block is not a stay: POST dates judges it (409 dates_unavailable).
+    await blockHome(s.home, 'sandbox', inDays(200), inDays(210));
+    const blocked = await openClaim(s.api, { target_move_in: inDays(195), est_length_months: 1, household_email: 'family@example.com' });
+    expect((await place(blocked.claim_ref, 'send')).status).toBe(200);
+  });
+
   it('409 no_billing_account for a live organisation without a billing account; sandbox never needs one', async () => {
     const tenant = await createTenant('carrier');
     const live = client(tenant.live);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { splitCharge } from '../../shared/properties/earnings.ts';
 import { ownerSql, record } from '../helpers.ts';
 import { insertHome } from '../claims/fixtures.ts';
-import { drainJobs } from './fixtures.ts';
+import { clockAt, drainJobs } from './fixtures.ts';
 import { events, fetchPage, formOf, pagePath, payUrl, postForm, signedLease, submitPage } from './payment-fixtures.ts';
 
 describe('paying, booking and moving in (sandbox)', () => {
@@ -86,11 +86,14 @@ describe('after payment: move-in, cancellation and refunds (sandbox)', () => {
   const pay = (api: any, ref: string, home: string, outcome = 'succeeded') => api.post(`/sandbox/claims/${ref}/homes/${home}/payment`, { outcome });
 
   it('confirms move-in once; the provider sees it', async () => {
-    const { c, api, ref, home, providerOrg, providerApi } = await signedLease();
+    const { c, api, ref, home, providerOrg, providerApi, lease: dated } = await signedLease();
     expect((await pay(api, ref, home)).status).toBe(200);
+    await clockAt(api, dated.move_in_date);
     const moved = await api.post(`/claims/${ref}/confirm-move-in`, { property_id: home });
     expect(moved.status).toBe(200);
     expect(moved.body.data).toMatchObject({ property_id: home, status: 'move_in_complete', move_in_confirmed_at: expect.any(String) });
+    // Back to the wall clock, before the move-in day: the move-in recorded stays recorded.
+    await api.delete('/sandbox/clock');
     const again = await api.post(`/claims/${ref}/confirm-move-in`, { property_id: home });
     expect(again.body.data.move_in_confirmed_at).toBe(moved.body.data.move_in_confirmed_at);
     const updates = (await events(providerOrg, 'booking.updated')).map((e) => e.payload);

@@ -16,7 +16,7 @@ import { chargesOf, leaseCharges } from '../../shared/placements/ledger.ts';
 import { price, type LeaseTerms } from '../../shared/placements/pricing.ts';
 import { claimBody, insertHome, provider, sourced } from '../claims/fixtures.ts';
 import { client, createTenant, ownerSql } from '../helpers.ts';
-import { drainJobs, inDays } from './fixtures.ts';
+import { clockAt, drainJobs, inDays } from './fixtures.ts';
 
 const runs = Number(process.env.PLACEMENT_PROPERTY_RUNS ?? 200);
 const seed = Number(process.env.PLACEMENT_PROPERTY_SEED ?? 20261125);
@@ -72,8 +72,21 @@ async function placed(from: 'sent' | 'signed' | 'paid' | 'moved_in' = 'sent', pa
     for (const who of ['household', 'landlord']) expect((await api.post(`${sandbox}/${who}`, { action: 'sign' })).status).toBe(200);
   }
   if (from === 'paid' || from === 'moved_in') expect((await api.post(`${sandbox}/payment`, { outcome: 'succeeded' })).status).toBe(200);
-  if (from === 'moved_in') expect((await api.post(`/claims/${claim.claim_ref}/confirm-move-in`, { property_id: home })).status).toBe(200);
+  if (from === 'moved_in') expect(await confirmMoveIn(claim.claim_ref, home, inDays(40))).toBe(200);
   return { ref: claim.claim_ref, claimId: claim.id, home };
+}
+
+/**
+ * Confirms the move-in on the move-in day: the sandbox clock is set to it for the call and removed
+ * after, so the next steps (and the other runs, on the same organisation) keep the wall clock.
+ */
+async function confirmMoveIn(ref: string, home: string, moveIn: string | undefined): Promise<number> {
+  if (moveIn) await clockAt(api, moveIn);
+  try {
+    return (await api.post(`/claims/${ref}/confirm-move-in`, { property_id: home })).status;
+  } finally {
+    await api.delete('/sandbox/clock');
+  }
 }
 
 type Placed = Awaited<ReturnType<typeof placed>>;
@@ -98,7 +111,7 @@ async function run(p: Placed, s: Step): Promise<number> {
     case 'pay':
       return (await api.post(`/sandbox/claims/${ref}/homes/${home}/payment`, { outcome: s.outcome, ...(s.payer ? { payer: s.payer } : {}) })).status;
     case 'move_in':
-      return (await api.post(`/claims/${ref}/confirm-move-in`, { property_id: home })).status;
+      return confirmMoveIn(ref, home, (await lease())?.move_in_date);
     case 'shorten': {
       const current = await lease();
       if (!current) return 409;

@@ -30,9 +30,10 @@ const noon = (iso: string) => `${iso}T12:00:00Z`;
 describe('one home, one stay after another', () => {
   it('three consecutive stays back to back: each move-out day is the next move-in; an overlap by one night is refused', async () => {
     const s = await scene();
-    const second = await openClaim(s.api);
-    const third = await openClaim(s.api);
-    const overlapping = await openClaim(s.api);
+    // Each request wants the stay it books (a home is placed only for nights no other stay holds).
+    const second = await openClaim(s.api, { target_move_in: inDays(100), est_length_months: 2 });
+    const third = await openClaim(s.api, { target_move_in: inDays(160), est_length_months: 2 });
+    const overlapping = await openClaim(s.api, { target_move_in: inDays(220), est_length_months: 2 });
     expect((await book(s.api, s.c.orgId, s.ref, s.home, inDays(40), inDays(100))).status).toBe(200);
     expect((await book(s.api, s.c.orgId, second.claim_ref, s.home, inDays(100), inDays(160))).status).toBe(200);
     expect((await book(s.api, s.c.orgId, third.claim_ref, s.home, inDays(160), inDays(220))).status).toBe(200);
@@ -105,7 +106,7 @@ describe('the sandbox clock', () => {
     await book(s.api, s.c.orgId, s.ref, s.home, moveIn, moveOut);
     // A move-in in the past is refused on the clock's time, not the wall clock's.
     await s.api.post('/sandbox/clock/advance', { frozen_time: noon(moveIn) });
-    const other = await openClaim(s.api);
+    const other = await openClaim(s.api, { target_move_in: moveOut });
     expect((await s.api.post(`/claims/${other.claim_ref}/options`, { property_id: s.home, action: 'place', approve_budget: true })).status).toBe(200);
     const late = await s.api.post(`/claims/${other.claim_ref}/dates`, { property_id: s.home, move_in: inDays(39), move_out: inDays(80) });
     expect(late.body.error).toMatchObject({ code: 'invalid_field', field: 'move_in' });
@@ -156,6 +157,34 @@ describe('the sandbox clock', () => {
     // The home is bookable from the move-out night on: the next stay moves in that day.
     const next = await s.api.post(`/claims/${other.claim_ref}/dates`, { property_id: s.home, move_in: newMoveOut, move_out: dayAfter(newMoveOut, 45) });
     expect(next.status).toBe(200);
+  });
+});
+
+describe('moving in', () => {
+  it("is confirmed from the booking's move-in date on, by the tenant's clock: before it 409 move_in_not_yet naming the date, and nothing moves", async () => {
+    const s = await scene('sandbox', { home: { environment: 'sandbox' } });
+    const moveIn = inDays(40);
+    const dayBefore = dayAfter(moveIn, -1);
+    await book(s.api, s.c.orgId, s.ref, s.home, moveIn, dayAfter(moveIn, 60));
+    const confirm = () => s.api.post(`/claims/${s.ref}/confirm-move-in`, { property_id: s.home });
+    // Forty days early, on the wall clock (no sandbox clock yet).
+    const early = await confirm();
+    expect(early.status).toBe(409);
+    expect(early.body.error).toMatchObject({ code: 'move_in_not_yet', field: 'property_id', move_in_date: moveIn, message: expect.stringContaining(moveIn) });
+    // The day before, while the move-in day has begun nowhere yet (before 10:00 UTC, midnight at UTC+14).
+    expect((await s.api.post('/sandbox/clock', { frozen_time: `${dayBefore}T09:59:00Z` })).status).toBe(201);
+    expect((await confirm()).body.error).toMatchObject({ code: 'move_in_not_yet', move_in_date: moveIn });
+    expect((await s.api.get(`/claims/${s.ref}`)).body.data.status_primary).toBe('booking_confirmed');
+    expect(await events(s.providerOrg, 'booking.updated')).toHaveLength(0);
+    // Once the move-in day is today somewhere, the move-in is taken; a repeated call answers the same.
+    await s.api.post('/sandbox/clock/advance', { frozen_time: `${dayBefore}T10:00:00Z` });
+    const moved = await confirm();
+    expect(moved.status).toBe(200);
+    expect(moved.body.data).toMatchObject({ status: 'move_in_complete', move_in_confirmed_at: expect.any(String) });
+    // Even on a clock set back before the day: what was recorded stays recorded.
+    expect((await s.api.post('/sandbox/clock', { frozen_time: `${dayBefore}T09:00:00Z` })).status).toBe(200);
+    expect((await confirm()).body.data).toEqual(moved.body.data);
+    expect((await events(s.providerOrg, 'booking.updated')).map((e) => e.payload.change)).toEqual(['move_in_confirmed']);
   });
 });
 

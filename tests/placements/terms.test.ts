@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { client, createKey, ownerSql } from '../helpers.ts';
 import { signedLease } from './payment-fixtures.ts';
-import { drainJobs, inDays, placeWithDates, scene } from './fixtures.ts';
+import { clockAt, drainJobs, inDays, placeWithDates, scene } from './fixtures.ts';
 
 type Signed = Awaited<ReturnType<typeof signedLease>>;
 
@@ -66,6 +66,7 @@ describe('shortening after move-in', () => {
     }
     const paid = await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' });
     expect(paid.body.data.payments[0].amount).toBe(2200 + 1500);
+    await clockAt(s.api, lease.move_in_date);
     expect((await s.api.post(`/claims/${s.ref}/confirm-move-in`, { property_id: s.home })).status).toBe(200);
     // A later rate change on the home must not matter: the paid month is priced again from the signed terms.
     await ownerSql()`update app.properties set rent_1_3_months_cents = 990000 where id = ${s.home}`;

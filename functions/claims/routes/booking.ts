@@ -26,7 +26,9 @@ export const bookingRoutes = createRoutes()
       description:
         'Records the move-in on the booking, closes the placement lifecycle and starts the stay: the request moves to move_in_complete, ' +
         'then to in_stay from the next day; on the move-out date the stay is closed out (move_out_closeout, booking completed). ' +
-        'The provider gets booking.updated (change move_in_confirmed) and sees move_in_confirmed_at. Calling it again answers the same without a second move.',
+        'The provider gets booking.updated (change move_in_confirmed) and sees move_in_confirmed_at. Calling it again answers the same without a second move. ' +
+        'Accepted from the booking\'s move-in date on, by the organisation\'s clock (its sandbox clock in sandbox, the wall clock in live): the day counts ' +
+        'once it has begun somewhere (UTC+14), since the home\'s time zone is not known. Before it: 409 move_in_not_yet, whose error.move_in_date is the date.',
       scope: 'options:write',
       request: { params: ReferenceParam, body: jsonBody(PropertyRef) },
       responses: { 200: jsonResponse(dataOf(MoveInConfirmed), 'The move-in.') },
@@ -37,6 +39,7 @@ export const bookingRoutes = createRoutes()
         409: {
           not_on_request: 'the home is not on the request (or was cancelled)',
           not_booked: 'the first payment has not cleared yet.',
+          move_in_not_yet: "before the booking's move-in date (error.move_in_date); nothing is recorded.",
         },
         422: {
           invalid_field: 'property_id missing or not a uuid.',

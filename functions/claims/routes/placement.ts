@@ -84,13 +84,19 @@ export const placementRoutes = createRoutes()
         'the lease goes to the named signer (signer_name, signer_email) or to the caller’s own team, once dates are set; the household is not contacted. ' +
         'With send, the lease goes to the household (household_email), the adjuster copied. ' +
         'The budget must be approved first (POST budget with approved: true), or in the same call with approve_budget: true; otherwise ' +
-        '409 budget_not_approved. Safe to retry: the same row is rewritten.',
+        '409 budget_not_approved. A home whose nights another request\'s stay holds (its dates set, signed or booked) over the stay this request ' +
+        'wants (target_move_in for est_length_months, [target_move_in, target_move_in + months), from today on) is refused, send as place, with ' +
+        '400 could_not_place and error.conflicts[] (start_date, end_date: first and last night held; reason), as dates_unavailable\'s, naming no ' +
+        'other request; a stay that ends the night before target_move_in is no conflict, and a provider\'s own blocks are judged by POST dates. ' +
+        'Safe to retry: the same row is rewritten, and a home already on the request as the call puts it answers as before.',
       scope: 'options:write',
       request: { params: ReferenceParam, body: jsonBody(OptionInput) },
       responses: { 200: jsonResponse(dataOf(OptionResult), 'The home on the request.') },
       errors: {
         400: {
-          could_not_place: 'its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), or its state does not allow the action.',
+          could_not_place:
+            'its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), its state does not allow the action, ' +
+            'or another request\'s stay holds nights of the stay this request wants (error.conflicts[] with start_date, end_date, reason).',
         },
         404: {
           not_found: 'no such request for this organisation in this environment; or no such home for it.',

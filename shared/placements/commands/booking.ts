@@ -10,7 +10,7 @@ import { enqueue } from '../../jobs/queue.ts';
 import { moveLease, type LeaseRow } from '../lease.ts';
 import { findClaim, type ClaimRow } from '../../claims/repository.ts';
 import { tenantNow, utcDay } from '../../clock/time.ts';
-import { checkNotPast, earliestToday } from '../stay.ts';
+import { checkNotPast, earliestToday, latestToday } from '../stay.ts';
 import { inPlacement } from '../unit-of-work.ts';
 import {
   cancelBookingRow, completeBooking, confirmedBooking, homeLabel, latestSettled, otherHomesState, payeeOf, recordMoveIn, setCheckOut,
@@ -28,17 +28,30 @@ import { scheduleCloseout, scheduleInStay } from '../schedule.ts';
 // the placement's unit of work (../unit-of-work.ts: the request, then the placement, locked): lock,
 // check, write, emit, move status.
 
-/** POST confirm-move-in: records the move-in once; a repeated call answers the same without a second move. */
+/**
+ * POST confirm-move-in: records the move-in once, from the booking's move-in date on (409
+ * move_in_not_yet before it); a repeated call answers the same without a second move, whatever the
+ * clock says by then.
+ */
 export async function confirmMoveIn(caller: Caller, reference: string, propertyId: string) {
   return inPlacement(caller, { reference, propertyId }, async ({ tx, claim, placement }) => {
     const booking = await confirmedBooking(tx, placement.id);
     if (!booking) throw new ApiError('not_booked', 'Move-in is confirmed once the booking is: the first payment has not cleared yet.');
     let movedIn = booking;
     if (!booking.move_in_confirmed_at) {
+      const now = await tenantNow(tx);
+      // The home's time zone is not known, so the move-in day counts from when it is today somewhere
+      // (UTC+14): a family moving in on the morning of its day is never refused, wherever the home is,
+      // as a move-in date still today somewhere is not in the past (../stay.ts).
+      if (booking.check_in > latestToday(now)) {
+        throw new ApiError('move_in_not_yet', `The stay starts on ${booking.check_in} (the booking's move-in date): confirm the move-in on or after that day.`, 'property_id', {
+          move_in_date: booking.check_in,
+        });
+      }
       movedIn = (await recordMoveIn(tx, booking.id, placement.id))!;
       await announceBookingChange(tx, claim, placement, movedIn, 'move_in_confirmed', 'confirmed');
       await moveStatus(tx, [claim.id], 'move_in_complete');
-      await scheduleInStay(tx, placement.id, utcDay(await tenantNow(tx)));
+      await scheduleInStay(tx, placement.id, utcDay(now));
     }
     const after = await findClaim(tx, claim.id);
     return {

@@ -3,18 +3,21 @@ import { ApiError } from '../../http/errors.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { offerMove } from '../states.ts';
-import { inRequest, lockHomeOnRequest } from '../unit-of-work.ts';
+import { inRequest, lockHomeOnRequest, type RequestUnit } from '../unit-of-work.ts';
 import { issueHouseholdLink } from './household.ts';
 import { publicBaseUrl } from '../pay-link.ts';
 import { type OptionInput } from '../schemas.ts';
 import { approveBudget } from './budget.ts';
-import { hasBillingAccount, homeForRequest, insertPlacement, moveOffer, readApproval, reopenPlacement } from '../repository.ts';
+import { hasBillingAccount, homeForRequest, insertPlacement, moveOffer, otherStaysConflicts, readApproval, reopenPlacement } from '../repository.ts';
+import { wantedNights } from '../stay.ts';
+import { tenantNow } from '../../clock/time.ts';
 
 // POST /claims/{reference}/options: put a home on the request and send it to the household (send)
 // or place it on their behalf (place). Tenant transaction; the request and the placement row are
-// locked; the offer moves by the transition table; one commitment per home across every request is
-// enforced by a unique index (two requests racing to place one home: one wins, the other gets
-// could_not_place and writes nothing). Safe to retry: the same row is rewritten.
+// locked; the offer moves by the transition table; a home whose nights other stays hold over the
+// stay the request wants is refused (could_not_place with the conflicts), while any number of
+// requests may have one home on them until dates take its nights. Safe to retry: the same row is
+// rewritten.
 
 export async function putOption(caller: Caller, reference: string, body: OptionInput, requestUrl: string) {
   return inRequest(caller, reference, async (unit) => {
@@ -46,6 +49,9 @@ export async function putOption(caller: Caller, reference: string, body: OptionI
         : `the home is ${from?.option_status} (${from?.application_status}) on this request`;
       throw new ApiError('could_not_place', `Cannot ${body.action} this home: ${why}.`, 'property_id');
     }
+    // A retry (the offer already where this call puts it) answers as before: what was put stays put.
+    const firstTime = !existing || existing.option_status !== to.option_status;
+    if (firstTime) await refuseHeldNights(unit, home.id);
     const now = new Date();
     const columns: Record<string, unknown> = {
       ...to,
@@ -66,7 +72,6 @@ export async function putOption(caller: Caller, reference: string, body: OptionI
       : await insertPlacement(tx, caller, claim.id, home.id, columns);
     if (!row) throw new ApiError('could_not_place', 'The home changed state meanwhile; read the placement and try again.', 'property_id');
 
-    const firstTime = !existing || existing.option_status !== to.option_status;
     if (body.action === 'send') {
       // The household is emailed its link to the home's page (./household.ts), once per offer.
       if (firstTime) await issueHouseholdLink(tx, claim, row, publicBaseUrl(requestUrl));
@@ -92,4 +97,25 @@ export async function putOption(caller: Caller, reference: string, body: OptionI
       adjuster_placed_at: row.adjuster_placed_at!.toISOString(),
     };
   });
+}
+
+/**
+ * 400 could_not_place, with the conflicts, when other requests' stays hold nights of the stay this
+ * request wants (../stay.ts wantedNights), for send as for place: neither the household nor the
+ * landlord should be asked about a home that cannot host the stay. Only the service's holds count; a
+ * provider's block may be lifted, and POST dates judges every block anyway. The calendar is read,
+ * not locked: nights are taken only with dates, where two stays racing for them resolve exactly.
+ */
+async function refuseHeldNights({ tx, claim }: RequestUnit, propertyId: string): Promise<void> {
+  const wanted = wantedNights(claim, await tenantNow(tx));
+  if (!wanted) return;
+  const conflicts = await otherStaysConflicts(tx, propertyId, claim.id, wanted.first, wanted.last);
+  if (conflicts.length === 0) return;
+  throw new ApiError(
+    'could_not_place',
+    `Another stay holds nights of the stay this request wants (the nights ${wanted.first} to ${wanted.last}, from target_move_in for est_length_months); ` +
+      'error.conflicts lists them. Choose another home, or change target_move_in or est_length_months (PATCH /claims/{reference}).',
+    'property_id',
+    { conflicts },
+  );
 }
