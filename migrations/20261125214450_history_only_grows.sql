@@ -37,6 +37,8 @@ comment on column app.payment_failures.payment_id is 'The payment record (its st
 comment on column app.payment_failures.amount_cents is 'What the failed charge was for.';
 comment on column app.payment_failures.failure_reason is 'Why it failed, as the processor said.';
 comment on column app.payment_failures.failed_at is 'When the failure was recorded.';
+comment on column app.payment_failures.charge_type is 'The charge the failed payment was for: initial, rent or extension.';
+comment on column app.payment_failures.payer is 'Whose share the failed payment was (null on payments recorded before charges were split by payer).';
 
 -- Security definer: the payment row belongs to the landlord and is written by the carrier; the
 -- failure is filed under the carrier, whose request's timeline reads it.

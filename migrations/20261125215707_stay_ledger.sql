@@ -64,6 +64,15 @@ comment on column app.ledger_entries.adjusts is 'The charge entry a release, res
 comment on column app.ledger_entries.nights_to is 'The day after the last night covered (nights are [nights_from, nights_to)); null for a one-off fee or a deposit.';
 comment on column app.ledger_entries.monthly_cents is 'The monthly amount the nights were priced from (the signed tier''s rent, pet rent or utilities).';
 comment on column app.ledger_entries.amount_cents is 'Positive: owed by the payer; negative: given back.';
+comment on column app.ledger_entries.position is 'Posting order: the statement lists entries by it, and the nights an entry still charges follow its adjustments in it.';
+comment on column app.ledger_entries.claim_home_id is 'The placement (home on a request) whose stay the entry belongs to.';
+comment on column app.ledger_entries.charge_type is 'initial (the first payment), rent (a later billing period) or extension (an addendum''s added nights).';
+comment on column app.ledger_entries.part is 'The part of the charge (rent, deposit, fees), each paid by the request''s payer of it.';
+comment on column app.ledger_entries.line is 'What the amount is: Rent, Pet rent, Utilities, a one-off fee or a deposit.';
+comment on column app.ledger_entries.cause is 'What posted it: signed (both signed a version), shortened, extended, lapsed (an extension unpaid at the stay''s end), cancelled.';
+comment on column app.ledger_entries.nights_from is 'The first night covered; null for a one-off fee or a deposit.';
+comment on column app.ledger_entries.billing_start is 'The first day of the billing period the nights were priced in.';
+comment on column app.ledger_entries.billing_days is 'The days of that billing period''s whole month: n of its nights cost round(monthly_cents * n / billing_days).';
 
 -- A charge is paid once per part: the index now names the contract version and the charge type
 -- beside the period, so an extension starting on a day a rent period of the lease also starts on,

@@ -150,9 +150,13 @@ function adjustment(c: NightCharge, kind: EntryKind, cause: EntryCause, from: st
 
 /** A shortening to `moveOut`: the nights from it on are released from every charge still holding them. */
 export function shorteningEntries(entries: readonly Entry[], moveOut: string, cause: EntryCause = 'shortened'): NewEntry[] {
-  return nightCharges(entries)
-    .filter((c) => c.chargedTo > moveOut)
-    .map((c) => adjustment(c, 'release', cause, c.entry.nights!.from > moveOut ? c.entry.nights!.from : moveOut, c.chargedTo));
+  const released: NewEntry[] = [];
+  for (const c of nightCharges(entries)) {
+    // From the new move-out, or the entry's first night when all its nights come after it; nothing when none is still charged.
+    const from = c.entry.nights!.from > moveOut ? c.entry.nights!.from : moveOut;
+    if (c.chargedTo > from) released.push(adjustment(c, 'release', cause, from, c.chargedTo));
+  }
+  return released;
 }
 
 /**

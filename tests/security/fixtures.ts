@@ -198,6 +198,7 @@ export const fixtures: Record<string, Fixture> = {
   'POST /claims/{reference}/refund-request': { build: onPlacement(() => '/refund-request', (home) => ({ property_id: home })) },
   'POST /claims/{reference}/extensions': { build: onPlacement(() => '/extensions', (home) => ({ property_id: home, move_out: inDays(160) })) },
   'GET /claims/{reference}/extensions': { build: onPlacement((home) => `/extensions?property_id=${home}`) },
+  'GET /claims/{reference}/statement': { build: onPlacement((home) => `/statement?property_id=${home}`) },
 
   // Homes
   'POST /properties': { build: async () => ({ paths: ['/properties'], body: () => completeHome() }) },

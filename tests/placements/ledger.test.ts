@@ -1,0 +1,130 @@
+// The stay's ledger through the HTTP surface: every night paid once however the stay changes, and
+// the statement an adjuster files (GET /claims/{reference}/statement).
+import { describe, expect, it } from 'vitest';
+import { openClaim, insertHome } from '../claims/fixtures.ts';
+import { createKey, client } from '../helpers.ts';
+import { clockAt, drainJobs, inDays, scene, type Api } from './fixtures.ts';
+
+const day = (from: string, days: number) => new Date(Date.parse(`${from}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+async function signBoth(api: Api, ref: string, home: string) {
+  for (const who of ['household', 'landlord']) {
+    const res = await api.post(`/sandbox/claims/${ref}/homes/${home}/${who}`, { action: 'sign' });
+    if (res.status !== 200) throw new Error(`${who} sign: ${res.status} ${res.text}`);
+  }
+}
+
+/** Pays everything due now on the home, charge after charge; answers how many payments that took. */
+async function payDue(api: Api, ref: string, home: string): Promise<number> {
+  for (let paid = 0; ; paid++) {
+    const res = await api.post(`/sandbox/claims/${ref}/homes/${home}/payment`, { outcome: 'succeeded' });
+    if (res.status === 409 && res.body.error?.code === 'nothing_due') return paid;
+    expect(res.status, res.text).toBe(200);
+  }
+}
+
+const statement = async (api: Api, ref: string, home: string) => {
+  const res = await api.get(`/claims/${ref}/statement?property_id=${home}`);
+  expect(res.status, res.text).toBe(200);
+  return res.body.data;
+};
+
+/** Places a flat-rate home on a new request of the scene's carrier, dated and signed by both. */
+async function signedStay(s: Awaited<ReturnType<typeof scene>>, moveIn: string, moveOut: string) {
+  const home = await insertHome(s.providerOrg, { environment: 'sandbox', monthly_rate_cents: 300_000 });
+  const claim = await openClaim(s.api, { target_move_in: moveIn, est_length_months: 3 });
+  expect((await s.api.post(`/claims/${claim.claim_ref}/options`, { property_id: home, action: 'place', approve_budget: true })).status).toBe(200);
+  expect((await s.api.post(`/claims/${claim.claim_ref}/dates`, { property_id: home, move_in: moveIn, move_out: moveOut })).status).toBe(200);
+  await drainJobs(s.c.orgId);
+  await signBoth(s.api, claim.claim_ref, home);
+  return { ref: claim.claim_ref, home };
+}
+
+describe('the ledger of a stay', () => {
+  it('a stay booked for 100 nights, shortened to 45 after move-in and extended to 80 pays what a stay booked for 80 pays', async () => {
+    const s = await scene();
+    const moveIn = inDays(40);
+    const direct = await signedStay(s, moveIn, day(moveIn, 80));
+    const changed = await signedStay(s, moveIn, day(moveIn, 100));
+    await payDue(s.api, direct.ref, direct.home);
+    await payDue(s.api, changed.ref, changed.home);
+
+    await clockAt(s.api, moveIn);
+    for (const stay of [direct, changed]) expect((await s.api.post(`/claims/${stay.ref}/confirm-move-in`, { property_id: stay.home })).status).toBe(200);
+    // The second month is paid on its first day, then the stay is shortened and extended again.
+    await clockAt(s.api, day(moveIn, 32));
+    await payDue(s.api, direct.ref, direct.home);
+    await payDue(s.api, changed.ref, changed.home);
+    const shortened = await s.api.post(`/claims/${changed.ref}/dates`, { property_id: changed.home, move_in: moveIn, move_out: day(moveIn, 45) });
+    expect(shortened.status, shortened.text).toBe(200);
+    const afterShortening = await statement(s.api, changed.ref, changed.home);
+    // The second month's nights from day 45 on were paid: they are owed back while nobody takes them again.
+    expect(afterShortening.totals.refund_due).toBeGreaterThan(0);
+    const extended = await s.api.post(`/claims/${changed.ref}/extensions`, { property_id: changed.home, move_out: day(moveIn, 80) });
+    expect(extended.status, extended.text).toBe(201);
+    await drainJobs(s.c.orgId);
+    await signBoth(s.api, changed.ref, changed.home);
+    await payDue(s.api, changed.ref, changed.home);
+
+    // The rest of the stay, period by period, on each month's first day.
+    for (const at of [62, 63, 70, 79]) {
+      await clockAt(s.api, day(moveIn, at));
+      await payDue(s.api, direct.ref, direct.home);
+      await payDue(s.api, changed.ref, changed.home);
+    }
+    const [a, b] = [await statement(s.api, direct.ref, direct.home), await statement(s.api, changed.ref, changed.home)];
+    // Every night of the 80 is charged once at the signed price, however the stay got there.
+    expect(b.totals.charged).toBe(a.totals.charged);
+    // And paid once: the payer of the changed stay paid exactly what the direct one did.
+    expect(b.totals.paid).toBe(a.totals.paid);
+    expect(b.totals.paid).toBe(b.totals.charged);
+    expect(b.totals).toMatchObject({ due_now: 0, refund_due: 0 });
+    expect(b.entries.map((e: { kind: string }) => e.kind)).toEqual(expect.arrayContaining(['charge', 'release', 'restore']));
+    // Entries posted before are never changed: the statement only grows (what settled them is read beside them).
+    const posted = ({ settled_by: _settled, payer: _payer, ...entry }: Record<string, unknown>) => entry;
+    for (const entry of afterShortening.entries) expect(b.entries.map(posted)).toContainEqual(posted(entry));
+  });
+
+  it('the statement: entries, payments and totals by payer, the ALE consumed, and a cancellation that reverses what is unpaid', async () => {
+    const s = await scene();
+    const moveIn = inDays(40);
+    const stay = await signedStay(s, moveIn, day(moveIn, 90));
+    const before = await statement(s.api, stay.ref, stay.home);
+    expect(before.currency).toBe('usd');
+    expect(before.entries.every((e: { kind: string; cause: string }) => e.kind === 'charge' && e.cause === 'signed')).toBe(true);
+    expect(before.entries[0]).toMatchObject({ charge_type: 'initial', label: 'Rent', part: 'rent', payer: 'carrier', amount: 3000, settled_by: null });
+    const dueFirst = before.totals.due_now;
+    expect(dueFirst).toBeGreaterThan(3000);
+
+    expect(await payDue(s.api, stay.ref, stay.home)).toBe(1);
+    const after = await statement(s.api, stay.ref, stay.home);
+    expect(after.totals).toMatchObject({ due_now: 0, refund_due: 0 });
+    expect(after.totals.paid).toBe(dueFirst);
+    expect(after.by_payer).toEqual([expect.objectContaining({ payer: 'carrier', paid: after.totals.paid })]);
+    expect(after.entries[0].settled_by).toBe(after.payments[0].id);
+    // Deposits come back, so they consume no ALE.
+    expect(after.ale.ale_consumed).toBe(after.totals.charged - 1500);
+
+    const cancelled = await s.api.post(`/claims/${stay.ref}/cancel-booking`, { property_id: stay.home, force: true });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const closed = await statement(s.api, stay.ref, stay.home);
+    expect(closed.totals.charged).toBe(0);
+    // What was paid is owed back until the landlord refunds it.
+    expect(closed.totals.refund_due).toBe(closed.totals.paid);
+    expect(closed.entries.filter((e: { kind: string }) => e.kind === 'reversal').length).toBe(before.entries.length);
+  });
+
+  it('is refused to another organisation, to the other environment and without the scope', async () => {
+    const s = await scene();
+    const stay = await signedStay(s, inDays(40), inDays(100));
+    const other = await scene();
+    expect((await other.api.get(`/claims/${stay.ref}/statement?property_id=${stay.home}`)).status).toBe(404);
+    expect((await s.c.liveApi.get(`/claims/${stay.ref}/statement?property_id=${stay.home}`)).status).toBe(404);
+    const narrow = client((await createKey(s.c.orgId, 'sandbox', { scopes: ['claims:read'] })).key);
+    const refused = await narrow.get(`/claims/${stay.ref}/statement?property_id=${stay.home}`);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error?.message).toContain('placements:read');
+    expect((await s.api.get(`/claims/${stay.ref}/statement`)).status).toBe(422);
+    expect((await s.api.get(`/claims/${stay.ref}/statement?property_id=${await insertHome(s.providerOrg, { environment: 'sandbox' })}`)).status).toBe(409);
+  });
+});
