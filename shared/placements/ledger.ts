@@ -113,7 +113,7 @@ export function leaseCharges(leaseId: string, p: PriceCents, stay: { moveIn: str
 interface NightCharge {
   entry: Entry;
   chargedTo: string;
-  /** How its charged nights last changed: a reversal is final, a release may be restored. */
+  /** How its charged nights last changed: a reversal is final; nights released (and not yet restored) may come back. */
   last: EntryKind;
 }
 
@@ -170,8 +170,8 @@ export function extensionEntries(entries: readonly Entry[], addendumId: string, 
   let signedTo = from;
   for (const c of charges) {
     if (c.entry.nights!.to > signedTo) signedTo = c.entry.nights!.to;
-    // Released nights from the stay's end on come back at their signed price.
-    if (c.last === 'release' && c.chargedTo >= from && c.chargedTo < to && c.chargedTo < c.entry.nights!.to) {
+    // Released nights from the stay's end on come back at their signed price (a reversal is final).
+    if (c.last !== 'reversal' && c.chargedTo >= from && c.chargedTo < to && c.chargedTo < c.entry.nights!.to) {
       posted.push(adjustment(c, 'restore', 'extended', c.chargedTo, c.entry.nights!.to < to ? c.entry.nights!.to : to));
     }
   }
