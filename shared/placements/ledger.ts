@@ -1,5 +1,5 @@
 import { splitCharge } from '../properties/earnings.ts';
-import { chargeParts, partCents, type ChargeLine, type ChargePart, type ChargeType, type DueCharge } from './billing.ts';
+import { chargeParts, partCents, unpaidShares, type ChargeLine, type ChargePart, type ChargeShare, type ChargeType, type DueCharge, type PayerOf } from './billing.ts';
 import { billingPeriods, daysBetween, type BillingPeriod } from './periods.ts';
 import type { PriceCents } from './pricing.ts';
 import { addDays } from './stay.ts';
@@ -56,7 +56,7 @@ export interface Entry extends NewEntry {
 const prefix = (monthlyCents: number, billingDays: number, nights: number) => Math.round((monthlyCents * nights) / billingDays);
 
 /** The price of the nights [from, to) of an entry's billing period, at its monthly amount. */
-export function priceNights(basis: NonNullable<NewEntry['basis']>, from: string, to: string): number {
+function priceNights(basis: NonNullable<NewEntry['basis']>, from: string, to: string): number {
   const at = (day: string) => prefix(basis.monthlyCents, basis.billingDays, daysBetween(basis.billingStart, day));
   return at(to) - at(from);
 }
@@ -277,6 +277,12 @@ export type PaidByCharge = ReadonlyMap<string, Readonly<Record<ChargePart, numbe
 export function unpaidPartsOf(charge: LedgerCharge, paid: PaidByCharge): ChargePart[] {
   const own = paid.get(chargeKey(charge));
   return chargeParts.filter((part) => partCents(charge, part) > 0 && !(own && own[part] > 0));
+}
+
+/** The shares of a charge still to pay, one per payer of its unpaid parts. */
+export function sharesDue(charge: LedgerCharge, payers: PayerOf, paid: PaidByCharge): ChargeShare[] {
+  const covered = new Set(chargeParts.filter((part) => !unpaidPartsOf(charge, paid).includes(part)));
+  return unpaidShares(charge, payers, covered);
 }
 
 /**

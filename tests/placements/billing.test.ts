@@ -1,7 +1,7 @@
 // The pure billing modules: periods of a stay, a signed lease's charges on the ledger, and what is due now.
 import { describe, expect, it } from 'vitest';
-import { chargeParts, payerOf, unpaidShares, type ChargePart, type DueCharge, type PayerOf } from '../../shared/placements/billing.ts';
-import { chargeDueNow, chargeKey, chargesOf, leaseCharges, unpaidPartsOf, type PaidByCharge } from '../../shared/placements/ledger.ts';
+import { chargeParts, payerOf, type ChargePart, type DueCharge, type PayerOf } from '../../shared/placements/billing.ts';
+import { chargeDueNow, chargeKey, chargesOf, leaseCharges, sharesDue, type PaidByCharge } from '../../shared/placements/ledger.ts';
 import { addMonths, billingPeriods } from '../../shared/placements/periods.ts';
 import { price, type PricedHome } from '../../shared/placements/pricing.ts';
 
@@ -31,9 +31,7 @@ function dueNow(p: ReturnType<typeof price>, stay: { moveIn: string; moveOut: st
     return [chargeKey(c), Object.fromEntries(chargeParts.map((part) => [part, parts.has(part) ? 1 : 0])) as Record<ChargePart, number>];
   }));
   const charge = chargeDueNow(charges, byCharge, today);
-  if (!charge) return null;
-  const covered = new Set(chargeParts.filter((part) => !unpaidPartsOf(charge, byCharge).includes(part)));
-  return { charge, shares: unpaidShares(charge, payers, covered) };
+  return charge ? { charge, shares: sharesDue(charge, payers, byCharge) } : null;
 }
 
 describe('billing', () => {

@@ -3,9 +3,9 @@ import { emit } from '../../events/outbox.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
 import { ApiError } from '../../http/errors.ts';
 import { fromCents } from '../../money.ts';
-import { chargeParts, payerOf, unpaidShares, type ChargeShare, type ChargeType, type Payer } from '../billing.ts';
+import { payerOf, type ChargeShare, type ChargeType, type Payer } from '../billing.ts';
 import { lockLease, type LeaseRow } from '../lease.ts';
-import { chargeDueNow, chargeKey, chargesOf, unpaidPartsOf, type LedgerCharge } from '../ledger.ts';
+import { chargeDueNow, chargeKey, chargesOf, sharesDue, unpaidPartsOf, type LedgerCharge } from '../ledger.ts';
 import { paidByCharge } from '../ledger-repository.ts';
 import { ledgerOf } from '../stay-ledger.ts';
 import { putExtensionInEffect } from './extensions.ts';
@@ -70,8 +70,7 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow):
   const charge = chargeDueNow(ledger.charges, ledger.paid, utcDay(now));
   if (!charge) return { lease, payee, currency, due: null };
   const version = charge.leaseId === lease.id ? lease : await lockLease(tx, charge.leaseId);
-  const covered = new Set(chargeParts.filter((part) => !unpaidPartsOf(charge, ledger.paid).includes(part)));
-  return { lease: version ?? lease, payee, currency, due: { charge, shares: unpaidShares(charge, payerOf(claim), covered) } };
+  return { lease: version ?? lease, payee, currency, due: { charge, shares: sharesDue(charge, payerOf(claim), ledger.paid) } };
 }
 
 /**

@@ -2,8 +2,8 @@ import type { z } from '@hono/zod-openapi';
 import type { Caller } from '../../http/context.ts';
 import { fromCents } from '../../money.ts';
 import { tenantNow, utcDay } from '../../clock/time.ts';
-import { chargeParts, payerOf, unpaidShares, type ChargePart, type Payer } from '../billing.ts';
-import { chargeDueNow, chargeKey, overpaidOf, unpaidPartsOf } from '../ledger.ts';
+import { chargeParts, payerOf, type ChargePart, type Payer } from '../billing.ts';
+import { chargeDueNow, chargeKey, overpaidOf, sharesDue } from '../ledger.ts';
 import { versionNumbers } from '../ledger-repository.ts';
 import { paymentsOf, type PaymentRow } from '../money-repository.ts';
 import type { Statement } from '../schemas.ts';
@@ -76,10 +76,7 @@ export async function readStatement(caller: Caller, reference: string, propertyI
       add(payer, 'refunded', Number(p.refunded_cents));
     }
     const due = chargeDueNow(ledger.charges, ledger.paid, utcDay(now));
-    if (due) {
-      const covered = new Set(chargeParts.filter((part) => !unpaidPartsOf(due, ledger.paid).includes(part)));
-      for (const share of unpaidShares(due, payers, covered)) add(share.payer, 'due_now', share.split.grossCents);
-    }
+    for (const share of due ? sharesDue(due, payers, ledger.paid) : []) add(share.payer, 'due_now', share.split.grossCents);
     // Owed back: paid beyond what each charge now holds, less what already came back, by payer.
     const overpaid = new Map<Payer, number>();
     for (const charge of ledger.charges) {
