@@ -16,6 +16,7 @@ interface EntryRow {
   kind: Entry['kind'];
   cause: Entry['cause'];
   adjusts: string | null;
+  posted_for: string | null;
   nights_from: string | null;
   nights_to: string | null;
   monthly_cents: string | null;
@@ -37,6 +38,7 @@ const toEntry = (r: EntryRow): Entry => ({
   kind: r.kind,
   cause: r.cause,
   adjusts: r.adjusts,
+  postedFor: r.posted_for,
   nights: r.nights_from ? { from: r.nights_from, to: r.nights_to! } : null,
   basis: r.monthly_cents === null ? null : { monthlyCents: Number(r.monthly_cents), billingStart: r.billing_start!, billingDays: r.billing_days! },
   amountCents: Number(r.amount_cents),
@@ -64,6 +66,7 @@ export async function postEntries(tx: Tx, placement: { id: string; claim_id: str
     kind: e.kind,
     cause: e.cause,
     adjusts: e.adjusts,
+    posted_for: e.postedFor,
     nights_from: e.nights?.from ?? null,
     nights_to: e.nights?.to ?? null,
     monthly_cents: e.basis?.monthlyCents ?? null,
@@ -73,16 +76,16 @@ export async function postEntries(tx: Tx, placement: { id: string; claim_id: str
   }));
   await tx`
     insert into app.ledger_entries (org_id, environment, claim_id, claim_home_id, property_id, currency, lease_agreement_id, charge_type,
-                                    period_start, part, line, kind, cause, adjusts, nights_from, nights_to, monthly_cents, billing_start,
-                                    billing_days, amount_cents)
+                                    period_start, part, line, kind, cause, adjusts, posted_for, nights_from, nights_to, monthly_cents,
+                                    billing_start, billing_days, amount_cents)
     select app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.id}, ${placement.property_id}, ${currency.toLowerCase()},
-           e.lease_agreement_id, e.charge_type, e.period_start, e.part, e.line, e.kind, e.cause, e.adjusts, e.nights_from, e.nights_to,
-           e.monthly_cents, e.billing_start, e.billing_days, e.amount_cents
+           e.lease_agreement_id, e.charge_type, e.period_start, e.part, e.line, e.kind, e.cause, e.adjusts, e.posted_for, e.nights_from,
+           e.nights_to, e.monthly_cents, e.billing_start, e.billing_days, e.amount_cents
       -- In the order given, so the positions follow it.
       from jsonb_array_elements(${tx.json(rows as never)}) with ordinality as a(value, n)
      cross join lateral jsonb_to_record(a.value) as e(
         lease_agreement_id uuid, charge_type text, period_start date, part text, line text, kind text, cause text, adjusts uuid,
-        nights_from date, nights_to date, monthly_cents bigint, billing_start date, billing_days integer, amount_cents bigint)
+        posted_for uuid, nights_from date, nights_to date, monthly_cents bigint, billing_start date, billing_days integer, amount_cents bigint)
      order by a.n
     on conflict do nothing`;
 }

@@ -25,7 +25,7 @@ import { addDays } from './stay.ts';
 // - A lapsed extension reverses what its charge still holds; a cancellation reverses what is unpaid
 //   and releases the nights from the day it takes effect.
 
-export type EntryKind = 'charge' | 'release' | 'restore' | 'reversal';
+export type EntryKind = 'charge' | 'release' | 'restore' | 'reversal' | 'transfer';
 export type EntryCause = 'signed' | 'shortened' | 'extended' | 'lapsed' | 'cancelled';
 
 /** An entry to post. */
@@ -38,6 +38,8 @@ export interface NewEntry {
   kind: EntryKind;
   cause: EntryCause;
   adjusts: string | null;
+  /** The contract version whose signing posted the entry: its own charges, and what an extension restored or moved; null for a release or reversal. */
+  postedFor: string | null;
   /** Nights [from, to), or null for a one-off fee or a deposit. */
   nights: { from: string; to: string } | null;
   /** What the nights were priced from: the monthly amount and the billing period. */
@@ -78,7 +80,7 @@ const firstPaymentLines = (p: PriceCents) => [
 ];
 
 /** Entries for the nights [from, to) of a billing period, one per monthly line with money in it. */
-function nightEntries(p: PriceCents, period: BillingPeriod, from: string, to: string, charge: Pick<NewEntry, 'leaseId' | 'chargeType' | 'periodStart' | 'kind' | 'cause' | 'adjusts'>): NewEntry[] {
+function nightEntries(p: PriceCents, period: BillingPeriod, from: string, to: string, charge: Pick<NewEntry, 'leaseId' | 'chargeType' | 'periodStart' | 'kind' | 'cause' | 'adjusts' | 'postedFor'>): NewEntry[] {
   const billingStart = period.start;
   const billingDays = period.share.full;
   return monthlyLines(p)
@@ -97,7 +99,7 @@ export function leaseCharges(leaseId: string, p: PriceCents, stay: { moveIn: str
   const entries: NewEntry[] = [];
   for (const period of billingPeriods(stay.moveIn, stay.moveOut)) {
     const first = period.index === 0;
-    const charge = { leaseId, chargeType: (first ? 'initial' : 'rent') as ChargeType, periodStart: period.start, kind: 'charge' as const, cause: 'signed' as const, adjusts: null };
+    const charge = { leaseId, chargeType: (first ? 'initial' : 'rent') as ChargeType, periodStart: period.start, kind: 'charge' as const, cause: 'signed' as const, adjusts: null, postedFor: leaseId };
     // The first month is billed whole, even for a stay that ends before it does.
     entries.push(...nightEntries(p, period, period.start, first ? wholeEnd(period) : addDays(period.end, 1), charge));
     if (first) {
@@ -135,14 +137,15 @@ function nightCharges(entries: readonly Entry[]): NightCharge[] {
   return [...byId.values()];
 }
 
-/** The adjustment of a night charge over [from, to): negative for release and reversal, positive for restore. */
-function adjustment(c: NightCharge, kind: EntryKind, cause: EntryCause, from: string, to: string): NewEntry {
+/** The adjustment of a night charge over [from, to): negative for release and reversal, positive for a restore (posted for its addendum). */
+function adjustment(c: NightCharge, kind: EntryKind, cause: EntryCause, from: string, to: string, postedFor: string | null = null): NewEntry {
   const cents = priceNights(c.entry.basis!, from, to);
   return {
     ...c.entry,
     kind,
     cause,
     adjusts: c.entry.id,
+    postedFor,
     nights: { from, to },
     amountCents: kind === 'restore' ? cents : -cents,
   };
@@ -162,26 +165,51 @@ export function shorteningEntries(entries: readonly Entry[], moveOut: string, ca
 /**
  * An extension of the stay from `from` to `to`, signed under `addendumId` at prices `p` (the
  * extended stay's tier) for a stay that moved in on `moveIn`: nights released before are restored
- * where they were signed, and the nights beyond every version's signed nights are charged anew.
+ * where they were signed, and the nights beyond every version's signed nights are charged anew on
+ * the extension's own charge. A part of a charge is paid once: where a restore would put more on a
+ * part already paid (`paid`) than was paid for it, the excess moves to the extension's charge (a
+ * transfer out of the one, into the other), so the payer pays it with the extension.
  */
-export function extensionEntries(entries: readonly Entry[], addendumId: string, p: PriceCents, moveIn: string, from: string, to: string): NewEntry[] {
-  const charges = nightCharges(entries);
+export function extensionEntries(entries: readonly Entry[], addendumId: string, p: PriceCents, moveIn: string, from: string, to: string, paid: PaidByCharge): NewEntry[] {
   const posted: NewEntry[] = [];
+  const own = { leaseId: addendumId, chargeType: 'extension' as const, periodStart: from, cause: 'signed' as const, postedFor: addendumId };
+  // What each paid part of a charge was paid beyond what it holds now: room for restores it already paid for.
+  const nets = new Map(chargesOf(entries).map((charge) => [chargeKey(charge), charge.net]));
+  const room = (key: string, part: ChargePart) => {
+    const paidPart = paid.get(key)?.[part] ?? 0;
+    return paidPart > 0 ? paidPart - (nets.get(key)?.[part] ?? 0) : Infinity;
+  };
   let signedTo = from;
-  for (const c of charges) {
+  for (const c of nightCharges(entries)) {
     if (c.entry.nights!.to > signedTo) signedTo = c.entry.nights!.to;
     // Released nights from the stay's end on come back at their signed price (a reversal is final).
-    if (c.last !== 'reversal' && c.chargedTo >= from && c.chargedTo < to && c.chargedTo < c.entry.nights!.to) {
-      posted.push(adjustment(c, 'restore', 'extended', c.chargedTo, c.entry.nights!.to < to ? c.entry.nights!.to : to));
+    if (c.last === 'reversal' || c.chargedTo < from || c.chargedTo >= to || c.chargedTo >= c.entry.nights!.to) continue;
+    const restore = adjustment(c, 'restore', 'extended', c.chargedTo, c.entry.nights!.to < to ? c.entry.nights!.to : to, addendumId);
+    posted.push(restore);
+    const key = chargeKey(c.entry);
+    const excess = restore.amountCents - Math.max(0, room(key, c.entry.part));
+    nets.set(key, { ...(nets.get(key) ?? { rent: 0, deposit: 0, fees: 0 }), [c.entry.part]: (nets.get(key)?.[c.entry.part] ?? 0) + restore.amountCents });
+    if (excess > 0) {
+      const moved = { part: c.entry.part, line: `${c.entry.line}, nights taken back`, kind: 'transfer' as const, adjusts: c.entry.id, nights: null, basis: null };
+      posted.push({ ...c.entry, ...moved, cause: 'extended', postedFor: addendumId, amountCents: -excess });
+      posted.push({ ...own, ...moved, amountCents: excess });
+      nets.set(key, { ...nets.get(key)!, [c.entry.part]: nets.get(key)![c.entry.part] - excess });
     }
   }
-  const charge = { leaseId: addendumId, chargeType: 'extension' as const, periodStart: from, kind: 'charge' as const, cause: 'signed' as const, adjusts: null };
   for (const period of billingPeriods(moveIn, to)) {
     const start = period.start > signedTo ? period.start : signedTo;
     const end = addDays(period.end, 1);
-    if (start < end) posted.push(...nightEntries(p, period, start, end, charge));
+    if (start < end) posted.push(...nightEntries(p, period, start, end, { ...own, kind: 'charge', adjusts: null }));
   }
   return posted;
+}
+
+/** Transfers back what an extension moved between charges (it lapsed, or the stay was cancelled). */
+export function transferReversals(entries: readonly Entry[], cause: EntryCause, addendumIds: ReadonlySet<string>): NewEntry[] {
+  const undone = new Set(entries.filter((e) => e.kind === 'transfer' && e.cause !== 'extended').map((e) => `${e.adjusts}|${chargeKey(e)}|${e.postedFor}`));
+  return entries
+    .filter((e) => e.kind === 'transfer' && e.cause === 'extended' && e.postedFor && addendumIds.has(e.postedFor) && !undone.has(`${e.adjusts}|${chargeKey(e)}|${e.postedFor}`))
+    .map((e) => ({ ...e, cause, amountCents: -e.amountCents }));
 }
 
 /** A reversal of what the named charges still hold (a lapse, or a cancellation of what is unpaid). */

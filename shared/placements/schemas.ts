@@ -402,9 +402,11 @@ export const StatementQuery = z.object({ property_id: PropertyId });
 const StatementEntry = z.object({
   id: z.string().uuid(),
   posted_at: z.string().describe('When the entry was posted. Entries are never changed or removed; a change of the stay posts new ones.'),
-  kind: z.enum(['charge', 'release', 'restore', 'reversal']).describe(
-    'charge: posted when a contract version was signed by both; release: nights a shortening gave back; restore: released nights an ' +
-      'extension took back, at the price they were signed at; reversal: what a lapsed extension or a cancellation took off.'),
+  kind: z.enum(['charge', 'release', 'restore', 'reversal', 'transfer']).describe(
+    'charge: posted when a contract version was signed by both; release: nights a shortening (or a lapsed extension) gave back; ' +
+      'restore: released nights an extension took back, at the price they were signed at; reversal: what a cancellation took off; ' +
+      'transfer: a pair (one out of a charge, one into the extension\'s) moving what a restore put on a part already paid beyond what ' +
+      'was paid for it, so it is paid with the extension; moved back when the extension lapses.'),
   cause: z.enum(['signed', 'shortened', 'extended', 'lapsed', 'cancelled']),
   charge_type: z.enum(chargeTypes).describe('The charge the entry belongs to: initial (the first payment), rent (a later period), extension.'),
   period_start: PlacementDate.describe('With lease_id and charge_type, the charge a payer pays (a payment\'s period_start).'),

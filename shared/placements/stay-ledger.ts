@@ -2,8 +2,8 @@ import type { Tx } from '../db/client.ts';
 import type { ClaimRow } from '../claims/repository.ts';
 import type { LeaseRow } from './lease.ts';
 import {
-  chargesOf, extensionEntries, leaseCharges, overpaidTotal, reversalEntries, shorteningEntries,
-  type Entry, type EntryCause, type LedgerCharge, type NewEntry, type PaidByCharge,
+  chargesOf, extensionEntries, leaseCharges, overpaidTotal, reversalEntries, shorteningEntries, transferReversals,
+  type Entry, type LedgerCharge, type NewEntry, type PaidByCharge,
 } from './ledger.ts';
 import { entriesOf, paidByCharge, postEntries } from './ledger-repository.ts';
 import { addendaOf, currentLease, type PlacementRow } from './repository.ts';
@@ -24,6 +24,7 @@ export interface Ledger {
 
 /** What a contract version signed by both posts: the lease's stay, or an addendum's added nights. */
 async function signedEntries(tx: Tx, claim: ClaimRow, placement: PlacementRow, version: LeaseRow, lease: LeaseRow, entries: Entry[]) {
+  const paid = await paidByCharge(tx, placement.id);
   if (version.kind === 'lease') {
     const stay = { moveIn: version.move_in_date, moveOut: version.move_out_date };
     const { prices, currency } = await signedPrices(tx, claim, placement, version, stay);
@@ -31,7 +32,7 @@ async function signedEntries(tx: Tx, claim: ClaimRow, placement: PlacementRow, v
   }
   // An extension's nights are priced at the tier of the extended stay's length.
   const { prices, currency } = await signedPrices(tx, claim, placement, version, { moveIn: lease.move_in_date, moveOut: version.move_out_date });
-  return { currency, posted: extensionEntries(entries, version.id, prices, lease.move_in_date, version.move_in_date, version.move_out_date) };
+  return { currency, posted: extensionEntries(entries, version.id, prices, lease.move_in_date, version.move_in_date, version.move_out_date, paid) };
 }
 
 /**
@@ -48,7 +49,7 @@ export async function postSigned(tx: Tx, claim: ClaimRow, placement: PlacementRo
   const lease = version.kind === 'lease' ? version : await currentLease(tx, placement);
   if (!lease) return;
   const entries = await entriesOf(tx, placement.id);
-  if (entries.some((e) => e.leaseId === version.id)) return;
+  if (entries.some((e) => e.postedFor === version.id)) return;
   const { currency, posted } = await signedEntries(tx, claim, placement, version, lease, entries);
   await postEntries(tx, placement, currency, posted);
 }
@@ -60,7 +61,7 @@ export async function postSigned(tx: Tx, claim: ClaimRow, placement: PlacementRo
 export async function ledgerOf(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<Ledger> {
   const lease = await currentLease(tx, placement);
   if (lease?.status === 'fully_signed') {
-    const posted = new Set((await entriesOf(tx, placement.id)).map((e) => e.leaseId));
+    const posted = new Set((await entriesOf(tx, placement.id)).map((e) => e.postedFor));
     if (!posted.has(lease.id)) await postSigned(tx, claim, placement, lease);
     for (const addendum of await addendaOf(tx, placement.id)) {
       const signed = addendum.status === 'fully_signed' || addendum.effective_at !== null;
@@ -79,11 +80,21 @@ async function postAdjustments(tx: Tx, placement: PlacementRow, ledger: Ledger, 
   return Math.max(0, after - before);
 }
 
-/** A shortening to `moveOut` (or a lapse back to it): releases the nights after it. Answers the refund it makes due. */
-export async function postShortening(tx: Tx, claim: ClaimRow, placement: PlacementRow, moveOut: string, cause: EntryCause = 'shortened') {
+/** A shortening to `moveOut`: releases the nights after it. Answers the refund it makes due. */
+export async function postShortening(tx: Tx, claim: ClaimRow, placement: PlacementRow, moveOut: string) {
   const ledger = await ledgerOf(tx, claim, placement);
   const currency = ledger.currency ?? 'usd';
-  return { refundDueCents: await postAdjustments(tx, placement, ledger, currency, shorteningEntries(ledger.entries, moveOut, cause)), currency };
+  return { refundDueCents: await postAdjustments(tx, placement, ledger, currency, shorteningEntries(ledger.entries, moveOut)), currency };
+}
+
+/**
+ * An extension signed by both and unpaid when the stay ends on `moveOut`: its nights are released
+ * (those it restored too) and what it moved between charges goes back.
+ */
+export async function postLapse(tx: Tx, claim: ClaimRow, placement: PlacementRow, addendumId: string, moveOut: string): Promise<void> {
+  const ledger = await ledgerOf(tx, claim, placement);
+  const adjustments = [...shorteningEntries(ledger.entries, moveOut, 'lapsed'), ...transferReversals(ledger.entries, 'lapsed', new Set([addendumId]))];
+  await postAdjustments(tx, placement, ledger, ledger.currency ?? 'usd', adjustments);
 }
 
 /**
@@ -94,7 +105,10 @@ export async function postShortening(tx: Tx, claim: ClaimRow, placement: Placeme
  */
 export async function postCancellation(tx: Tx, claim: ClaimRow, placement: PlacementRow, movedIn: boolean, from: string): Promise<number> {
   const ledger = await ledgerOf(tx, claim, placement);
-  const adjustments = movedIn ? shorteningEntries(ledger.entries, from, 'cancelled') : reversalEntries(ledger.entries, 'cancelled', () => true);
+  const addenda = new Set(ledger.entries.flatMap((e) => (e.kind === 'transfer' && e.postedFor ? [e.postedFor] : [])));
+  const adjustments = movedIn
+    ? shorteningEntries(ledger.entries, from, 'cancelled')
+    : [...reversalEntries(ledger.entries, 'cancelled', () => true), ...transferReversals(ledger.entries, 'cancelled', addenda)];
   return postAdjustments(tx, placement, ledger, ledger.currency ?? 'usd', adjustments);
 }
 

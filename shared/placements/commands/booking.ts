@@ -21,7 +21,7 @@ import {
   cancelPlacement, completeStayHolds, contactAddresses, currentLease, openAddendum, recordShortening, releaseStayHolds, stayMoveOut, type PlacementRow,
 } from '../repository.ts';
 import { withdrawExtension } from './extensions.ts';
-import { postCancellation, postShortening } from '../stay-ledger.ts';
+import { postCancellation, postLapse, postShortening } from '../stay-ledger.ts';
 import { scheduleCloseout, scheduleInStay } from '../schedule.ts';
 
 // The stay: confirming move-in, and cancelling a placement (before or after payment). Each runs in
@@ -173,7 +173,7 @@ export async function closeStay(tx: Tx, claim: ClaimRow, placement: PlacementRow
   const open = await openAddendum(tx, placement.id);
   if (open && (await withdrawExtension(tx, open, 'lapsed')) && open.status === 'fully_signed') {
     // Signed by both, its charge was posted: its nights go back, as after a shortening to the stay's end.
-    await postShortening(tx, claim, placement, booking.check_out, 'lapsed');
+    await postLapse(tx, claim, placement, open.id, booking.check_out);
   }
   await announceBookingChange(tx, claim, placement, completed, 'completed', 'confirmed');
   await moveStatus(tx, [claim.id], 'move_out_closeout');

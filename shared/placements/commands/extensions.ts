@@ -66,11 +66,12 @@ const iso = (at: Date | null) => at?.toISOString() ?? null;
 
 /**
  * What the extension's own charge asks the payer for: as posted when both signed it (its added
- * nights beyond any night signed before; nights a shortening released come back on the charge they
- * were signed in), or, before that, what its signing would post now.
+ * nights beyond any night signed before, and what taking back released nights put on a part already
+ * paid; those nights come back on the charge they were signed in), or, before that, what its signing
+ * would post now.
  */
 async function extensionPrice(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, addendum: LeaseRow) {
-  const posted = (await entriesOf(tx, placement.id)).filter((e) => e.leaseId === addendum.id && e.kind === 'charge');
+  const posted = (await entriesOf(tx, placement.id)).filter((e) => e.leaseId === addendum.id && e.postedFor === addendum.id);
   const own = (posted.length > 0 ? posted : await previewSigned(tx, claim, placement, addendum, lease)).filter((e) => e.leaseId === addendum.id);
   return chargesOf(own)[0] ?? { lines: [], split: splitCharge({ rentCents: 0 }) };
 }
