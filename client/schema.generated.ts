@@ -12758,10 +12758,10 @@ export interface components {
                 /** Format: uuid */
                 id: string;
                 /**
-                 * @description charge: posted when a contract version was signed by both; release: nights a shortening gave back; restore: released nights an extension took back, at the price they were signed at; reversal: what a lapsed extension or a cancellation took off.
+                 * @description charge: posted when a contract version was signed by both; release: nights a shortening (or a lapsed extension) gave back; restore: released nights an extension took back, at the price they were signed at; reversal: what a cancellation took off; transfer: a pair (one out of a charge, one into the extension's) moving what a restore put on a part already paid beyond what was paid for it, so it is paid with the extension; moved back when the extension lapses.
                  * @enum {string}
                  */
-                kind: "charge" | "release" | "restore" | "reversal";
+                kind: "charge" | "release" | "restore" | "reversal" | "transfer";
                 /** @description Rent, Pet rent, Utilities, a one-off fee or a deposit. */
                 label: string;
                 /**
