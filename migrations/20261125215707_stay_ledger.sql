@@ -4,7 +4,7 @@
 -- period's one-off fees and deposits; an extension's addendum: its added nights); a shortening posts
 -- the release of the nights it gives back; an extension first takes back nights released earlier, at
 -- the price they were signed at (moving to its own charge what a part already paid had not paid for);
--- a lapsed extension and a cancellation post reversals. What is due,
+-- a lapsed extension releases its nights and moves back what it moved; a cancellation posts reversals. What is due,
 -- the pay page, the checkout's check of a processor notification, shortening refunds and the
 -- statement all read these rows, never the stay's current dates.
 --
@@ -58,7 +58,7 @@ select app.enable_tenant_isolation('app.ledger_entries');
 grant select, insert on app.ledger_entries to svc_api;
 
 comment on table app.ledger_entries is
-  'The posted money of a stay (shared/placements/ledger.ts): charges when a contract version is signed by both, releases when a stay is shortened, restores when it is extended over nights released before, reversals when an extension lapses or a placement is cancelled. Append-only.';
+  'The posted money of a stay (shared/placements/ledger.ts): charges when a contract version is signed by both, releases when a stay is shortened or an extension lapses, restores (and transfers) when it is extended over nights released before, reversals when a placement is cancelled. Append-only.';
 comment on column app.ledger_entries.lease_agreement_id is 'The contract version whose charge this entry belongs to, and whose signed terms priced it.';
 comment on column app.ledger_entries.period_start is 'With lease_agreement_id and charge_type, the charge a payer pays (app.payments.period_start).';
 comment on column app.ledger_entries.kind is 'charge (posted when signed), release (nights given back), restore (released nights taken back by an extension), reversal (a cancellation), transfer (what a restore put on a part already paid beyond what was paid for it, moved to the extension''s charge, and moved back when it lapses).';

@@ -22,8 +22,9 @@ import { addDays } from './stay.ts';
 //   (a credit on the charge they were in: where that charge was paid, the payer is owed it back).
 // - An extension first restores nights released before (at the price they were signed at, on the
 //   charge they were released from), then charges the nights no version signed yet on its own charge.
-// - A lapsed extension reverses what its charge still holds; a cancellation reverses what is unpaid
-//   and releases the nights from the day it takes effect.
+// - A lapsed extension releases its nights (those it restored too) and moves back what it moved; a
+//   cancellation before move-in reverses everything the stay still charges, one after move-in
+//   releases the nights from the day it takes effect.
 
 export type EntryKind = 'charge' | 'release' | 'restore' | 'reversal' | 'transfer';
 export type EntryCause = 'signed' | 'shortened' | 'extended' | 'lapsed' | 'cancelled';
@@ -192,7 +193,7 @@ export function extensionEntries(entries: readonly Entry[], addendumId: string, 
     if (excess > 0) {
       const moved = { part: c.entry.part, line: `${c.entry.line}, nights taken back`, kind: 'transfer' as const, adjusts: c.entry.id, nights: null, basis: null };
       posted.push({ ...c.entry, ...moved, cause: 'extended', postedFor: addendumId, amountCents: -excess });
-      posted.push({ ...own, ...moved, amountCents: excess });
+      posted.push({ ...own, ...moved, cause: 'extended', amountCents: excess });
       nets.set(key, { ...nets.get(key)!, [c.entry.part]: nets.get(key)![c.entry.part] - excess });
     }
   }
@@ -212,15 +213,15 @@ export function transferReversals(entries: readonly Entry[], cause: EntryCause, 
     .map((e) => ({ ...e, cause, amountCents: -e.amountCents }));
 }
 
-/** A reversal of what the named charges still hold (a lapse, or a cancellation of what is unpaid). */
-export function reversalEntries(entries: readonly Entry[], cause: EntryCause, holds: (entry: Entry) => boolean): NewEntry[] {
+/** A reversal of everything the stay's charges still hold (a cancellation before move-in). */
+export function reversalEntries(entries: readonly Entry[], cause: EntryCause): NewEntry[] {
   const reversed: NewEntry[] = [];
   for (const c of nightCharges(entries)) {
-    if (holds(c.entry) && c.chargedTo > c.entry.nights!.from) reversed.push(adjustment(c, 'reversal', cause, c.entry.nights!.from, c.chargedTo));
+    if (c.chargedTo > c.entry.nights!.from) reversed.push(adjustment(c, 'reversal', cause, c.entry.nights!.from, c.chargedTo));
   }
   const adjustedFlat = new Set(entries.filter((e) => e.kind !== 'charge' && !e.nights).map((e) => e.adjusts));
   for (const entry of entries) {
-    if (entry.kind === 'charge' && !entry.nights && holds(entry) && !adjustedFlat.has(entry.id)) {
+    if (entry.kind === 'charge' && !entry.nights && !adjustedFlat.has(entry.id)) {
       reversed.push({ ...entry, kind: 'reversal', cause, adjusts: entry.id, amountCents: -entry.amountCents });
     }
   }

@@ -1,6 +1,6 @@
 // The billing periods of a stay: monthly from move-in, the last one to the day before move-out,
 // and the share of a full period a short last one uses. One definition for the budget review
-// (./pricing.ts) and the checkout (./billing.ts), so the two count months the same way.
+// (./pricing.ts) and the stay's ledger (./ledger.ts), so the two count months the same way.
 
 const day = 86_400_000;
 const toDate = (iso: string) => new Date(`${iso}T00:00:00Z`);

@@ -63,7 +63,8 @@ export async function ledgerOf(tx: Tx, claim: ClaimRow, placement: PlacementRow)
   if (lease?.status === 'fully_signed') {
     const posted = new Set((await entriesOf(tx, placement.id)).map((e) => e.postedFor));
     if (!posted.has(lease.id)) await postSigned(tx, claim, placement, lease);
-    for (const addendum of await addendaOf(tx, placement.id)) {
+    // Oldest first, as they were signed: each extension's nights begin where the one before ended.
+    for (const addendum of (await addendaOf(tx, placement.id)).reverse()) {
       const signed = addendum.status === 'fully_signed' || addendum.effective_at !== null;
       if (signed && !posted.has(addendum.id) && addendum.extends_lease_id === lease.id) await postSigned(tx, claim, placement, addendum);
     }
@@ -103,13 +104,13 @@ export async function postLapse(tx: Tx, claim: ClaimRow, placement: PlacementRow
  * beyond what remains is owed back (the statement's refund due; the landlord returns it through a
  * refund request).
  */
-export async function postCancellation(tx: Tx, claim: ClaimRow, placement: PlacementRow, movedIn: boolean, from: string): Promise<number> {
+export async function postCancellation(tx: Tx, claim: ClaimRow, placement: PlacementRow, movedIn: boolean, from: string): Promise<void> {
   const ledger = await ledgerOf(tx, claim, placement);
   const addenda = new Set(ledger.entries.flatMap((e) => (e.kind === 'transfer' && e.postedFor ? [e.postedFor] : [])));
   const adjustments = movedIn
     ? shorteningEntries(ledger.entries, from, 'cancelled')
-    : [...reversalEntries(ledger.entries, 'cancelled', () => true), ...transferReversals(ledger.entries, 'cancelled', addenda)];
-  return postAdjustments(tx, placement, ledger, ledger.currency ?? 'usd', adjustments);
+    : [...reversalEntries(ledger.entries, 'cancelled'), ...transferReversals(ledger.entries, 'cancelled', addenda)];
+  await postAdjustments(tx, placement, ledger, ledger.currency ?? 'usd', adjustments);
 }
 
 /** An extension's own charge (its added nights beyond any night signed before), or null when it only takes back nights. */

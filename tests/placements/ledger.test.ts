@@ -127,4 +127,32 @@ describe('the ledger of a stay', () => {
     expect((await s.api.get(`/claims/${stay.ref}/statement`)).status).toBe(422);
     expect((await s.api.get(`/claims/${stay.ref}/statement?property_id=${await insertHome(s.providerOrg, { environment: 'sandbox' })}`)).status).toBe(409);
   });
+  it('an extension moving restored nights onto a paid charge, left unpaid, lapses whole; a closed-out stay cancelled keeps its nights', async () => {
+    const s = await scene();
+    const moveIn = inDays(40);
+    const stay = await signedStay(s, moveIn, day(moveIn, 100));
+    await payDue(s.api, stay.ref, stay.home);
+    await clockAt(s.api, moveIn);
+    expect((await s.api.post(`/claims/${stay.ref}/confirm-move-in`, { property_id: stay.home })).status).toBe(200);
+    // Shortened inside the second month, which is then paid at its shortened amount.
+    await clockAt(s.api, day(moveIn, 32));
+    expect((await s.api.post(`/claims/${stay.ref}/dates`, { property_id: stay.home, move_in: moveIn, move_out: day(moveIn, 45) })).status).toBe(200);
+    await payDue(s.api, stay.ref, stay.home);
+    const shortened = await statement(s.api, stay.ref, stay.home);
+    expect(shortened.totals).toMatchObject({ due_now: 0, refund_due: 0 });
+    // Extended over those released nights: what the paid month had not paid for moves to the extension's charge.
+    expect((await s.api.post(`/claims/${stay.ref}/extensions`, { property_id: stay.home, move_out: day(moveIn, 50) })).status).toBe(201);
+    await drainJobs(s.c.orgId);
+    await signBoth(s.api, stay.ref, stay.home);
+    const extended = await statement(s.api, stay.ref, stay.home);
+    expect(extended.entries.filter((e: { kind: string }) => e.kind === 'transfer')).toHaveLength(2);
+    expect(extended.totals.due_now).toBe(extended.totals.charged - extended.totals.paid);
+    // Left unpaid, it lapses at the closeout: nothing of it is asked for any more, and the stay is charged as shortened.
+    expect((await s.api.post('/sandbox/clock/advance', { frozen_time: `${day(moveIn, 46)}T12:00:00Z` })).status).toBe(200);
+    const lapsed = await statement(s.api, stay.ref, stay.home);
+    expect(lapsed.totals).toMatchObject({ charged: shortened.totals.charged, due_now: 0, refund_due: 0 });
+    // A stay closed out and then cancelled keeps every night it had: nothing is owed back for nights stayed.
+    expect((await s.api.post(`/claims/${stay.ref}/cancel-booking`, { property_id: stay.home, force: true })).status).toBe(200);
+    expect((await statement(s.api, stay.ref, stay.home)).totals).toMatchObject({ charged: shortened.totals.charged, refund_due: 0 });
+  });
 });

@@ -236,4 +236,32 @@ describe('live payments through the processor (stand-in transport)', () => {
     // The charge as the checkout made it is recorded.
     expect((await notify(own('evt_right', metadata, amount))).body.data.outcome).toBe('applied');
   });
+  it('a charge changed again between its checkout and the notification is recorded as the checkout charged it', async () => {
+    const s = await signedLease('live');
+    await ownerSql()`update app.payout_accounts set processor_account_id = 'acct_landlord' where org_id = ${s.providerOrg} and environment = 'live'`;
+    await signLive(s.lease.id);
+    const url = pagePath(await payUrl(s.api, s.ref));
+    expect((await fetchPage(url)).text).toContain('Due now: First payment');
+    // Nights of the first charge's rent given back, as a shortening posts them (the page then charges less) ...
+    const release = (nights: number, cents: number) => ownerSql()`
+      insert into app.ledger_entries (org_id, environment, claim_id, claim_home_id, property_id, currency, lease_agreement_id, charge_type,
+                                      period_start, part, line, kind, cause, adjusts, nights_from, nights_to, monthly_cents, billing_start,
+                                      billing_days, amount_cents)
+      select org_id, environment, claim_id, claim_home_id, property_id, currency, lease_agreement_id, charge_type, period_start, part, line,
+             'release', 'shortened', id, nights_to - ${nights}::integer, nights_to, monthly_cents, billing_start, billing_days, ${-cents}
+        from app.ledger_entries where lease_agreement_id = ${s.lease.id} and charge_type = 'initial' and line = 'Rent' and kind = 'charge'`;
+    await release(10, 50_000);
+    await submitPage(url);
+    const checkout = checkouts.at(-1)!;
+    // ... and more of them after the checkout opened: the charge is now neither what it was signed for nor what was opened.
+    await release(5, 20_000);
+    const event = intentEvent('evt_changed_twice', 'payment_intent.succeeded', metadataOf(checkout), amountOf(checkout));
+    (event.data.object as any).id = 'pi_changed_twice';
+    const outcome = await notify(event);
+    expect(outcome.status, outcome.text).toBe(200);
+    expect(outcome.body.data.outcome).toBe('applied');
+    const [payment] = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].payments;
+    expect(payment).toMatchObject({ status: 'succeeded' });
+    expect(Math.round(payment.amount * 100)).toBe(amountOf(checkout));
+  });
 });

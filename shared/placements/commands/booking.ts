@@ -98,10 +98,11 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
       }
     }
     const booking = await confirmedBooking(tx, placement.id);
-    // What the stay still charges goes: all of it before move-in, the nights from today once moved in.
+    // What the stay still charges goes: all of it before move-in, the nights from today once moved in
+    // (a stay already closed out keeps every night it had).
     if (lease?.status === 'fully_signed') {
-      const today = utcDay(await tenantNow(tx));
-      await postCancellation(tx, claim, placement, !!booking?.move_in_confirmed_at, today > lease.move_in_date ? today : lease.move_in_date);
+      const [today, stay] = [utcDay(await tenantNow(tx)), await stayBooking(tx, placement.id)];
+      await postCancellation(tx, claim, placement, !!stay?.move_in_confirmed_at, today > lease.move_in_date ? today : lease.move_in_date);
     }
     if (booking) {
       const cancelled = (await cancelBookingRow(tx, booking.id, reason))!;

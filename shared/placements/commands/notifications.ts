@@ -1,10 +1,12 @@
 import { withTenant, type Tenant } from '../../db/tenant.ts';
 import type { ProcessorNotification } from '../ports/types.ts';
 import { liveAccountOwner, setBankAccountLast4, updatePayoutStatus } from '../../properties/payouts.ts';
-import { claimProcessorEvent, livePaymentByRef, payeeOf, recordRefunded } from '../money-repository.ts';
+import { claimProcessorEvent, livePaymentByRef, payeeOf, paymentsOf, recordRefunded } from '../money-repository.ts';
 import { chargesNamed, recordCharge } from './payments.ts';
+import type { LedgerCharge } from '../ledger.ts';
+import { splitCharge } from '../../properties/earnings.ts';
 import { log } from '../../log.ts';
-import { chargeParts, chargeTypes, partCents, payerOf, shareOf, type ChargeType, type Payer } from '../billing.ts';
+import { chargeParts, chargeTypes, partCents, payerOf, shareOf, type ChargePart, type ChargeType, type Payer } from '../billing.ts';
 import { payers } from '../../claims/values.ts';
 import { isUuid } from '../../ids.ts';
 import { inPlacementById, lockLeaseOf } from '../unit-of-work.ts';
@@ -44,7 +46,14 @@ export async function applyNotification(n: ProcessorNotification): Promise<Notif
         // And the checkout's share must be whole parts of that charge on the stay's ledger (as it stands, or as signed).
         const parts = chargeParts.filter((part) => cents[part] !== 0);
         const named = await chargesNamed(tx, request, placement, lease, chargeType, m.period_start);
-        const whole = named.find((charge) => parts.every((part) => cents[part] === partCents(charge, part)));
+        // The pay page's attempt recorded what it opened the checkout for: a change of the stay
+        // between the checkout and its outcome (a second shortening, an extension) leaves that charge
+        // as it was then, and the money moved is recorded all the same.
+        const attempt = isUuid(m.payment_id) ? (await paymentsOf(tx, placement.id)).find((p) => p.id === m.payment_id) : undefined;
+        const opened = attempt?.lease_agreement_id === lease.id && attempt.charge_type === chargeType && attempt.period_start === m.period_start &&
+          parts.every((part) => cents[part] === Number(attempt[`${part}_cents`]));
+        const asOpened = opened && named[0] ? withParts(named[0], parts, cents) : undefined;
+        const whole = named.find((charge) => parts.every((part) => cents[part] === partCents(charge, part))) ?? asOpened;
         if (!whole || parts.length === 0) {
           log.error('processor charge differs from the signed terms', { event_id: n.eventId, placement_id: placement.id, amount_cents: n.amountCents, expected_cents: named[0]?.split.grossCents ?? null });
           return 'ignored: amount differs from the signed terms';
@@ -88,4 +97,11 @@ export async function applyNotification(n: ProcessorNotification): Promise<Notif
       });
     }
   }
+}
+
+/** A charge with the parts a checkout paid at the amounts it paid them (the others as they stand). */
+function withParts(charge: LedgerCharge, parts: readonly ChargePart[], cents: Record<ChargePart, number>): LedgerCharge {
+  const amount = (part: ChargePart) => (parts.includes(part) ? cents[part] : partCents(charge, part));
+  const amounts = { rentCents: amount('rent'), depositCents: amount('deposit'), feesCents: amount('fees') };
+  return { ...charge, ...amounts, split: splitCharge(amounts) };
 }
