@@ -105,8 +105,3 @@ export async function paidByCharge(tx: Tx, placementId: string): Promise<PaidByC
   ]));
 }
 
-/** The version number of each contract version of the placement, by id. */
-export async function versionNumbers(tx: Tx, placementId: string): Promise<Map<string, number>> {
-  const rows = await tx<{ id: string; version: number }[]>`select id, version from app.lease_agreements where claim_home_id = ${placementId}`;
-  return new Map(rows.map((r) => [r.id, r.version]));
-}

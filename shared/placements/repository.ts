@@ -274,6 +274,12 @@ export async function completeStayHolds(tx: Tx, placement: PlacementRow): Promis
   await tx`select app.complete_holds(v.id, app.current_env()) from ${stayVersions(tx, placement)} v`;
 }
 
+/** The version number of each contract version of the placement, by id. */
+export async function versionNumbers(tx: Tx, placementId: string): Promise<Map<string, number>> {
+  const rows = await tx<{ id: string; version: number }[]>`select id, version from app.lease_agreements where claim_home_id = ${placementId}`;
+  return new Map(rows.map((r) => [r.id, r.version]));
+}
+
 /** Every addendum of the placement (its extensions, in any state), newest first. */
 export function addendaOf(tx: Tx, placementId: string): Promise<LeaseRow[]> {
   return tx<LeaseRow[]>`select * from app.lease_agreements where claim_home_id = ${placementId} and kind = 'addendum' order by version desc`;

@@ -56,21 +56,25 @@ export async function postSigned(tx: Tx, claim: ClaimRow, placement: PlacementRo
 
 /**
  * The ledger of the placement, with every version signed by both posted: one signed before the
- * ledger existed is posted on first use, from its signed terms, as its signing would have.
+ * ledger existed (or signed without passing through the signing command) is posted on first use,
+ * from its signed terms, as its signing would have. The entries are read again only then.
  */
 export async function ledgerOf(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<Ledger> {
   const lease = await currentLease(tx, placement);
-  if (lease?.status === 'fully_signed') {
-    const posted = new Set((await entriesOf(tx, placement.id)).map((e) => e.postedFor));
-    if (!posted.has(lease.id)) await postSigned(tx, claim, placement, lease);
-    // Oldest first, as they were signed: each extension's nights begin where the one before ended.
-    for (const addendum of (await addendaOf(tx, placement.id)).reverse()) {
-      const signed = addendum.status === 'fully_signed' || addendum.effective_at !== null;
-      if (signed && !posted.has(addendum.id) && addendum.extends_lease_id === lease.id) await postSigned(tx, claim, placement, addendum);
-    }
-  }
-  const [entries, paid] = await Promise.all([entriesOf(tx, placement.id), paidByCharge(tx, placement.id)]);
+  const [read, paid] = await Promise.all([entriesOf(tx, placement.id), paidByCharge(tx, placement.id)]);
+  const entries = lease?.status === 'fully_signed' && (await postUnposted(tx, claim, placement, lease, read)) ? await entriesOf(tx, placement.id) : read;
   return { entries, charges: chargesOf(entries), paid, currency: lease?.terms?.home.currency ?? null };
+}
+
+/** Posts the signed lease and its signed extensions not posted yet, oldest first; answers whether it posted any. */
+async function postUnposted(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, entries: Entry[]): Promise<boolean> {
+  const posted = new Set(entries.map((e) => e.postedFor));
+  // Oldest first, as they were signed: each extension's nights begin where the one before ended.
+  const addenda = (await addendaOf(tx, placement.id)).reverse()
+    .filter((a) => (a.status === 'fully_signed' || a.effective_at !== null) && a.extends_lease_id === lease.id);
+  const unposted = [lease, ...addenda].filter((version) => !posted.has(version.id));
+  for (const version of unposted) await postSigned(tx, claim, placement, version);
+  return unposted.length > 0;
 }
 
 /** Posts adjustments and answers what they changed in what is owed back (cents, at least 0). */

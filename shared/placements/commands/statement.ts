@@ -4,8 +4,8 @@ import { fromCents } from '../../money.ts';
 import { tenantNow, utcDay } from '../../clock/time.ts';
 import { chargeParts, payerOf, type ChargePart, type Payer } from '../billing.ts';
 import { chargeDueNow, chargeKey, overpaidOf, sharesDue } from '../ledger.ts';
-import { versionNumbers } from '../ledger-repository.ts';
 import { paymentsOf, type PaymentRow } from '../money-repository.ts';
+import { versionNumbers } from '../repository.ts';
 import type { Statement } from '../schemas.ts';
 import { ledgerOf } from '../stay-ledger.ts';
 import { inPlacement } from '../unit-of-work.ts';
@@ -81,8 +81,9 @@ export async function readStatement(caller: Caller, reference: string, propertyI
     const overpaid = new Map<Payer, number>();
     for (const charge of ledger.charges) {
       const over = overpaidOf(charge, ledger.paid);
-      for (const part of chargeParts) {
-        if (over[part] > 0) overpaid.set(payerOfPart(chargeKey(charge), part), (overpaid.get(payerOfPart(chargeKey(charge), part)) ?? 0) + over[part]);
+      for (const part of chargeParts.filter((p) => over[p] > 0)) {
+        const payer = payerOfPart(chargeKey(charge), part);
+        overpaid.set(payer, (overpaid.get(payer) ?? 0) + over[part]);
       }
     }
     for (const [payer, cents] of overpaid) add(payer, 'refund_due', Math.max(0, cents - of(payer).refunded));
