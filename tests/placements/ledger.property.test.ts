@@ -73,6 +73,8 @@ const step = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('extend' as const), nights: fc.integer({ min: 1, max: 60 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('decline_extension' as const), nights: fc.integer({ min: 1, max: 60 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const) }) },
+  // The provider changes the home's rate after signing: what the stay charges never follows it.
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('change_rate' as const), monthlyCents: fc.integer({ min: 100_000, max: 900_000 }) }) },
 );
 type Step = typeof step extends fc.Arbitrary<infer S> ? S : never;
 
@@ -87,6 +89,8 @@ const booked = fc.record({
   monthlyCents: fc.integer({ min: 100_000, max: 900_000 }),
   failFirst: fc.boolean(),
   movedIn: fc.constantFrom(true, true, false),
+  // One payer for everything, or the charges split between two or three payers (each share its own payment).
+  payers: fc.constantFrom<Record<string, string>>({}, { deposit_payer: 'policyholder' }, { deposit_payer: 'tpa', fees_payer: 'policyholder' }),
 });
 type Booked = typeof booked extends fc.Arbitrary<infer B> ? B : never;
 
@@ -119,7 +123,7 @@ async function bookedStay(b: Booked): Promise<{ stay: Stay; model: Model }> {
   const [{ deposit }] = await ownerSql()<{ deposit: string }[]>`select security_deposit_cents as deposit from app.properties where id = ${home}`;
   const moveIn = plus(today, b.lead);
   const moveOut = plus(moveIn, b.nights);
-  const created = await api.post('/claims', claimBody({ target_move_in: moveIn, est_length_months: 3 }));
+  const created = await api.post('/claims', claimBody({ target_move_in: moveIn, est_length_months: 3, ...b.payers }));
   expect(created.status, created.text).toBe(201);
   const claim = created.body.data!;
   await sourced(claim.id);
@@ -226,6 +230,10 @@ async function run(s: Stay, m: Model, st: Step): Promise<void> {
       await signBoth(s);
       await payDue(s);
       m.moveOut = to;
+      return;
+    }
+    case 'change_rate': {
+      await ownerSql()`update app.properties set monthly_rate_cents = ${st.monthlyCents} where id = ${s.home}`;
       return;
     }
     case 'cancel': {
