@@ -6,12 +6,17 @@ import { join } from 'node:path';
 
 const root = new URL('../../', import.meta.url).pathname;
 
-/** Runs a script of the project (relative to its root) with tsx, LOG_LEVEL=warn unless `env` says otherwise. */
-export function child(script: string, env: Record<string, string | undefined>): ChildProcess {
+/**
+ * Runs a script of the project (relative to its root) with tsx, LOG_LEVEL=warn unless `env` says
+ * otherwise. `ownGroup` starts it in a process group of its own (its id is the child's pid), with
+ * everything it starts, so the group can be killed at once without the caller.
+ */
+export function child(script: string, env: Record<string, string | undefined>, options: { ownGroup?: boolean } = {}): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', join(root, script)], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
+    detached: options.ownGroup ?? false,
   });
 }
 
