@@ -27,7 +27,7 @@ export async function reportScheduling(sql: postgres.Sql | postgres.TransactionS
       say.warn('webhooks are not delivered: the server\'s timer is off and pg_cron is not set up', {
         reason: status.reason,
         fix: status.fix,
-        or: 'unset WEBHOOK_DISPATCH_INTERVAL_MS to let this server deliver them',
+        alternatively: 'unset WEBHOOK_DISPATCH_INTERVAL_MS to let this server deliver them',
       });
     } else {
       say.warn('webhook scheduling by pg_cron is not set up', {
