@@ -61,7 +61,7 @@ export const config = {
 };
 
 /** The longest delay Node's timers hold (2^31 - 1 ms, about 24.8 days); a longer one fires after 1 ms. */
-export const longestTimerMs = 2_147_483_647;
+const longestTimerMs = 2_147_483_647;
 
 /** A timer's period in milliseconds, or null for `0` or `off` (the timer is switched off). */
 function timerSetting(name: string, fallback: number): number | null {
