@@ -4,7 +4,7 @@ import postgres from 'postgres';
 import { openDatabase, type LocalDatabase } from './lib/database.ts';
 import { MigrationError, migrate } from './lib/migrate.ts';
 import { StartupError, checkPortFree } from './lib/startup.ts';
-import { setting, intSetting, boolSetting } from '../shared/config.ts';
+import { config, setting, intSetting, boolSetting } from '../shared/config.ts';
 import { log, errorFields } from '../shared/log.ts';
 import { startBackgroundJobs } from './lib/background.ts';
 import { reportScheduling, warningsTo } from './lib/scheduling.ts';
@@ -23,7 +23,13 @@ function refuseToStart(error: unknown): never {
 // Checks first, then the database, then the migrations (refused when an applied file changed),
 // and only then the HTTP server.
 let database: LocalDatabase;
+let dispatchTimerMs: number | null;
 try {
+  try {
+    dispatchTimerMs = config.webhookDispatchIntervalMs();
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
   await checkPortFree(port, 'PORT');
   database = await openDatabase({ dataDir, checkUrl: true, log: (m) => log.warn('database', { detail: m }) });
 } catch (error) {
@@ -40,7 +46,7 @@ process.env.DATABASE_URL = database.url;
     await database.stop().catch(() => {});
     refuseToStart(error);
   }
-  await reportScheduling(admin, log.warn).catch((error) => log.warn('webhook scheduling status unknown', errorFields(error)));
+  await reportScheduling(admin, log, dispatchTimerMs).catch((error) => log.warn('webhook scheduling status unknown', errorFields(error)));
   await admin.end();
 }
 

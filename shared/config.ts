@@ -39,8 +39,11 @@ export const config = {
   webhookRetrySchedule: () => secondsList('WEBHOOK_RETRY_SCHEDULE', '60,300,1800,7200,21600'),
   /** How long a webhook receiver has to answer. */
   webhookTimeoutMs: () => intSetting('WEBHOOK_TIMEOUT_MS', 10_000),
-  /** How often the local server's dispatcher looks for due deliveries. */
-  webhookDispatchIntervalMs: () => intSetting('WEBHOOK_DISPATCH_INTERVAL_MS', 1000),
+  /**
+   * How often the local server's dispatcher (and its durable jobs) looks for due work; null when its
+   * timer is switched off (`0` or `off`), where pg_cron drives delivery through the dispatcher function.
+   */
+  webhookDispatchIntervalMs: () => timerSetting('WEBHOOK_DISPATCH_INTERVAL_MS', 1000),
   /** Stripe: the platform's secret key, for live charges on landlords' connected accounts. */
   stripeSecretKey: () => setting('STRIPE_SECRET_KEY', ''),
   /** Stripe: the signing secret of the Connect webhook endpoint that posts to /payments-webhook. */
@@ -56,6 +59,22 @@ export const config = {
   /** Shared secret of the internal webhook-dispatcher function; unset, the function refuses every call. */
   webhookDispatcherSecret: () => setting('WEBHOOK_DISPATCHER_SECRET', ''),
 };
+
+/** The longest delay Node's timers hold (2^31 - 1 ms, about 24.8 days); a longer one fires after 1 ms. */
+const longestTimerMs = 2_147_483_647;
+
+/** A timer's period in milliseconds, or null for `0` or `off` (the timer is switched off). */
+function timerSetting(name: string, fallback: number): number | null {
+  const value = setting(name, String(fallback)).trim();
+  if (value.toLowerCase() === 'off') return null;
+  const ms = Number(value);
+  if (ms === 0) return null;
+  if (!Number.isFinite(ms) || ms < 0) throw new Error(`Setting ${name}=${value} must be a number of milliseconds, or 0 or off to switch the timer off`);
+  if (ms > longestTimerMs) {
+    throw new Error(`Setting ${name}=${value} is beyond what a timer can wait (at most ${longestTimerMs} ms, about 24.8 days; longer would fire every millisecond): set at most ${longestTimerMs}, or 0 or off to switch the timer off`);
+  }
+  return ms;
+}
 
 function secondsList(name: string, fallback: string): number[] {
   const steps = setting(name, fallback).split(',').map((step) => Number(step.trim()));

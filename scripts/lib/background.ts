@@ -12,10 +12,12 @@ import { settleRunsAfterCommit } from '../../shared/jobs/after-commit.ts';
 export type StopJob = () => Promise<void>;
 
 /**
- * Runs `work` now and then `intervalMs` after each run ends, so runs never overlap.
- * Stopping aborts the signal given to the run in progress, and waits for it to wind down.
+ * Runs `work` now and then `intervalMs` after each run ends, so runs never overlap; with `intervalMs`
+ * null (the timer switched off) never. Stopping aborts the signal given to the run in progress, and
+ * waits for it to wind down.
  */
-function every(name: string, intervalMs: number, work: (stop: AbortSignal) => Promise<Record<string, unknown> | void>): StopJob {
+function every(name: string, intervalMs: number | null, work: (stop: AbortSignal) => Promise<Record<string, unknown> | void>): StopJob {
+  if (intervalMs === null) return async () => {};
   const stopping = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -40,8 +42,9 @@ function every(name: string, intervalMs: number, work: (stop: AbortSignal) => Pr
 const hour = 60 * 60 * 1000;
 
 /**
- * The webhook dispatcher every WEBHOOK_DISPATCH_INTERVAL_MS: each run drains what is due; on stop it
- * claims nothing more and lets the deliveries in flight finish and be recorded.
+ * The webhook dispatcher every WEBHOOK_DISPATCH_INTERVAL_MS (not at all when that is `off`: pg_cron
+ * drives delivery): each run drains what is due; on stop it claims nothing more and lets the
+ * deliveries in flight finish and be recorded.
  * `organisations` limits it to some tenants (tests share one database).
  */
 export function startWebhookDispatch(options: Pick<DispatchOptions, 'organisations'> = {}): StopJob {
@@ -54,8 +57,8 @@ export function startWebhookDispatch(options: Pick<DispatchOptions, 'organisatio
 }
 
 /**
- * The durable jobs (sourcing new requests, sending contracts and emails) on the same ticker as webhook delivery:
- * each run drains what is due; on stop it claims nothing more.
+ * The durable jobs (sourcing new requests, sending contracts and emails) on the same ticker as webhook delivery
+ * (off with it: pg_cron's calls of the dispatcher function run them): each run drains what is due; on stop it claims nothing more.
  */
 export function startJobRunner(options: { organisations?: string[] } = {}): StopJob {
   return every('jobs', config.webhookDispatchIntervalMs(), async (stop) => {

@@ -49,7 +49,7 @@ describe('npm start (embedded PostgreSQL)', () => {
     expect(await waitForHealth(base, 15_000)).toBeLessThan(15_000);
     // The embedded database has no pg_cron: the server says webhooks depend on it, and why.
     const scheduling = warnings.split('\n').filter((line) => line.includes('webhook scheduling by pg_cron is not set up')).map((line) => JSON.parse(line));
-    expect(scheduling).toEqual([expect.objectContaining({ level: 'warn', reason: 'pg_cron is not installed on this database server' })]);
+    expect(scheduling).toEqual([expect.objectContaining({ level: 'warn', reason: 'pg_cron is not installed on this database server; pg_net is not installed on this database server' })]);
     expect(warnings).toContain('webhook scheduling not set up: pg_cron/pg_net not available');
     expect(await (await fetch(`${base}/health`)).json()).toEqual({ data: { status: 'ok' } });
 

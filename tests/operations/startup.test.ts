@@ -96,6 +96,13 @@ describe('npm start refuses, before starting anything, with one line naming the 
     expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
   }, 60_000);
 
+  it('a WEBHOOK_DISPATCH_INTERVAL_MS beyond what a timer holds (Node would fire it every millisecond)', async () => {
+    const dataDir = await tempDir();
+    const result = await start({ PORT: String(await freePort()), DATA_DIR: dataDir, WEBHOOK_DISPATCH_INTERVAL_MS: '3000000000' });
+    refusedWith(result, 'WEBHOOK_DISPATCH_INTERVAL_MS=3000000000 is beyond what a timer can wait (at most 2147483647 ms', 'or 0 or off to switch the timer off');
+    expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
+  }, 60_000);
+
   it('PORT or DB_PORT already in use; an unreachable DATABASE_URL; refused credentials; an edited applied migration', async () => {
     const [busyPort, busyDbPort] = [await freePort(), await freePort()];
     await listen(busyPort);

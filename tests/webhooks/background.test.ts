@@ -57,6 +57,27 @@ describe('the local dispatcher job', () => {
     expect(await statuses()).toEqual(['pending']);
   });
 
+  it('runs nothing when WEBHOOK_DISPATCH_INTERVAL_MS is off or 0 (pg_cron drives delivery)', async () => {
+    for (const off of ['off', 'OFF', '0']) {
+      process.env.WEBHOOK_DISPATCH_INTERVAL_MS = off;
+      stop = startWebhookDispatch({ organisations: [orgId] });
+      await recordEvent(orgId, 'live', 'lease.sent', sample);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await stop();
+    }
+    expect(receiver.at(path)).toEqual([]);
+    expect(await statuses()).toEqual(['pending', 'pending', 'pending']);
+  });
+
+  it('refuses a period a timer cannot hold, rather than firing every millisecond', () => {
+    process.env.WEBHOOK_DISPATCH_INTERVAL_MS = '2147483648';
+    expect(() => startWebhookDispatch({ organisations: [orgId] })).toThrow(
+      'Setting WEBHOOK_DISPATCH_INTERVAL_MS=2147483648 is beyond what a timer can wait (at most 2147483647 ms, about 24.8 days; longer would fire every millisecond): set at most 2147483647, or 0 or off to switch the timer off',
+    );
+    process.env.WEBHOOK_DISPATCH_INTERVAL_MS = '-5';
+    expect(() => startWebhookDispatch({ organisations: [orgId] })).toThrow(/must be a number of milliseconds, or 0 or off/);
+  });
+
   it('waits for the delivery in flight when stopped, and records it', async () => {
     process.env.WEBHOOK_DISPATCH_INTERVAL_MS = '50';
     receiver.answer(path, { status: 200, delayMs: 300 });

@@ -6,13 +6,28 @@ import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { client, createTenant } from '../helpers.ts';
 import { recordEvent } from './support.ts';
-import { reportScheduling } from '../../scripts/lib/scheduling.ts';
+import { reportScheduling, type Say } from '../../scripts/lib/scheduling.ts';
 
 const notices: string[] = [];
 const sql = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: (notice) => notices.push(notice.message) });
 afterAll(() => sql.end());
 
 class RolledBack extends Error {}
+
+/** The start-up lines reportScheduling writes, as [level, message, fields]. */
+function recordedLines() {
+  const lines: [string, string, Record<string, unknown>][] = [];
+  const say: Say = {
+    info: (message, fields) => lines.push(['info', message, fields]),
+    warn: (message, fields) => lines.push(['warn', message, fields]),
+  };
+  return { lines, say };
+}
+
+const notInstalled = (extension: string) => ({
+  missing: `${extension} is not installed on this database server`,
+  fix: expect.stringMatching(new RegExp(`^install ${extension} on the database server .*add it to shared_preload_libraries, restart PostgreSQL, then run select app\\.schedule_webhook_jobs\\(\\)$`)),
+});
 
 /** Runs `work` in a transaction that is always rolled back. */
 async function inRolledBackTransaction(work: (tx: postgres.TransactionSql) => Promise<void>) {
@@ -36,19 +51,31 @@ describe('the webhooks migration without pg_cron', () => {
       const [{ ok }] = await tx<{ ok: number }[]>`select 1 as ok`;
       expect(ok).toBe(1);
     });
+    // Each extension is named with its fix, not only the first one tried.
     expect(notices).toContainEqual(
-      expect.stringMatching(/^webhook scheduling not set up: pg_cron\/pg_net not available \(extension "pg_cron" is not available.*\); webhooks are delivered only by the local server's timer$/s),
+      expect.stringMatching(/^webhook scheduling not set up: pg_cron is not installed on this database server \(fix: install pg_cron .*\); pg_net is not installed on this database server \(fix: install pg_net .*\); webhooks are delivered only by the local server's timer$/),
     );
     const [{ cron }] = await sql<{ cron: boolean }[]>`select exists (select 1 from pg_namespace where nspname = 'cron') as cron`;
     expect(cron).toBe(false);
   });
 
-  it('makes the server warn at start-up, saying why', async () => {
-    const warnings: [string, Record<string, unknown>][] = [];
-    const status = await reportScheduling(sql, (message, fields) => warnings.push([message, fields]));
-    expect(status).toEqual({ scheduled: false, schedule: null, reason: 'pg_cron is not installed on this database server' });
-    expect(warnings).toEqual([
-      ['webhook scheduling by pg_cron is not set up', expect.objectContaining({ reason: 'pg_cron is not installed on this database server' })],
+  it('makes the server warn at start-up, saying why and the fix, and that its timer delivers', async () => {
+    const { lines, say } = recordedLines();
+    const status = await reportScheduling(sql, say, 1000);
+    const reason = 'pg_cron is not installed on this database server; pg_net is not installed on this database server';
+    expect(status).toEqual({ scheduled: false, schedule: null, reason, fix: expect.stringMatching(/^install pg_cron .*; install pg_net /) });
+    expect(lines).toEqual([
+      ['warn', 'webhook scheduling by pg_cron is not set up', expect.objectContaining({ reason, fix: status.fix })],
+      ['info', 'webhook delivery', { driven_by: "this server's timer", pg_cron: 'not set up', timer: 'every 1000 ms' }],
+    ]);
+  });
+
+  it('says nothing delivers when the server\'s timer is off too', async () => {
+    const { lines, say } = recordedLines();
+    await reportScheduling(sql, say, null);
+    expect(lines).toEqual([
+      ['warn', "webhooks are not delivered: the server's timer is off and pg_cron is not set up", expect.objectContaining({ reason: expect.stringMatching(/^pg_cron is not installed/) })],
+      ['info', 'webhook delivery', { driven_by: 'nothing', pg_cron: 'not set up', timer: 'off' }],
     ]);
   });
 });
@@ -104,15 +131,20 @@ describe('the webhooks migration with pg_cron and pg_net (stand-ins)', () => {
     return jobs(tx);
   }
 
-  it('schedules the dispatcher every 10 seconds where pg_cron takes seconds, and the server stays quiet', async () => {
+  it('schedules the dispatcher every 10 seconds where pg_cron takes seconds; the server warns of nothing and says who delivers', async () => {
     await inRolledBackTransaction(async (tx) => {
       expect(await scheduleOn(tx, true)).toEqual([
         { jobname: 'event-retention', schedule: '17 * * * *', command: 'select app.purge_expired_events()' },
         { jobname: 'webhook-dispatch', schedule: '10 seconds', command: 'select app.invoke_webhook_dispatcher()' },
       ]);
-      const warnings: string[] = [];
-      expect(await reportScheduling(tx, (message) => warnings.push(message))).toEqual({ scheduled: true, schedule: '10 seconds', reason: null });
-      expect(warnings).toEqual([]);
+      const withTimer = recordedLines();
+      expect(await reportScheduling(tx, withTimer.say, 1000)).toEqual({ scheduled: true, schedule: '10 seconds', reason: null, fix: null });
+      expect(withTimer.lines).toEqual([
+        ['info', 'webhook delivery', { driven_by: "pg_cron and this server's timer", pg_cron: '10 seconds', timer: 'every 1000 ms' }],
+      ]);
+      const timerOff = recordedLines();
+      await reportScheduling(tx, timerOff.say, null);
+      expect(timerOff.lines).toEqual([['info', 'webhook delivery', { driven_by: 'pg_cron', pg_cron: '10 seconds', timer: 'off' }]]);
     });
   });
 
@@ -123,9 +155,12 @@ describe('the webhooks migration with pg_cron and pg_net (stand-ins)', () => {
         { jobname: 'event-retention', schedule: '17 * * * *', command: 'select app.purge_expired_events()' },
         { jobname: 'webhook-dispatch', schedule: '* * * * *', command: 'select app.invoke_webhook_dispatcher()' },
       ]);
-      const warnings: [string, Record<string, unknown>][] = [];
-      await reportScheduling(tx, (message, fields) => warnings.push([message, fields]));
-      expect(warnings).toEqual([['webhook dispatch by pg_cron runs every minute, not every 10 seconds', expect.objectContaining({ schedule: '* * * * *' })]]);
+      const { lines, say } = recordedLines();
+      await reportScheduling(tx, say, null);
+      expect(lines).toEqual([
+        ['warn', 'webhook dispatch by pg_cron runs every minute, not every 10 seconds', expect.objectContaining({ schedule: '* * * * *' })],
+        ['info', 'webhook delivery', { driven_by: 'pg_cron', pg_cron: '* * * * *', timer: 'off' }],
+      ]);
     });
     expect(notices).toEqual([
       'webhook dispatch scheduled every minute: pg_cron refused a 10-second schedule (invalid schedule: 10 seconds; seconds need pg_cron 1.5 or later)',
@@ -141,21 +176,25 @@ describe('the webhooks migration with pg_cron and pg_net (stand-ins)', () => {
       expect(scheduled).toBe(false);
       expect(await jobs(tx)).toEqual([]);
       const [status] = await tx`select * from app.webhook_scheduling_status()`;
-      expect(status).toEqual({ scheduled: false, schedule: null, reason: 'no pg_cron job named webhook-dispatch (run: select app.schedule_webhook_jobs())' });
+      expect(status).toEqual({ scheduled: false, schedule: null, reason: 'no pg_cron job named webhook-dispatch', fix: 'run select app.schedule_webhook_jobs()' });
     });
     expect(notices).toContainEqual(expect.stringMatching(/^webhook scheduling not set up: cron is broken \(no pg_cron job was created\)$/));
   });
 
-  it('names what is missing: pg_net, Vault, a Vault secret', async () => {
-    const reasonWith = async (setUp: (tx: postgres.TransactionSql) => Promise<void>) => {
-      let reason: string | null = null;
+  it('names exactly what is missing, with the fix: pg_net alone, pg_cron alone, Vault, a Vault secret', async () => {
+    const statusWith = async (setUp: (tx: postgres.TransactionSql) => Promise<void>) => {
+      let status: { reason: string | null; fix: string | null } = { reason: null, fix: null };
       await inRolledBackTransaction(async (tx) => {
         await setUp(tx);
-        ({ reason } = await reportScheduling(tx, () => {}));
+        status = await reportScheduling(tx, recordedLines().say, 1000);
       });
-      return reason;
+      return status;
     };
-    expect(await reasonWith((tx) => cronStandIn(tx, { seconds: true }))).toBe('pg_net is not enabled');
+    const reasonWith = async (setUp: (tx: postgres.TransactionSql) => Promise<void>) => (await statusWith(setUp)).reason;
+    const { missing: netMissing, fix: netFix } = notInstalled('pg_net');
+    expect(await statusWith((tx) => cronStandIn(tx, { seconds: true }))).toEqual({ scheduled: false, schedule: null, reason: netMissing, fix: netFix });
+    const { missing: cronMissing, fix: cronFix } = notInstalled('pg_cron');
+    expect(await statusWith((tx) => netStandIn(tx))).toEqual({ scheduled: false, schedule: null, reason: cronMissing, fix: cronFix });
     expect(await reasonWith(async (tx) => {
       await cronStandIn(tx, { seconds: true });
       await netStandIn(tx);
@@ -167,6 +206,12 @@ describe('the webhooks migration with pg_cron and pg_net (stand-ins)', () => {
       await vaultStandIn(tx, { webhook_dispatcher_url: vaultSecrets.webhook_dispatcher_url });
       await tx`select app.schedule_webhook_jobs()`;
     })).toBe('Vault lacks webhook_dispatcher_secret');
+    expect((await statusWith(async (tx) => {
+      await cronStandIn(tx, { seconds: true });
+      await netStandIn(tx);
+      await vaultStandIn(tx, {});
+      await tx`select app.schedule_webhook_jobs()`;
+    })).fix).toMatch(/^store the address and the secret of the webhook-dispatcher function in Vault: select vault\.create_secret\(/);
   });
 });
 
@@ -204,14 +249,18 @@ describe('app.invoke_webhook_dispatcher (Supabase)', () => {
     });
   });
 
-  it('calls nothing and warns while Vault lacks the address or the secret', async () => {
+  it('calls nothing and fails, naming what Vault lacks, so that the pg_cron run is recorded as failed', async () => {
     await dueDelivery();
     await inRolledBackTransaction(async (tx) => {
       await standIns(tx, { webhook_dispatcher_url: 'https://project.supabase.co/functions/v1/webhook-dispatcher' });
-      const [{ request }] = await tx<{ request: number | null }[]>`select app.invoke_webhook_dispatcher() as request`;
-      expect(request).toBeNull();
+      await expect(tx.savepoint((inner) => inner`select app.invoke_webhook_dispatcher()`)).rejects.toThrow(
+        /^webhook dispatch not called: Vault lacks webhook_dispatcher_secret; store them in Vault \(see docs\/webhooks\.md\)$/,
+      );
       expect(await tx`select * from net.calls`).toEqual([]);
     });
-    expect(notices).toContainEqual(expect.stringMatching(/^webhook dispatch skipped: store webhook_dispatcher_url and webhook_dispatcher_secret/));
+    await inRolledBackTransaction(async (tx) => {
+      await netStandIn(tx);
+      await expect(tx.savepoint((inner) => inner`select app.invoke_webhook_dispatcher()`)).rejects.toThrow(/^webhook dispatch not called: Supabase Vault is not enabled/);
+    });
   });
 });
