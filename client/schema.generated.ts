@@ -9024,7 +9024,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an endpoint
-         * @description The endpoint stops receiving at once; its queued deliveries and their history are removed with it.
+         * @description The endpoint stops receiving at once; its queued deliveries and their history are removed with it. Events recorded, replayed or simulated while it is being deleted wait for the deletion and are queued to the endpoints that remain.
          *
          *     Requires: webhooks:manage or any write scope.
          */
