@@ -6408,6 +6408,8 @@ export interface paths {
          * Payout account status
          * @description Setup happens in a browser at the payment processor (`finish_setup_url`), not through this interface. Live accounts start not connected; sandbox accounts start connected with charges and payouts enabled. While `charges_enabled` is false no family can be placed in the provider's homes.
          *
+         *     `payouts:read` reads the state and writes nothing. The setup link starts onboarding at the processor, so it is a write: `finish_setup_url` is given only to a key that also holds `properties:write` (call this route with such a key to get it); for a key without it the field is null whatever the state, and `onboarding_status` says whether setup is still to finish.
+         *
          *     Requires: payouts:read.
          */
         get: {
@@ -9022,7 +9024,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an endpoint
-         * @description The endpoint stops receiving at once; its queued deliveries and their history are removed with it.
+         * @description The endpoint stops receiving at once; its queued deliveries and their history are removed with it. Events recorded, replayed or simulated while it is being deleted wait for the deletion and are queued to the endpoints that remain.
          *
          *     Requires: webhooks:manage or any write scope.
          */
@@ -12195,7 +12197,7 @@ export interface components {
             connected: boolean;
             /** @enum {string} */
             environment: "live" | "sandbox";
-            /** @description Where someone at the provider finishes setup in a browser; null once setup is complete. */
+            /** @description Where someone at the provider finishes setup in a browser (a signed link valid for one hour; its page asks for bank and identity details and starts the processor's onboarding). Given only to a key that also holds `properties:write`; null for a key without it, and null once setup is complete. */
             finish_setup_url: string | null;
             /**
              * @description not_started, pending (connected, not everything enabled yet) or complete.

@@ -9,13 +9,14 @@ import { log } from '../../shared/log.ts';
 import { placementPorts } from '../../shared/placements/ports/index.ts';
 import { CallbackRejected, type ESignaturePort } from '../../shared/placements/ports/types.ts';
 import { NotConfigured } from '../../shared/placements/ports/provider.ts';
-import { applySignatureCallback } from '../../shared/placements/commands/callback.ts';
+import { queueContractReread } from '../../shared/placements/commands/callback.ts';
 
-// Internal function, not part of the public API: the live e-signature provider posts its signed
-// callbacks here (configure its webhook address as <base_url>/esign-callback). The callback's
-// signature is verified by the port over the raw body (401 invalid_signature when it fails); a
-// verified signature applies exactly the command the sandbox helpers apply (first signature by the
-// tenant or named signer, countersignature by the landlord). Sandbox contracts never call back.
+// Internal function, not part of the public API: the live e-signature provider posts its callbacks
+// here (configure its webhook address as <base_url>/esign-callback). The port verifies the sender
+// (Documenso's shared secret, compared in constant time; 401 invalid_signature when it fails). The
+// secret does not sign the body, so a callback carries no state: it queues a durable re-read of the
+// document it names, and the job applies the signatures the provider's own record shows, with the
+// command the sandbox helpers apply (commands/callback.ts). Sandbox contracts never call back.
 
 /** The function's app; `port` gives the live e-signature adapter (replaceable in tests). */
 export function createCallbackApp(port: () => ESignaturePort = () => placementPorts('live').esign) {
@@ -27,17 +28,17 @@ export function createCallbackApp(port: () => ESignaturePort = () => placementPo
   app.post('/esign-callback', async (c) => {
     const raw = await c.req.text();
     const esign = port();
-    let callback;
+    let notice;
     try {
-      callback = await esign.readCallback(c.req.raw.headers, raw);
+      notice = await esign.readCallback(c.req.raw.headers, raw);
     } catch (error) {
       if (error instanceof CallbackRejected) throw new ApiError('invalid_signature', `The callback's signature does not verify: ${error.message}`);
       if (error instanceof NotConfigured) throw new ApiError('not_configured', `This deployment cannot take e-signature callbacks yet: ${error.message}.`);
       throw error;
     }
-    if (!callback) return c.json(single({ received: true, applied: false, note: 'not an event the service acts on' }), 200);
-    const outcome = await applySignatureCallback(callback, esign);
-    log.info('e-signature callback', { request_id: c.get('requestId'), provider_ref: callback.providerRef, kind: callback.kind, role: callback.role, outcome });
+    if (!notice) return c.json(single({ received: true, queued: false, note: 'not an event the service acts on' }), 200);
+    const outcome = await queueContractReread(notice);
+    log.info('e-signature callback', { request_id: c.get('requestId'), provider_ref: notice.providerRef, outcome });
     return c.json(single({ received: true, ...outcome }), 200);
   });
   app.all('*', () => {

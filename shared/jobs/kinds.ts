@@ -13,6 +13,8 @@ export interface JobPayloads {
   withdraw_contract: { provider_ref: string; reason: string };
   /** The placement: the household's link to a home sent to it, signed when the email goes out (commands/household.ts). */
   send_household_link: { placement_id: string; base_url: string };
+  /** The placement: read a contract again at the e-signature provider after its callback, and apply what it shows (commands/callback.ts). */
+  reread_contract: { provider_ref: string };
   /** The placement: one message through the email port. */
   send_email: EmailMessage;
   /** The placement: refund an approved refund request on the landlord's account (commands/refunds.ts). */

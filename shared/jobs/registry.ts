@@ -1,4 +1,4 @@
-import { advanceStay, closeStayJob, issueRefund, sendHouseholdLink, sendContract, sendEmail, withdrawContract } from '../placements/jobs.ts';
+import { advanceStay, closeStayJob, issueRefund, rereadContractJob, sendHouseholdLink, sendContract, sendEmail, withdrawContract } from '../placements/jobs.ts';
 import { sourceNewRequests } from '../claims/sourcing.ts';
 import type { ServiceJobRegistry } from './runner.ts';
 
@@ -8,6 +8,7 @@ import type { ServiceJobRegistry } from './runner.ts';
 export const jobRegistry: ServiceJobRegistry = {
   send_contract: sendContract,
   withdraw_contract: withdrawContract,
+  reread_contract: rereadContractJob,
   send_email: sendEmail,
   send_household_link: sendHouseholdLink,
   issue_refund: issueRefund,

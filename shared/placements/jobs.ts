@@ -10,6 +10,7 @@ import { onHome } from './render.ts';
 import { contractContext, moveLease } from './lease.ts';
 import { inPlacement, inPlacementById, lockLeaseOf } from './unit-of-work.ts';
 import { closeStay } from './commands/booking.ts';
+import { rereadContract } from './commands/callback.ts';
 import { currentHouseholdLink, householdLinkEmail } from './commands/household.ts';
 import { homeListing } from './repository.ts';
 
@@ -91,6 +92,12 @@ export const withdrawContract: ServiceJob<'withdraw_contract'> = {
     await placementPorts(job.environment).esign.withdraw(provider_ref, reason);
     return { withdrawn: provider_ref };
   },
+};
+
+/** reread_contract: after an e-signature callback, applies what the provider's record of the contract shows (commands/callback.ts). */
+export const rereadContractJob: ServiceJob<'reread_contract'> = {
+  kind: 'reread_contract',
+  run: ({ provider_ref }, { job }) => rereadContract(provider_ref, placementPorts(job.environment).esign),
 };
 
 /** send_email: one message through the email port of the job's environment. */

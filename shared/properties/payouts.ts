@@ -28,7 +28,13 @@ export const PayoutStatus = z
     charges_enabled: z.boolean().describe("Until true, no family can be placed in the provider's homes."),
     payouts_enabled: z.boolean(),
     bank_account_last4: z.string().nullable(),
-    finish_setup_url: z.string().nullable().describe('Where someone at the provider finishes setup in a browser; null once setup is complete.'),
+    finish_setup_url: z
+      .string()
+      .nullable()
+      .describe(
+        'Where someone at the provider finishes setup in a browser (a signed link valid for one hour; its page asks for bank and identity details and starts ' +
+          "the processor's onboarding). Given only to a key that also holds `properties:write`; null for a key without it, and null once setup is complete.",
+      ),
     updated_at: z.string(),
   })
   .openapi('PayoutStatus');
@@ -73,10 +79,14 @@ interface PayoutRow extends PayoutState {
 }
 
 /**
- * `liveSetupUrl`: the service's own setup link for a live account (opening it creates the
- * processor's onboarding link on demand); sandbox accounts keep the pay-in-app address.
+ * How the setup link is given: `false` withholds it (the caller may read the account but not start
+ * its setup); otherwise `liveSetupUrl` is the service's own setup link for a live account (opening
+ * it creates the processor's onboarding link on demand), and sandbox accounts keep the pay-in-app address.
  */
-function render(row: PayoutRow, liveSetupUrl?: string): PayoutStatus {
+export type SetupLink = false | { liveSetupUrl?: string };
+
+function render(row: PayoutRow, link: SetupLink = {}): PayoutStatus {
+  const liveSetupUrl = link ? link.liveSetupUrl : undefined;
   const setupUrl = new URL(row.environment === 'live' && liveSetupUrl ? liveSetupUrl : new URL('/provider/payouts/setup', config.payInAppBaseUrl()));
   if (row.environment === 'sandbox') setupUrl.searchParams.set('environment', 'sandbox');
   return {
@@ -86,7 +96,7 @@ function render(row: PayoutRow, liveSetupUrl?: string): PayoutStatus {
     charges_enabled: row.charges_enabled,
     payouts_enabled: row.payouts_enabled,
     bank_account_last4: row.bank_account_last4,
-    finish_setup_url: row.onboarding_status === 'complete' ? null : setupUrl.toString(),
+    finish_setup_url: !link || row.onboarding_status === 'complete' ? null : setupUrl.toString(),
     updated_at: row.updated_at.toISOString(),
   };
 }
@@ -135,9 +145,9 @@ export async function setBankAccountLast4(tx: Tx, last4: string | null): Promise
   await tx`update app.payout_accounts set bank_account_last4 = ${last4}`;
 }
 
-export async function readPayoutStatus(tx: Tx, tenant: Tenant, liveSetupUrl?: string): Promise<PayoutStatus> {
+export async function readPayoutStatus(tx: Tx, tenant: Tenant, link: SetupLink): Promise<PayoutStatus> {
   const [row] = await tx<PayoutRow[]>`select * from app.payout_status(${tenant.orgId}, ${tenant.environment})`;
-  return render(row, liveSetupUrl);
+  return render(row, link);
 }
 
 /**

@@ -33,7 +33,7 @@ describe('the placement seams are typed', () => {
       void short; void misfiled;
     }
     const kinds: JobKind[] = [
-      'send_contract', 'withdraw_contract', 'send_email', 'send_household_link', 'issue_refund', 'advance_stay', 'close_stay', 'source_new_requests',
+      'send_contract', 'withdraw_contract', 'reread_contract', 'send_email', 'send_household_link', 'issue_refund', 'advance_stay', 'close_stay', 'source_new_requests',
     ];
     expect(Object.keys(jobRegistry).sort()).toEqual([...kinds].sort());
     for (const [kind, definition] of Object.entries(jobRegistry)) expect(definition.kind).toBe(kind);

@@ -2,8 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { runDueJobs, type JobDefinition } from '../../shared/jobs/runner.ts';
 import { runAfterCommit, settleRunsAfterCommit } from '../../shared/jobs/after-commit.ts';
-import { CallbackRejected, type ESignaturePort } from '../../shared/placements/ports/types.ts';
+import { type ESignaturePort } from '../../shared/placements/ports/types.ts';
 import { createCallbackApp } from '../../functions/esign-callback/app.ts';
+import { documensoESignature } from '../../shared/placements/ports/documenso.ts';
+import { rereadContract } from '../../shared/placements/commands/callback.ts';
 import { createOrg, ownerSql } from '../helpers.ts';
 import { events, jobsOf, placeWithDates, scene } from './fixtures.ts';
 
@@ -115,51 +117,59 @@ describe('the job runner', () => {
 });
 
 describe('the live e-signature callback', () => {
+  // Documenso does not sign its callbacks' bodies: its secret travels as-is in X-Documenso-Secret.
+  // Whoever holds the secret can post any body, so the body only names the document; the service
+  // re-reads the document at the provider in a durable job and applies what that record says.
+  const secret = 'whsec-documenso-test';
+  const documenso = documensoESignature({ apiUrl: 'https://documenso.invalid/api/v2', apiKey: 'unused', templateId: '1', callbackSecret: secret, fetch: () => Promise.reject(new Error('not used here')) });
   /** The provider's own record: who has signed, as a re-read of the document would answer. */
   const signedAtProvider = new Set<string>();
-  function fakePort(): ESignaturePort {
-    return {
-      kind: 'live',
-      send: () => Promise.resolve({ providerRef: 'x' }),
-      withdraw: () => Promise.resolve(),
-      signedDocument: () => Promise.reject(new Error('not used here')),
-      hasSigned: (ref, role) => Promise.resolve(signedAtProvider.has(`${ref}:${role}`)),
-      readCallback: async (headers, raw) => {
-        if (headers.get('x-test-signature') !== 'good') throw new CallbackRejected('bad signature');
-        const body = JSON.parse(raw);
-        return body.kind === 'ignored' ? null : { providerRef: body.ref, kind: body.kind, role: body.role, at: new Date() };
-      },
-    };
-  }
-  const post = (app: ReturnType<typeof createCallbackApp>, body: unknown, signature = 'good') =>
-    app.request('/esign-callback', { method: 'POST', headers: { 'x-test-signature': signature }, body: JSON.stringify(body) });
+  const fakePort = (): ESignaturePort => ({ ...documenso, hasSigned: (ref, role) => Promise.resolve(signedAtProvider.has(`${ref}:${role}`)) });
+  const post = (app: ReturnType<typeof createCallbackApp>, body: unknown, given = secret) =>
+    app.request('/esign-callback', { method: 'POST', headers: { 'x-documenso-secret': given }, body: JSON.stringify(body) });
+  /** A Documenso webhook body about the document; `recipients` is what the body claims, never read for state. */
+  const webhook = (documentId: number, event: string, recipients: Record<string, unknown>[] = []) => ({ event, payload: { id: documentId, status: 'PENDING', recipients }, createdAt: new Date().toISOString() });
+  const rereads = (orgId: string) => runDueJobs({ registry: { reread_contract: { kind: 'reread_contract', run: (payload: { provider_ref: string }) => rereadContract(payload.provider_ref, fakePort()) } }, organisations: [orgId] });
 
-  it('verifies the signature, applies the first signature and the countersignature once each, and ignores what it does not act on', async () => {
+  it('a callback only queues a re-read: what the body claims is never applied, what the provider says is, once', async () => {
     const s = await scene('live');
     const lease = await placeWithDates(s.api, s.ref, s.home);
-    const ref = `env_${lease.id}`;
+    const documentId = 5_000_000 + Math.floor(Math.random() * 1_000_000);
+    const ref = String(documentId);
     // As the live send-contract job records it.
     await ownerSql()`update app.lease_agreements set status = 'sent_for_signature', provider_ref = ${ref}, sent_at = now() where id = ${lease.id}`;
     const app = createCallbackApp(fakePort);
+    const status = async () => (await ownerSql()`select status from app.lease_agreements where id = ${lease.id}`)[0].status;
 
-    const rejected = await post(app, { ref, kind: 'signed', role: 'tenant' }, 'forged');
+    const rejected = await post(app, webhook(documentId, 'DOCUMENT_SIGNED'), 'whsec-guess');
     expect(rejected.status).toBe(401);
     expect((await rejected.json()).error.code).toBe('invalid_signature');
-    expect((await ownerSql()`select status from app.lease_agreements where id = ${lease.id}`)[0].status).toBe('sent_for_signature');
+    expect(await jobsOf(s.c.orgId, 'reread_contract')).toEqual([]);
 
-    // A callback that claims a signature the provider's own record does not have is not applied.
-    expect((await (await post(app, { ref, kind: 'signed', role: 'tenant' })).json()).data).toEqual({ received: true, applied: false, note: 'not signed at the provider' });
-    expect((await ownerSql()`select status from app.lease_agreements where id = ${lease.id}`)[0].status).toBe('sent_for_signature');
-    signedAtProvider.add(`${ref}:tenant`).add(`${ref}:landlord`);
-    expect(await (await post(app, { ref, kind: 'signed', role: 'tenant' })).json()).toEqual({ data: { received: true, applied: true } });
-    const again = await (await post(app, { ref, kind: 'signed', role: 'tenant' })).json();
-    expect(again.data).toMatchObject({ received: true, applied: false });
-    expect(await (await post(app, { ref, kind: 'signed', role: 'landlord' })).json()).toEqual({ data: { received: true, applied: true } });
+    // A body claiming both signed, the provider's record saying nobody has: queued, re-read, nothing applied.
+    const signedBoth = [{ signingOrder: 1, signingStatus: 'SIGNED' }, { signingOrder: 2, signingStatus: 'SIGNED' }];
+    expect(await (await post(app, webhook(documentId, 'DOCUMENT_COMPLETED', signedBoth))).json()).toEqual({ data: { received: true, queued: true } });
+    expect(await jobsOf(s.c.orgId, 'reread_contract')).toEqual([expect.objectContaining({ status: 'pending', payload: { provider_ref: ref } })]);
+    await rereads(s.c.orgId);
+    expect(await status()).toBe('sent_for_signature');
+
+    // A body claiming a refusal, the provider's record saying the tenant signed: the signature is applied.
+    signedAtProvider.add(`${ref}:tenant`);
+    await post(app, webhook(documentId, 'DOCUMENT_REJECTED', [{ signingOrder: 1, signingStatus: 'REJECTED' }]));
+    await rereads(s.c.orgId);
+    expect(await status()).toBe('policyholder_signed');
+
+    // One callback after both signed applies the countersignature; a repeated one changes nothing.
+    signedAtProvider.add(`${ref}:landlord`);
+    await post(app, webhook(documentId, 'DOCUMENT_SIGNED'));
+    await post(app, webhook(documentId, 'DOCUMENT_SIGNED'));
+    await rereads(s.c.orgId);
     expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].lease?.status).toBe('fully_signed');
     expect((await events(s.c.orgId, 'lease.first_signed')).length).toBe(1);
     expect((await events(s.c.orgId, 'lease.signed')).length).toBe(1);
+    expect((await jobsOf(s.c.orgId, 'reread_contract')).map((j) => j.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
 
-    expect((await (await post(app, { kind: 'ignored' })).json()).data.applied).toBe(false);
-    expect((await (await post(app, { ref: 'unknown', kind: 'signed', role: 'tenant' })).json()).data).toMatchObject({ applied: false, note: 'unknown contract' });
+    expect((await (await post(app, { event: 'DOCUMENT_OPENED', payload: { id: documentId } })).json()).data).toMatchObject({ queued: false });
+    expect((await (await post(app, webhook(documentId + 1, 'DOCUMENT_SIGNED'))).json()).data).toMatchObject({ queued: false, note: 'unknown contract' });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { client, createTenant } from '../helpers.ts';
+import { client, createKey, createTenant } from '../helpers.ts';
 import { splitCharge } from '../../shared/properties/earnings.ts';
 import { completeHome, insertBooking, insertPayment } from './fixtures.ts';
 
@@ -92,6 +92,22 @@ describe('GET /properties/payouts', () => {
       environment: 'live', connected: false, onboarding_status: 'not_started', charges_enabled: false, payouts_enabled: false,
       bank_account_last4: null, finish_setup_url: expect.stringMatching(/\/functions\/v1\/pay\/setup\/[\w-]+\.[\w-]+\.[\w-]+$/),
     });
+  });
+
+  it('a payouts:read key reads the state without the setup link, whose page starts onboarding; properties:write gets the link', async () => {
+    const tenant = await createTenant('provider');
+    const readOnly = client((await createKey(tenant.orgId, 'live', { scopes: ['payouts:read'] })).key);
+    const read = await readOnly.get('/properties/payouts');
+    expect(read.status).toBe(200);
+    expect(read.body.data).toMatchObject({ environment: 'live', connected: false, onboarding_status: 'not_started', finish_setup_url: null });
+    const sandboxRead = client((await createKey(tenant.orgId, 'sandbox', { scopes: ['payouts:read'] })).key);
+    expect((await sandboxRead.get('/properties/payouts')).body.data).toMatchObject({ environment: 'sandbox', finish_setup_url: null });
+
+    const writer = client((await createKey(tenant.orgId, 'live', { scopes: ['payouts:read', 'properties:write'] })).key);
+    expect((await writer.get('/properties/payouts')).body.data.finish_setup_url).toMatch(/\/functions\/v1\/pay\/setup\/[\w-]+\.[\w-]+\.[\w-]+$/);
+    // The write scope alone does not read the account: the route stays payouts:read.
+    const writeOnly = client((await createKey(tenant.orgId, 'live', { scopes: ['properties:write'] })).key);
+    expect((await writeOnly.get('/properties/payouts')).status).toBe(403);
   });
 
   it('a sandbox account starts connected with charges and payouts enabled', async () => {

@@ -1,6 +1,7 @@
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { allows } from '../../../shared/http/scopes.ts';
 import { PayoutStatus, readPayoutStatus } from '../../../shared/properties/payouts.ts';
 import { setupPageUrl } from '../../../shared/placements/commands/payout-setup.ts';
 import { listBookings, renderBooking } from '../bookings-repository.ts';
@@ -40,16 +41,24 @@ export const accountRoutes = createRoutes()
       path: '/payouts',
       tags: ['Bookings and payouts'],
       summary: 'Payout account status',
-      description:
+      description: [
         'Setup happens in a browser at the payment processor (`finish_setup_url`), not through this interface. Live accounts start not ' +
-        'connected; sandbox accounts start connected with charges and payouts enabled. While `charges_enabled` is false no family can ' +
-        "be placed in the provider's homes.",
+          'connected; sandbox accounts start connected with charges and payouts enabled. While `charges_enabled` is false no family can ' +
+          "be placed in the provider's homes.",
+        '`payouts:read` reads the state and writes nothing. The setup link starts onboarding at the processor, so it is a write: ' +
+          '`finish_setup_url` is given only to a key that also holds `properties:write` (call this route with such a key to get it); ' +
+          'for a key without it the field is null whatever the state, and `onboarding_status` says whether setup is still to finish.',
+      ].join('\n\n'),
       scope: 'payouts:read',
       responses: { 200: jsonResponse(dataOf(PayoutStatus), "The account of the key's environment.") },
     }),
     async (c) => {
       const caller = c.get('caller');
-      const setupUrl = caller.environment === 'live' ? await setupPageUrl(c.req.url, caller.orgId) : undefined;
-      return c.json(single(await withTenant(caller, (tx) => readPayoutStatus(tx, caller, setupUrl))), 200);
+      // The link's page asks for bank and identity details and starts the processor's onboarding:
+      // a read scope does not hand it out.
+      const link = !allows('properties:write', caller.scopes)
+        ? false
+        : { liveSetupUrl: caller.environment === 'live' ? await setupPageUrl(c.req.url, caller.orgId) : undefined };
+      return c.json(single(await withTenant(caller, (tx) => readPayoutStatus(tx, caller, link))), 200);
     },
   );

@@ -100,7 +100,8 @@ export const endpointRoutes = createRoutes()
       path: '/{id}',
       tags: ['Webhooks'],
       summary: 'Delete an endpoint',
-      description: 'The endpoint stops receiving at once; its queued deliveries and their history are removed with it.',
+      description:
+        'The endpoint stops receiving at once; its queued deliveries and their history are removed with it. Events recorded, replayed or simulated while it is being deleted wait for the deletion and are queued to the endpoints that remain.',
       scope: 'manage-webhooks',
       request: { params: IdParams },
       responses: { 200: jsonResponse(dataOf(DeletedEndpoint), 'Deleted.') },

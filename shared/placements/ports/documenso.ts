@@ -1,4 +1,4 @@
-import { CallbackRejected, type ContractRequest, type ESignaturePort, type SignatureCallback, type Signer } from './types.ts';
+import { CallbackRejected, signingOrder, type ContractNotice, type ContractRequest, type ESignaturePort, type Signer } from './types.ts';
 import { callProvider, fetchProviderFile, ProviderError, required, sameSecret, type Transport } from './provider.ts';
 
 // Live e-signature adapter: Documenso's public REST API v2 (base `https://app.documenso.com/api/v2`,
@@ -32,7 +32,6 @@ export interface DocumensoOptions {
 }
 
 const what = 'e-signature (Documenso)';
-const signingOrder: Signer['role'][] = ['tenant', 'landlord'];
 
 interface DocumensoRecipient {
   id: number;
@@ -143,7 +142,7 @@ export function documensoESignature(options: DocumensoOptions): ESignaturePort {
       });
     },
 
-    async readCallback(headers: Headers, rawBody: string): Promise<SignatureCallback | null> {
+    async readCallback(headers: Headers, rawBody: string): Promise<ContractNotice | null> {
       const secret = required(options.callbackSecret, what, 'ESIGN_CALLBACK_SECRET');
       const given = headers.get('x-documenso-secret');
       if (!given) throw new CallbackRejected('the X-Documenso-Secret header is missing');
@@ -153,54 +152,22 @@ export function documensoESignature(options: DocumensoOptions): ESignaturePort {
   };
 }
 
-/** Maps a verified Documenso webhook to the signature it reports, or null when the service does not act on it. */
-function readEvent(rawBody: string): SignatureCallback | null {
-  let body: { event?: unknown; payload?: DocumensoDocument; createdAt?: string };
+/** The events about a document's signatures, on which the service reads the document again. */
+const signatureEvents = new Set(['DOCUMENT_SIGNED', 'DOCUMENT_COMPLETED', 'DOCUMENT_REJECTED']);
+
+/**
+ * The document a verified Documenso webhook is about, or null when the service does not act on it.
+ * Only the document's id is read: the secret authenticates the sender, not the body, so who the
+ * body says signed is left to the re-read of the document.
+ */
+function readEvent(rawBody: string): ContractNotice | null {
+  let body: { event?: unknown; payload?: { id?: unknown } };
   try {
     body = JSON.parse(rawBody);
   } catch {
     return null;
   }
-  const document = body?.payload;
-  if (!document || typeof document.id !== 'number') return null;
-  const signers = signersInOrder(document.recipients ?? document.Recipient);
-  const reported = (recipient: DocumensoRecipient | undefined, kind: SignatureCallback['kind'], at: string | null | undefined): SignatureCallback | null => {
-    const index = recipient ? signers.indexOf(recipient) : -1;
-    if (index < 0 || index >= signingOrder.length) return null;
-    return {
-      providerRef: String(document.id),
-      ...(document.externalId ? { leaseId: document.externalId } : {}),
-      kind,
-      role: signingOrder[index],
-      at: dateOr(at, body.createdAt),
-    };
-  };
-  switch (body.event) {
-    case 'DOCUMENT_SIGNED': {
-      // Sent once per signature; the recipient who just signed is the latest to have signed.
-      const signed = signers.filter((r) => r.signingStatus === 'SIGNED').sort((a, b) => time(b.signedAt) - time(a.signedAt));
-      return reported(signed[0], 'signed', signed[0]?.signedAt);
-    }
-    case 'DOCUMENT_COMPLETED': {
-      // Every signer has signed: the landlord's countersignature (repeats DOCUMENT_SIGNED of the last signer).
-      const landlord = signers[signingOrder.indexOf('landlord')];
-      return landlord?.signingStatus === 'SIGNED' ? reported(landlord, 'signed', landlord.signedAt ?? document.completedAt) : null;
-    }
-    case 'DOCUMENT_REJECTED': {
-      const refused = signers.find((r) => r.signingStatus === 'REJECTED');
-      return reported(refused, 'declined', document.updatedAt);
-    }
-    default:
-      return null;
-  }
-}
-
-function time(value: string | null | undefined): number {
-  const ms = value ? Date.parse(value) : NaN;
-  return Number.isNaN(ms) ? -Infinity : ms;
-}
-
-function dateOr(...values: (string | null | undefined)[]): Date {
-  for (const value of values) if (Number.isFinite(time(value))) return new Date(value!);
-  return new Date();
+  const id = body?.payload?.id;
+  if (typeof body?.event !== 'string' || !signatureEvents.has(body.event) || typeof id !== 'number' || !Number.isInteger(id)) return null;
+  return { providerRef: String(id) };
 }

@@ -25,15 +25,18 @@ export interface SentContract {
   providerRef: string;
 }
 
-/** A signature or refusal reported by the e-signature provider's callback, once verified. */
-export interface SignatureCallback {
+/**
+ * What a verified callback of the e-signature provider is taken to say: that something happened to
+ * this document, nothing more. Documenso authenticates its callbacks by a static secret, not by a
+ * signature over the body, so a body's claims (who signed, a refusal, when) are never acted on:
+ * the document is read again at the provider (hasSigned) in a durable job.
+ */
+export interface ContractNotice {
   providerRef: string;
-  /** The service's lease id, when the provider echoes it back. */
-  leaseId?: string;
-  kind: 'signed' | 'declined';
-  role: Signer['role'];
-  at: Date;
 }
+
+/** The order in which a contract is signed: the first signature, then the landlord's countersignature. */
+export const signingOrder: Signer['role'][] = ['tenant', 'landlord'];
 
 export interface ESignaturePort {
   readonly kind: 'live' | 'sandbox';
@@ -42,16 +45,16 @@ export interface ESignaturePort {
   /** Withdraws an unsigned contract so its signature links stop working. Idempotent. */
   withdraw(providerRef: string, reason: string): Promise<void>;
   /**
-   * Verifies a callback's signature over its raw body and reads it; returns null when the callback
-   * is about something the service does not act on. Throws CallbackRejected when the signature fails.
+   * Verifies a callback's sender and reads which document it is about; returns null when the
+   * callback is about something the service does not act on. Throws CallbackRejected when the
+   * sender does not verify.
    */
-  readCallback(headers: Headers, rawBody: string): Promise<SignatureCallback | null>;
+  readCallback(headers: Headers, rawBody: string): Promise<ContractNotice | null>;
   /** The signed contract as a PDF, for the household to keep. Throws on a provider failure. */
   signedDocument(providerRef: string): Promise<Uint8Array>;
   /**
-   * Whether the provider's own record of the document says this signer has signed: a callback's
-   * claim is checked against it before it is applied. Throws on a provider failure (the provider
-   * retries its callback).
+   * Whether the provider's own record of the document says this signer has signed: the only source
+   * of a signature the service applies. Throws on a provider failure (the re-read job retries).
    */
   hasSigned(providerRef: string, role: Signer['role']): Promise<boolean>;
 }
