@@ -48,7 +48,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -235,6 +235,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
+                            };
+                        };
+                    };
+                };
                 /** @description invalid_field: a field is missing or wrong (field names it), including a US ZIP code the service does not know without loss_lat/loss_lng. */
                 422: {
                     headers: {
@@ -321,7 +335,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -463,7 +477,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -529,6 +543,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -624,7 +652,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -690,6 +718,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "already_paid";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -789,7 +831,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -855,6 +897,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "not_booked" | "move_in_not_yet";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -954,7 +1010,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the household declined the home, the application is not approved, the home is no longer offered or its provider cannot take charges, or nobody to send the lease to. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the household declined the home, the application is not approved, the home is no longer offered or its provider cannot take charges, or nobody to send the lease to. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1020,6 +1076,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "dates_unavailable" | "already_signed";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -1119,7 +1189,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: as for POST dates. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: as for POST dates. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1185,6 +1255,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "no_proposal" | "dates_unavailable" | "already_signed";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -1276,7 +1360,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1419,7 +1503,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1609,7 +1693,7 @@ export interface paths {
                         "image/webp": string;
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1756,7 +1840,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1907,7 +1991,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the stay has ended (its move-out date came). */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the stay has ended (its move-out date came). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1973,6 +2057,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "not_booked" | "extension_pending" | "dates_unavailable";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -2067,7 +2165,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2220,7 +2318,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), its state does not allow the action, or another request's stay holds nights of the stay this request wants (error.conflicts[] with start_date, end_date, reason). */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), its state does not allow the action, or another request's stay holds nights of the stay this request wants (error.conflicts[] with start_date, end_date, reason). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2286,6 +2384,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "budget_not_approved" | "no_billing_account";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -2378,7 +2490,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2520,7 +2632,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2586,6 +2698,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -2683,7 +2809,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: the request has no household_email. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: the request has no household_email. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2749,6 +2875,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -2839,7 +2979,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2992,7 +3132,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3058,6 +3198,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "nothing_to_refund" | "refund_pending";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -3157,7 +3311,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the home is no longer offered, or nobody to send the lease to. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the home is no longer offered, or nobody to send the lease to. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3223,6 +3377,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "already_signed";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -3318,7 +3486,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3384,6 +3552,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_coordinator";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -3477,7 +3659,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3633,7 +3815,7 @@ export interface paths {
                         "application/json": components["schemas"]["Timeline"];
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3790,7 +3972,7 @@ export interface paths {
                         "application/json": components["schemas"]["HousingRequestBatchResult"];
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3842,6 +4024,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -3937,7 +4133,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4067,7 +4263,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4216,7 +4412,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4282,6 +4478,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_endpoint" | "could_not_replay";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -4380,7 +4590,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4432,6 +4642,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -4520,7 +4744,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4655,7 +4879,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4786,7 +5010,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4838,6 +5062,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -4926,7 +5164,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5067,7 +5305,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5133,6 +5371,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -5223,7 +5475,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5360,7 +5612,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5426,6 +5678,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -5522,7 +5788,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5588,6 +5854,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_yours_to_release";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -5684,7 +5964,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5823,7 +6103,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5889,6 +6169,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "already_answered" | "option_not_open";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -6000,7 +6294,7 @@ export interface paths {
                         "application/json": components["schemas"]["AvailabilityBulkResult"];
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6052,6 +6346,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -6162,7 +6470,7 @@ export interface paths {
                         "application/json": components["schemas"]["HomeBatchResult"];
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6214,6 +6522,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -6303,7 +6625,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6430,7 +6752,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6557,7 +6879,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6691,7 +7013,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6830,7 +7152,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6896,6 +7218,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_refund_request";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -6997,7 +7333,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7063,6 +7399,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open" | "lease_not_signable" | "proposal_pending" | "already_signed";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -7155,7 +7505,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7324,7 +7674,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7390,6 +7740,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open" | "already_answered" | "lease_not_signable" | "no_refund_request";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -7491,7 +7855,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7557,6 +7921,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "lease_not_signed" | "charges_disabled" | "nothing_due";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -7644,7 +8022,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7789,7 +8167,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7841,6 +8219,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -7918,7 +8310,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7970,6 +8362,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -8065,7 +8471,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8131,6 +8537,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -8225,7 +8645,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8365,7 +8785,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8417,6 +8837,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -8504,7 +8938,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8636,7 +9070,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8688,6 +9122,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -8782,7 +9230,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8904,7 +9352,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8956,6 +9404,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -9052,7 +9514,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9118,6 +9580,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -9204,7 +9680,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9270,6 +9746,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -9361,7 +9851,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9427,6 +9917,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -9522,7 +10026,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9588,6 +10092,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -9690,7 +10208,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
