@@ -11541,13 +11541,16 @@ export interface webhooks {
                             /** @description The external_id given at creation, or null. */
                             external_id: string | null;
                             /** @description The status the request left; null when it was just opened. */
-                            previous_status: string | null;
+                            previous_status: ("housing_needs_collected" | "housing_options_found" | "options_sent" | "awaiting_approval" | "landlord_approval" | "lease_execution" | "lease_signed" | "payment_setup" | "booking_confirmed" | "move_in_complete" | "in_stay" | "move_out_closeout") | null;
                             /** @description The claim_ref (REQ-XXXXXX). */
                             reference: string;
                             /** Format: uuid */
                             request_id: string;
-                            /** @description A status_primary value: housing_needs_collected, housing_options_found, options_sent, awaiting_approval, landlord_approval, lease_execution, lease_signed, payment_setup, booking_confirmed, move_in_complete, in_stay, move_out_closeout. */
-                            status: string;
+                            /**
+                             * @description A status_primary value, as the housing request has it.
+                             * @enum {string}
+                             */
+                            status: "housing_needs_collected" | "housing_options_found" | "options_sent" | "awaiting_approval" | "landlord_approval" | "lease_execution" | "lease_signed" | "payment_setup" | "booking_confirmed" | "move_in_complete" | "in_stay" | "move_out_closeout";
                         };
                         /** @constant */
                         event: "request.status_changed";
