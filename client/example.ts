@@ -44,9 +44,10 @@ export async function openHousingRequest(api: HousingPlacementClient, claimNumbe
 export async function receiveDelivery(
   request: Request,
   secret: string,
-  onStatusChange: (reference: string, status: string, eventId: string) => Promise<void>,
+  onStatusChange: (reference: string, status: Schema<'HousingRequest'>['status_primary'], eventId: string) => Promise<void>,
 ): Promise<Response> {
-  const delivery = await parseWebhook(await request.text(), request.headers.get('x-service-signature'), secret);
+  // A carrier's endpoint: typed as the carrier's deliveries, so each event narrows to its payload.
+  const delivery = await parseWebhook(await request.text(), request.headers.get('x-service-signature'), secret, { audience: 'carrier' });
   if (!delivery) return new Response('invalid signature', { status: 400 });
   if (delivery.event === 'request.status_changed') {
     await onStatusChange(delivery.data.reference, delivery.data.status, delivery.id);

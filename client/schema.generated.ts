@@ -48,7 +48,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -235,6 +235,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
+                            };
+                        };
+                    };
+                };
                 /** @description invalid_field: a field is missing or wrong (field names it), including a US ZIP code the service does not know without loss_lat/loss_lng. */
                 422: {
                     headers: {
@@ -321,7 +335,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -463,7 +477,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -529,6 +543,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -624,7 +652,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -690,6 +718,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "already_paid";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -789,7 +831,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -855,6 +897,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "not_booked" | "move_in_not_yet";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -954,7 +1010,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the household declined the home, the application is not approved, the home is no longer offered or its provider cannot take charges, or nobody to send the lease to. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the household declined the home, the application is not approved, the home is no longer offered or its provider cannot take charges, or nobody to send the lease to. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1020,6 +1076,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "dates_unavailable" | "already_signed";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -1119,7 +1189,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: as for POST dates. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: as for POST dates. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1185,6 +1255,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "no_proposal" | "dates_unavailable" | "already_signed";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -1276,7 +1360,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1419,7 +1503,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1609,7 +1693,7 @@ export interface paths {
                         "image/webp": string;
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1756,7 +1840,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1907,7 +1991,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the stay has ended (its move-out date came). */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the stay has ended (its move-out date came). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1973,6 +2057,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "not_booked" | "extension_pending" | "dates_unavailable";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -2067,7 +2165,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2220,7 +2318,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), its state does not allow the action, or another request's stay holds nights of the stay this request wants (error.conflicts[] with start_date, end_date, reason). */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), its state does not allow the action, or another request's stay holds nights of the stay this request wants (error.conflicts[] with start_date, end_date, reason). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2286,6 +2384,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "budget_not_approved" | "no_billing_account";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -2378,7 +2490,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2520,7 +2632,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2586,6 +2698,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -2683,7 +2809,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: the request has no household_email. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: the request has no household_email. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2749,6 +2875,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -2839,7 +2979,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2992,7 +3132,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3058,6 +3198,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "nothing_to_refund" | "refund_pending";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -3157,7 +3311,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the home is no longer offered, or nobody to send the lease to. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the home is no longer offered, or nobody to send the lease to. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3223,6 +3377,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "already_signed";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -3318,7 +3486,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3384,6 +3552,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_coordinator";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -3477,7 +3659,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3633,7 +3815,7 @@ export interface paths {
                         "application/json": components["schemas"]["Timeline"];
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3790,7 +3972,7 @@ export interface paths {
                         "application/json": components["schemas"]["HousingRequestBatchResult"];
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3842,6 +4024,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -3937,7 +4133,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4067,7 +4263,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4216,7 +4412,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4282,6 +4478,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_endpoint" | "could_not_replay";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -4380,7 +4590,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4432,6 +4642,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -4520,7 +4744,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4655,7 +4879,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4786,7 +5010,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4838,6 +5062,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -4926,7 +5164,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5067,7 +5305,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5133,6 +5371,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -5223,7 +5475,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5360,7 +5612,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5426,6 +5678,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -5522,7 +5788,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5588,6 +5854,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_yours_to_release";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -5684,7 +5964,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5823,7 +6103,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5889,6 +6169,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "already_answered" | "option_not_open";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -6000,7 +6294,7 @@ export interface paths {
                         "application/json": components["schemas"]["AvailabilityBulkResult"];
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6052,6 +6346,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -6162,7 +6470,7 @@ export interface paths {
                         "application/json": components["schemas"]["HomeBatchResult"];
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6214,6 +6522,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -6303,7 +6625,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6432,7 +6754,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6559,7 +6881,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6693,7 +7015,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6832,7 +7154,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6898,6 +7220,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_refund_request";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -6999,7 +7335,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7065,6 +7401,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open" | "lease_not_signable" | "proposal_pending" | "already_signed";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -7157,7 +7507,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7326,7 +7676,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7392,6 +7742,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open" | "already_answered" | "lease_not_signable" | "no_refund_request";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -7493,7 +7857,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7559,6 +7923,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "lease_not_signed" | "charges_disabled" | "nothing_due";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -7646,7 +8024,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7791,7 +8169,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7843,6 +8221,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -7920,7 +8312,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7972,6 +8364,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -8067,7 +8473,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8133,6 +8539,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -8227,7 +8647,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8367,7 +8787,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8419,6 +8839,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -8506,7 +8940,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8638,7 +9072,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8690,6 +9124,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -8784,7 +9232,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8906,7 +9354,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8958,6 +9406,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -9054,7 +9516,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9120,6 +9582,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -9206,7 +9682,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9272,6 +9748,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -9363,7 +9853,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9429,6 +9919,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -9524,7 +10028,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9590,6 +10094,20 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                            };
+                        };
+                    };
+                };
+                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "file_too_large";
                             };
                         };
                     };
@@ -9692,7 +10210,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_json: the body could not be read. */
+                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -11025,13 +11543,16 @@ export interface webhooks {
                             /** @description The external_id given at creation, or null. */
                             external_id: string | null;
                             /** @description The status the request left; null when it was just opened. */
-                            previous_status: string | null;
+                            previous_status: ("housing_needs_collected" | "housing_options_found" | "options_sent" | "awaiting_approval" | "landlord_approval" | "lease_execution" | "lease_signed" | "payment_setup" | "booking_confirmed" | "move_in_complete" | "in_stay" | "move_out_closeout") | null;
                             /** @description The claim_ref (REQ-XXXXXX). */
                             reference: string;
                             /** Format: uuid */
                             request_id: string;
-                            /** @description A status_primary value: housing_needs_collected, housing_options_found, options_sent, awaiting_approval, landlord_approval, lease_execution, lease_signed, payment_setup, booking_confirmed, move_in_complete, in_stay, move_out_closeout. */
-                            status: string;
+                            /**
+                             * @description A status_primary value, as the housing request has it.
+                             * @enum {string}
+                             */
+                            status: "housing_needs_collected" | "housing_options_found" | "options_sent" | "awaiting_approval" | "landlord_approval" | "lease_execution" | "lease_signed" | "payment_setup" | "booking_confirmed" | "move_in_complete" | "in_stay" | "move_out_closeout";
                         };
                         /** @constant */
                         event: "request.status_changed";

@@ -10,7 +10,7 @@ import { PayLinkRejected, readHouseholdLink, type HouseholdLink } from '../../sh
 import { householdLease, householdPageAnswer, householdView } from '../../shared/placements/commands/household.ts';
 import { NotConfigured, ProviderError } from '../../shared/placements/ports/provider.ts';
 import type { HouseholdAnswer } from '../../shared/placements/commands/answers.ts';
-import { html, readForm, renderProblemPage } from '../../shared/http/page.ts';
+import { html, methodNotAllowedPage, readForm, renderProblemPage } from '../../shared/http/page.ts';
 import { renderHouseholdPage } from './page.ts';
 
 // The household's page: a web page, not an API route. The household opens the link its email
@@ -118,6 +118,8 @@ export function createHouseholdApp() {
     }
   });
 
+  app.all('/household/:token/lease', methodNotAllowedPage('GET'));
+  app.all('/household/:token', methodNotAllowedPage('GET, POST'));
   app.all('*', (c) => html(c, renderProblemPage('Page not found', 'Open the link exactly as you received it.'), 404));
   app.onError((error, c) => {
     log.error('household page failed', { request_id: c.get('requestId'), ...errorFields(error) });

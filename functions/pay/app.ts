@@ -8,7 +8,7 @@ import { errorFields, log } from '../../shared/log.ts';
 import { PayLinkRejected, readPayLink, readSetupLink, type PayLink } from '../../shared/placements/pay-link.ts';
 import { payActions, type PayActions } from '../../shared/placements/commands/pay.ts';
 import { renderPayPage, renderSetupPage } from './page.ts';
-import { html, readForm, renderNoticePage, renderProblemPage as problemPage } from '../../shared/http/page.ts';
+import { html, methodNotAllowedPage, readForm, renderNoticePage, renderProblemPage as problemPage } from '../../shared/http/page.ts';
 
 /** The pay page's problems end with what to do about the link. */
 const renderProblemPage = (title: string, text: string) =>
@@ -144,6 +144,8 @@ export function createPayApp(actions: PayActions) {
     }
   });
 
+  app.all('/pay/setup/:token', methodNotAllowedPage('GET, POST'));
+  app.all('/pay/:token', methodNotAllowedPage('GET, POST'));
   app.all('*', (c) => html(c, renderProblemPage('Page not found', 'Open the payment link exactly as you received it.'), 404));
   app.onError((error, c) => {
     log.error('pay page failed', { request_id: c.get('requestId'), ...errorFields(error) });

@@ -6,7 +6,8 @@ import { app as household } from '../../functions/household/app.ts';
 import { app as paymentsWebhook } from '../../functions/payments-webhook/app.ts';
 import { app as webhookDispatcher } from '../../functions/webhook-dispatcher/app.ts';
 import { app as esignCallback } from '../../functions/esign-callback/app.ts';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { ApiError } from '../../shared/http/errors.ts';
@@ -125,9 +126,34 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
     `content-length: ${Buffer.byteLength(body)}\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n${body}`);
 }
 
-/** The local server: the gateway's listener, and the API's envelope for requests Node cannot parse. */
+/**
+ * CONNECT, which Node hands to a 'connect' listener with the bare socket (and, without one, resets
+ * the connection unanswered). A path is answered like any method its route does not declare, by the
+ * function (405 with Allow, or the JSON 404): the request goes through the gateway's listener with a
+ * response written to that socket. A host (`CONNECT example.com:443`, a proxy request) has no
+ * resource here: 405 with an empty Allow. Nothing is tunnelled; the connection then closes.
+ */
+function answerConnect(listener: ReturnType<typeof gatewayListener>) {
+  return (incoming: IncomingMessage, socket: Duplex): void => {
+    if (incoming.url?.startsWith('/')) {
+      const outgoing = new ServerResponse(incoming);
+      outgoing.shouldKeepAlive = false;
+      outgoing.assignSocket(socket as Socket);
+      outgoing.on('finish', () => socket.end());
+      listener(incoming, outgoing);
+      return;
+    }
+    const body = JSON.stringify(new ApiError('method_not_allowed', 'CONNECT is not allowed: this server is not a proxy; call the API\'s paths under /functions/v1.').toBody());
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nallow: \r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n${body}`);
+  };
+}
+
+/** The local server: the gateway's listener, and the API's envelope for requests Node cannot parse and for CONNECT. */
 export function createGatewayServer(): Server {
-  const server = createServer(gatewayListener());
+  const listener = gatewayListener();
+  const server = createServer(listener);
   server.on('clientError', answerClientError);
+  server.on('connect', answerConnect(listener));
   return server;
 }

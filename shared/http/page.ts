@@ -71,6 +71,15 @@ export const html = (c: Context<AppEnv>, body: string, status: number) => {
 };
 
 /**
+ * A page address asked with a method it does not take (TRACE, OPTIONS, PUT, ...): 405 with Allow, as
+ * the API answers, never the page-not-found, since the address is right and the method is not.
+ */
+export const methodNotAllowedPage = (allow: string) => (c: Context<AppEnv>) => {
+  c.header('Allow', allow);
+  return html(c, renderProblemPage('Not possible here', `${c.req.method} is not possible on this page; open the link in a browser.`), 405);
+};
+
+/**
  * The text fields of a page's posted form; null when the body cannot be read as a form (a malformed
  * multipart body, a broken encoding), which the page answers as a form it could not read (422),
  * never a failure of its own.

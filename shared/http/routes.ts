@@ -48,7 +48,7 @@ type AsStatus<S> = S extends `${infer N extends number}` ? N : S;
 
 /** The errors every authenticated route can give. */
 const commonErrors: RouteErrors = {
-  400: { invalid_json: 'the body could not be read.' },
+  400: { invalid_json: 'the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it).' },
   401: { missing_key: 'no key was sent.', invalid_key: 'the key is not a valid organisation key.' },
   403: { forbidden: 'the key lacks the scope; the message names it.' },
   422: { invalid_field: 'a field is missing or wrong; `field` names it.' },
@@ -56,9 +56,10 @@ const commonErrors: RouteErrors = {
   500: { server_error: 'server fault; retry with backoff.' },
 };
 
-/** The errors every write can give besides. */
+/** The errors every write can give besides (a write's body is read within the limit; a GET's is never read). */
 const writeErrors: RouteErrors = {
   400: { idempotency_key_too_long: 'the Idempotency-Key is over 255 characters.' },
+  413: { file_too_large: 'the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read.' },
   409: {
     idempotency_key_reused: 'the Idempotency-Key was used with a different method, path or body.',
     request_in_progress: 'the first call with the Idempotency-Key is still running.',

@@ -66,6 +66,8 @@ describe('POST /events/simulate', () => {
 
   it('refuses a partial payload with a wrong value, or a field the payload does not have, naming it', async () => {
     expectError(await sandbox.post('/events/simulate', { event: 'option.declined', data: { reason: 42 } }), 422, 'invalid_field', 'data.reason');
+    // A status change's status is one of the request's status values, as its receivers are told.
+    expectError(await sandbox.post('/events/simulate', { event: 'request.status_changed', data: { status: 'somewhere_else' } }), 422, 'invalid_field', 'data.status');
     expectError(await sandbox.post('/events/simulate', { event: 'booking.confirmed', data: { property: 'Maple Court' } }), 422, 'invalid_field', 'data.property');
     const unknown = await sandbox.post('/events/simulate', { event: 'option.declined', data: { reference: 'REQ-TEST01', mood: 'sad' } });
     expectError(unknown, 422, 'invalid_field', 'data.mood');

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { call, createTenant } from '../helpers.ts';
+import { call, createTenant, errorOf } from '../helpers.ts';
 import { callProbe, failures } from './probe-app.ts';
 import { route } from '../../scripts/lib/router.ts';
 
@@ -62,6 +62,46 @@ describe('error rendering', () => {
     const res = await callProbe(t.sandbox, JSON.stringify({ note: 'x'.repeat(10 * 1024 * 1024) }), { 'content-length': '20' });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.text).error.code).toBe('file_too_large');
+  });
+
+  it('every write documents 413 file_too_large, and answers it in the documented shape', async () => {
+    const document = (await call('GET', '/openapi.json')).body as { paths: Record<string, Record<string, { responses: Record<string, any> }>> };
+    const writes = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).filter(([method]) => ['post', 'patch', 'delete', 'put'].includes(method)).map(([method, operation]) => ({ at: `${method} ${path}`, operation })));
+    expect(writes.length).toBeGreaterThan(30);
+    for (const { at, operation } of writes) {
+      const documented = operation.responses['413']?.content?.['application/json']?.schema;
+      expect(JSON.stringify(documented ?? null), at).toContain('file_too_large');
+    }
+    const t = await createTenant('carrier');
+    const res = await call('POST', '/webhooks', { key: t.sandbox, body: JSON.stringify({ url: 'https://hooks.example.com/x', description: 'x'.repeat(10 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(413);
+    expect(errorOf(res.body)).toEqual({ code: 'file_too_large', message: 'The request body is larger than the 10 MB limit.' });
+  });
+
+  it('400 invalid_json for a JSON body that names a key twice, naming its path; nothing is done', async () => {
+    const t = await createTenant('carrier');
+    const post = (body: string) => call('POST', '/webhooks', { key: t.sandbox, body, headers: { 'content-type': 'application/json' } });
+    const twice: [string, string][] = [
+      ['{"url":"https://a.example.com/x","url":"https://b.example.com/y"}', 'url'],
+      // The same key written with escapes is the same key.
+      ['{"url":"https://a.example.com/x","\\u0075rl":"https://b.example.com/y"}', 'url'],
+      ['{"url":"https://a.example.com/x","events":[],"extra":{"a":{"b":1,"c":[1,{"d":2}],"b":2}}}', 'extra.a.b'],
+      ['{"url":"https://a.example.com/x","list":[{"k":1},{"k":1, "k" : 2}]}', 'list.1.k'],
+      ['{"url":"https://a.example.com/x","description":"a \\" \\\\","description":"b"}', 'description'],
+    ];
+    for (const [body, field] of twice) {
+      const res = await post(body);
+      expect(res.status, body).toBe(400);
+      expect(errorOf(res.body), body).toEqual({ code: 'invalid_json', message: `The body names ${field} twice; send each key once.`, field });
+    }
+    expect((await call('GET', '/webhooks', { key: t.sandbox })).body.data).toEqual([]);
+    // The same name in different objects, or inside a string value, is no duplicate.
+    const fine = await post(JSON.stringify({ url: 'https://hooks.example.com/fine', description: 'say "url": twice, \\ and "description":"x" \\', events: ['request.status_changed'] }));
+    expect(fine.status).toBe(201);
+    expect(fine.body.data.description).toBe('say "url": twice, \\ and "description":"x" \\');
+    const nested = await post('{"url":"https://hooks.example.com/n","x":[{"url":1},{"url":2}]}');
+    expect(errorOf(nested.body)).toMatchObject({ code: 'invalid_field', field: 'x' });
   });
 
   it('500 server_error without internals, logged as JSON with the request id', async () => {

@@ -48,7 +48,7 @@ describe('row-level security', () => {
     const a = await createTenant('carrier');
     const b = await createTenant('carrier');
     await withTenant({ orgId: a.orgId, environment: 'sandbox' }, (tx) =>
-      emit(tx, 'request.status_changed', { request_id: crypto.randomUUID(), reference: 'REQ-AAAAAA', external_id: null, status: 's', previous_status: null }));
+      emit(tx, 'request.status_changed', { request_id: crypto.randomUUID(), reference: 'REQ-AAAAAA', external_id: null, status: 'housing_options_found', previous_status: null }));
     await ownerSql()`insert into app.usage_daily (org_id, environment, key_id, day, status_class, count)
                      values (${a.orgId}, 'sandbox', ${a.sandboxKeyId}, current_date, '2xx', 5)`;
 
@@ -81,7 +81,7 @@ describe('row-level security', () => {
 });
 
 describe('events outbox', () => {
-  const payload = { request_id: crypto.randomUUID(), reference: 'REQ-BBBBBB', external_id: 'X-1', status: 's', previous_status: null };
+  const payload = { request_id: crypto.randomUUID(), reference: 'REQ-BBBBBB', external_id: 'X-1', status: 'housing_options_found' as const, previous_status: null };
 
   it('records the event with the operation, under the tenant or the provider of a home on its request, never anyone else', async () => {
     const s = await scene();

@@ -20,11 +20,13 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 function send(method: string, path: string, key: string, headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; allow: string | undefined; headers: Record<string, unknown>; body: any }>((resolve, reject) => {
+  return new Promise<{ status: number; allow: string | undefined; headers: Record<string, unknown>; body: any; text: string }>((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, method, path: `/functions/v1${path}`, headers: { authorization: `Bearer ${key}`, ...headers } }, (res) => {
       let text = '';
       res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, allow: res.headers.allow, headers: res.headers, body: text ? JSON.parse(text) : null }));
+      // The pages answer HTML, kept as text.
+      const json = /json/.test(res.headers['content-type'] ?? '');
+      res.on('end', () => resolve({ status: res.statusCode!, allow: res.headers.allow, headers: res.headers, body: text && json ? JSON.parse(text) : null, text }));
     });
     req.on('error', reject);
     req.end();
@@ -66,6 +68,55 @@ function sendRaw(raw: string): Promise<string> {
     socket.on('error', reject);
   });
 }
+
+describe('undeclared methods on the pages', () => {
+  it('TRACE, OPTIONS, PUT and DELETE on a page address answer a 405 page with Allow, not the page-not-found', async () => {
+    const pages: [string, string][] = [
+      ['/pay/some.signed.token', 'GET, POST'],
+      ['/pay/setup/some.signed.token', 'GET, POST'],
+      ['/household/some.signed.token', 'GET, POST'],
+      ['/household/some.signed.token/lease', 'GET'],
+    ];
+    for (const [path, allow] of pages) {
+      for (const method of ['TRACE', 'OPTIONS', 'PUT', 'DELETE']) {
+        const res = await send(method, path, 'none');
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(res.allow, `${method} ${path}`).toBe(allow);
+        expect(res.headers['content-type'], `${method} ${path}`).toMatch(/^text\/html/);
+        expect(res.text, `${method} ${path}`).toContain(`${method} is not possible on this page`);
+      }
+    }
+    // An address no page has stays the page-not-found, whatever the method.
+    for (const method of ['GET', 'TRACE']) expect((await send(method, '/pay/a/b/c', 'none')).status, method).toBe(404);
+  });
+});
+
+describe('CONNECT', () => {
+  it('on an API path answers 405 with Allow in the JSON envelope, and closes the connection', async () => {
+    const t = await createTenant('provider');
+    const answer = await sendRaw(`CONNECT /functions/v1/properties HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.sandbox}\r\n\r\n`);
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 405 /);
+    expect(/\r\nallow: (.*)\r\n/i.exec(head)?.[1].split(', ').sort()).toEqual(['GET', 'POST']);
+    expect(head.toLowerCase()).toContain('content-type: application/json');
+    expect(JSON.parse(body).error).toMatchObject({ code: 'method_not_allowed', message: expect.stringMatching(/^CONNECT is not allowed/) });
+  });
+
+  it('to a host (a proxy request) answers 405 in the JSON envelope: this server is no proxy', async () => {
+    const answer = await sendRaw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 405 /);
+    expect(head.toLowerCase()).toMatch(/\r\nallow: ?\r\n/);
+    expect(JSON.parse(body).error).toMatchObject({ code: 'method_not_allowed', message: expect.stringContaining('not a proxy') });
+  });
+
+  it('on an unknown path answers the JSON 404 naming it', async () => {
+    const answer = await sendRaw('CONNECT /functions/v1/nothing/here HTTP/1.1\r\nHost: x\r\n\r\n');
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 404 /);
+    expect(JSON.parse(body).error).toMatchObject({ code: 'not_found', message: expect.stringContaining('/functions/v1/nothing/here') });
+  });
+});
 
 describe('requests Node cannot parse', () => {
   it('a control character in a header value answers the API\'s JSON error envelope, not a bare 400', async () => {

@@ -39,7 +39,7 @@ const routes = createRoutes().openapi(
       throw new Error('internal detail: connection string postgres://secret');
     }
     const eventId = await withTenant(c.get('caller'), (tx) =>
-      emit(tx, 'request.status_changed', { request_id: crypto.randomUUID(), reference: 'REQ-TEST00', external_id: null, status: body.note, previous_status: null }),
+      emit(tx, 'request.status_changed', { request_id: crypto.randomUUID(), reference: 'REQ-TEST00', external_id: body.note, status: 'housing_options_found', previous_status: null }),
     );
     if (body.fail === 'crash_after_write' && failures.crashesLeft > 0) {
       failures.crashesLeft--;

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context.ts';
 import { ApiError } from '../errors.ts';
+import { duplicateKey } from '../json-keys.ts';
 
 /** The largest body the API reads: the document limit of the specification. */
 export const maxBodyBytes = 10 * 1024 * 1024;
@@ -19,6 +20,17 @@ function utf8Text(bytes: Uint8Array): string | undefined {
     return strictUtf8.decode(bytes);
   } catch {
     return undefined;
+  }
+}
+
+/** Whether the text parses as JSON: asked only of a body with a key named twice, so that a malformed
+ * body is refused as malformed (by the validator), not for a duplicate its scan imagined. */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -71,6 +83,8 @@ export const readBody = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   if (/^application\/(.+\+)?json/i.test(c.req.header('content-type') ?? '')) {
     const text = utf8Text(bytes);
     if (text === undefined) throw new ApiError('invalid_json', 'The body is not valid UTF-8; JSON must be sent as UTF-8.');
+    const twice = duplicateKey(text);
+    if (twice !== undefined && isJson(text)) throw new ApiError('invalid_json', `The body names ${twice} twice; send each key once.`, twice);
     // c.req.json() reads the cached text; with only the bytes cached, Hono would decode them again
     // through a Response built around them (a web stream on Node) on every JSON request.
     c.req.bodyCache.text = Promise.resolve(text) as unknown as string;
