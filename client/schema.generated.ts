@@ -12207,8 +12207,18 @@ export interface components {
         };
         Placement: {
             homes: components["schemas"]["PlacementHome"][];
-            /** @description The pay-in-app page for the home in play on the request (a signed link valid for a short time; read the placement again for a fresh one). null while no home is on the request. */
+            /** @description The carrier's pay-in-app page for the home in play on the request (a signed link valid for a short time; read the placement again for a fresh one): it shows every payer's share of what is due and takes the carrier's own share only. null while no home is on the request. */
             pay_in_app_url: string | null;
+            /** @description One pay link per payer the request names (rent_payer, deposit_payer, fees_payer), in that order: forward each payer its own. A link shows and takes its payer's share only; a form posted through it for another payer's share is refused (403) and records nothing. Empty while no home is on the request. */
+            pay_links: {
+                /**
+                 * @description Whose share the link pays: the carrier, the claims administrator (tpa) or the policyholder (the household).
+                 * @enum {string}
+                 */
+                payer: "carrier" | "tpa" | "policyholder";
+                /** @description The pay-in-app page for that payer (a signed link naming the payer, valid for a short time). */
+                url: string;
+            }[];
             reference: string;
             /** Format: uuid */
             request_id: string;

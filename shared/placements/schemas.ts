@@ -340,8 +340,16 @@ export const Placement = z
     status: Status,
     homes: z.array(PlacementHome),
     pay_in_app_url: z.string().nullable().describe(
-      'The pay-in-app page for the home in play on the request (a signed link valid for a short time; read the placement again for a fresh one). ' +
-      'null while no home is on the request.',
+      'The carrier\'s pay-in-app page for the home in play on the request (a signed link valid for a short time; read the placement again for a fresh one): ' +
+      'it shows every payer\'s share of what is due and takes the carrier\'s own share only. null while no home is on the request.',
+    ),
+    pay_links: z.array(z.object({
+      payer: z.enum(payers).describe('Whose share the link pays: the carrier, the claims administrator (tpa) or the policyholder (the household).'),
+      url: z.string().describe('The pay-in-app page for that payer (a signed link naming the payer, valid for a short time).'),
+    })).describe(
+      'One pay link per payer the request names (rent_payer, deposit_payer, fees_payer), in that order: forward each payer its own. ' +
+      'A link shows and takes its payer\'s share only; a form posted through it for another payer\'s share is refused (403) and records nothing. ' +
+      'Empty while no home is on the request.',
     ),
   })
   .openapi('Placement');
