@@ -5,11 +5,8 @@
 
 import type { PayView } from '../../shared/placements/commands/pay.ts';
 import { payerWords as payerNames } from '../../shared/placements/billing.ts';
-import { escapeHtml, layout } from '../../shared/http/page.ts';
+import { escapeHtml, formatMoney, layout } from '../../shared/http/page.ts';
 
-export function formatMoney(cents: number, currency: string): string {
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).format(cents / 100);
-}
 
 const results: Record<string, { title: string; text: string; problem?: boolean }> = {
   succeeded: { title: 'Payment received', text: 'Thank you. The payment went through and the landlord has been told.' },
