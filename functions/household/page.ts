@@ -42,8 +42,9 @@ function theMoney(view: HouseholdView): string {
   const { money, householdPays } = view;
   const rows = money
     ? [
-        ['Rent', `${formatMoney(money.rentPerMonth, money.currency)} a month`],
-        ...(money.feesFirst > 0 ? [['Fees (one-off fees, pet rent, utilities)', `${formatMoney(money.feesFirst, money.currency)} with the first payment`]] : []),
+        // The amounts stay short (they do not wrap): what they are for is said on the left.
+        ['Rent, each month', formatMoney(money.rentPerMonth, money.currency)],
+        ...(money.feesFirst > 0 ? [['Fees with the first payment (one-off fees, pet rent, utilities)', formatMoney(money.feesFirst, money.currency)]] : []),
         ...(money.deposits > 0 ? [['Refundable deposits', formatMoney(money.deposits, money.currency)]] : []),
       ].map(([label, amount]) => `<tr><td>${escapeHtml(label)}</td><td class="amount">${escapeHtml(amount)}</td></tr>`).join('')
     : '';
@@ -72,7 +73,10 @@ export function amenityName(amenity: string): string {
 
 export function renderHouseholdPage(view: HouseholdView, token: string): string {
   const home = view.home;
-  const state = states[view.state];
+  // A household that proposed dates before applying is told it still has to apply.
+  const state = view.state === 'proposed' && view.actions.includes('apply')
+    ? { ...states.proposed, text: 'Your insurer will answer your proposal. You have not applied for the home yet: apply below so the landlord can consider you.' }
+    : states[view.state];
   const title = home.name ?? home.address;
   const parts: string[] = [];
   parts.push(`<section class="card notice" role="status"><h1>${escapeHtml(state.title)}</h1><p>${escapeHtml(state.text)}</p>

@@ -269,7 +269,7 @@ export const PlacementPayment = z
     id: z.string().uuid(),
     charge_type: z.enum(chargeTypes).describe('initial: the first payment (first month, one-off fees, deposits); rent: a later month; extension: the added nights of an extension.'),
     status: z.enum(['pending', 'succeeded', 'failed', 'refunded']).describe(
-      'pending: a live checkout opened on the pay page and not settled yet (a second submission goes to the same checkout); succeeded or failed by the processor (a later success wins over a failure); failed with `checkout_expired` or `amount_changed` when the service replaced the checkout before it was paid; refunded once all of it came back.',
+      'pending: a live checkout opened on the pay page and not settled yet (a second submission goes to the same checkout); succeeded or failed by the processor (a later success wins over a failure); failed with `checkout_expired` or `amount_changed` when the service replaced the checkout before it was paid, or `checkout_not_opened` when the processor could not be reached to open it (nothing was charged); refunded once all of it came back.',
     ),
     payer: z.enum(payers).nullable().describe(
       'Who paid this share of the charge: a charge whose rent, deposits and fees have different payers (`rent_payer`, `deposit_payer`, `fees_payer`) is paid in one share per payer, each a payment of its own. Null on payments made before charges were split.',

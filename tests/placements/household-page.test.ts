@@ -80,6 +80,7 @@ describe("the household's page", () => {
     expect((await answer(s.page, { action: 'propose_dates', move_in: inDays(45), move_out: inDays(120) })).status).toBe(303);
     const page = (await call('GET', s.page)).text;
     expect(page).toContain('You proposed other dates');
+    expect(page).toContain('You have not applied for the home yet');
     expect(page).toContain('value="apply"');
     expect(page).toContain('name="reason"');
     expect((await answer(s.page, { action: 'apply' })).status).toBe(303);
@@ -94,7 +95,7 @@ describe("the household's page", () => {
     const s = await sent({ deposit_payer: 'policyholder' });
     await ownerSql()`update app.properties set amenities = ${['washer_dryer', 'wifi']} where id = ${s.home}`;
     const page = (await call('GET', s.page)).text;
-    expect(page).toMatch(/Rent<\/td><td class="amount">\$2,500\.00 a month/);
+    expect(page).toMatch(/Rent, each month<\/td><td class="amount">\$2,500\.00</);
     expect(page).toMatch(/Refundable deposits<\/td><td class="amount">\$1,500\.00/);
     expect(page).toContain('What you pay:</strong> the refundable deposits, $1,500.00');
     expect(page).toContain('Your insurer pays:</strong> the rent');

@@ -124,7 +124,7 @@ async function view(link: PayLink): Promise<PayView | null> {
       const { charge } = state.due;
       // The carrier's link shows every share (the others read-only); another payer's, its own alone.
       const shares = state.due.shares.filter((share) => link.payer === 'carrier' || share.payer === link.payer);
-      if (shares.length === 0) return { ...payee, state: 'settled' as const, note: 'Nothing is due from you right now: what is due is the other payers\' to pay.' };
+      if (shares.length === 0) return { ...payee, state: 'settled' as const, note: 'Nothing is due from you right now; what is still due is paid by the other payers.' };
       return {
         ...payee,
         state: 'due' as const,
