@@ -51,7 +51,8 @@ function theMoney(view: HouseholdView): string {
   const table = rows ? `<h3>The money</h3><table>${rows}</table>` : '';
   if (householdPays.length === 0) return `${table}<p><strong>You pay nothing:</strong> your insurer pays the landlord directly for the stay.</p>`;
   const insurer = chargeParts.filter((part) => !householdPays.includes(part));
-  return `${table}<p><strong>What you pay:</strong> ${escapeHtml(inWords(householdPays.map((part) => partWithAmount(part, money))))}, directly to the landlord, from this page once the lease is signed.</p>
+  const when = view.state === 'signed' || view.state === 'booked' ? 'from this page when it is due' : 'from this page once the lease is signed';
+  return `${table}<p><strong>What you pay:</strong> ${escapeHtml(inWords(householdPays.map((part) => partWithAmount(part, money))))}, directly to the landlord, ${when}.</p>
 ${insurer.length > 0 ? `<p><strong>Your insurer pays:</strong> ${escapeHtml(inWords(insurer.map((part) => partWords[part])))}.</p>` : ''}`;
 }
 
@@ -74,9 +75,12 @@ export function amenityName(amenity: string): string {
 export function renderHouseholdPage(view: HouseholdView, token: string): string {
   const home = view.home;
   // A household that proposed dates before applying is told it still has to apply.
+  // The header agrees with the lease card below: signed by the household, the landlord countersigns next.
   const state = view.state === 'proposed' && view.actions.includes('apply')
     ? { ...states.proposed, text: 'Your insurer will answer your proposal. You have not applied for the home yet: apply below so the landlord can consider you.' }
-    : states[view.state];
+    : view.state === 'signing' && view.stay?.lease_status === 'policyholder_signed'
+      ? { ...states.signing, text: 'You signed the lease; the landlord countersigns it next.' }
+      : states[view.state];
   const title = home.name ?? home.address;
   const parts: string[] = [];
   parts.push(`<section class="card notice" role="status"><h1>${escapeHtml(state.title)}</h1><p>${escapeHtml(state.text)}</p>

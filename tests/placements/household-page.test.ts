@@ -109,7 +109,12 @@ describe("the household's page", () => {
     await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/landlord`, { action: 'approve_application' });
     await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: inDays(40), move_out: inDays(130) });
     await drainJobs(s.c.orgId);
-    for (const who of ['household', 'landlord']) await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/${who}`, { action: 'sign' });
+    await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/household`, { action: 'sign' });
+    // Signed by the household alone: the header and the lease card agree.
+    const half = (await call('GET', s.page)).text;
+    expect(half).toContain('You signed the lease; the landlord countersigns it next.');
+    expect(half).not.toContain('look for the e-signature email');
+    await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/landlord`, { action: 'sign' });
     const page = (await call('GET', s.page)).text;
     expect(page).not.toContain('out for signature');
     expect(page).toContain('Your lease is signed');
