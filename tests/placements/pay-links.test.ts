@@ -2,7 +2,9 @@
 // and takes that share only; the carrier's link shows every share, paying its own. A live page whose
 // payment processor is unset or cannot be reached says so plainly and leaves no payment pending.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { decodeJwt } from 'jose';
 import { ownerSql } from '../helpers.ts';
+import { signPayLink } from '../../shared/placements/pay-link.ts';
 import { fetchPage, formsOf, pagePath, postForm, signedLease } from './payment-fixtures.ts';
 
 const split = { rent_payer: 'carrier', deposit_payer: 'policyholder', fees_payer: 'tpa' };
@@ -48,6 +50,18 @@ describe('a pay link per payer', () => {
     // Its own share it pays.
     expect((await postForm(path, formsOf((await fetchPage(path)).text)[0], 'succeeded')).status).toBe(303);
     expect((await s.placement()).homes[0].payments.map((p: any) => p.payer)).toEqual(['policyholder']);
+  });
+
+  it("a link issued before links named their payer is the carrier's; one naming no known payer is refused", async () => {
+    const s = await splitLease();
+    const claims = decodeJwt((await s.linkOf('carrier')).split('/').pop()!) as { sub: string; org: string; lease: string };
+    const link = { placementId: claims.sub, orgId: claims.org, environment: 'sandbox' as const, leaseId: claims.lease };
+    const before = await signPayLink({ ...link, payer: undefined as never });
+    expect(decodeJwt(before)).not.toHaveProperty('payer');
+    const page = (await fetchPage(`/pay/${before}`)).text;
+    expect(page).toContain('Paid by the policyholder');
+    expect(formsOf(page).map((f) => f.get('payer'))).toEqual(['carrier']);
+    expect((await fetchPage(`/pay/${await signPayLink({ ...link, payer: 'landlord' as never })}`)).status).toBe(403);
   });
 });
 
