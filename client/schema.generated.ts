@@ -2952,7 +2952,7 @@ export interface paths {
         };
         /**
          * The placement: every home on the request and where each stands
-         * @description Each home: its offer (option_status, application_status), the household’s answers, the signer, the live lease with its timestamps and the superseded versions (lease_history), and (part 2) booking and payments.
+         * @description Each home: its offer (option_status, application_status), the household’s answers, the signer, the live lease with its timestamps and the superseded versions (lease_history), and (part 2) booking and payments. It issues the pay links: pay_in_app_url, the carrier's (every payer's share shown, the carrier's own taken), and pay_links, one per payer the request names, each a signed link naming its payer that shows and takes that payer's share only (a form for another payer's share is refused with 403 and records nothing). Forward each payer its own link; read the placement again for fresh ones (they expire after an hour).
          *
          *     Requires: placements:read.
          */
@@ -12730,8 +12730,18 @@ export interface components {
         };
         Placement: {
             homes: components["schemas"]["PlacementHome"][];
-            /** @description The pay-in-app page for the home in play on the request (a signed link valid for a short time; read the placement again for a fresh one). null while no home is on the request. */
+            /** @description The carrier's pay-in-app page for the home in play on the request (a signed link valid for a short time; read the placement again for a fresh one): it shows every payer's share of what is due and takes the carrier's own share only. null while no home is on the request. */
             pay_in_app_url: string | null;
+            /** @description One pay link per payer the request names (rent_payer, deposit_payer, fees_payer), in that order: forward each payer its own. A link shows and takes its payer's share only; a form posted through it for another payer's share is refused (403) and records nothing. Empty while no home is on the request. */
+            pay_links: {
+                /**
+                 * @description Whose share the link pays: the carrier, the claims administrator (tpa) or the policyholder (the household).
+                 * @enum {string}
+                 */
+                payer: "carrier" | "tpa" | "policyholder";
+                /** @description The pay-in-app page for that payer (a signed link naming the payer, valid for a short time). */
+                url: string;
+            }[];
             reference: string;
             /** Format: uuid */
             request_id: string;
@@ -12892,7 +12902,7 @@ export interface components {
             refunded_amount: number;
             refunded_at: string | null;
             /**
-             * @description pending: a live checkout opened on the pay page and not settled yet (a second submission goes to the same checkout); succeeded or failed by the processor (a later success wins over a failure); failed with `checkout_expired` or `amount_changed` when the service replaced the checkout before it was paid; refunded once all of it came back.
+             * @description pending: a live checkout opened on the pay page and not settled yet (a second submission goes to the same checkout); succeeded or failed by the processor (a later success wins over a failure); failed with `checkout_expired` or `amount_changed` when the service replaced the checkout before it was paid, or `checkout_not_opened` when the processor could not be reached to open it (nothing was charged); refunded once all of it came back.
              * @enum {string}
              */
             status: "pending" | "succeeded" | "failed" | "refunded";

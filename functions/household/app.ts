@@ -7,7 +7,7 @@ import { boundedBody } from '../../shared/http/middleware/body.ts';
 import { calendarDate, storedText } from '../../shared/http/values.ts';
 import { errorFields, log } from '../../shared/log.ts';
 import { PayLinkRejected, readHouseholdLink, type HouseholdLink } from '../../shared/placements/pay-link.ts';
-import { householdLease, householdPageAnswer, householdView } from '../../shared/placements/commands/household.ts';
+import { householdLease, householdPageAnswer, householdPayLink, householdView } from '../../shared/placements/commands/household.ts';
 import { NotConfigured, ProviderError } from '../../shared/placements/ports/provider.ts';
 import type { HouseholdAnswer } from '../../shared/placements/commands/answers.ts';
 import { html, methodNotAllowedPage, readForm, renderProblemPage } from '../../shared/http/page.ts';
@@ -88,6 +88,24 @@ export function createHouseholdApp() {
         log.warn('signed lease not fetched', { request_id: c.get('requestId'), ...errorFields(error) });
         return html(c, renderProblemPage('The lease could not be fetched', 'The signature service did not answer. Please try again in a few minutes.'), 502);
       }
+      throw error;
+    }
+  });
+
+  // The page's Pay button: on to the household's own pay link (the pay page, its share alone), signed
+  // now. Opening it only signs a link: nothing is created until the household presses Pay there.
+  app.get('/household/:token/pay', async (c) => {
+    const link = await verified(c);
+    if (link instanceof Response) return link;
+    try {
+      const token = await householdPayLink(link);
+      if (!token) return html(c, renderProblemPage('Nothing for you to pay now', 'Nothing of what you pay is due right now. Go back to your page to see why.'), 404);
+      c.header('Cache-Control', 'no-store');
+      // Relative to this address (<base>/household/<token>/pay), whatever prefix the gateway serves it under.
+      return c.redirect(`../../pay/${token}`, 303);
+    } catch (error) {
+      if (error instanceof PayLinkRejected) return rejected(c, error);
+      if (error instanceof NotConfigured) return html(c, renderProblemPage('This page is not available yet', 'The service is being set up. Please try again later.'), 503);
       throw error;
     }
   });

@@ -2,9 +2,9 @@
 // household can answer now as plain forms, and, once signed and paid, the stay. Every value is
 // escaped. What it shows is the placement module's HouseholdView (shared/placements/commands/household.ts).
 
-import { escapeHtml, layout } from '../../shared/http/page.ts';
-import type { HouseholdView } from '../../shared/placements/commands/household.ts';
-import type { ChargePart } from '../../shared/placements/billing.ts';
+import { escapeHtml, formatMoney, layout } from '../../shared/http/page.ts';
+import type { HouseholdMoney, HouseholdView } from '../../shared/placements/commands/household.ts';
+import { chargeParts, type ChargePart } from '../../shared/placements/billing.ts';
 
 const states: Record<HouseholdView['state'], { title: string; text: string }> = {
   open: { title: 'A home for you', text: 'Your insurer found this home for you while yours is repaired. Apply for it, save it for later, propose other dates, or decline it.' },
@@ -15,6 +15,7 @@ const states: Record<HouseholdView['state'], { title: string; text: string }> = 
   declined: { title: 'You declined this home', text: 'Your insurer will look for another home for you.' },
   landlord_declined: { title: 'The landlord could not take your application', text: 'Your insurer will look for another home for you.' },
   signing: { title: 'Your lease', text: 'The lease is out for signature: look for the e-signature email.' },
+  signed: { title: 'Your lease is signed', text: 'You and the landlord have signed the lease. The stay is booked once the first payment is made.' },
   booked: { title: 'Your stay is booked', text: 'The stay is paid; the home is yours for these dates.' },
   cancelled: { title: 'This home is no longer offered', text: 'Your insurer cancelled it; they will be in touch.' },
 };
@@ -25,18 +26,61 @@ const partWords: Record<ChargePart, string> = {
   fees: 'the fees (one-off fees, pet rent, utilities)',
 };
 
-/** What the household pays itself, as its request says: nothing, or the parts named as the policyholder's. */
-function whoPays(parts: ChargePart[]): string {
-  if (parts.length === 0) return '<p><strong>You pay nothing:</strong> your insurer pays the landlord directly for the stay.</p>';
-  const words = parts.map((part) => partWords[part]);
-  const list = words.length === 1 ? words[0] : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
-  const rest = parts.length < 3 ? '; your insurer pays the rest' : '';
-  return `<p><strong>What you pay:</strong> ${escapeHtml(list)}, directly to the landlord on the payment page your insurer sends you once the lease is signed${rest}.</p>`;
+/** A list in words: "a", "a and b", "a, b and c". */
+const inWords = (words: string[]) => (words.length === 1 ? words[0] : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`);
+
+/** A part with what it costs, as the money table prices it. */
+function partWithAmount(part: ChargePart, money: HouseholdMoney | null): string {
+  if (!money) return partWords[part];
+  const m = (cents: number) => formatMoney(cents, money.currency);
+  const amount = { rent: `${m(money.rentPerMonth)} a month`, deposit: m(money.deposits), fees: `${m(money.feesFirst)} with the first payment` }[part];
+  return `${partWords[part]}, ${amount}`;
+}
+
+/** What the stay costs, and who pays which part: the household itself, or its insurer. */
+function theMoney(view: HouseholdView): string {
+  const { money, householdPays } = view;
+  const rows = money
+    ? [
+        // The amounts stay short (they do not wrap): what they are for is said on the left.
+        ['Rent, each month', formatMoney(money.rentPerMonth, money.currency)],
+        ...(money.feesFirst > 0 ? [['Fees with the first payment (one-off fees, pet rent, utilities)', formatMoney(money.feesFirst, money.currency)]] : []),
+        ...(money.deposits > 0 ? [['Refundable deposits', formatMoney(money.deposits, money.currency)]] : []),
+      ].map(([label, amount]) => `<tr><td>${escapeHtml(label)}</td><td class="amount">${escapeHtml(amount)}</td></tr>`).join('')
+    : '';
+  const table = rows ? `<h3>The money</h3><table>${rows}</table>` : '';
+  if (householdPays.length === 0) return `${table}<p><strong>You pay nothing:</strong> your insurer pays the landlord directly for the stay.</p>`;
+  const insurer = chargeParts.filter((part) => !householdPays.includes(part));
+  const when = view.state === 'signed' || view.state === 'booked' ? 'from this page when it is due' : 'from this page once the lease is signed';
+  return `${table}<p><strong>What you pay:</strong> ${escapeHtml(inWords(householdPays.map((part) => partWithAmount(part, money))))}, directly to the landlord, ${when}.</p>
+${insurer.length > 0 ? `<p><strong>Your insurer pays:</strong> ${escapeHtml(inWords(insurer.map((part) => partWords[part])))}.</p>` : ''}`;
+}
+
+/** Amenities as a provider lists them (often codes such as washer_dryer), in words. */
+const amenityWords: Record<string, string> = {
+  wifi: 'Wi-Fi',
+  washer_dryer: 'Washer and dryer',
+  ac: 'Air conditioning',
+  air_conditioning: 'Air conditioning',
+  tv: 'TV',
+  ev_charging: 'EV charging',
+};
+export function amenityName(amenity: string): string {
+  const known = amenityWords[amenity.trim().toLowerCase()];
+  if (known) return known;
+  const words = amenity.trim().replace(/[_-]+/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 export function renderHouseholdPage(view: HouseholdView, token: string): string {
   const home = view.home;
-  const state = states[view.state];
+  // A household that proposed dates before applying is told it still has to apply.
+  // The header agrees with the lease card below: signed by the household, the landlord countersigns next.
+  const state = view.state === 'proposed' && view.actions.includes('apply')
+    ? { ...states.proposed, text: 'Your insurer will answer your proposal. You have not applied for the home yet: apply below so the landlord can consider you.' }
+    : view.state === 'signing' && view.stay?.lease_status === 'policyholder_signed'
+      ? { ...states.signing, text: 'You signed the lease; the landlord countersigns it next.' }
+      : states[view.state];
   const title = home.name ?? home.address;
   const parts: string[] = [];
   parts.push(`<section class="card notice" role="status"><h1>${escapeHtml(state.title)}</h1><p>${escapeHtml(state.text)}</p>
@@ -59,18 +103,29 @@ ${view.environment === 'sandbox' ? '<p><span class="badge">SANDBOX: a test home<
 ${photos}
 <p>${escapeHtml(facts.join(' · '))}</p>
 ${home.description ? `<p>${escapeHtml(home.description)}</p>` : ''}
-${home.amenities?.length ? `<h3>Amenities</h3><ul>${home.amenities.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>` : ''}
+${home.amenities?.length ? `<h3>Amenities</h3><ul>${home.amenities.map((a) => `<li>${escapeHtml(amenityName(a))}</li>`).join('')}</ul>` : ''}
 ${home.pet_policy ? `<p><strong>Pets:</strong> ${escapeHtml(home.pet_policy)}</p>` : ''}
 <p><strong>Dates:</strong> ${view.stay ? `${escapeHtml(view.stay.move_in)} to ${escapeHtml(view.stay.move_out)}` : `from about ${escapeHtml(view.wanted.move_in)}, for about ${view.wanted.months} month${view.wanted.months === 1 ? '' : 's'}`}</p>
-${whoPays(view.householdPays)}
+${theMoney(view)}
 </section>`);
 
-  if (view.state === 'booked' || view.state === 'signing') {
+  if (view.due) {
+    const money = view.money ? formatMoney(view.due.cents, view.money.currency) : '';
+    const what = inWords(view.due.parts.map((part) => partWords[part]));
+    // The household's own pay link, signed when pressed: the pay page shows and takes its share alone.
+    parts.push(`<section class="card notice"><h2>Due now from you</h2>
+<p>${escapeHtml(`${what[0].toUpperCase()}${what.slice(1)}: ${money}.`)}</p>
+<a class="button pay" href="${escapeHtml(token)}/pay">${escapeHtml(`Pay ${what}, ${money}`)}</a>
+<p class="muted">You pay on the secure payment page, directly to the landlord.</p>
+</section>`);
+  }
+
+  if (view.state === 'booked' || view.state === 'signing' || view.state === 'signed') {
     parts.push(`<section class="card"><h2>Your stay</h2>
 <p>${escapeHtml(view.stay!.move_in)} to ${escapeHtml(view.stay!.move_out)} at ${escapeHtml(`${home.address}, ${home.city}, ${home.state}`)}.</p>
 <p class="muted">Lease: ${escapeHtml(leaseWords[view.stay!.lease_status] ?? view.stay!.lease_status)}.</p>
 ${home.landlord_contact ? `<p>The landlord: <a href="mailto:${escapeHtml(home.landlord_contact)}">${escapeHtml(home.landlord_contact)}</a></p>` : ''}
-${view.stay!.lease_status === 'fully_signed' ? `<p><a href="${escapeHtml(token)}/lease" download>Download your signed lease (PDF)</a></p>` : ''}
+${view.stay!.lease_status === 'fully_signed' ? `<a class="button secondary" href="${escapeHtml(token)}/lease" download>Download your signed lease (PDF)</a>` : ''}
 </section>`);
   }
 

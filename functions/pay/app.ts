@@ -16,7 +16,7 @@ const renderProblemPage = (title: string, text: string) =>
 import { startSetup } from '../../shared/placements/commands/payout-setup.ts';
 import { chargeTypes } from '../../shared/placements/billing.ts';
 import { payers } from '../../shared/claims/values.ts';
-import { NotConfigured } from '../../shared/placements/ports/provider.ts';
+import { NotConfigured, ProviderError } from '../../shared/placements/ports/provider.ts';
 
 // The pay-in-app page: a web page, not an API route. The payer opens the `pay_in_app_url` of a
 // placement (GET /pay/<token>), sees what is due now and who is paid, and submits a plain HTML form
@@ -135,10 +135,14 @@ export function createPayApp(actions: PayActions) {
       if (error instanceof ApiError && error.code === 'nothing_due') return c.redirect('?result=succeeded', 303);
       if (error instanceof PayLinkRejected) return refusedLink(c, error);
       if (error instanceof ApiError && error.status < 500) {
-        const status = error.status === 404 ? 404 : 409;
+        // 403: a form for another payer's share than the link's own; 404: the placement is gone.
+        const status = error.status === 404 || error.status === 403 ? error.status : 409;
         return html(c, renderProblemPage('Payment not possible', error.message), status);
       }
       if (error instanceof NotConfigured) return html(c, notConfiguredPage(), 503);
+      if (error instanceof ProviderError) {
+        return html(c, problemPage('Payment is not possible right now', 'The payment processor could not be reached. Nothing was charged; please try again in a few minutes.'), 503);
+      }
       log.error('pay page failed', { request_id: c.get('requestId'), ...errorFields(error as Error) });
       return html(c, renderProblemPage('Something went wrong', 'Nothing was charged. Please try again in a few minutes.'), 500);
     }

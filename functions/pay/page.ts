@@ -4,12 +4,9 @@
 // module's PayView (shared/placements/commands/pay.ts).
 
 import type { PayView } from '../../shared/placements/commands/pay.ts';
-import type { Payer } from '../../shared/placements/billing.ts';
-import { escapeHtml, layout } from '../../shared/http/page.ts';
+import { payerWords as payerNames } from '../../shared/placements/billing.ts';
+import { escapeHtml, formatMoney, layout } from '../../shared/http/page.ts';
 
-export function formatMoney(cents: number, currency: string): string {
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).format(cents / 100);
-}
 
 const results: Record<string, { title: string; text: string; problem?: boolean }> = {
   succeeded: { title: 'Payment received', text: 'Thank you. The payment went through and the landlord has been told.' },
@@ -24,12 +21,6 @@ function bannerFor(result: string, view: PayView) {
   return view.latest ? results[view.latest] : undefined;
 }
 
-/** Who pays a share, in the payer's words. */
-const payerNames: Record<Payer, string> = {
-  carrier: 'the insurance carrier',
-  tpa: 'the claims administrator',
-  policyholder: 'the policyholder',
-};
 
 /** The page for a valid link: what is due now, who is paid, and the Pay button(s). */
 export function renderPayPage(view: PayView, result?: string): string {
@@ -64,6 +55,16 @@ ${split ? `<p class="muted">This payment is split between ${due.shares.length} p
     for (const share of due.shares) {
       const payer = payerNames[share.payer];
       const rows = share.lines.map((line) => `<tr><td>${escapeHtml(line.label)}</td><td class="amount">${money(line.cents)}</td></tr>`).join('');
+      const table = `<table>${rows}<tr class="total"><td>Total</td><td class="amount">${money(share.totalCents)}</td></tr></table>`;
+      if (!share.own) {
+        // Shown to the carrier, read-only: this payer pays it through its own link.
+        parts.push(`<section class="card">
+<h3>Paid by ${escapeHtml(payer)}</h3>
+${table}
+<p class="muted">${escapeHtml(payer.replace(/^t/, 'T'))} pays this share from its own link.</p>
+</section>`);
+        continue;
+      }
       const label = split ? ` (${escapeHtml(payer)}'s share)` : '';
       const buttons = sandbox
         ? `<button class="pay" type="submit" name="outcome" value="succeeded">Pay ${money(share.totalCents)}${label}</button>
@@ -72,7 +73,7 @@ ${split ? `<p class="muted">This payment is split between ${due.shares.length} p
 <p class="muted">You will pay on the payment processor's secure page, directly to ${escapeHtml(view.payee)}.</p>`;
       parts.push(`<section class="card">
 <h3>Paid by ${escapeHtml(payer)}</h3>
-<table>${rows}<tr class="total"><td>Total</td><td class="amount">${money(share.totalCents)}</td></tr></table>
+${table}
 <form method="post">
 <input type="hidden" name="charge_type" value="${due.chargeType}">
 <input type="hidden" name="payer" value="${share.payer}">

@@ -8,6 +8,11 @@ import type { AppEnv } from './context.ts';
 export const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 
+/** An amount in cents as a person reads it: $1,500.00. */
+export function formatMoney(cents: number, currency: string): string {
+  return new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).format(cents / 100);
+}
+
 const styles = `
   body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; background: #f5f6f8; color: #1d2330; }
   main { max-width: 32rem; margin: 0 auto; padding: 1.25rem 1rem 2rem; }
@@ -20,7 +25,9 @@ const styles = `
   td { padding: .4rem 0; border-bottom: 1px solid #eceef2; vertical-align: top; }
   td.amount { text-align: right; white-space: nowrap; padding-left: 1rem; }
   tr.total td { font-weight: 700; border-bottom: 0; padding-top: .7rem; }
-  button { display: block; width: 100%; font-size: 1.1rem; padding: .9rem; border-radius: 10px; border: 0; margin-top: .75rem; cursor: pointer; }
+  button, a.button { display: block; box-sizing: border-box; width: 100%; font-size: 1.1rem; padding: .9rem; border-radius: 10px; border: 0; margin-top: .75rem; cursor: pointer; text-align: center; text-decoration: none; }
+  /* Every link is a touch target of at least 44 px. */
+  a { display: inline-flex; align-items: center; min-height: 44px; color: #1d4ed8; }
   .pay { background: #2f5bea; color: #fff; }
   .decline { background: #eceef2; color: #1d2330; }
   .badge { display: inline-block; background: #fff4d6; color: #7a5600; border-radius: 6px; padding: .1rem .5rem; font-size: .8rem; font-weight: 600; }

@@ -16,6 +16,13 @@ export const chargeParts = ['rent', 'deposit', 'fees'] as const;
 export type ChargePart = (typeof chargeParts)[number];
 
 export type Payer = (typeof payers)[number];
+/** Who pays a share, in the payer's words (the pages say these). */
+export const payerWords: Record<Payer, string> = {
+  carrier: 'the insurance carrier',
+  tpa: 'the claims administrator',
+  policyholder: 'the policyholder',
+};
+
 /** Who pays each part of a charge. */
 export type PayerOf = Record<ChargePart, Payer>;
 

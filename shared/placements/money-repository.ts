@@ -195,14 +195,17 @@ export async function recordCheckout(tx: Tx, paymentId: string, checkout: { prov
   await tx`update app.payments set checkout_ref = ${checkout.providerRef}, checkout_url = ${checkout.url} where id = ${paymentId} and status = 'pending'`;
 }
 
-/** Why an attempt was closed by the service, not by the processor: a newer attempt replaced it. */
-const replacedReasons = ['checkout_expired', 'amount_changed'] as const;
+/**
+ * Why an attempt was closed by the service, not by the processor: a newer attempt replaced it, or
+ * the processor could not be reached to open its checkout (nothing was charged).
+ */
+const replacedReasons = ['checkout_expired', 'amount_changed', 'checkout_not_opened'] as const;
 
 /** Whether a failed payment is an attempt the service replaced (no charge failed at the processor). */
 export const isReplacedCheckout = (payment: Pick<PaymentRow, 'status' | 'failure_reason' | 'provider_ref'>) =>
   payment.status === 'failed' && payment.provider_ref === null && (replacedReasons as readonly (string | null)[]).includes(payment.failure_reason);
 
-/** Closes an attempt that can no longer be paid as it was opened: a newer attempt replaces it. */
+/** Closes an attempt that can no longer be paid as it was opened (a newer attempt replaces it), or whose checkout never opened. */
 export async function abandonCheckout(tx: Tx, paymentId: string, reason: (typeof replacedReasons)[number]): Promise<void> {
   await tx`update app.payments set status = 'failed', failure_reason = ${reason} where id = ${paymentId} and status = 'pending'`;
 }

@@ -5,10 +5,12 @@ import { isUuid } from '../ids.ts';
 import { nowOf } from '../clock/time.ts';
 import { NotConfigured } from './ports/provider.ts';
 import { log } from '../log.ts';
+import { payers } from '../claims/values.ts';
+import type { Payer } from './billing.ts';
 
 // The pay-in-app link: a short-lived signed token (HS256) for one placement (a home on a request)
-// in one environment. It is the only credential of the pay page, so it names exactly what it may
-// pay and nothing else. The signing key is derived per environment from PAY_LINK_SECRET, so a
+// in one environment, for one payer. It is the only credential of the pay page, so it names exactly
+// what it may pay and nothing else: a link forwarded to the household cannot pay the insurer's share. The signing key is derived per environment from PAY_LINK_SECRET, so a
 // sandbox link can never be read as a live one, even with its `env` claim rewritten.
 
 const issuer = 'housing-placement-service';
@@ -26,6 +28,11 @@ export interface PayLink {
    * version's charges.
    */
   leaseId: string | null;
+  /**
+   * Whose share the link pays: the page takes that payer's share only. The carrier's link shows
+   * every payer's share (the others read-only); a tpa's or a policyholder's shows its own alone.
+   */
+  payer: Payer;
 }
 
 /**
@@ -87,7 +94,7 @@ async function keyFor(environment: Environment): Promise<Uint8Array> {
 type Audience = 'pay-in-app' | 'payout-setup' | 'household';
 
 /** The claims every link carries, and what a household link adds (its issue, and whom it was sent to). */
-type LinkClaims = { org: string; env: Environment; v?: number; to?: string; lease?: string | null };
+type LinkClaims = { org: string; env: Environment; v?: number; to?: string; lease?: string | null; payer?: Payer };
 
 async function sign(audience: Audience, subject: string, claims: LinkClaims, now: Date, ttlSeconds = config.payLinkTtlSeconds()): Promise<string> {
   const issuedAt = Math.floor(now.getTime() / 1000);
@@ -101,7 +108,7 @@ async function sign(audience: Audience, subject: string, claims: LinkClaims, now
     .sign(await keyFor(claims.env));
 }
 
-async function verify(audience: Audience, token: string, given?: Date): Promise<{ sub: string; org: string; env: Environment; v?: unknown; to?: unknown; lease?: unknown }> {
+async function verify(audience: Audience, token: string, given?: Date): Promise<{ sub: string; org: string; env: Environment; v?: unknown; to?: unknown; lease?: unknown; payer?: unknown }> {
   let environment: unknown;
   try {
     environment = decodeJwt(token).env;
@@ -121,7 +128,7 @@ async function verify(audience: Audience, token: string, given?: Date): Promise<
       requiredClaims: ['sub', 'exp', 'org', 'env'],
     });
     if (typeof payload.sub !== 'string' || typeof payload.org !== 'string') throw new PayLinkRejected('invalid', 'This link is not valid.');
-    return { sub: payload.sub, org: payload.org, env: environment, v: payload.v, to: payload.to, lease: payload.lease };
+    return { sub: payload.sub, org: payload.org, env: environment, v: payload.v, to: payload.to, lease: payload.lease, payer: payload.payer };
   } catch (error) {
     if (error instanceof PayLinkRejected) throw error;
     if (error instanceof errors.JWTExpired) throw new PayLinkRejected('expired', 'This link has expired.');
@@ -146,7 +153,7 @@ async function linkTime(token: string): Promise<Date> {
 }
 
 export function signPayLink(link: PayLink, now = new Date()): Promise<string> {
-  return sign(audience, link.placementId, { org: link.orgId, env: link.environment, lease: link.leaseId }, now);
+  return sign(audience, link.placementId, { org: link.orgId, env: link.environment, lease: link.leaseId, payer: link.payer }, now);
 }
 
 /** Verifies a pay link (expiry on its organisation's sandbox clock, in sandbox) and returns what it may pay; throws PayLinkRejected. */
@@ -154,7 +161,10 @@ export async function readPayLink(token: string, now?: Date): Promise<PayLink> {
   const claims = await verify(audience, token, now);
   // A link issued before links named their lease carries none: it is treated as naming no lease.
   const leaseId = typeof claims.lease === 'string' ? claims.lease : null;
-  return { placementId: claims.sub, orgId: claims.org, environment: claims.env, leaseId };
+  // One issued before links named their payer was the carrier's (it went to the API caller only).
+  if (claims.payer !== undefined && !(payers as readonly unknown[]).includes(claims.payer)) throw new PayLinkRejected('invalid', 'This link is not valid.');
+  const payer = (claims.payer ?? 'carrier') as Payer;
+  return { placementId: claims.sub, orgId: claims.org, environment: claims.env, leaseId, payer };
 }
 
 /** Refuses a pay link once its placement's contract version is not the one it was issued for. */

@@ -269,7 +269,7 @@ export const PlacementPayment = z
     id: z.string().uuid(),
     charge_type: z.enum(chargeTypes).describe('initial: the first payment (first month, one-off fees, deposits); rent: a later month; extension: the added nights of an extension.'),
     status: z.enum(['pending', 'succeeded', 'failed', 'refunded']).describe(
-      'pending: a live checkout opened on the pay page and not settled yet (a second submission goes to the same checkout); succeeded or failed by the processor (a later success wins over a failure); failed with `checkout_expired` or `amount_changed` when the service replaced the checkout before it was paid; refunded once all of it came back.',
+      'pending: a live checkout opened on the pay page and not settled yet (a second submission goes to the same checkout); succeeded or failed by the processor (a later success wins over a failure); failed with `checkout_expired` or `amount_changed` when the service replaced the checkout before it was paid, or `checkout_not_opened` when the processor could not be reached to open it (nothing was charged); refunded once all of it came back.',
     ),
     payer: z.enum(payers).nullable().describe(
       'Who paid this share of the charge: a charge whose rent, deposits and fees have different payers (`rent_payer`, `deposit_payer`, `fees_payer`) is paid in one share per payer, each a payment of its own. Null on payments made before charges were split.',
@@ -340,8 +340,16 @@ export const Placement = z
     status: Status,
     homes: z.array(PlacementHome),
     pay_in_app_url: z.string().nullable().describe(
-      'The pay-in-app page for the home in play on the request (a signed link valid for a short time; read the placement again for a fresh one). ' +
-      'null while no home is on the request.',
+      'The carrier\'s pay-in-app page for the home in play on the request (a signed link valid for a short time; read the placement again for a fresh one): ' +
+      'it shows every payer\'s share of what is due and takes the carrier\'s own share only. null while no home is on the request.',
+    ),
+    pay_links: z.array(z.object({
+      payer: z.enum(payers).describe('Whose share the link pays: the carrier, the claims administrator (tpa) or the policyholder (the household).'),
+      url: z.string().describe('The pay-in-app page for that payer (a signed link naming the payer, valid for a short time).'),
+    })).describe(
+      'One pay link per payer the request names (rent_payer, deposit_payer, fees_payer), in that order: forward each payer its own. ' +
+      'A link shows and takes its payer\'s share only; a form posted through it for another payer\'s share is refused (403) and records nothing. ' +
+      'Empty while no home is on the request.',
     ),
   })
   .openapi('Placement');

@@ -8,7 +8,7 @@ describe('the request log', () => {
 
   it('writes the pay, household and setup pages without their link', async () => {
     const token = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLW9mLWxpbms';
-    for (const path of [`/pay/${token}`, `/pay/setup/${token}`, `/household/${token}`, `/household/${token}/lease`]) {
+    for (const path of [`/pay/${token}`, `/pay/setup/${token}`, `/household/${token}`, `/household/${token}/lease`, `/household/${token}/pay`]) {
       expect(loggablePath(`/functions/v1${path}`)).not.toContain(token);
       expect(loggablePath(`/functions/v1${path}`)).toContain('[link]');
     }

@@ -43,8 +43,8 @@ describe("the household's page", () => {
     const s = await sent({ deposit_payer: 'policyholder' });
     const page = (await call('GET', s.page)).text;
     expect(page).not.toContain('You pay nothing');
-    expect(page).toContain('What you pay:</strong> the refundable deposits, directly to the landlord');
-    expect(page).toContain('your insurer pays the rest');
+    expect(page).toContain('What you pay:</strong> the refundable deposits, $1,500.00, directly to the landlord');
+    expect(page).toContain('Your insurer pays:</strong> the rent and the fees');
     const [job] = await jobsOf(s.c.orgId, 'send_household_link');
     expect(JSON.stringify(job.result)).toContain('except what the page shows you pay yourself');
   });
@@ -73,6 +73,71 @@ describe("the household's page", () => {
     const again = await answer(s.page, { action: 'save' });
     expect(again.status).toBe(409);
     expect(again.text).toContain('not possible now');
+  });
+
+  it('proposing other dates first still offers apply and decline; once applied, the carrier can approve the proposal', async () => {
+    const s = await sent();
+    expect((await answer(s.page, { action: 'propose_dates', move_in: inDays(45), move_out: inDays(120) })).status).toBe(303);
+    const page = (await call('GET', s.page)).text;
+    expect(page).toContain('You proposed other dates');
+    expect(page).toContain('You have not applied for the home yet');
+    expect(page).toContain('value="apply"');
+    expect(page).toContain('name="reason"');
+    expect((await answer(s.page, { action: 'apply' })).status).toBe(303);
+    expect((await call('GET', s.page)).text).not.toContain('value="apply"');
+    await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/landlord`, { action: 'approve_application' });
+    const approved = await s.api.post(`/claims/${s.ref}/dates/approve-proposal`, { property_id: s.home });
+    expect(approved.status).toBe(200);
+    expect(approved.body.data).toMatchObject({ move_in_date: inDays(45), move_out_date: inDays(120) });
+  });
+
+  it('shows the money: the rent, what the insurer pays and what the household pays, with amounts; amenities in words', async () => {
+    const s = await sent({ deposit_payer: 'policyholder' });
+    await ownerSql()`update app.properties set amenities = ${['washer_dryer', 'wifi']} where id = ${s.home}`;
+    const page = (await call('GET', s.page)).text;
+    expect(page).toMatch(/Rent, each month<\/td><td class="amount">\$2,500\.00</);
+    expect(page).toMatch(/Refundable deposits<\/td><td class="amount">\$1,500\.00/);
+    expect(page).toContain('What you pay:</strong> the refundable deposits, $1,500.00');
+    expect(page).toContain('Your insurer pays:</strong> the rent');
+    expect(page).toContain('Washer and dryer');
+    expect(page).not.toContain('washer_dryer');
+  });
+
+  it('signed but unpaid: says the lease is signed, and the household that owes the deposit pays it from its own page, its share only', async () => {
+    const s = await sent({ deposit_payer: 'policyholder' });
+    await answer(s.page, { action: 'apply' });
+    await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/landlord`, { action: 'approve_application' });
+    await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: inDays(40), move_out: inDays(130) });
+    await drainJobs(s.c.orgId);
+    await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/household`, { action: 'sign' });
+    // Signed by the household alone: the header and the lease card agree.
+    const half = (await call('GET', s.page)).text;
+    expect(half).toContain('You signed the lease; the landlord countersigns it next.');
+    expect(half).not.toContain('look for the e-signature email');
+    await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/landlord`, { action: 'sign' });
+    const page = (await call('GET', s.page)).text;
+    expect(page).not.toContain('out for signature');
+    expect(page).toContain('Your lease is signed');
+    expect(page).toContain('signed by you and the landlord');
+    expect(page).toContain(`href="${s.page.split('/').pop()}/pay"`);
+    expect(page).toContain('Pay the refundable deposits, $1,500.00');
+    // The button opens the household's own pay link: its share alone, nothing of the insurer's.
+    const opened = await call('GET', `${s.page}/pay`);
+    expect(opened.status).toBe(303);
+    const payPath = new URL(opened.headers.get('location')!, `http://x${s.page}/pay`).pathname;
+    expect(payPath).toMatch(/^\/pay\/ey/);
+    const pay = (await call('GET', payPath)).text;
+    expect(pay).toContain('Paid by the policyholder');
+    expect(pay).not.toContain('Paid by the insurance carrier');
+    expect(pay.match(/<form/g)).toHaveLength(1);
+    const fields = new URLSearchParams({ charge_type: 'initial', payer: 'policyholder', amount_cents: '150000', outcome: 'succeeded' });
+    const paid = await call('POST', payPath, { body: fields.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(paid.status).toBe(303);
+    const home = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0];
+    expect(home.payments.map((p: any) => [p.payer, p.amount])).toEqual([['policyholder', 1500]]);
+    // Paid, the household page offers no button any more; the insurer's share is still due.
+    expect((await call('GET', s.page)).text).not.toContain('/pay"');
+    expect((await call('GET', `${s.page}/pay`)).status).toBe(404);
   });
 
   it('declines with a reason (required); the page then says so', async () => {

@@ -30,6 +30,13 @@ export async function payUrl(api: ReturnType<typeof client>, ref: string): Promi
   return res.body.data.pay_in_app_url as string;
 }
 
+/** Each payer's own pay page (`pay_links` of the placement read), as paths. */
+export async function payLinks(api: ReturnType<typeof client>, ref: string): Promise<Record<string, string>> {
+  const res = await api.get(`/claims/${ref}/placement`);
+  if (res.status !== 200) throw new Error(`placement: ${res.status} ${res.text}`);
+  return Object.fromEntries((res.body.data.pay_links as { payer: string; url: string }[]).map((link) => [link.payer, pagePath(link.url)]));
+}
+
 export const fetchPage = (path: string) => call('GET', path);
 
 /** Reads the page's form (hidden fields) and submits it with the button `outcome`, as a browser does. */

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ownerSql } from '../helpers.ts';
 import { amountOf, metadataOf, useProcessorStandIn } from './processor-stand-in.ts';
-import { events, fetchPage, formsOf, pagePath, payUrl, postForm, signedLease } from './payment-fixtures.ts';
+import { events, fetchPage, formsOf, pagePath, payLinks, payUrl, postForm, signedLease } from './payment-fixtures.ts';
 
 const split = { rent_payer: 'carrier', deposit_payer: 'policyholder', fees_payer: 'tpa' };
 
@@ -18,35 +18,37 @@ const placementOf = async (s: Awaited<ReturnType<typeof splitLease>>) => (await 
 describe('a charge split between payers (sandbox)', () => {
   it('the pay page shows one share per payer; each pays its own; the last one confirms the booking', async () => {
     const s = await splitLease();
-    const path = pagePath(await payUrl(s.api, s.ref));
+    const links = await payLinks(s.api, s.ref);
+    const path = links.carrier;
     const page = (await fetchPage(path)).text;
     expect(page).toContain('split between 3 payers');
     expect(page).toContain('Paid by the insurance carrier');
     expect(page).toContain('Paid by the policyholder');
     expect(page).toContain('Paid by the claims administrator');
-    const forms = formsOf(page);
+    // Each payer's own link offers its own share.
+    const forms = await Promise.all(['carrier', 'policyholder', 'tpa'].map(async (payer) => formsOf((await fetchPage(links[payer])).text)[0]));
     expect(forms.map((f) => [f.get('payer'), f.get('amount_cents')])).toEqual([['carrier', '250000'], ['policyholder', '150000'], ['tpa', '10000']]);
 
     // The household pays its deposits first: recorded, nothing booked yet.
-    const deposit = await postForm(path, forms[1], 'succeeded');
+    const deposit = await postForm(links.policyholder, forms[1], 'succeeded');
     expect(deposit.status).toBe(303);
     let home = await placementOf(s);
     expect(home.booking).toBeNull();
     expect(home.payments).toEqual([expect.objectContaining({ payer: 'policyholder', amount: 1500, platform_fee: 0, covers_rent: false, covers_deposit: true })]);
     expect((await s.api.get(`/claims/${s.ref}`)).body.data.status_primary).toBe('payment_setup');
-    // The page now offers the two shares left, and the paid one under Paid so far; its notice books nothing yet.
+    // The carrier's page now shows the two shares left, and the paid one under Paid so far; the notice books nothing yet.
     const back = (await fetchPage(`${path}?result=succeeded`)).text;
     expect(back).toContain('The booking is confirmed once what is still due below is paid.');
     expect(back).not.toContain('The booking is confirmed.');
     expect(back).toMatch(/paid · the policyholder/);
-    const rest = formsOf(back);
-    expect(rest.map((f) => f.get('payer'))).toEqual(['carrier', 'tpa']);
+    expect(back).not.toContain('Paid by the policyholder');
+    expect(back).toContain('Paid by the claims administrator');
     // A second submission of the deposit share (a page shown before) pays nothing more: the receipt.
-    expect((await postForm(path, forms[1], 'succeeded')).headers.get('location')).toBe('?result=succeeded');
+    expect((await postForm(links.policyholder, forms[1], 'succeeded')).headers.get('location')).toBe('?result=succeeded');
 
-    await postForm(path, rest[0], 'succeeded');
+    await postForm(path, forms[0], 'succeeded');
     expect((await placementOf(s)).booking).toBeNull();
-    await postForm(path, rest[1], 'succeeded');
+    await postForm(links.tpa, forms[2], 'succeeded');
     home = await placementOf(s);
     expect(home.booking).toMatchObject({ booking_status: 'confirmed' });
     expect(home.payments.map((p: any) => [p.payer, p.amount, p.platform_fee])).toEqual([['policyholder', 1500, 0], ['carrier', 2500, 200], ['tpa', 100, 0]]);
@@ -93,11 +95,11 @@ describe('a charge split between payers (sandbox)', () => {
 
   it('two submissions of the same share at once pay it once; two different shares at once both pay and book once', async () => {
     const s = await splitLease();
-    const path = pagePath(await payUrl(s.api, s.ref));
-    const [carrier, household, tpa] = formsOf((await fetchPage(path)).text);
-    await Promise.all([postForm(path, carrier, 'succeeded'), postForm(path, carrier, 'succeeded')]);
+    const links = await payLinks(s.api, s.ref);
+    const [carrier, household, tpa] = await Promise.all(['carrier', 'policyholder', 'tpa'].map(async (payer) => formsOf((await fetchPage(links[payer])).text)[0]));
+    await Promise.all([postForm(links.carrier, carrier, 'succeeded'), postForm(links.carrier, carrier, 'succeeded')]);
     expect((await placementOf(s)).payments.filter((p: any) => p.payer === 'carrier')).toHaveLength(1);
-    await Promise.all([postForm(path, household, 'succeeded'), postForm(path, tpa, 'succeeded')]);
+    await Promise.all([postForm(links.policyholder, household, 'succeeded'), postForm(links.tpa, tpa, 'succeeded')]);
     const home = await placementOf(s);
     expect(home.payments).toHaveLength(3);
     expect(home.booking).toMatchObject({ booking_status: 'confirmed' });
@@ -128,10 +130,12 @@ describe('a charge split between payers (live, stand-in processor)', () => {
     const s = await splitLease('live');
     await ownerSql()`update app.payout_accounts set processor_account_id = 'acct_shares' where org_id = ${s.providerOrg} and environment = 'live'`;
     await ownerSql()`update app.lease_agreements set status = 'fully_signed', sent_at = now(), policyholder_signed_at = now(), owner_signed_at = now() where id = ${s.lease.id}`;
-    const path = pagePath(await payUrl(s.api, s.ref));
-    const forms = formsOf((await fetchPage(path)).text);
-    expect(forms.map((f) => f.get('payer'))).toEqual(['carrier', 'policyholder', 'tpa']);
-    for (const form of forms) expect((await postForm(path, form)).status).toBe(303);
+    const links = await payLinks(s.api, s.ref);
+    for (const payer of ['carrier', 'policyholder', 'tpa']) {
+      const [form] = formsOf((await fetchPage(links[payer])).text);
+      expect(form.get('payer')).toBe(payer);
+      expect((await postForm(links[payer], form)).status).toBe(303);
+    }
     const shares = checkouts.slice(-3).map((checkout) => ({ metadata: metadataOf(checkout), amount: amountOf(checkout), key: checkout.get('idempotency_key') }));
     expect(shares.map((share) => [share.metadata.payer, share.amount, share.metadata.rent_cents, share.metadata.deposit_cents, share.metadata.fees_cents])).toEqual([
       ['carrier', 250000, '250000', '0', '0'], ['policyholder', 150000, '0', '150000', '0'], ['tpa', 10000, '0', '0', '10000'],

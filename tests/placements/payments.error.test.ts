@@ -94,14 +94,14 @@ describe('the pay page: security', () => {
     expect((await fetchPage('/pay/not-a-token')).status).toBe(403);
 
     const { signPayLink } = await import('../../shared/placements/pay-link.ts');
-    const old = await signPayLink({ placementId: claims.sub, orgId: claims.org, environment: 'sandbox', leaseId: claims.lease }, new Date(Date.now() - 2 * 3600_000));
+    const old = await signPayLink({ placementId: claims.sub, orgId: claims.org, environment: 'sandbox', leaseId: claims.lease, payer: 'carrier' }, new Date(Date.now() - 2 * 3600_000));
     const expired = await fetchPage(`/pay/${old}`);
     expect(expired.status).toBe(410);
     expect(expired.text).toContain('This payment link has expired');
     expect((await postForm(`/pay/${old}`, new URLSearchParams({ charge_type: 'initial', amount_cents: '1', outcome: 'succeeded' }))).status).toBe(410);
 
     // A valid link for another organisation's placement id finds nothing.
-    const elsewhere = await signPayLink({ placementId: claims.sub, orgId: (await createTenant('carrier')).orgId, environment: 'sandbox', leaseId: claims.lease });
+    const elsewhere = await signPayLink({ placementId: claims.sub, orgId: (await createTenant('carrier')).orgId, environment: 'sandbox', leaseId: claims.lease, payer: 'carrier' });
     expect((await fetchPage(`/pay/${elsewhere}`)).status).toBe(404);
     expect((await fetchPage(`/pay/${elsewhere}/anything`)).status).toBe(404);
 

@@ -247,7 +247,10 @@ export const placementRoutes = createRoutes()
       summary: 'The placement: every home on the request and where each stands',
       description:
         'Each home: its offer (option_status, application_status), the household’s answers, the signer, the live lease with its timestamps and the ' +
-        'superseded versions (lease_history), and (part 2) booking and payments.',
+        'superseded versions (lease_history), and (part 2) booking and payments. It issues the pay links: pay_in_app_url, the carrier\'s ' +
+        '(every payer\'s share shown, the carrier\'s own taken), and pay_links, one per payer the request names, each a signed link naming its ' +
+        'payer that shows and takes that payer\'s share only (a form for another payer\'s share is refused with 403 and records nothing). ' +
+        'Forward each payer its own link; read the placement again for fresh ones (they expire after an hour).',
       scope: 'placements:read',
       request: { params: ReferenceParam },
       responses: { 200: jsonResponse(dataOf(Placement), 'The placement.') },

@@ -1,10 +1,12 @@
 import type { Tx } from '../../db/client.ts';
-import type { ChargeType, Payer } from '../billing.ts';
+import { payerWords, type ChargeType, type Payer } from '../billing.ts';
 import { ApiError } from '../../http/errors.ts';
 import { assertLinkLease, type PayLink } from '../pay-link.ts';
 import { paymentsPort } from '../ports/index.ts';
 import type { CheckoutRequest } from '../ports/types.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
+import { NotConfigured, ProviderError } from '../ports/provider.ts';
+import { log } from '../../log.ts';
 import { abandonCheckout, insertPending, isBooked, isReplacedCheckout, openCheckout, paymentsOf, recordCheckout } from '../money-repository.ts';
 import { withTenant } from '../../db/tenant.ts';
 import { payable, paySandbox, requireShown, type ShownShare } from './payments.ts';
@@ -26,11 +28,15 @@ export interface DueShare {
   payer: Payer;
   lines: DueLine[];
   totalCents: number;
+  /** Whether this link pays it (its payer's share); the carrier's link shows the others read-only. */
+  own: boolean;
 }
 
 /** What the payer sees for one placement. */
 export interface PayView {
   environment: 'live' | 'sandbox';
+  /** Whose link it is: the page takes this payer's share only. */
+  payer: Payer;
   reference: string;
   home: { name: string; address: string };
   /** Who is paid: the landlord's organisation. */
@@ -42,7 +48,7 @@ export interface PayView {
    * placement was cancelled.
    */
   state: 'due' | 'not_unlocked' | 'settled' | 'unavailable';
-  /** What is due now, when state is due: one share per payer, each paid on its own. */
+  /** What is due now, when state is due: one share per payer, each paid on its own (on the carrier's link every share, else the payer's own). */
   due?: { title: string; chargeType: ChargeType; shares: DueShare[] };
   /** Payments already made on this placement, newest last; `payer` is whose share it was (null before shares). */
   paid: { title: string; cents: number; at: string; status: string; payer: Payer | null }[];
@@ -98,6 +104,7 @@ async function view(link: PayLink): Promise<PayView | null> {
     const base = {
       latest: last ? (last.status === 'failed' ? ('failed' as const) : ('succeeded' as const)) : null,
       environment: link.environment,
+      payer: link.payer,
       booked,
       reference: claim.claim_ref,
       home: { name: home!.name ?? 'Your home', address: `${home!.address}, ${home!.city}, ${home!.state}` },
@@ -114,14 +121,17 @@ async function view(link: PayLink): Promise<PayView | null> {
       const state = await payable(tx, claim, placement);
       const payee = { ...base, payee: state.payee.name, currency: state.currency };
       if (!state.due) return { ...payee, state: 'settled' as const, note: 'Everything due so far is paid. The next month of rent appears here on its first day.' };
-      const { charge, shares } = state.due;
+      const { charge } = state.due;
+      // The carrier's link shows every share (the others read-only); another payer's, its own alone.
+      const shares = state.due.shares.filter((share) => link.payer === 'carrier' || share.payer === link.payer);
+      if (shares.length === 0) return { ...payee, state: 'settled' as const, note: 'Nothing is due from you right now; what is still due is paid by the other payers.' };
       return {
         ...payee,
         state: 'due' as const,
         due: {
           title: charge.title,
           chargeType: charge.chargeType,
-          shares: shares.map((share) => ({ payer: share.payer, lines: share.lines, totalCents: share.split.grossCents })),
+          shares: shares.map((share) => ({ payer: share.payer, lines: share.lines, totalCents: share.split.grossCents, own: share.payer === link.payer })),
         },
       };
     } catch (error) {
@@ -136,6 +146,12 @@ async function view(link: PayLink): Promise<PayView | null> {
 type PayStep = { result: 'succeeded' | 'failed' } | { reuse: string } | { attemptId: string; checkout: CheckoutRequest };
 
 async function pay(link: PayLink, submission: Parameters<PayActions['pay']>[1], returnUrl: string) {
+  // A link pays its own payer's share only, whatever the form says.
+  if (submission.payer !== link.payer) {
+    throw new ApiError('forbidden', `This link pays only ${payerWords[link.payer]}'s share; ${payerWords[submission.payer]} pays its own from its own link.`);
+  }
+  // Live without a processor: refused before anything is recorded (NotConfigured names the setting).
+  if (link.environment === 'live') paymentsPort('live');
   const outcome = await inLinkedPlacement(link, true, async (tx, claim, placement): Promise<PayStep> => {
     if (link.environment === 'sandbox') {
       const [payment] = await paySandbox(tx, claim, placement, submission.outcome ?? 'succeeded', submission);
@@ -192,7 +208,17 @@ async function pay(link: PayLink, submission: Parameters<PayActions['pay']>[1], 
   if (!outcome) throw new ApiError('not_found', 'This link does not lead to a placement that can be paid.');
   if ('result' in outcome) return { result: outcome.result };
   if ('reuse' in outcome) return { redirect: outcome.reuse };
-  const checkout = await paymentsPort('live').createCheckout(outcome.checkout);
+  let checkout;
+  try {
+    checkout = await paymentsPort('live').createCheckout(outcome.checkout);
+  } catch (error) {
+    // No checkout to send the payer to (a wrong key, the processor down): the attempt is closed at
+    // once, so no payment is left pending that nothing would ever settle. The payer tries again.
+    await withTenant(link, (tx) => abandonCheckout(tx, outcome.attemptId, 'checkout_not_opened'));
+    if (error instanceof NotConfigured) throw error;
+    log.warn('checkout not opened', { payment_id: outcome.attemptId, error: (error as Error).message });
+    throw new ProviderError('The payment processor could not be reached.');
+  }
   await withTenant(link, (tx) => recordCheckout(tx, outcome.attemptId, checkout));
   return { redirect: checkout.url };
 }
