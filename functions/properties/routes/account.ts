@@ -14,6 +14,7 @@ export const accountRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/bookings',
+      operationId: 'listBookings',
       tags: ['Bookings and payouts'],
       summary: "Bookings in the provider's homes, with earnings",
       description:
@@ -38,6 +39,7 @@ export const accountRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/payouts',
+      operationId: 'getPayoutAccount',
       tags: ['Bookings and payouts'],
       summary: 'Payout account status',
       description:
