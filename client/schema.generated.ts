@@ -15,125 +15,7 @@ export interface paths {
          *
          *     Requires: claims:read.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
-                    cursor?: string;
-                    /** @description Only the request opened under this external_id (your own reference): at most one, so a request is found by your reference as well. */
-                    external_id?: string;
-                    /** @description Page size, 1 to 100 (default 25). */
-                    limit?: number;
-                    /** @description One or more status_primary values, comma-separated. */
-                    status?: string;
-                    /** @description ISO timestamp with Z or an offset; only requests changed after it. */
-                    updated_since?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of requests; next_cursor is null on the last page. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["HousingRequestListItem"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listHousingRequests"];
         put?: never;
         /**
          * Open a housing request
@@ -141,158 +23,7 @@ export interface paths {
          *
          *     Requires: claims:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateHousingRequest"];
-                };
-            };
-            responses: {
-                /** @description The external_id had already created this request (idempotent: true). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["HousingRequestCreated"];
-                        };
-                    };
-                };
-                /** @description The request was created. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["HousingRequestCreated"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body is not JSON; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_create: the request could not be written. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long" | "could_not_create";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong (field names it), including a US ZIP code the service does not know without loss_lat/loss_lng. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createHousingRequest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -312,129 +43,7 @@ export interface paths {
          *
          *     Requires: claims:read.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The request: address, dates, household, budget and payers. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["HousingRequest"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getHousingRequest"];
         put?: never;
         post?: never;
         delete?: never;
@@ -446,165 +55,7 @@ export interface paths {
          *
          *     Requires: claims:write.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["AmendHousingRequest"];
-                };
-            };
-            responses: {
-                /** @description The amended request. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["HousingRequest"];
-                            placement_in_progress?: components["schemas"]["PlacementInProgress"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["amendHousingRequest"];
         trace?: never;
     };
     "/claims/{reference}/cancel-booking": {
@@ -622,164 +73,7 @@ export interface paths {
          *
          *     Requires: options:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CancelInput"];
-                };
-            };
-            responses: {
-                /** @description The cancellation. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Cancelled"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment; not_on_request: the home was never added to this request (or is already cancelled). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found" | "not_on_request";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; already_paid: money has settled and force is not true; error.payment carries id, amount_total_cents and currency. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "already_paid";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: property_id missing or not a uuid, reason empty or too long, force not a boolean. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["cancelBooking"];
         delete?: never;
         options?: never;
         head?: never;
@@ -801,164 +95,7 @@ export interface paths {
          *
          *     Requires: options:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PropertyRef"];
-                };
-            };
-            responses: {
-                /** @description The move-in. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["MoveInConfirmed"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); not_booked: the first payment has not cleared yet; move_in_not_yet: before the booking's move-in date (error.move_in_date); nothing is recorded. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "not_booked" | "move_in_not_yet";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: property_id missing or not a uuid. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["confirmMoveIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -980,164 +117,7 @@ export interface paths {
          *
          *     Requires: options:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["DatesInput"];
-                };
-            };
-            responses: {
-                /** @description The contract version (status awaiting_lease, or the live one on a retry). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["LeaseCreated"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the household declined the home, the application is not approved, the home is no longer offered or its provider cannot take charges, or nobody to send the lease to. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long" | "could_not_set_dates";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; dates_unavailable: something holds part of the range (error.conflicts[] has start_date, end_date, reason); already_signed: the lease is fully signed; cancel instead. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "dates_unavailable" | "already_signed";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a date not YYYY-MM-DD, move_out on or before move_in (field move_out), move_in in the past or before the home's available_from (field move_in); stay_too_short: (field move_out) under 30 days. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field" | "stay_too_short";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["setDates"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1159,164 +139,7 @@ export interface paths {
          *
          *     Requires: options:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PropertyRef"];
-                };
-            };
-            responses: {
-                /** @description The new contract version. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["LeaseCreated"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: as for POST dates. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long" | "could_not_set_dates";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; no_proposal: the household proposed no dates; dates_unavailable: the proposed range is held; already_signed: the lease is fully signed; cancel instead. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "no_proposal" | "dates_unavailable" | "already_signed";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: property_id missing or not a uuid; stay_too_short or invalid_field when the proposed dates no longer fit the rules (move_in now past). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["approveDatesProposal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1336,130 +159,7 @@ export interface paths {
          *
          *     Requires: claims:read.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The documents. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["HousingRequestDocument"][];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request (or document) for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listDocuments"];
         put?: never;
         /**
          * File a document on the request
@@ -1467,184 +167,7 @@ export interface paths {
          *
          *     Requires: claims:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "multipart/form-data": {
-                        description?: string;
-                        /** Format: binary */
-                        file: string;
-                        /** @enum {string} */
-                        kind?: "loss_report" | "policy" | "identification" | "lease" | "invoice" | "correspondence" | "photo" | "other";
-                    };
-                };
-            };
-            responses: {
-                /** @description The document is filed. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["HousingRequestDocument"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request (or document) for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the document is over 10 MB (10,485,760 bytes); an oversized upload is refused while it is read, never read far past the limit. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description unsupported_type: the content is not PDF, PNG, JPEG, GIF, WebP, TIFF, HEIC, Word (.doc, .docx). */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "unsupported_type";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["uploadDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1662,137 +185,7 @@ export interface paths {
          * Download a document uploaded through your integration
          * @description Requires: claims:read.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The id of the document, as listed by GET /claims/{reference}/documents. */
-                    documentId: string;
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The file, with the content type it was recognised as when filed. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/msword": string;
-                        "application/pdf": string;
-                        "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
-                        "image/gif": string;
-                        "image/heic": string;
-                        "image/jpeg": string;
-                        "image/png": string;
-                        "image/tiff": string;
-                        "image/webp": string;
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it; not_yours: the document was filed by the service's team, not uploaded through your integration (forbidden: scope missing). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden" | "not_yours";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request (or document) for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["downloadDocument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1814,146 +207,7 @@ export interface paths {
          *
          *     Requires: placements:read.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description The home (property id). */
-                    property_id: string;
-                };
-                header?: never;
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The extensions. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Extension"][];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description not_on_request: the home is not on the request (or was cancelled). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_on_request";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: property_id missing or not a uuid. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listExtensions"];
         put?: never;
         /**
          * Extend a stay (an addendum to the signed lease)
@@ -1961,164 +215,7 @@ export interface paths {
          *
          *     Requires: options:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ExtensionInput"];
-                };
-            };
-            responses: {
-                /** @description The extension, awaiting signature. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Extension"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the stay has ended (its move-out date came). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long" | "could_not_set_dates";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); not_booked: the lease is not signed by both, or the first payment has not cleared; extension_pending: another extension is open (awaiting signature or payment); dates_unavailable: something holds part of the added nights; error.conflicts lists what. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "not_booked" | "extension_pending" | "dates_unavailable";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: property_id or move_out missing or malformed, or move_out not after the stay's move-out. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["extendStay"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2138,133 +235,7 @@ export interface paths {
          *
          *     Requires: options:read.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description How many homes, best first (up to 100, default 20). */
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Matches, best first. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["Match"][];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listMatchingHomes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2288,164 +259,7 @@ export interface paths {
          *
          *     Requires: options:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["OptionInput"];
-                };
-            };
-            responses: {
-                /** @description The home on the request. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["OptionResult"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), its state does not allow the action, or another request's stay holds nights of the stay this request wants (error.conflicts[] with start_date, end_date, reason). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long" | "could_not_place";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment; or no such home for it. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; budget_not_approved: approve the budget first or send approve_budget: true; no_billing_account: a live organisation not linked to a billing account. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "budget_not_approved" | "no_billing_account";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: property_id missing or not a uuid, action not send or place, signer fields with send, signer_email without signer_name. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["addHomeOption"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2465,131 +279,7 @@ export interface paths {
          *
          *     Requires: options:read.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The home (property id). */
-                    propertyId: string;
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The budget review. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["BudgetReview"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment; or no such home for it (another environment, not verified, unavailable, or a test home on a live request). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getBudgetReview"];
         put?: never;
         /**
          * Approve (or withdraw approval of) a home’s budget
@@ -2597,169 +287,7 @@ export interface paths {
          *
          *     Requires: options:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The home (property id). */
-                    propertyId: string;
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description true approves the figures shown by GET budget; false withdraws the approval. */
-                        approved: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description The figures approved (or no longer approved). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["BudgetReview"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment; or no such home for it. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: approved missing or not a boolean, or an unknown field. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["approveBudget"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2781,162 +309,7 @@ export interface paths {
          *
          *     Requires: options:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The home (property id). */
-                    propertyId: string;
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The link goes out within seconds. */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["HouseholdLinkSent"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: the request has no household_email. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long" | "could_not_place";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: the home was placed, not sent to the household, or was cancelled. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["resendHouseholdLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2956,129 +329,7 @@ export interface paths {
          *
          *     Requires: placements:read.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The placement. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Placement"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getPlacement"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3102,164 +353,7 @@ export interface paths {
          *
          *     Requires: options:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["RefundInput"];
-                };
-            };
-            responses: {
-                /** @description The refund request, waiting for the landlord. */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["RefundRequested"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment; not_on_request: the home was never added to this request. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found" | "not_on_request";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; nothing_to_refund: no settled payment on the home with anything left to refund (or payment_id names none); refund_pending: a refund request is already open. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "nothing_to_refund" | "refund_pending";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: property_id missing or not a uuid, reason empty or too long, payment_id not a uuid, amount not positive whole cents or more than is left to refund (field amount). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["requestRefund"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3281,164 +375,7 @@ export interface paths {
          *
          *     Requires: options:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SignerInput"];
-                };
-            };
-            responses: {
-                /** @description The signer and the new contract version. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SignerChanged"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the home is no longer offered, or nobody to send the lease to. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long" | "could_not_set_dates";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; already_signed: the lease is fully signed; cancel instead. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "already_signed";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: property_id missing, signer_email not an email, signer_email without signer_name. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["changeSigner"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3460,160 +397,7 @@ export interface paths {
          *
          *     Requires: claims:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The round is recorded and the crawl requested. */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SourcingRound"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_coordinator: nobody at the service is assigned to source for this request yet. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_coordinator";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["sourceMoreHomes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3633,146 +417,7 @@ export interface paths {
          *
          *     Requires: placements:read.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description The home (property id). */
-                    property_id: string;
-                };
-                header?: never;
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The statement. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Statement"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description not_on_request: the home was never put on the request. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_on_request";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: property_id missing or not a uuid. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getStatement"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3794,127 +439,7 @@ export interface paths {
          *
          *     Requires: claims:read.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The timeline. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Timeline"];
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getHousingRequestTimeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3938,149 +463,7 @@ export interface paths {
          *
          *     Requires: claims:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["HousingRequestBatch"];
-                };
-            };
-            responses: {
-                /** @description Every item succeeded. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["HousingRequestBatchResult"];
-                    };
-                };
-                /** @description Some items succeeded, some were refused: see results[].error. */
-                207: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["HousingRequestBatchResult"];
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description Every item was refused (the batch answer), or the body itself is invalid: invalid_field on `requests` (missing, empty or too long). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["HousingRequestBatchResult"] | components["schemas"]["Error"];
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createHousingRequestBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4102,123 +485,7 @@ export interface paths {
          *
          *     Requires: any read scope (a scope ending in :read).
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
-                    cursor?: string;
-                    /** @description Comma-separated event types. */
-                    event?: string;
-                    /** @description Page size, 1 to 250 (default 100). */
-                    limit?: number;
-                    /** @description Only events recorded after this ISO timestamp, with `Z` or an offset. */
-                    since?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of events. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["Event"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: limit, since or cursor; unknown_event: an `event` name the side is not sent. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field" | "unknown_event";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4240,129 +507,7 @@ export interface paths {
          *
          *     Requires: any read scope (a scope ending in :read).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The id the service gave it; anything else is 404 not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The event. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["EventDetail"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such event in this organisation and environment (or past its 90 days). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getEvent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4386,160 +531,7 @@ export interface paths {
          *
          *     Requires: any write scope (a scope ending in :write).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The id the service gave it; anything else is 404 not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Queued. */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ReplayedEvent"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such event in this organisation and environment (or past its 90 days). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_endpoint: no active endpoint subscribes to the event; could_not_replay: a replay of it is already waiting for every subscribed endpoint. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_endpoint" | "could_not_replay";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["replayEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4563,147 +555,7 @@ export interface paths {
          *
          *     Requires: any write scope (a scope ending in :write).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SimulateEvent"];
-                };
-            };
-            responses: {
-                /** @description Recorded and queued. */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SimulatedEvent"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: a sandbox key without a write scope (the message names it); sandbox_only: a live key (whatever the body). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden" | "sandbox_only";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: an event outside the simulatable list (field `event`) or `data` with a wrong value or a field the payload does not have (field `data.<name>`); unknown_event: not an event of the caller's side. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field" | "unknown_event";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["simulateEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4723,113 +575,7 @@ export interface paths {
          *
          *     Requires: any read scope or webhooks:manage.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The catalogue. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["EventType"][];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listEventTypes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4851,120 +597,7 @@ export interface paths {
          *
          *     Requires: properties:read.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
-                    cursor?: string;
-                    /** @description Page size, 1 to 100 (default 25). */
-                    limit?: number;
-                    status?: "available" | "pending" | "unavailable";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description One page of homes. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["Home"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a bad limit, status or cursor. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listHomes"];
         put?: never;
         /**
          * Publish a home, or update it in place by external_id
@@ -4972,158 +605,7 @@ export interface paths {
          *
          *     Requires: properties:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["HomeInput"];
-                };
-            };
-            responses: {
-                /** @description The home under that external_id was updated in place. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Home"];
-                        };
-                    };
-                };
-                /** @description A new home was created. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Home"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["publishHome"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5141,129 +623,7 @@ export interface paths {
          * Read one home by id or external_id
          * @description Requires: properties:read.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The home id or its external_id. */
-                    ref: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The home. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Home"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such home for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getHome"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5275,164 +635,7 @@ export interface paths {
          *
          *     Requires: properties:write.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The home id or its external_id. */
-                    ref: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["HomePatch"];
-                };
-            };
-            responses: {
-                /** @description The home as changed. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Home"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such home for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is wrong, or external_id is already used by another home. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateHome"];
         trace?: never;
     };
     "/properties/{ref}/availability": {
@@ -5448,133 +651,7 @@ export interface paths {
          *
          *     Requires: properties:read.
          */
-        get: {
-            parameters: {
-                query?: {
-                    from?: string;
-                    to?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description The home id or its external_id. */
-                    ref: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The blocks. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["AvailabilityBlock"][];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such home for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listAvailabilityBlocks"];
         put?: never;
         /**
          * Block dates on a home
@@ -5582,164 +659,7 @@ export interface paths {
          *
          *     Requires: properties:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The home id or its external_id. */
-                    ref: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["AvailabilityBlockInput"];
-                };
-            };
-            responses: {
-                /** @description The block was added. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["AvailabilityBlock"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such home for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a bad date, or end_date before start_date. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["blockDates"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5761,161 +681,7 @@ export interface paths {
          *
          *     Requires: properties:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    block_id: string;
-                    /** @description The home id or its external_id. */
-                    ref: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The block as it was before release. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["AvailabilityBlock"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such home, or no such block on it, in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_yours_to_release: the block is a service hold for a lease or booking. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_yours_to_release";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["releaseBlock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5935,121 +701,7 @@ export interface paths {
          *
          *     Requires: bookings:read.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
-                    cursor?: string;
-                    /** @description Page size, 1 to 100 (default 25). */
-                    limit?: number;
-                    /** @description Only applications in this status (default: all). */
-                    status?: "pending" | "approved" | "declined";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description One page of applications. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["ProviderApplication"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a bad limit, cursor or status. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listApplications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6073,164 +725,7 @@ export interface paths {
          *
          *     Requires: properties:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The application id. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ApplicationDecision"];
-                };
-            };
-            responses: {
-                /** @description The application after the answer. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ProviderApplication"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such application on your homes in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; already_answered: you approved or declined it before; option_not_open: the household declined the home or the carrier cancelled it meanwhile. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "already_answered" | "option_not_open";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: decision is not approve or decline, or a decline without reason. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["decideApplication"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6252,157 +747,7 @@ export interface paths {
          *
          *     Requires: properties:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description 1 to 500 items, each a AvailabilityBulkItem. */
-                        blocks: components["schemas"]["AvailabilityBulkItem"][];
-                        /**
-                         * @description Clear the provider blocks of the homes named by the accepted blocks first.
-                         * @default false
-                         */
-                        replace?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Every item succeeded. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AvailabilityBulkResult"];
-                    };
-                };
-                /** @description Some items succeeded, some were refused: see results[].error. */
-                207: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AvailabilityBulkResult"];
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description Every item was refused (the batch answer), or the body itself is invalid: invalid_field on `blocks` (missing, empty or too long). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AvailabilityBulkResult"] | components["schemas"]["Error"];
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["syncAvailability"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6424,161 +769,7 @@ export interface paths {
          *
          *     Requires: properties:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description 1 to 100 items, each a HomeInput. */
-                        properties: components["schemas"]["HomeInput"][];
-                    };
-                };
-            };
-            responses: {
-                /** @description Every item succeeded and refreshed an existing home under its external_id. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["HomeBatchResult"];
-                    };
-                };
-                /** @description Every item succeeded. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["HomeBatchResult"];
-                    };
-                };
-                /** @description Some items succeeded, some were refused: see results[].error. */
-                207: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["HomeBatchResult"];
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description Every item was refused (the batch answer), or the body itself is invalid: invalid_field on `properties` (missing, empty or too long). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["HomeBatchResult"] | components["schemas"]["Error"];
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["publishHomeBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6598,119 +789,7 @@ export interface paths {
          *
          *     Requires: bookings:read.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
-                    cursor?: string;
-                    /** @description Page size, 1 to 100 (default 25). */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description One page of bookings. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["ProviderBooking"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a bad limit or cursor. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listBookings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6734,112 +813,7 @@ export interface paths {
          *
          *     Requires: payouts:read.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The account of the key's environment. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["PayoutStatus"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getPayoutAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6861,112 +835,7 @@ export interface paths {
          *
          *     Requires: properties:read.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Readiness of the portfolio in the key's environment. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Readiness"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getPortfolioReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6988,119 +857,7 @@ export interface paths {
          *
          *     Requires: bookings:read.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
-                    cursor?: string;
-                    /** @description Page size, 1 to 100 (default 25). */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description One page of refund requests. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["ProviderRefundRequest"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a bad limit or cursor. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listRefundRequests"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7124,164 +881,7 @@ export interface paths {
          *
          *     Requires: properties:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The refund request id. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["RefundDecision"];
-                };
-            };
-            responses: {
-                /** @description The refund request after the answer. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ProviderRefundRequest"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such refund request on your homes in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_refund_request: the request was already answered. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_refund_request";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: decision is not approve or decline. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["decideRefundRequest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7303,166 +903,7 @@ export interface paths {
          *
          *     Requires: options:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The home (property id). */
-                    propertyId: string;
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SandboxHouseholdAction"];
-                };
-            };
-            responses: {
-                /** @description The home on the request after the answer. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["PlacementHome"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it; sandbox_only: a live key, whatever the body. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden" | "sandbox_only";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: the offer does not allow the action (declined, already approved, not yet applied); lease_not_signable: no contract out for signature; proposal_pending: sign while a date proposal waits; already_signed: propose_dates on a fully signed lease. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open" | "lease_not_signable" | "proposal_pending" | "already_signed";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: unknown action, reason missing to decline, dates missing or misordered, move_in in the past; stay_too_short: a proposal under 30 days. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field" | "stay_too_short";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["actAsHousehold"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7482,145 +923,7 @@ export interface paths {
          *
          *     Requires: options:read.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The home (property id). */
-                    propertyId: string;
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The link. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SandboxHouseholdLink"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it; sandbox_only: a live key, whatever the body. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden" | "sandbox_only";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description not_on_request: the home is not on the request; option_not_open: the home was placed, not sent to the household, or was cancelled. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_on_request" | "option_not_open";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getHouseholdLink"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7644,166 +947,7 @@ export interface paths {
          *
          *     Requires: options:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The home (property id). */
-                    propertyId: string;
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SandboxLandlordAction"];
-                };
-            };
-            responses: {
-                /** @description The home on the request after the answer. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["PlacementHome"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it; sandbox_only: a live key, whatever the body. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden" | "sandbox_only";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: no application to approve or decline; already_answered: the landlord already approved or declined the application; lease_not_signable: the lease (or the open extension's addendum) is not awaiting the countersignature; decline_extension without an extension awaiting signature; no_refund_request: no refund request is open. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open" | "already_answered" | "lease_not_signable" | "no_refund_request";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: unknown action. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["actAsLandlord"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7825,166 +969,7 @@ export interface paths {
          *
          *     Requires: options:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The home (property id). */
-                    propertyId: string;
-                    /** @description claim_ref or id */
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SandboxPaymentAction"];
-                };
-            };
-            responses: {
-                /** @description The home on the request after the payment. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["PlacementHome"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it; sandbox_only: a live key, whatever the body. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden" | "sandbox_only";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such request for this organisation in this environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); lease_not_signed: the lease is not fully signed yet; charges_disabled: the landlord's account cannot take charges; nothing_due: every period started so far is paid, or the payer named owes nothing now. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "lease_not_signed" | "charges_disabled" | "nothing_due";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: outcome is not succeeded or failed, or payer is not a payer. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["actAsPayer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8004,126 +989,7 @@ export interface paths {
          *
          *     Requires: claims:read.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The clock. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SandboxClock"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks claims:read; sandbox_only: a live key, whatever the body. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden" | "sandbox_only";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: the organisation has no sandbox clock. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getSandboxClock"];
         put?: never;
         /**
          * Set the organisation's sandbox clock
@@ -8131,301 +997,14 @@ export interface paths {
          *
          *     Requires: claims:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SandboxClockCreate"];
-                };
-            };
-            responses: {
-                /** @description The clock, set anew. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SandboxClock"];
-                        };
-                    };
-                };
-                /** @description A new clock. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SandboxClock"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks claims:write (provider keys never have it); sandbox_only: a live key, whatever the body. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden" | "sandbox_only";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: frozen_time is not a date-time, is in the past, or more than two years ahead. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["setSandboxClock"];
         /**
          * Delete the organisation's sandbox clock
          * @description Back to the wall clock: jobs that waited for the clock fall due at the time they were scheduled for. deleted is false when there was no clock (safe to repeat). Sandbox keys only.
          *
          *     Requires: claims:write.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The organisation is on the wall clock. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SandboxClockDeleted"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks claims:write (provider keys never have it); sandbox_only: a live key, whatever the body. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden" | "sandbox_only";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteSandboxClock"];
         options?: never;
         head?: never;
         patch?: never;
@@ -8446,161 +1025,7 @@ export interface paths {
          *
          *     Requires: claims:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SandboxClockAdvance"];
-                };
-            };
-            responses: {
-                /** @description The clock at its new time, with the jobs that ran. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SandboxClockAdvanced"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks claims:write (provider keys never have it); sandbox_only: a live key, whatever the body. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden" | "sandbox_only";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: the organisation has no sandbox clock. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: frozen_time is not a date-time, is before the clock's time, or more than two years ahead. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["advanceSandboxClock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8620,119 +1045,7 @@ export interface paths {
          *
          *     Requires: any read scope (a scope ending in :read).
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
-                    cursor?: string;
-                    /** @description Page size, 1 to 100 (default 25). */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description One page of emails. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["SandboxEmail"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key has no read scope; sandbox_only: a live key, whatever the body. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden" | "sandbox_only";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a bad limit or cursor. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listSandboxEmails"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8756,151 +1069,7 @@ export interface paths {
          *
          *     Requires: properties:write.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        charges_enabled?: boolean;
-                        connected?: boolean;
-                        payouts_enabled?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description The payout account status after the change. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["PayoutStatus"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks properties:write (carrier keys never have it); sandbox_only: a live key, whatever the body. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden" | "sandbox_only";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a value is not a boolean, or charges/payouts are enabled while disconnecting. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["setSandboxPayoutAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8920,112 +1089,7 @@ export interface paths {
          *
          *     Requires: any read scope (a scope ending in :read).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Usage of the last 30 days (UTC days). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Usage"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9049,143 +1113,7 @@ export interface paths {
          *
          *     Requires: no scope.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The key is revoked. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["RevokedKey"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["revokeOwnKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9205,119 +1133,7 @@ export interface paths {
          *
          *     Requires: any read scope or webhooks:manage.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
-                    cursor?: string;
-                    /** @description Page size, 1 to 100 (default 100). */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of endpoints. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["WebhookEndpoint"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: limit or cursor. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWebhookEndpoints"];
         put?: never;
         /**
          * Create a webhook endpoint
@@ -9327,147 +1143,7 @@ export interface paths {
          *
          *     Requires: webhooks:manage or any write scope.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateWebhookEndpoint"];
-                };
-            };
-            responses: {
-                /** @description Created; `secret` is shown only here. */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["CreatedWebhookEndpoint"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: url not https, private, with credentials or too long, or events empty; unknown_event: (field events) an event the side is not sent. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field" | "unknown_event";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9490,160 +1166,7 @@ export interface paths {
          *
          *     Requires: webhooks:manage or any write scope.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The id the service gave it; anything else is 404 not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["DeletedWebhookEndpoint"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such endpoint in this organisation and environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
         /**
@@ -9652,164 +1175,7 @@ export interface paths {
          *
          *     Requires: webhooks:manage or any write scope.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The id the service gave it; anything else is 404 not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["UpdateWebhookEndpoint"];
-                };
-            };
-            responses: {
-                /** @description The endpoint as changed. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["WebhookEndpoint"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such endpoint in this organisation and environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: nothing to change, or url or events wrong; unknown_event: (field events) an event the side is not sent. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field" | "unknown_event";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
     "/webhooks/{id}/rotate-secret": {
@@ -9827,160 +1193,7 @@ export interface paths {
          *
          *     Requires: webhooks:manage or any write scope.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The id the service gave it; anything else is 404 not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The new secret, shown only here. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["RotatedWebhookSecret"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such endpoint in this organisation and environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10002,160 +1215,7 @@ export interface paths {
          *
          *     Requires: webhooks:manage or any write scope.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    /** @description The id the service gave it; anything else is 404 not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Queued. */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["QueuedPing"];
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json" | "idempotency_key_too_long";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description not_found: no such endpoint in this organisation and environment. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "not_found";
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
-                            };
-                        };
-                    };
-                };
-                /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "file_too_large";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a field is missing or wrong; `field` names it. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["testWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10177,125 +1237,7 @@ export interface paths {
          *
          *     Requires: any read scope or webhooks:manage.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
-                    cursor?: string;
-                    /** @description Only deliveries to this endpoint. */
-                    endpoint_id?: string;
-                    /** @description Only deliveries of this event (its original delivery and replays). */
-                    event_id?: string;
-                    /** @description Page size, 1 to 100 (default 25). */
-                    limit?: number;
-                    /** @description Only deliveries in this status. */
-                    status?: "pending" | "succeeded" | "abandoned" | "cancelled";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of deliveries. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                            data: components["schemas"]["WebhookDelivery"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_json";
-                            };
-                        };
-                    };
-                };
-                /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "missing_key" | "invalid_key";
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden: the key lacks the scope; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "forbidden";
-                            };
-                        };
-                    };
-                };
-                /** @description invalid_field: a filter, limit or cursor. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_field";
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limited: over the per-minute limit; see Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "rate_limited";
-                            };
-                        };
-                    };
-                };
-                /** @description server_error: server fault; retry with backoff. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"] & {
-                            error: {
-                                /** @enum {string} */
-                                code: "server_error";
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10319,61 +1261,7 @@ export interface webhooks {
          * A household applied for one of the provider's homes; it waits for the landlord's answer.
          * @description Sent to provider endpoints subscribed to application.received. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            /**
-                             * Format: uuid
-                             * @description Answer it with POST /properties/applications/{id}.
-                             */
-                            application_id: string;
-                            applied_at: string;
-                            /** @description The home's api_external_id. */
-                            external_id: string | null;
-                            household: {
-                                adults: number;
-                                children: number;
-                                has_pets: boolean;
-                            };
-                            property: {
-                                api_external_id: string | null;
-                                name: string | null;
-                            };
-                            /** Format: uuid */
-                            property_id: string;
-                            /** @description The housing request the household applied from. */
-                            reference: string;
-                            /** @description YYYY-MM-DD: when the household hopes to move in. */
-                            target_move_in: string;
-                        };
-                        /** @constant */
-                        event: "application.received";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["applicationReceivedForProviders"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10393,55 +1281,7 @@ export interface webhooks {
          * Paid and booked; the stay is live.
          * @description Sent to carrier endpoints subscribed to booking.confirmed. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            /** @description ISO 8601 UTC timestamp */
-                            confirmed_at: string;
-                            external_id: string | null;
-                            /** @description YYYY-MM-DD */
-                            move_in_date: string;
-                            /** @description YYYY-MM-DD */
-                            move_out_date: string;
-                            property: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                            };
-                            /** Format: uuid */
-                            property_id: string;
-                            reference: string;
-                            /** Format: uuid */
-                            request_id: string;
-                        };
-                        /** @constant */
-                        event: "booking.confirmed";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["bookingConfirmedForCarriers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10461,56 +1301,7 @@ export interface webhooks {
          * A family is booked into one of the provider's homes.
          * @description Sent to provider endpoints subscribed to booking.confirmed. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            /** Format: uuid */
-                            booking_id: string;
-                            /** @enum {string} */
-                            booking_status: "confirmed" | "cancelled" | "completed";
-                            /** @description YYYY-MM-DD */
-                            check_in: string;
-                            /** @description YYYY-MM-DD */
-                            check_out: string;
-                            /** @description The home's api_external_id. */
-                            external_id: string | null;
-                            property: {
-                                api_external_id: string | null;
-                                name: string | null;
-                            };
-                            /** Format: uuid */
-                            property_id: string;
-                            /** @description The housing request the family was placed from (REQ-XXXXXX), as the lease names it. */
-                            reference: string;
-                        };
-                        /** @constant */
-                        event: "booking.confirmed";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["bookingConfirmedForProviders"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10530,65 +1321,7 @@ export interface webhooks {
          * A booked stay now ends on another day: shortened after move-in, or extended (its addendum paid).
          * @description Sent to carrier endpoints subscribed to booking.dates_changed. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            /** @description For an extension: what its payment charged. */
-                            amount: number | null;
-                            /** @enum {string} */
-                            change: "shortened" | "extended";
-                            /** @description ISO 4217 code in lower case, as everywhere in the API: usd */
-                            currency: string;
-                            /** @description For an extension: its addendum (GET /claims/{reference}/extensions). */
-                            extension_id: string | null;
-                            external_id: string | null;
-                            /**
-                             * Format: uuid
-                             * @description The signed lease (its own dates never change).
-                             */
-                            lease_id: string;
-                            /** @description YYYY-MM-DD */
-                            move_in_date: string;
-                            /** @description YYYY-MM-DD */
-                            move_out_date: string;
-                            /** @description YYYY-MM-DD */
-                            previous_move_out_date: string;
-                            /** Format: uuid */
-                            property_id: string;
-                            reference: string;
-                            /** @description For a shortening: rent already paid for nights no longer covered (negative: owed at the shorter stay's tier), by the signed terms. */
-                            refund_due: number | null;
-                            /** Format: uuid */
-                            request_id: string;
-                        };
-                        /** @constant */
-                        event: "booking.dates_changed";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["bookingDatesChangedForCarriers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10608,67 +1341,7 @@ export interface webhooks {
          * A booking changed state, including cancellation.
          * @description Sent to provider endpoints subscribed to booking.updated. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            /** Format: uuid */
-                            booking_id: string;
-                            /** @enum {string} */
-                            booking_status: "confirmed" | "cancelled" | "completed";
-                            cancelled_at: string | null;
-                            /**
-                             * @description dates_changed: the stay was shortened or extended (check_out is the new move-out); completed: its move-out date came.
-                             * @enum {string}
-                             */
-                            change: "cancelled" | "move_in_confirmed" | "dates_changed" | "completed";
-                            /** @description YYYY-MM-DD */
-                            check_in: string;
-                            /** @description YYYY-MM-DD */
-                            check_out: string;
-                            /** @description When the stay was closed out. */
-                            completed_at: string | null;
-                            /** @description The home's api_external_id. */
-                            external_id: string | null;
-                            move_in_confirmed_at: string | null;
-                            /** @enum {string} */
-                            previous_status: "confirmed" | "cancelled" | "completed";
-                            property: {
-                                api_external_id: string | null;
-                                name: string | null;
-                            };
-                            /** Format: uuid */
-                            property_id: string;
-                            /** @description The housing request the family was placed from (REQ-XXXXXX), as the lease names it. */
-                            reference: string;
-                        };
-                        /** @constant */
-                        event: "booking.updated";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["bookingUpdatedForProviders"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10688,48 +1361,7 @@ export interface webhooks {
          * The household asked for different dates; the placement waits for an answer.
          * @description Sent to carrier endpoints subscribed to dates.proposed. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            external_id: string | null;
-                            /** @description YYYY-MM-DD */
-                            move_in: string;
-                            /** @description YYYY-MM-DD */
-                            move_out: string;
-                            /** Format: uuid */
-                            property_id: string;
-                            reference: string;
-                            /** Format: uuid */
-                            request_id: string;
-                        };
-                        /** @constant */
-                        event: "dates.proposed";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["datesProposedForCarriers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10749,48 +1381,7 @@ export interface webhooks {
          * The tenant or named signer signed; the landlord countersigns next.
          * @description Sent to carrier endpoints subscribed to lease.first_signed. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            external_id: string | null;
-                            /** Format: uuid */
-                            lease_id: string;
-                            /** Format: uuid */
-                            property_id: string;
-                            reference: string;
-                            /** Format: uuid */
-                            request_id: string;
-                            /** @description ISO 8601 UTC timestamp */
-                            signed_at: string;
-                        };
-                        /** @constant */
-                        event: "lease.first_signed";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["leaseFirstSignedForCarriers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10810,52 +1401,7 @@ export interface webhooks {
          * The contract went out for signature.
          * @description Sent to carrier endpoints subscribed to lease.sent. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            external_id: string | null;
-                            /** Format: uuid */
-                            lease_id: string;
-                            /** @description YYYY-MM-DD */
-                            move_in_date: string;
-                            /** @description YYYY-MM-DD */
-                            move_out_date: string;
-                            /** Format: uuid */
-                            property_id: string;
-                            reference: string;
-                            /** Format: uuid */
-                            request_id: string;
-                            /** @description ISO 8601 UTC timestamp */
-                            sent_at: string;
-                        };
-                        /** @constant */
-                        event: "lease.sent";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["leaseSentForCarriers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10875,48 +1421,7 @@ export interface webhooks {
          * Both parties signed; payment is unlocked.
          * @description Sent to carrier endpoints subscribed to lease.signed. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            external_id: string | null;
-                            /** Format: uuid */
-                            lease_id: string;
-                            /** Format: uuid */
-                            property_id: string;
-                            reference: string;
-                            /** Format: uuid */
-                            request_id: string;
-                            /** @description ISO 8601 UTC timestamp */
-                            signed_at: string;
-                        };
-                        /** @constant */
-                        event: "lease.signed";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["leaseSignedForCarriers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10936,45 +1441,7 @@ export interface webhooks {
          * The household turned a home down; carries the reason in their words.
          * @description Sent to carrier endpoints subscribed to option.declined. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            external_id: string | null;
-                            /** Format: uuid */
-                            property_id: string;
-                            reason: string;
-                            reference: string;
-                            /** Format: uuid */
-                            request_id: string;
-                        };
-                        /** @constant */
-                        event: "option.declined";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["optionDeclinedForCarriers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10994,44 +1461,7 @@ export interface webhooks {
          * The household saved a home.
          * @description Sent to carrier endpoints subscribed to option.saved. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            external_id: string | null;
-                            /** Format: uuid */
-                            property_id: string;
-                            reference: string;
-                            /** Format: uuid */
-                            request_id: string;
-                        };
-                        /** @constant */
-                        event: "option.saved";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["optionSavedForCarriers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11051,65 +1481,7 @@ export interface webhooks {
          * A second charge cleared for what another payment had already paid; the service refunds it automatically (payment.refunded follows).
          * @description Sent to carrier endpoints subscribed to payment.duplicate. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            /** @description What the second charge took, all of it refunded. */
-                            amount: number;
-                            charge_type: string;
-                            /** @description ISO 4217 code in lower case, as everywhere in the API: usd */
-                            currency: string;
-                            /**
-                             * Format: uuid
-                             * @description The payment that had already paid it.
-                             */
-                            duplicate_of: string;
-                            external_id: string | null;
-                            payer: ("carrier" | "tpa" | "policyholder") | null;
-                            /**
-                             * Format: uuid
-                             * @description The second charge, as the placement read lists it (with duplicate_of).
-                             */
-                            payment_id: string;
-                            /** Format: uuid */
-                            property_id: string;
-                            reference: string;
-                            /**
-                             * Format: uuid
-                             * @description The automatic refund (deposit_refunds on the placement read); payment.refunded names it when issued.
-                             */
-                            refund_request_id: string;
-                            /** Format: uuid */
-                            request_id: string;
-                        };
-                        /** @constant */
-                        event: "payment.duplicate";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["paymentDuplicateForCarriers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11129,55 +1501,7 @@ export interface webhooks {
          * A charge did not go through.
          * @description Sent to carrier endpoints subscribed to payment.failed. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            amount: number;
-                            charge_type: string;
-                            /** @description ISO 4217 code in lower case, as everywhere in the API: usd */
-                            currency: string;
-                            external_id: string | null;
-                            /** @description as given by the payment processor */
-                            failure_reason: string;
-                            /**
-                             * Format: uuid
-                             * @description The failed attempt, as the placement read lists it.
-                             */
-                            payment_id: string;
-                            /** Format: uuid */
-                            property_id: string;
-                            reference: string;
-                            /** Format: uuid */
-                            request_id: string;
-                        };
-                        /** @constant */
-                        event: "payment.failed";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["paymentFailedForCarriers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11197,52 +1521,7 @@ export interface webhooks {
          * A charge against one of the provider's homes failed.
          * @description Sent to provider endpoints subscribed to payment.failed. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            /** @description Null until the booking exists (the first charge confirms it). */
-                            booking_id: string | null;
-                            /** @enum {string} */
-                            charge_type: "initial" | "rent" | "deposit" | "fee" | "extension";
-                            currency: string;
-                            /** @description The home's api_external_id. */
-                            external_id: string | null;
-                            failure_reason: string | null;
-                            /** @description What the payer was charged. */
-                            gross: number;
-                            /** Format: uuid */
-                            payment_id: string;
-                            /** Format: uuid */
-                            property_id: string;
-                        };
-                        /** @constant */
-                        event: "payment.failed";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["paymentFailedForProviders"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11262,52 +1541,7 @@ export interface webhooks {
          * The landlord answered a refund request: approved (money returned) or declined.
          * @description Sent to carrier endpoints subscribed to payment.refunded. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            /** @description refunded amount; 0 when declined */
-                            amount: number;
-                            /** @description ISO 4217 code in lower case, as everywhere in the API: usd */
-                            currency: string;
-                            external_id: string | null;
-                            /** @enum {string} */
-                            outcome: "approved" | "declined";
-                            /** Format: uuid */
-                            property_id: string;
-                            reference: string;
-                            /** Format: uuid */
-                            refund_request_id: string;
-                            /** Format: uuid */
-                            request_id: string;
-                        };
-                        /** @constant */
-                        event: "payment.refunded";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["paymentRefundedForCarriers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11327,63 +1561,7 @@ export interface webhooks {
          * A charge cleared, with the fee breakdown.
          * @description Sent to carrier endpoints subscribed to payment.succeeded. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            /** @description what the payer was charged */
-                            amount: number;
-                            /** @description initial for the first payment */
-                            charge_type: string;
-                            covers_deposit: boolean;
-                            covers_rent: boolean;
-                            /** @description ISO 4217 code in lower case, as everywhere in the API: usd */
-                            currency: string;
-                            external_id: string | null;
-                            /** @description ISO 8601 UTC timestamp */
-                            paid_at: string;
-                            /** @description who paid this share of the charge (a charge split between payers is paid in shares); null for payments made before shares */
-                            payer: ("carrier" | "tpa" | "policyholder") | null;
-                            /**
-                             * Format: uuid
-                             * @description The payment, as the placement read lists it.
-                             */
-                            payment_id: string;
-                            /** @description service fee, from rent only */
-                            platform_fee: number;
-                            /** Format: uuid */
-                            property_id: string;
-                            reference: string;
-                            /** Format: uuid */
-                            request_id: string;
-                        };
-                        /** @constant */
-                        event: "payment.succeeded";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["paymentSucceededForCarriers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11403,58 +1581,7 @@ export interface webhooks {
          * Money reached the provider's account, with gross, fee and net.
          * @description Sent to provider endpoints subscribed to payment.succeeded. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            /** @description Null until the booking exists (the first charge confirms it). */
-                            booking_id: string | null;
-                            /** @enum {string} */
-                            charge_type: "initial" | "rent" | "deposit" | "fee" | "extension";
-                            currency: string;
-                            /** @description The home's api_external_id. */
-                            external_id: string | null;
-                            /** @description What the payer was charged. */
-                            gross: number;
-                            /** @description gross - platform_fee - processing_fee. */
-                            net_to_you: number;
-                            paid_at: string;
-                            /** Format: uuid */
-                            payment_id: string;
-                            /** @description The service's fee, from rent only. */
-                            platform_fee: number;
-                            /** @description The card processor's fee on the whole charge. */
-                            processing_fee: number;
-                            /** Format: uuid */
-                            property_id: string;
-                        };
-                        /** @constant */
-                        event: "payment.succeeded";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["paymentSucceededForProviders"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11474,41 +1601,7 @@ export interface webhooks {
          * Test delivery
          * @description Sent to one endpoint by POST /webhooks/{id}/test, whatever it subscribes to. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            message: string;
-                            /** @constant */
-                            test: true;
-                        };
-                        /** @constant */
-                        event: "ping";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookPing"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11528,51 +1621,7 @@ export interface webhooks {
          * A housing request moved through its lifecycle.
          * @description Sent to carrier endpoints subscribed to request.status_changed. Signed with X-Service-Signature; see the webhooks guide.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        created_at: string;
-                        data: {
-                            /** @description The external_id given at creation, or null. */
-                            external_id: string | null;
-                            /** @description The status the request left; null when it was just opened. */
-                            previous_status: ("housing_needs_collected" | "housing_options_found" | "options_sent" | "awaiting_approval" | "landlord_approval" | "lease_execution" | "lease_signed" | "payment_setup" | "booking_confirmed" | "move_in_complete" | "in_stay" | "move_out_closeout") | null;
-                            /** @description The claim_ref (REQ-XXXXXX). */
-                            reference: string;
-                            /** Format: uuid */
-                            request_id: string;
-                            /**
-                             * @description A status_primary value, as the housing request has it.
-                             * @enum {string}
-                             */
-                            status: "housing_needs_collected" | "housing_options_found" | "options_sent" | "awaiting_approval" | "landlord_approval" | "lease_execution" | "lease_signed" | "payment_setup" | "booking_confirmed" | "move_in_complete" | "in_stay" | "move_out_closeout";
-                        };
-                        /** @constant */
-                        event: "request.status_changed";
-                        /** Format: uuid */
-                        id: string;
-                        replay?: boolean;
-                        simulated?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                "2xx": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["requestStatusChangedForCarriers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -12344,7 +2393,7 @@ export interface components {
              */
             currency?: "usd";
             description?: string | null;
-            /** @description The provider's own reference, unique per organisation and environment. Returned as api_external_id. */
+            /** @description The provider's own reference, unique per organisation and environment. Returned as api_external_id. Not one of the words of the routes under /properties (applications, availability, batch, bookings, payouts, readiness, refund-requests): /properties/{ref} could not reach such a home. */
             external_id?: string | null;
             /** @enum {string|null} */
             furnished_status?: "furnished" | "partial" | "unfurnished" | null;
@@ -12416,7 +2465,7 @@ export interface components {
              */
             currency?: "usd";
             description?: string | null;
-            /** @description The provider's own reference, unique per organisation and environment. Returned as api_external_id. */
+            /** @description The provider's own reference, unique per organisation and environment. Returned as api_external_id. Not one of the words of the routes under /properties (applications, availability, batch, bookings, payouts, readiness, refund-requests): /properties/{ref} could not reach such a home. */
             external_id?: string | null;
             /** @enum {string|null} */
             furnished_status?: "furnished" | "partial" | "unfurnished" | null;
@@ -13521,4 +3570,10097 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    listHousingRequests: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
+                cursor?: string;
+                /** @description Only the request opened under this external_id (your own reference): at most one, so a request is found by your reference as well. */
+                external_id?: string;
+                /** @description Page size, 1 to 100 (default 25). */
+                limit?: number;
+                /** @description One or more status_primary values, comma-separated. */
+                status?: string;
+                /** @description ISO timestamp with Z or an offset; only requests changed after it. */
+                updated_since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requests; next_cursor is null on the last page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["HousingRequestListItem"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createHousingRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateHousingRequest"];
+            };
+        };
+        responses: {
+            /** @description The external_id had already created this request (idempotent: true). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["HousingRequestCreated"];
+                    };
+                };
+            };
+            /** @description The request was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["HousingRequestCreated"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body is not JSON; idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_create: the request could not be written. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long" | "could_not_create";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong (field names it), including a US ZIP code the service does not know without loss_lat/loss_lng. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getHousingRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request: address, dates, household, budget and payers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["HousingRequest"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    amendHousingRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AmendHousingRequest"];
+            };
+        };
+        responses: {
+            /** @description The amended request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["HousingRequest"];
+                        placement_in_progress?: components["schemas"]["PlacementInProgress"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    cancelBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancelInput"];
+            };
+        };
+        responses: {
+            /** @description The cancellation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Cancelled"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment; not_on_request: the home was never added to this request (or is already cancelled). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found" | "not_on_request";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; already_paid: money has settled and force is not true; error.payment carries id, amount_total_cents and currency. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "already_paid";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: property_id missing or not a uuid, reason empty or too long, force not a boolean. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    confirmMoveIn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PropertyRef"];
+            };
+        };
+        responses: {
+            /** @description The move-in. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MoveInConfirmed"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); not_booked: the first payment has not cleared yet; move_in_not_yet: before the booking's move-in date (error.move_in_date); nothing is recorded. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "not_booked" | "move_in_not_yet";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: property_id missing or not a uuid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setDates: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DatesInput"];
+            };
+        };
+        responses: {
+            /** @description The contract version (status awaiting_lease, or the live one on a retry). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LeaseCreated"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the household declined the home, the application is not approved, the home is no longer offered or its provider cannot take charges, or nobody to send the lease to. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long" | "could_not_set_dates";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; dates_unavailable: something holds part of the range (error.conflicts[] has start_date, end_date, reason); already_signed: the lease is fully signed; cancel instead. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "dates_unavailable" | "already_signed";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a date not YYYY-MM-DD, move_out on or before move_in (field move_out), move_in in the past or before the home's available_from (field move_in); stay_too_short: (field move_out) under 30 days. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field" | "stay_too_short";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    approveDatesProposal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PropertyRef"];
+            };
+        };
+        responses: {
+            /** @description The new contract version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LeaseCreated"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: as for POST dates. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long" | "could_not_set_dates";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; no_proposal: the household proposed no dates; dates_unavailable: the proposed range is held; already_signed: the lease is fully signed; cancel instead. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "no_proposal" | "dates_unavailable" | "already_signed";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: property_id missing or not a uuid; stay_too_short or invalid_field when the proposed dates no longer fit the rules (move_in now past). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["HousingRequestDocument"][];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request (or document) for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    uploadDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    description?: string;
+                    /** Format: binary */
+                    file: string;
+                    /** @enum {string} */
+                    kind?: "loss_report" | "policy" | "identification" | "lease" | "invoice" | "correspondence" | "photo" | "other";
+                };
+            };
+        };
+        responses: {
+            /** @description The document is filed. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["HousingRequestDocument"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request (or document) for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the document is over 10 MB (10,485,760 bytes); an oversized upload is refused while it is read, never read far past the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description unsupported_type: the content is not PDF, PNG, JPEG, GIF, WebP, TIFF, HEIC, Word (.doc, .docx). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "unsupported_type";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    downloadDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the document, as listed by GET /claims/{reference}/documents. */
+                documentId: string;
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, with the content type it was recognised as when filed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msword": string;
+                    "application/pdf": string;
+                    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                    "image/gif": string;
+                    "image/heic": string;
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/tiff": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it; not_yours: the document was filed by the service's team, not uploaded through your integration (forbidden: scope missing). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "not_yours";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request (or document) for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listExtensions: {
+        parameters: {
+            query: {
+                /** @description The home (property id). */
+                property_id: string;
+            };
+            header?: never;
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The extensions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Extension"][];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description not_on_request: the home is not on the request (or was cancelled). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_on_request";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: property_id missing or not a uuid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    extendStay: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExtensionInput"];
+            };
+        };
+        responses: {
+            /** @description The extension, awaiting signature. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Extension"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the stay has ended (its move-out date came). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long" | "could_not_set_dates";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); not_booked: the lease is not signed by both, or the first payment has not cleared; extension_pending: another extension is open (awaiting signature or payment); dates_unavailable: something holds part of the added nights; error.conflicts lists what. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "not_booked" | "extension_pending" | "dates_unavailable";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: property_id or move_out missing or malformed, or move_out not after the stay's move-out. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listMatchingHomes: {
+        parameters: {
+            query?: {
+                /** @description How many homes, best first (up to 100, default 20). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Matches, best first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["Match"][];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    addHomeOption: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OptionInput"];
+            };
+        };
+        responses: {
+            /** @description The home on the request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OptionResult"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: its provider cannot take charges (charges_enabled false), the household declined it, the request has no household_email (send), its state does not allow the action, or another request's stay holds nights of the stay this request wants (error.conflicts[] with start_date, end_date, reason). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long" | "could_not_place";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment; or no such home for it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; budget_not_approved: approve the budget first or send approve_budget: true; no_billing_account: a live organisation not linked to a billing account. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "budget_not_approved" | "no_billing_account";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: property_id missing or not a uuid, action not send or place, signer fields with send, signer_email without signer_name. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getBudgetReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The home (property id). */
+                propertyId: string;
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The budget review. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BudgetReview"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment; or no such home for it (another environment, not verified, unavailable, or a test home on a live request). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    approveBudget: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The home (property id). */
+                propertyId: string;
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true approves the figures shown by GET budget; false withdraws the approval. */
+                    approved: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The figures approved (or no longer approved). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BudgetReview"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment; or no such home for it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: approved missing or not a boolean, or an unknown field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resendHouseholdLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The home (property id). */
+                propertyId: string;
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link goes out within seconds. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["HouseholdLinkSent"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_place: the request has no household_email. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long" | "could_not_place";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: the home was placed, not sent to the household, or was cancelled. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getPlacement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The placement. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Placement"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    requestRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundInput"];
+            };
+        };
+        responses: {
+            /** @description The refund request, waiting for the landlord. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RefundRequested"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment; not_on_request: the home was never added to this request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found" | "not_on_request";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; nothing_to_refund: no settled payment on the home with anything left to refund (or payment_id names none); refund_pending: a refund request is already open. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "nothing_to_refund" | "refund_pending";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: property_id missing or not a uuid, reason empty or too long, payment_id not a uuid, amount not positive whole cents or more than is left to refund (field amount). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    changeSigner: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignerInput"];
+            };
+        };
+        responses: {
+            /** @description The signer and the new contract version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SignerChanged"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters; could_not_set_dates: the home is no longer offered, or nobody to send the lease to. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long" | "could_not_set_dates";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; already_signed: the lease is fully signed; cancel instead. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "already_signed";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: property_id missing, signer_email not an email, signer_email without signer_name. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    sourceMoreHomes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The round is recorded and the crawl requested. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SourcingRound"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_coordinator: nobody at the service is assigned to source for this request yet. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_coordinator";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getStatement: {
+        parameters: {
+            query: {
+                /** @description The home (property id). */
+                property_id: string;
+            };
+            header?: never;
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Statement"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description not_on_request: the home was never put on the request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_on_request";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: property_id missing or not a uuid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getHousingRequestTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The timeline. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Timeline"];
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createHousingRequestBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HousingRequestBatch"];
+            };
+        };
+        responses: {
+            /** @description Every item succeeded. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HousingRequestBatchResult"];
+                };
+            };
+            /** @description Some items succeeded, some were refused: see results[].error. */
+            207: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HousingRequestBatchResult"];
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Every item was refused (the batch answer), or the body itself is invalid: invalid_field on `requests` (missing, empty or too long). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HousingRequestBatchResult"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
+                cursor?: string;
+                /** @description Comma-separated event types. */
+                event?: string;
+                /** @description Page size, 1 to 250 (default 100). */
+                limit?: number;
+                /** @description Only events recorded after this ISO timestamp, with `Z` or an offset. */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["Event"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: limit, since or cursor; unknown_event: an `event` name the side is not sent. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field" | "unknown_event";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id the service gave it; anything else is 404 not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EventDetail"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such event in this organisation and environment (or past its 90 days). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    replayEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The id the service gave it; anything else is 404 not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReplayedEvent"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such event in this organisation and environment (or past its 90 days). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_endpoint: no active endpoint subscribes to the event; could_not_replay: a replay of it is already waiting for every subscribed endpoint. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_endpoint" | "could_not_replay";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    simulateEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimulateEvent"];
+            };
+        };
+        responses: {
+            /** @description Recorded and queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SimulatedEvent"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: a sandbox key without a write scope (the message names it); sandbox_only: a live key (whatever the body). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "sandbox_only";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: an event outside the simulatable list (field `event`) or `data` with a wrong value or a field the payload does not have (field `data.<name>`); unknown_event: not an event of the caller's side. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field" | "unknown_event";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The catalogue. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["EventType"][];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listHomes: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
+                cursor?: string;
+                /** @description Page size, 1 to 100 (default 25). */
+                limit?: number;
+                status?: "available" | "pending" | "unavailable";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of homes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["Home"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a bad limit, status or cursor. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    publishHome: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HomeInput"];
+            };
+        };
+        responses: {
+            /** @description The home under that external_id was updated in place. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Home"];
+                    };
+                };
+            };
+            /** @description A new home was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Home"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getHome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The home id or its external_id. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The home. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Home"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such home for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateHome: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The home id or its external_id. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HomePatch"];
+            };
+        };
+        responses: {
+            /** @description The home as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Home"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such home for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is wrong, or external_id is already used by another home. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listAvailabilityBlocks: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The home id or its external_id. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The blocks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["AvailabilityBlock"][];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such home for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    blockDates: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The home id or its external_id. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AvailabilityBlockInput"];
+            };
+        };
+        responses: {
+            /** @description The block was added. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AvailabilityBlock"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such home for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a bad date, or end_date before start_date. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    releaseBlock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                block_id: string;
+                /** @description The home id or its external_id. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The block as it was before release. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AvailabilityBlock"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such home, or no such block on it, in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_yours_to_release: the block is a service hold for a lease or booking. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_yours_to_release";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listApplications: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
+                cursor?: string;
+                /** @description Page size, 1 to 100 (default 25). */
+                limit?: number;
+                /** @description Only applications in this status (default: all). */
+                status?: "pending" | "approved" | "declined";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of applications. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["ProviderApplication"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a bad limit, cursor or status. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    decideApplication: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The application id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplicationDecision"];
+            };
+        };
+        responses: {
+            /** @description The application after the answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ProviderApplication"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such application on your homes in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; already_answered: you approved or declined it before; option_not_open: the household declined the home or the carrier cancelled it meanwhile. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "already_answered" | "option_not_open";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: decision is not approve or decline, or a decline without reason. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    syncAvailability: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 500 items, each a AvailabilityBulkItem. */
+                    blocks: components["schemas"]["AvailabilityBulkItem"][];
+                    /**
+                     * @description Clear the provider blocks of the homes named by the accepted blocks first.
+                     * @default false
+                     */
+                    replace?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Every item succeeded. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvailabilityBulkResult"];
+                };
+            };
+            /** @description Some items succeeded, some were refused: see results[].error. */
+            207: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvailabilityBulkResult"];
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Every item was refused (the batch answer), or the body itself is invalid: invalid_field on `blocks` (missing, empty or too long). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvailabilityBulkResult"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    publishHomeBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 100 items, each a HomeInput. */
+                    properties: components["schemas"]["HomeInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Every item succeeded and refreshed an existing home under its external_id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HomeBatchResult"];
+                };
+            };
+            /** @description Every item succeeded. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HomeBatchResult"];
+                };
+            };
+            /** @description Some items succeeded, some were refused: see results[].error. */
+            207: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HomeBatchResult"];
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Every item was refused (the batch answer), or the body itself is invalid: invalid_field on `properties` (missing, empty or too long). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HomeBatchResult"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listBookings: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
+                cursor?: string;
+                /** @description Page size, 1 to 100 (default 25). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of bookings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["ProviderBooking"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a bad limit or cursor. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getPayoutAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account of the key's environment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PayoutStatus"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getPortfolioReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Readiness of the portfolio in the key's environment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Readiness"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listRefundRequests: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
+                cursor?: string;
+                /** @description Page size, 1 to 100 (default 25). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of refund requests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["ProviderRefundRequest"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a bad limit or cursor. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    decideRefundRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The refund request id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundDecision"];
+            };
+        };
+        responses: {
+            /** @description The refund request after the answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ProviderRefundRequest"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such refund request on your homes in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_refund_request: the request was already answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_refund_request";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: decision is not approve or decline. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    actAsHousehold: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The home (property id). */
+                propertyId: string;
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxHouseholdAction"];
+            };
+        };
+        responses: {
+            /** @description The home on the request after the answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PlacementHome"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it; sandbox_only: a live key, whatever the body. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "sandbox_only";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: the offer does not allow the action (declined, already approved, not yet applied); lease_not_signable: no contract out for signature; proposal_pending: sign while a date proposal waits; already_signed: propose_dates on a fully signed lease. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open" | "lease_not_signable" | "proposal_pending" | "already_signed";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: unknown action, reason missing to decline, dates missing or misordered, move_in in the past; stay_too_short: a proposal under 30 days. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field" | "stay_too_short";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getHouseholdLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The home (property id). */
+                propertyId: string;
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SandboxHouseholdLink"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it; sandbox_only: a live key, whatever the body. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "sandbox_only";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description not_on_request: the home is not on the request; option_not_open: the home was placed, not sent to the household, or was cancelled. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_on_request" | "option_not_open";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    actAsLandlord: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The home (property id). */
+                propertyId: string;
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxLandlordAction"];
+            };
+        };
+        responses: {
+            /** @description The home on the request after the answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PlacementHome"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it; sandbox_only: a live key, whatever the body. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "sandbox_only";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: no application to approve or decline; already_answered: the landlord already approved or declined the application; lease_not_signable: the lease (or the open extension's addendum) is not awaiting the countersignature; decline_extension without an extension awaiting signature; no_refund_request: no refund request is open. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open" | "already_answered" | "lease_not_signable" | "no_refund_request";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: unknown action. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    actAsPayer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The home (property id). */
+                propertyId: string;
+                /** @description claim_ref or id */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxPaymentAction"];
+            };
+        };
+        responses: {
+            /** @description The home on the request after the payment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PlacementHome"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it; sandbox_only: a live key, whatever the body. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "sandbox_only";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such request for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); lease_not_signed: the lease is not fully signed yet; charges_disabled: the landlord's account cannot take charges; nothing_due: every period started so far is paid, or the payer named owes nothing now. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "lease_not_signed" | "charges_disabled" | "nothing_due";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: outcome is not succeeded or failed, or payer is not a payer. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getSandboxClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clock. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SandboxClock"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks claims:read; sandbox_only: a live key, whatever the body. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "sandbox_only";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: the organisation has no sandbox clock. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setSandboxClock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxClockCreate"];
+            };
+        };
+        responses: {
+            /** @description The clock, set anew. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SandboxClock"];
+                    };
+                };
+            };
+            /** @description A new clock. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SandboxClock"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks claims:write (provider keys never have it); sandbox_only: a live key, whatever the body. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "sandbox_only";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: frozen_time is not a date-time, is in the past, or more than two years ahead. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteSandboxClock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organisation is on the wall clock. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SandboxClockDeleted"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks claims:write (provider keys never have it); sandbox_only: a live key, whatever the body. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "sandbox_only";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    advanceSandboxClock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxClockAdvance"];
+            };
+        };
+        responses: {
+            /** @description The clock at its new time, with the jobs that ran. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SandboxClockAdvanced"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks claims:write (provider keys never have it); sandbox_only: a live key, whatever the body. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "sandbox_only";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: the organisation has no sandbox clock. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: frozen_time is not a date-time, is before the clock's time, or more than two years ahead. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listSandboxEmails: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
+                cursor?: string;
+                /** @description Page size, 1 to 100 (default 25). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of emails. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["SandboxEmail"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key has no read scope; sandbox_only: a live key, whatever the body. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "sandbox_only";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a bad limit or cursor. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setSandboxPayoutAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    charges_enabled?: boolean;
+                    connected?: boolean;
+                    payouts_enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The payout account status after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PayoutStatus"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks properties:write (carrier keys never have it); sandbox_only: a live key, whatever the body. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "sandbox_only";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a value is not a boolean, or charges/payouts are enabled while disconnecting. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage of the last 30 days (UTC days). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Usage"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    revokeOwnKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key is revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RevokedKey"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
+                cursor?: string;
+                /** @description Page size, 1 to 100 (default 100). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["WebhookEndpoint"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: limit or cursor. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpoint"];
+            };
+        };
+        responses: {
+            /** @description Created; `secret` is shown only here. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedWebhookEndpoint"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: url not https, private, with credentials or too long, or events empty; unknown_event: (field events) an event the side is not sent. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field" | "unknown_event";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The id the service gave it; anything else is 404 not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedWebhookEndpoint"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such endpoint in this organisation and environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The id the service gave it; anything else is 404 not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpoint"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such endpoint in this organisation and environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: nothing to change, or url or events wrong; unknown_event: (field events) an event the side is not sent. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field" | "unknown_event";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The id the service gave it; anything else is 404 not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, shown only here. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RotatedWebhookSecret"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such endpoint in this organisation and environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The id the service gave it; anything else is 404 not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["QueuedPing"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such endpoint in this organisation and environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`. */
+                cursor?: string;
+                /** @description Only deliveries to this endpoint. */
+                endpoint_id?: string;
+                /** @description Only deliveries of this event (its original delivery and replays). */
+                event_id?: string;
+                /** @description Page size, 1 to 100 (default 25). */
+                limit?: number;
+                /** @description Only deliveries in this status. */
+                status?: "pending" | "succeeded" | "abandoned" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["WebhookDelivery"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a filter, limit or cursor. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    applicationReceivedForProviders: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description Answer it with POST /properties/applications/{id}.
+                         */
+                        application_id: string;
+                        applied_at: string;
+                        /** @description The home's api_external_id. */
+                        external_id: string | null;
+                        household: {
+                            adults: number;
+                            children: number;
+                            has_pets: boolean;
+                        };
+                        property: {
+                            api_external_id: string | null;
+                            name: string | null;
+                        };
+                        /** Format: uuid */
+                        property_id: string;
+                        /** @description The housing request the household applied from. */
+                        reference: string;
+                        /** @description YYYY-MM-DD: when the household hopes to move in. */
+                        target_move_in: string;
+                    };
+                    /** @constant */
+                    event: "application.received";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    bookingConfirmedForCarriers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        /** @description ISO 8601 UTC timestamp */
+                        confirmed_at: string;
+                        external_id: string | null;
+                        /** @description YYYY-MM-DD */
+                        move_in_date: string;
+                        /** @description YYYY-MM-DD */
+                        move_out_date: string;
+                        property: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                        };
+                        /** Format: uuid */
+                        property_id: string;
+                        reference: string;
+                        /** Format: uuid */
+                        request_id: string;
+                    };
+                    /** @constant */
+                    event: "booking.confirmed";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    bookingConfirmedForProviders: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        /** Format: uuid */
+                        booking_id: string;
+                        /** @enum {string} */
+                        booking_status: "confirmed" | "cancelled" | "completed";
+                        /** @description YYYY-MM-DD */
+                        check_in: string;
+                        /** @description YYYY-MM-DD */
+                        check_out: string;
+                        /** @description The home's api_external_id. */
+                        external_id: string | null;
+                        property: {
+                            api_external_id: string | null;
+                            name: string | null;
+                        };
+                        /** Format: uuid */
+                        property_id: string;
+                        /** @description The housing request the family was placed from (REQ-XXXXXX), as the lease names it. */
+                        reference: string;
+                    };
+                    /** @constant */
+                    event: "booking.confirmed";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    bookingDatesChangedForCarriers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        /** @description For an extension: what its payment charged. */
+                        amount: number | null;
+                        /** @enum {string} */
+                        change: "shortened" | "extended";
+                        /** @description ISO 4217 code in lower case, as everywhere in the API: usd */
+                        currency: string;
+                        /** @description For an extension: its addendum (GET /claims/{reference}/extensions). */
+                        extension_id: string | null;
+                        external_id: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The signed lease (its own dates never change).
+                         */
+                        lease_id: string;
+                        /** @description YYYY-MM-DD */
+                        move_in_date: string;
+                        /** @description YYYY-MM-DD */
+                        move_out_date: string;
+                        /** @description YYYY-MM-DD */
+                        previous_move_out_date: string;
+                        /** Format: uuid */
+                        property_id: string;
+                        reference: string;
+                        /** @description For a shortening: rent already paid for nights no longer covered (negative: owed at the shorter stay's tier), by the signed terms. */
+                        refund_due: number | null;
+                        /** Format: uuid */
+                        request_id: string;
+                    };
+                    /** @constant */
+                    event: "booking.dates_changed";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    bookingUpdatedForProviders: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        /** Format: uuid */
+                        booking_id: string;
+                        /** @enum {string} */
+                        booking_status: "confirmed" | "cancelled" | "completed";
+                        cancelled_at: string | null;
+                        /**
+                         * @description dates_changed: the stay was shortened or extended (check_out is the new move-out); completed: its move-out date came.
+                         * @enum {string}
+                         */
+                        change: "cancelled" | "move_in_confirmed" | "dates_changed" | "completed";
+                        /** @description YYYY-MM-DD */
+                        check_in: string;
+                        /** @description YYYY-MM-DD */
+                        check_out: string;
+                        /** @description When the stay was closed out. */
+                        completed_at: string | null;
+                        /** @description The home's api_external_id. */
+                        external_id: string | null;
+                        move_in_confirmed_at: string | null;
+                        /** @enum {string} */
+                        previous_status: "confirmed" | "cancelled" | "completed";
+                        property: {
+                            api_external_id: string | null;
+                            name: string | null;
+                        };
+                        /** Format: uuid */
+                        property_id: string;
+                        /** @description The housing request the family was placed from (REQ-XXXXXX), as the lease names it. */
+                        reference: string;
+                    };
+                    /** @constant */
+                    event: "booking.updated";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    datesProposedForCarriers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        external_id: string | null;
+                        /** @description YYYY-MM-DD */
+                        move_in: string;
+                        /** @description YYYY-MM-DD */
+                        move_out: string;
+                        /** Format: uuid */
+                        property_id: string;
+                        reference: string;
+                        /** Format: uuid */
+                        request_id: string;
+                    };
+                    /** @constant */
+                    event: "dates.proposed";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    leaseFirstSignedForCarriers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        external_id: string | null;
+                        /** Format: uuid */
+                        lease_id: string;
+                        /** Format: uuid */
+                        property_id: string;
+                        reference: string;
+                        /** Format: uuid */
+                        request_id: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        signed_at: string;
+                    };
+                    /** @constant */
+                    event: "lease.first_signed";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    leaseSentForCarriers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        external_id: string | null;
+                        /** Format: uuid */
+                        lease_id: string;
+                        /** @description YYYY-MM-DD */
+                        move_in_date: string;
+                        /** @description YYYY-MM-DD */
+                        move_out_date: string;
+                        /** Format: uuid */
+                        property_id: string;
+                        reference: string;
+                        /** Format: uuid */
+                        request_id: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        sent_at: string;
+                    };
+                    /** @constant */
+                    event: "lease.sent";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    leaseSignedForCarriers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        external_id: string | null;
+                        /** Format: uuid */
+                        lease_id: string;
+                        /** Format: uuid */
+                        property_id: string;
+                        reference: string;
+                        /** Format: uuid */
+                        request_id: string;
+                        /** @description ISO 8601 UTC timestamp */
+                        signed_at: string;
+                    };
+                    /** @constant */
+                    event: "lease.signed";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    optionDeclinedForCarriers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        external_id: string | null;
+                        /** Format: uuid */
+                        property_id: string;
+                        reason: string;
+                        reference: string;
+                        /** Format: uuid */
+                        request_id: string;
+                    };
+                    /** @constant */
+                    event: "option.declined";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    optionSavedForCarriers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        external_id: string | null;
+                        /** Format: uuid */
+                        property_id: string;
+                        reference: string;
+                        /** Format: uuid */
+                        request_id: string;
+                    };
+                    /** @constant */
+                    event: "option.saved";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentDuplicateForCarriers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        /** @description What the second charge took, all of it refunded. */
+                        amount: number;
+                        charge_type: string;
+                        /** @description ISO 4217 code in lower case, as everywhere in the API: usd */
+                        currency: string;
+                        /**
+                         * Format: uuid
+                         * @description The payment that had already paid it.
+                         */
+                        duplicate_of: string;
+                        external_id: string | null;
+                        payer: ("carrier" | "tpa" | "policyholder") | null;
+                        /**
+                         * Format: uuid
+                         * @description The second charge, as the placement read lists it (with duplicate_of).
+                         */
+                        payment_id: string;
+                        /** Format: uuid */
+                        property_id: string;
+                        reference: string;
+                        /**
+                         * Format: uuid
+                         * @description The automatic refund (deposit_refunds on the placement read); payment.refunded names it when issued.
+                         */
+                        refund_request_id: string;
+                        /** Format: uuid */
+                        request_id: string;
+                    };
+                    /** @constant */
+                    event: "payment.duplicate";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentFailedForCarriers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        amount: number;
+                        charge_type: string;
+                        /** @description ISO 4217 code in lower case, as everywhere in the API: usd */
+                        currency: string;
+                        external_id: string | null;
+                        /** @description as given by the payment processor */
+                        failure_reason: string;
+                        /**
+                         * Format: uuid
+                         * @description The failed attempt, as the placement read lists it.
+                         */
+                        payment_id: string;
+                        /** Format: uuid */
+                        property_id: string;
+                        reference: string;
+                        /** Format: uuid */
+                        request_id: string;
+                    };
+                    /** @constant */
+                    event: "payment.failed";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentFailedForProviders: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        /** @description Null until the booking exists (the first charge confirms it). */
+                        booking_id: string | null;
+                        /** @enum {string} */
+                        charge_type: "initial" | "rent" | "deposit" | "fee" | "extension";
+                        currency: string;
+                        /** @description The home's api_external_id. */
+                        external_id: string | null;
+                        failure_reason: string | null;
+                        /** @description What the payer was charged. */
+                        gross: number;
+                        /** Format: uuid */
+                        payment_id: string;
+                        /** Format: uuid */
+                        property_id: string;
+                    };
+                    /** @constant */
+                    event: "payment.failed";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentRefundedForCarriers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        /** @description refunded amount; 0 when declined */
+                        amount: number;
+                        /** @description ISO 4217 code in lower case, as everywhere in the API: usd */
+                        currency: string;
+                        external_id: string | null;
+                        /** @enum {string} */
+                        outcome: "approved" | "declined";
+                        /** Format: uuid */
+                        property_id: string;
+                        reference: string;
+                        /** Format: uuid */
+                        refund_request_id: string;
+                        /** Format: uuid */
+                        request_id: string;
+                    };
+                    /** @constant */
+                    event: "payment.refunded";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentSucceededForCarriers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        /** @description what the payer was charged */
+                        amount: number;
+                        /** @description initial for the first payment */
+                        charge_type: string;
+                        covers_deposit: boolean;
+                        covers_rent: boolean;
+                        /** @description ISO 4217 code in lower case, as everywhere in the API: usd */
+                        currency: string;
+                        external_id: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        paid_at: string;
+                        /** @description who paid this share of the charge (a charge split between payers is paid in shares); null for payments made before shares */
+                        payer: ("carrier" | "tpa" | "policyholder") | null;
+                        /**
+                         * Format: uuid
+                         * @description The payment, as the placement read lists it.
+                         */
+                        payment_id: string;
+                        /** @description service fee, from rent only */
+                        platform_fee: number;
+                        /** Format: uuid */
+                        property_id: string;
+                        reference: string;
+                        /** Format: uuid */
+                        request_id: string;
+                    };
+                    /** @constant */
+                    event: "payment.succeeded";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentSucceededForProviders: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        /** @description Null until the booking exists (the first charge confirms it). */
+                        booking_id: string | null;
+                        /** @enum {string} */
+                        charge_type: "initial" | "rent" | "deposit" | "fee" | "extension";
+                        currency: string;
+                        /** @description The home's api_external_id. */
+                        external_id: string | null;
+                        /** @description What the payer was charged. */
+                        gross: number;
+                        /** @description gross - platform_fee - processing_fee. */
+                        net_to_you: number;
+                        paid_at: string;
+                        /** Format: uuid */
+                        payment_id: string;
+                        /** @description The service's fee, from rent only. */
+                        platform_fee: number;
+                        /** @description The card processor's fee on the whole charge. */
+                        processing_fee: number;
+                        /** Format: uuid */
+                        property_id: string;
+                    };
+                    /** @constant */
+                    event: "payment.succeeded";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPing: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        message: string;
+                        /** @constant */
+                        test: true;
+                    };
+                    /** @constant */
+                    event: "ping";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    requestStatusChangedForCarriers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        /** @description The external_id given at creation, or null. */
+                        external_id: string | null;
+                        /** @description The status the request left; null when it was just opened. */
+                        previous_status: ("housing_needs_collected" | "housing_options_found" | "options_sent" | "awaiting_approval" | "landlord_approval" | "lease_execution" | "lease_signed" | "payment_setup" | "booking_confirmed" | "move_in_complete" | "in_stay" | "move_out_closeout") | null;
+                        /** @description The claim_ref (REQ-XXXXXX). */
+                        reference: string;
+                        /** Format: uuid */
+                        request_id: string;
+                        /**
+                         * @description A status_primary value, as the housing request has it.
+                         * @enum {string}
+                         */
+                        status: "housing_needs_collected" | "housing_options_found" | "options_sent" | "awaiting_approval" | "landlord_approval" | "lease_execution" | "lease_signed" | "payment_setup" | "booking_confirmed" | "move_in_complete" | "in_stay" | "move_out_closeout";
+                    };
+                    /** @constant */
+                    event: "request.status_changed";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

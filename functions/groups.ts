@@ -16,3 +16,51 @@ export const apiGroups = [
   { name: 'usage', ...usage },
   { name: 'sandbox', ...sandbox },
 ];
+
+/**
+ * The tags the groups' routes name, in the order the reference page shows them (a carrier's work,
+ * then a provider's, then what both sides share), each with its sentence. A route naming a tag not
+ * declared here fails the document's lint.
+ */
+export const apiTags = [
+  {
+    name: 'Housing requests',
+    description: "A carrier's requests to house a household: open them (one or a batch), read, list and amend them, see the homes that match, file documents and read each request's history.",
+  },
+  {
+    name: 'Placement',
+    description: 'Placing a household in a home: the budget review, the homes put to the household, the dates and the lease, move-in, cancellation, refunds, extensions and the statement of the stay.',
+  },
+  {
+    name: 'Homes',
+    description: "A provider's portfolio: publish homes (one or a batch), read, list and change them, and see why each is or is not offered.",
+  },
+  {
+    name: 'Availability',
+    description: "A provider's calendars: block and release dates on a home, or sync blocks across homes in one call.",
+  },
+  {
+    name: 'Bookings',
+    description: "What placements ask of a provider: the applications for its homes and the refund requests on them, each to approve or decline.",
+  },
+  {
+    name: 'Bookings and payouts',
+    description: "A provider's bookings with their earnings, and the status of its payout account.",
+  },
+  {
+    name: 'Events',
+    description: "The organisation's event log and the catalogue of event types with a sample of each; replaying an event, and simulating one in sandbox.",
+  },
+  {
+    name: 'Webhooks',
+    description: 'Endpoints that receive events as signed deliveries: create, change and delete them, rotate their secrets, send a test ping and read every delivery and its attempts.',
+  },
+  {
+    name: 'Usage',
+    description: "The calling key's and its organisation's request counts, and revoking the calling key.",
+  },
+  {
+    name: 'Sandbox',
+    description: "Sandbox keys only: act as the household, the landlord, the payer and the payment processor, read the emails the service sent, and set the organisation's clock.",
+  },
+];

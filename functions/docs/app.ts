@@ -6,7 +6,7 @@ import type { AppEnv } from '../../shared/http/context.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { createRoutes, ErrorSchema } from '../../shared/http/routes.ts';
 import { bundleStream, gzippedBundle, referenceBundle } from './reference-bundle.ts';
-import { apiGroups } from '../groups.ts';
+import { apiGroups, apiTags } from '../groups.ts';
 import { openApiWebhooks } from '../../shared/events/registry.ts';
 
 /** One OpenAPI 3.1 document for every function, built from the routes' own schemas. */
@@ -34,10 +34,15 @@ export function openApiDocument() {
         'Writes accept an `Idempotency-Key` (48 hours, per organisation and environment).',
         'Errors: `{ "error": { "code", "message", "field"? } }`.',
       ].join('\n\n'),
+      contact: { name: 'Your account manager: the address given when your organisation was set up' },
     },
     servers: [{ url: '/functions/v1' }],
+    tags: apiTags,
   });
-  return { ...document, webhooks: openApiWebhooks() };
+  // No public licence: the API and this document are for organisations with an agreement with the service. Set here
+  // because the generator takes OpenAPI 3.0's info object, whose licence has no SPDX `identifier`.
+  const license = { name: "Proprietary: for use under your organisation's agreement with the service", identifier: 'LicenseRef-Proprietary' };
+  return { ...document, info: { ...document.info, license }, webhooks: openApiWebhooks() };
 }
 
 let cached: ReturnType<typeof openApiDocument> | undefined;

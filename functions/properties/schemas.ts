@@ -23,11 +23,24 @@ const furnishedStatuses = ['furnished', 'partial', 'unfurnished'] as const;
 const contractTemplates = ['standard', 'own'] as const;
 
 /**
+ * The words of the fixed routes under /properties (/properties/bookings, /properties/batch, ...). A home
+ * whose external_id were one of them could not be reached at /properties/{ref}, where the fixed
+ * route wins, so none may take one.
+ */
+const reservedExternalIds = ['applications', 'availability', 'batch', 'bookings', 'payouts', 'readiness', 'refund-requests'];
+
+const reservedWordMessage = `must not be one of the words of the routes under /properties (${reservedExternalIds.join(', ')}), which /properties/{ref} could not reach`;
+
+/**
  * Every home field a provider can send, each optional here; `null` clears an optional field
  * (the field becomes absent, which may make the home unlisted).
  */
 const homeFieldSchemas = {
-  external_id: Text().trim().min(1).max(255).describe("The provider's own reference, unique per organisation and environment. Returned as api_external_id."),
+  external_id: Text().trim().min(1).max(255).refine((value) => !reservedExternalIds.includes(value), { message: reservedWordMessage })
+    .describe(
+      "The provider's own reference, unique per organisation and environment. Returned as api_external_id. Not one of the words " +
+        `of the routes under /properties (${reservedExternalIds.join(', ')}): /properties/{ref} could not reach such a home.`,
+    ),
   name: Text().trim().max(200).nullable(),
   address: Text().trim().min(1).max(300),
   city: Text().trim().min(1).max(100),

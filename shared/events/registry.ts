@@ -55,9 +55,27 @@ export function payloadIssues(event: string, audience: Side, payload: unknown): 
 export const pingEvent = 'ping';
 const pingPayload = z.object({ message: z.string(), test: z.literal(true) });
 
-/** The OpenAPI `webhooks` section: one entry per event and audience, with the envelope and payload, and the ping. */
+/** An event's name as an operationId's words: `request.status_changed` → `requestStatusChanged`. */
+const camel = (name: string) => name.split(/[._]/).map((word, i) => (i === 0 ? word : word[0].toUpperCase() + word.slice(1))).join('');
+
+/** What every delivery carries to prove it came from the service. */
+const signatureHeader = {
+  name: 'X-Service-Signature',
+  in: 'header',
+  required: true,
+  description:
+    "`t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw " +
+    'body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README).',
+  schema: { type: 'string' },
+};
+
+/**
+ * The OpenAPI `webhooks` section: one entry per event and audience, with the envelope and payload, and the ping.
+ * A delivery carries no API key (`security: []`): the receiver trusts it by its X-Service-Signature instead. Each
+ * entry's operationId is derived from its event and audience, which are themselves never renamed.
+ */
 export function openApiWebhooks() {
-  const entry = (event: string, payload: z.ZodType, summary: string, description: string) => {
+  const entry = (event: string, operationId: string, payload: z.ZodType, summary: string, description: string) => {
     const envelope = z.object({
       id: z.string().uuid(),
       event: z.literal(event),
@@ -66,12 +84,17 @@ export function openApiWebhooks() {
       simulated: z.boolean().optional(),
       replay: z.boolean().optional(),
     });
+    // The document's own dialect (OpenAPI 3.1's, a superset of 2020-12) applies: a schema naming another fails the official schema.
+    const { $schema, ...schema } = z.toJSONSchema(envelope, { io: 'input', unrepresentable: 'any' });
     return {
       post: {
+        operationId,
         summary,
         description: `${description} Signed with X-Service-Signature; see the webhooks guide.`,
-        requestBody: { content: { 'application/json': { schema: z.toJSONSchema(envelope, { io: 'input', unrepresentable: 'any' }) } } },
-        responses: { '2xx': { description: 'Any 2xx acknowledges the delivery.' } },
+        security: [],
+        parameters: [signatureHeader],
+        requestBody: { required: true, content: { 'application/json': { schema } } },
+        responses: { '2XX': { description: 'Any 2xx acknowledges the delivery.' } },
       },
     };
   };
@@ -79,9 +102,9 @@ export function openApiWebhooks() {
     ...Object.fromEntries(
       eventDefinitions.map((d) => [
         `${d.event} (${d.audience})`,
-        entry(d.event, d.payload, d.summary, `Sent to ${d.audience} endpoints subscribed to ${d.event}.`),
+        entry(d.event, `${camel(d.event)}For${d.audience === 'carrier' ? 'Carriers' : 'Providers'}`, d.payload, d.summary, `Sent to ${d.audience} endpoints subscribed to ${d.event}.`),
       ]),
     ),
-    [pingEvent]: entry(pingEvent, pingPayload, 'Test delivery', 'Sent to one endpoint by POST /webhooks/{id}/test, whatever it subscribes to.'),
+    [pingEvent]: entry(pingEvent, 'webhookPing', pingPayload, 'Test delivery', 'Sent to one endpoint by POST /webhooks/{id}/test, whatever it subscribes to.'),
   };
 }

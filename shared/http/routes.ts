@@ -123,6 +123,12 @@ const checkResponse = (responses: Responses): MiddlewareHandler<AppEnv> => async
 };
 
 type Extra = {
+  /**
+   * The operation's name in the document, unique across it, for what the route does
+   * (`createHousingRequest`): SDK generators name their methods by it, so a published one is never
+   * renamed (tests/foundation/operation-ids.json holds them).
+   */
+  operationId: string;
   scope: ScopeRule;
   /** Errors specific to the route, by status and code (merged with the common ones). */
   errors?: RouteErrors;

@@ -24,6 +24,7 @@ const routes = createRoutes().openapi(
   defineRoute({
     method: 'post',
     path: '/writes',
+    operationId: 'probeWrite',
     scope: 'any-write',
     summary: 'Records an event (test only)',
     request: { body: jsonBody(Body) },

@@ -51,6 +51,7 @@ const probe = createRoutes()
     defineRoute({
       method: 'get',
       path: '/',
+      operationId: 'probeRead',
       scope: 'any-read',
       summary: 'Answers without touching the database (test only)',
       responses: { 200: jsonResponse(z.object({ ok: z.boolean() }), 'Done') },
@@ -61,6 +62,7 @@ const probe = createRoutes()
     defineRoute({
       method: 'get',
       path: '/writes',
+      operationId: 'probeReadThatWrites',
       scope: 'any-read',
       summary: 'A read that writes (test only)',
       responses: { 200: jsonResponse(z.object({ written: z.number() }), 'Done') },
@@ -77,6 +79,7 @@ const probe = createRoutes()
     defineRoute({
       method: 'get',
       path: '/writes-in-one-write',
+      operationId: 'probeReadThatWritesInOneWrite',
       scope: 'any-read',
       summary: 'A read that writes, in one write (test only)',
       responses: { 200: jsonResponse(z.object({ written: z.number() }), 'Done') },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { client, createTenant } from '../helpers.ts';
+import { call, client, createTenant } from '../helpers.ts';
 import { completeHome, minimalHome } from './fixtures.ts';
 
 describe('POST /properties refusals', () => {
@@ -111,6 +111,45 @@ describe('PATCH /properties/{ref} refusals', () => {
     const res = await api.patch(`/properties/${body.data.id}`, { [field]: value });
     expect(res.status).toBe(422);
     expect(res.body.error).toMatchObject({ code: 'invalid_field', field });
+  });
+});
+
+describe('an external_id that is a word of a fixed route under /properties', () => {
+  // The first segments of the routes under /properties that are not a {ref}: GET /properties/bookings
+  // must reach the bookings, never a home whose external_id is `bookings`, so no home may take one.
+  const fixedWords = async () => {
+    const doc = (await call('GET', '/openapi.json')).body as unknown as { paths: Record<string, unknown> };
+    const words = Object.keys(doc.paths).flatMap((path) => /^\/properties\/([^/{]+)/.exec(path)?.[1] ?? []);
+    return [...new Set(words)].sort();
+  };
+
+  it('is refused with 422 invalid_field naming the reserved words, on create, update and in a batch', async () => {
+    const words = await fixedWords();
+    expect(words).toEqual(expect.arrayContaining(['applications', 'availability', 'batch', 'bookings', 'payouts', 'readiness', 'refund-requests']));
+    const api = client((await createTenant('provider')).live);
+    const { body: home } = await api.post('/properties', completeHome({ external_id: 'MINE' }));
+    for (const word of words) {
+      const created = await api.post('/properties', completeHome({ external_id: word }));
+      expect(created.status, word).toBe(422);
+      expect(created.body.error).toMatchObject({ code: 'invalid_field', field: 'external_id' });
+      for (const each of words) expect(created.body.error?.message).toContain(each);
+      const patched = await api.patch(`/properties/${home.data.id}`, { external_id: word });
+      expect(patched.status, word).toBe(422);
+      expect(patched.body.error).toMatchObject({ code: 'invalid_field', field: 'external_id' });
+    }
+    const batch = await api.post('/properties/batch', { properties: [completeHome({ external_id: 'readiness' }), completeHome({ external_id: 'R-1' })] });
+    expect(batch.status).toBe(207);
+    expect(batch.body.results[0]).toMatchObject({ ok: false, error: { code: 'invalid_field', field: 'external_id' } });
+    expect((await api.get('/properties/MINE')).body.data.id).toBe(home.data.id);
+  });
+
+  it('is refused only as the whole word: a reference that merely contains one is a home like any other', async () => {
+    const api = client((await createTenant('provider')).live);
+    for (const external_id of ['Bookings', 'bookings-2', 'batch 7']) {
+      const created = await api.post('/properties', completeHome({ external_id }));
+      expect(created.status, external_id).toBe(201);
+      expect((await api.get(`/properties/${encodeURIComponent(external_id)}`)).body.data.id).toBe(created.body.data.id);
+    }
   });
 });
 

@@ -21,6 +21,7 @@ export const bookingRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/{reference}/confirm-move-in',
+      operationId: 'confirmMoveIn',
       tags,
       summary: 'Confirm the household moved in',
       description:
@@ -52,6 +53,7 @@ export const bookingRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/{reference}/cancel-booking',
+      operationId: 'cancelBooking',
       tags,
       summary: 'Cancel a placement, before or after payment',
       description:
@@ -82,6 +84,7 @@ export const bookingRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/{reference}/refund-request',
+      operationId: 'requestRefund',
       tags,
       summary: 'Ask the landlord to refund a payment, in whole or in part',
       description:
@@ -112,6 +115,7 @@ export const bookingRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/{reference}/extensions',
+      operationId: 'extendStay',
       tags,
       summary: 'Extend a stay (an addendum to the signed lease)',
       description:
@@ -145,6 +149,7 @@ export const bookingRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/{reference}/extensions',
+      operationId: 'listExtensions',
       tags,
       summary: 'List the extensions of a stay',
       description: 'Beyond the specification. The extensions of the home on the request, newest first, each with its addendum, price and status.',
@@ -163,6 +168,7 @@ export const bookingRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/{reference}/statement',
+      operationId: 'getStatement',
       tags,
       summary: 'The statement of a stay: its ledger, payments and totals',
       description:

@@ -19,6 +19,7 @@ export const documentRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/{reference}/documents',
+      operationId: 'uploadDocument',
       tags,
       summary: 'File a document on the request',
       description:
@@ -65,6 +66,7 @@ export const documentRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/{reference}/documents',
+      operationId: 'listDocuments',
       tags,
       summary: "The request's documents, oldest first",
       description: "Includes documents filed by the service's team (via_api false), which can be listed but not downloaded.",
@@ -85,6 +87,7 @@ export const documentRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/{reference}/documents/{documentId}',
+      operationId: 'downloadDocument',
       tags,
       summary: 'Download a document uploaded through your integration',
       scope: 'claims:read',

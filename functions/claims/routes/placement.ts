@@ -21,6 +21,7 @@ export const placementRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/{reference}/options/{propertyId}/budget',
+      operationId: 'getBudgetReview',
       tags,
       summary: 'The budget review of a home on a request',
       description:
@@ -49,6 +50,7 @@ export const placementRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/{reference}/options/{propertyId}/budget',
+      operationId: 'approveBudget',
       tags,
       summary: 'Approve (or withdraw approval of) a home’s budget',
       description:
@@ -75,6 +77,7 @@ export const placementRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/{reference}/options',
+      operationId: 'addHomeOption',
       tags,
       summary: 'Put a home on the request: send it to the household, or place it',
       description:
@@ -116,6 +119,7 @@ export const placementRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/{reference}/options/{propertyId}/household-link',
+      operationId: 'resendHouseholdLink',
       tags,
       summary: 'Send the household its link to the home again',
       description:
@@ -143,6 +147,7 @@ export const placementRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/{reference}/dates',
+      operationId: 'setDates',
       tags,
       summary: 'Set (or change) the dates: reserves the calendar and issues the lease',
       description:
@@ -178,6 +183,7 @@ export const placementRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/{reference}/dates/approve-proposal',
+      operationId: 'approveDatesProposal',
       tags,
       summary: 'Accept the dates the household proposed',
       description: 'The calendar hold moves to the proposed dates, the unsigned contract is withdrawn (kept as superseded) and a new one goes out.',
@@ -208,6 +214,7 @@ export const placementRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/{reference}/signer',
+      operationId: 'changeSigner',
       tags,
       summary: 'Change who signs the lease',
       description:
@@ -243,6 +250,7 @@ export const placementRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/{reference}/placement',
+      operationId: 'getPlacement',
       tags,
       summary: 'The placement: every home on the request and where each stands',
       description:

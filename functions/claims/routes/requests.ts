@@ -20,6 +20,7 @@ export const requestRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/',
+      operationId: 'createHousingRequest',
       tags,
       summary: 'Open a housing request',
       description:
@@ -53,6 +54,7 @@ export const requestRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/batch',
+      operationId: 'createHousingRequestBatch',
       tags,
       summary: 'Open up to 50 housing requests in one call',
       description:
@@ -81,6 +83,7 @@ export const requestRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/',
+      operationId: 'listHousingRequests',
       tags,
       summary: "List the organisation's housing requests, newest first",
       description:
@@ -102,6 +105,7 @@ export const requestRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/{reference}',
+      operationId: 'getHousingRequest',
       tags,
       summary: 'Read a housing request in full',
       description: '{reference} is the claim_ref (REQ-XXXXXX) or the id.',
@@ -123,6 +127,7 @@ export const requestRoutes = createRoutes()
     defineRoute({
       method: 'patch',
       path: '/{reference}',
+      operationId: 'amendHousingRequest',
       tags,
       summary: 'Amend a housing request (commercials and household needs)',
       description:

@@ -13,6 +13,7 @@ export const sourcingRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/{reference}/matches',
+      operationId: 'listMatchingHomes',
       tags,
       summary: 'Homes matching the request now, best first',
       description:
@@ -32,6 +33,7 @@ export const sourcingRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/{reference}/source-more',
+      operationId: 'sourceMoreHomes',
       tags,
       summary: 'Ask for more homes: a new sourcing round',
       description:

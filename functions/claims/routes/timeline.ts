@@ -10,6 +10,7 @@ export const timelineRoutes = createRoutes().openapi(
   defineRoute({
     method: 'get',
     path: '/{reference}/timeline',
+    operationId: 'getHousingRequestTimeline',
     tags: ['Housing requests'],
     summary: "The request's history, oldest first",
     description:

@@ -30,6 +30,7 @@ export const catalogueRoutes = routes
     defineRoute({
       method: 'get',
       path: '/types',
+      operationId: 'listEventTypes',
       tags: ['Events'],
       summary: "The events of the caller's side, with a sample envelope of each",
       description: 'Every event a webhook endpoint of this side can subscribe to. `simulatable` ones can be raised in sandbox with POST /events/simulate.',
@@ -51,6 +52,7 @@ export const catalogueRoutes = routes
     defineRoute({
       method: 'post',
       path: '/simulate',
+      operationId: 'simulateEvent',
       tags: ['Events'],
       summary: 'Raise a simulated event in sandbox',
       description: [

@@ -16,6 +16,7 @@ export const logRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/',
+      operationId: 'listEvents',
       tags: ['Events'],
       summary: 'The event log, newest first',
       description: [
@@ -50,6 +51,7 @@ export const logRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/{id}',
+      operationId: 'getEvent',
       tags: ['Events'],
       summary: 'One event of the log',
       description: 'The event as listed, with `simulated` and a count of its webhook deliveries by status.',
@@ -69,6 +71,7 @@ export const logRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/{id}/replay',
+      operationId: 'replayEvent',
       tags: ['Events'],
       summary: "Queue an event again to the caller's endpoints subscribed now",
       description:

@@ -15,6 +15,7 @@ export const accountRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/bookings',
+      operationId: 'listBookings',
       tags: ['Bookings and payouts'],
       summary: "Bookings in the provider's homes, with earnings",
       description:
@@ -39,6 +40,7 @@ export const accountRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/payouts',
+      operationId: 'getPayoutAccount',
       tags: ['Bookings and payouts'],
       summary: 'Payout account status',
       description: [

@@ -13,6 +13,7 @@ export const applicationRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/applications',
+      operationId: 'listApplications',
       tags,
       summary: 'Applications for your homes',
       description:
@@ -30,6 +31,7 @@ export const applicationRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/applications/{id}',
+      operationId: 'decideApplication',
       tags,
       summary: 'Approve or decline an application',
       description:

@@ -22,6 +22,7 @@ availabilityRoutes
     defineRoute({
       method: 'post',
       path: '/availability',
+      operationId: 'syncAvailability',
       tags: ['Availability'],
       summary: 'Sync calendars: up to 500 blocks across homes in one call',
       description:
@@ -48,6 +49,7 @@ availabilityRoutes
     defineRoute({
       method: 'get',
       path: '/{ref}/availability',
+      operationId: 'listAvailabilityBlocks',
       tags: ['Availability'],
       summary: "A home's availability blocks",
       description:
@@ -71,6 +73,7 @@ availabilityRoutes
     defineRoute({
       method: 'post',
       path: '/{ref}/availability',
+      operationId: 'blockDates',
       tags: ['Availability'],
       summary: 'Block dates on a home',
       description: 'Adds a provider block (inclusive dates). A retry adds a second block unless the call carries an Idempotency-Key.',
@@ -94,6 +97,7 @@ availabilityRoutes
     defineRoute({
       method: 'post',
       path: '/{ref}/availability/{block_id}/release',
+      operationId: 'releaseBlock',
       tags: ['Availability'],
       summary: 'Release a provider block',
       description: 'Removes a block the provider set. A hold the service took for a lease or booking cannot be released here: cancel the placement instead.',

@@ -16,6 +16,7 @@ export const homeRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/batch',
+      operationId: 'publishHomeBatch',
       tags: ['Homes'],
       summary: 'Publish up to 100 homes in one call',
       description:
@@ -40,6 +41,7 @@ export const homeRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/readiness',
+      operationId: 'getPortfolioReadiness',
       tags: ['Homes'],
       summary: 'Why homes are or are not offered, across the portfolio',
       description: 'Counts of listed and not listed homes, the missing fields ranked by how many homes they hold back, and up to twenty homes that are not listed.',
@@ -52,6 +54,7 @@ export const homeRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/',
+      operationId: 'publishHome',
       tags: ['Homes'],
       summary: 'Publish a home, or update it in place by external_id',
       description:
@@ -77,6 +80,7 @@ export const homeRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/',
+      operationId: 'listHomes',
       tags: ['Homes'],
       summary: "List the portfolio with each home's readiness",
       description: 'Newest first, keyset-paged: pass `next_cursor` back as `cursor` until it is null.',
@@ -101,6 +105,7 @@ export const homeRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/{ref}',
+      operationId: 'getHome',
       tags: ['Homes'],
       summary: 'Read one home by id or external_id',
       scope: 'properties:read',
@@ -121,6 +126,7 @@ export const homeRoutes = createRoutes()
     defineRoute({
       method: 'patch',
       path: '/{ref}',
+      operationId: 'updateHome',
       tags: ['Homes'],
       summary: 'Change any fields of a home, including status',
       description:

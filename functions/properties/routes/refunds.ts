@@ -14,6 +14,7 @@ export const refundRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/refund-requests',
+      operationId: 'listRefundRequests',
       tags,
       summary: 'Refund requests on your homes',
       description: 'The refund requests carriers made on payments for your homes, newest first, with their status; keyset-paged like every list.',
@@ -32,6 +33,7 @@ export const refundRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/refund-requests/{id}',
+      operationId: 'decideRefundRequest',
       tags,
       summary: 'Approve or decline a refund request',
       description:

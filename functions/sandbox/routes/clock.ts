@@ -19,6 +19,7 @@ export const clockRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/clock',
+      operationId: 'setSandboxClock',
       tags,
       summary: 'Set the organisation\'s sandbox clock',
       description:
@@ -42,6 +43,7 @@ export const clockRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/clock',
+      operationId: 'getSandboxClock',
       tags,
       summary: 'Read the organisation\'s sandbox clock',
       description: about,
@@ -55,6 +57,7 @@ export const clockRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/clock/advance',
+      operationId: 'advanceSandboxClock',
       tags,
       summary: 'Advance the organisation\'s sandbox clock',
       description:
@@ -76,6 +79,7 @@ export const clockRoutes = createRoutes()
     defineRoute({
       method: 'delete',
       path: '/clock',
+      operationId: 'deleteSandboxClock',
       tags,
       summary: 'Delete the organisation\'s sandbox clock',
       description:

@@ -35,6 +35,7 @@ export const counterpartRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/claims/{reference}/homes/{propertyId}/household',
+      operationId: 'actAsHousehold',
       tags,
       summary: 'Act as the household (or the named signer, for sign)',
       description:
@@ -70,6 +71,7 @@ export const counterpartRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/claims/{reference}/homes/{propertyId}/landlord',
+      operationId: 'actAsLandlord',
       tags,
       summary: 'Act as the landlord',
       description:
@@ -109,6 +111,7 @@ export const counterpartRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/claims/{reference}/homes/{propertyId}/household-link',
+      operationId: 'getHouseholdLink',
       tags,
       summary: 'The household\'s link to its page for the home (what its email carries)',
       description:
@@ -134,6 +137,7 @@ export const counterpartRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/emails',
+      operationId: 'listSandboxEmails',
       tags,
       summary: 'The emails the service sent for this organisation in sandbox',
       description:

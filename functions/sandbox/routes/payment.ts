@@ -13,6 +13,7 @@ export const paymentRoutes = createRoutes().openapi(
   defineRoute({
     method: 'post',
     path: '/claims/{reference}/homes/{propertyId}/payment',
+    operationId: 'actAsPayer',
     tags: ['Sandbox'],
     summary: 'Act as the payer: pay (or fail to pay) the amount due now',
     description:

@@ -11,6 +11,7 @@ export const payoutRoutes = createRoutes().openapi(
   defineRoute({
     method: 'post',
     path: '/payouts',
+    operationId: 'setSandboxPayoutAccount',
     tags: ['Sandbox'],
     summary: 'Act as the payment processor on the sandbox payout account',
     description:

@@ -12,6 +12,7 @@ export const usageRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/',
+      operationId: 'getUsage',
       tags,
       summary: "Request counts of the calling key and its organisation, per day and status class, for the last 30 days",
       description:
@@ -39,6 +40,7 @@ export const usageRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/keys/self/revoke',
+      operationId: 'revokeOwnKey',
       tags,
       summary: 'Revoke the calling key at once',
       description: 'The key stops working for every following request. Create a replacement first (rotation: create, deploy, revoke).',

@@ -11,6 +11,7 @@ export const deliveryRoutes = createRoutes().openapi(
   defineRoute({
     method: 'get',
     path: '/deliveries',
+    operationId: 'listWebhookDeliveries',
     tags: ['Webhooks'],
     summary: 'Webhook deliveries and their attempts, newest first',
     description: [

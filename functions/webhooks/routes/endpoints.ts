@@ -20,6 +20,7 @@ export const endpointRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/',
+      operationId: 'createWebhookEndpoint',
       tags: ['Webhooks'],
       summary: 'Create a webhook endpoint',
       description: [
@@ -47,6 +48,7 @@ export const endpointRoutes = createRoutes()
     defineRoute({
       method: 'get',
       path: '/',
+      operationId: 'listWebhookEndpoints',
       tags: ['Webhooks'],
       summary: "The caller's webhook endpoints in the key's environment, newest first",
       description: 'Secrets are never listed.',
@@ -70,6 +72,7 @@ export const endpointRoutes = createRoutes()
     defineRoute({
       method: 'patch',
       path: '/{id}',
+      operationId: 'updateWebhookEndpoint',
       tags: ['Webhooks'],
       summary: 'Change an endpoint: url, events, is_active, description',
       description:
@@ -98,6 +101,7 @@ export const endpointRoutes = createRoutes()
     defineRoute({
       method: 'delete',
       path: '/{id}',
+      operationId: 'deleteWebhookEndpoint',
       tags: ['Webhooks'],
       summary: 'Delete an endpoint',
       description:
@@ -117,6 +121,7 @@ export const endpointRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/{id}/rotate-secret',
+      operationId: 'rotateWebhookSecret',
       tags: ['Webhooks'],
       summary: 'Issue a new signing secret for the endpoint',
       description:
@@ -137,6 +142,7 @@ export const endpointRoutes = createRoutes()
     defineRoute({
       method: 'post',
       path: '/{id}/test',
+      operationId: 'testWebhookEndpoint',
       tags: ['Webhooks'],
       summary: 'Queue a ping to the endpoint',
       description:
