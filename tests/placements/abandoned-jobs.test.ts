@@ -79,6 +79,21 @@ describe('an abandoned refund job', () => {
     });
   });
 
+  it('an abandoned email is shown to staff too, by its topic and addresses, after the money', async () => {
+    const s = await abandonedRefund();
+    const message = { to: ['adjuster@example.com', 'team@example.com'], subject: 'Lease sent', text: 'The lease went out.', topic: 'lease.sent' };
+    const [email] = await ownerSql()`
+      insert into app.jobs (kind, org_id, environment, payload, status, attempts, max_attempts, last_error, completed_at)
+      values ('send_email', ${s.c.orgId}, 'sandbox', ${ownerSql().json(message)}, 'abandoned', 8, 8, 'Error: mailbox unavailable', now())
+      returning id`;
+    const [row] = await ownerSql()`select concerns, amount, reference from staff.abandoned_jobs where job_id = ${email.id}`;
+    expect(row).toEqual({ concerns: 'lease.sent email to adjuster@example.com, team@example.com', amount: null, reference: null });
+    const listed = await consoleCommand<{ data: { id: string }[] }>('job', 'list', '--org', s.c.orgId);
+    expect(listed.data.map((j) => j.id)).toEqual([s.jobId, email.id]);
+    const emails = await consoleCommand<{ data: { id: string }[] }>('job', 'list', '--org', s.c.orgId, '--kind', 'send_email');
+    expect(emails.data.map((j) => j.id)).toEqual([email.id]);
+  });
+
   it('is listed and retried from the operator console; the retry refunds once and the job leaves the list', async () => {
     const s = await abandonedRefund();
     const listed = await runConsole(['job', 'list', '--org', s.c.orgId]);

@@ -65,10 +65,14 @@ describe('recovering abandoned deliveries', () => {
     expect(listed.body.data.map((d: any) => d.event_id).sort()).toEqual([lost, replayedSince].sort());
     expect(listed.body.data.every((d: any) => d.endpoint_id === hook.id && d.status === 'abandoned')).toBe(true);
 
-    const recovered = await api.post(`/webhooks/${hook.id}/recover`, { since });
+    const key = { 'Idempotency-Key': `recover-${hook.id}` };
+    const recovered = await api.post(`/webhooks/${hook.id}/recover`, { since }, key);
     expect(recovered.status).toBe(202);
     expect(recovered.body).toEqual({ data: { endpoint_id: hook.id, since, abandoned: 1, queued: 1 } });
-    // Asked again before the replay went out (a client retrying): nothing more is queued.
+    // The same call retried with its key answers as the first did, without doing it again.
+    const retried = await api.post(`/webhooks/${hook.id}/recover`, { since }, key);
+    expect([retried.status, retried.headers.get('idempotent-replayed'), retried.text]).toEqual([202, 'true', recovered.text]);
+    // Asked again without one before the replay went out: nothing more is queued.
     const repeated = await api.post(`/webhooks/${hook.id}/recover`, { since });
     expect(repeated.body).toEqual({ data: { endpoint_id: hook.id, since, abandoned: 1, queued: 0 } });
 
