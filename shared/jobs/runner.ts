@@ -27,10 +27,11 @@ export interface JobDefinition<P = Record<string, unknown>, K extends string = s
    */
   runMany?(jobs: (JobRow & { payload: P })[], sql: Sql): Promise<unknown[]>;
   /**
-   * Tells the people the work was for that it will not be done: runs once, when the job's last
-   * attempt failed and it was abandoned (a refund never issued: the carrier and the landlord are
-   * told). Every abandoned job is also logged at error level and listed for staff
-   * (staff.abandoned_jobs, the console's `job list`), with or without this.
+   * Tells the people the work was for that it will not be done: runs once the job's last attempt
+   * failed and its abandonment is recorded (a refund never issued: the carrier and the landlord are
+   * told), in its own unit of work. At most once: a runner stopped in between leaves the job to
+   * staff alone. Every abandoned job is listed for staff (staff.abandoned_jobs, the console's
+   * `job list`), with or without this.
    */
   abandoned?(payload: P, context: JobContext): Promise<void>;
 }

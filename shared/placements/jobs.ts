@@ -166,10 +166,12 @@ export const issueRefund: ServiceJob<'issue_refund'> = {
   // so the console's `job retry` issues it once its cause is fixed, and payment.refunded follows.
   async abandoned({ refund_request_id }, { job }) {
     const tenant = tenantOf(job);
-    const context = await withTenant(tenant, (tx) => refundContext(tx, refund_request_id));
-    if (!context || context.request.status !== 'approved') return;
-    await inPlacementById(tenant, context.request.claim_home_id, async ({ tx, claim }) => {
-      const request = context.request;
+    const placementId = (await withTenant(tenant, (tx) => refundContext(tx, refund_request_id)))?.request.claim_home_id;
+    if (!placementId) return;
+    await inPlacementById(tenant, placementId, async ({ tx, claim }) => {
+      // Read again under the placement's locks: a refund issued meanwhile is not announced as failed.
+      const request = (await refundContext(tx, refund_request_id))?.request;
+      if (request?.status !== 'approved') return;
       const failed = {
         refund_request_id,
         payment_id: request.payment_id,
