@@ -1178,6 +1178,30 @@ export interface paths {
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
+    "/webhooks/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again what the endpoint gave up on since a time
+         * @description Replays to this endpoint, and no other, every event whose delivery to it was abandoned (the retry schedule ran out) after `since` and that it never received; list them first with GET /webhooks/deliveries?endpoint_id=…&status=abandoned&since=….
+         *
+         *     Each goes out as POST /events/{id}/replay sends it: the same event id, `replay: true`, signed with the current secret, retried on the normal schedule, and only if the endpoint still subscribes to the event. Safe to repeat: an event the endpoint received (a replay that got through included) is never sent again, and one whose replay is waiting is not queued twice, so a second call queues nothing new. Test pings are not recovered.
+         *
+         *     Requires: webhooks:manage or any write scope.
+         */
+        post: operations["recoverWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/{id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -1233,7 +1257,7 @@ export interface paths {
          * Webhook deliveries and their attempts, newest first
          * @description One item per delivery (an event, replay or ping queued to one endpoint) with its status, attempt count, the last HTTP status, answer excerpt and error, the next attempt time, and every attempt in `history`.
          *
-         *     Filter by `endpoint_id`, `event_id` or `status`. Kept as long as their event (90 days).
+         *     Filter by `endpoint_id`, `event_id`, `status` or `since` (queued after). `endpoint_id=…&status=abandoned&since=…` lists what an endpoint gave up on during an outage; POST /webhooks/{id}/recover sends it again. Kept as long as their event (90 days).
          *
          *     Requires: any read scope or webhooks:manage.
          */
@@ -1522,6 +1546,46 @@ export interface webhooks {
          * @description Sent to provider endpoints subscribed to payment.failed. Signed with X-Service-Signature; see the webhooks guide.
          */
         post: operations["paymentFailedForProviders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.refund_failed (carrier)": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An approved refund could not be issued, however often the service tried: the money is still on the landlord's account. Staff are alerted and retry it; payment.refunded follows when it goes through.
+         * @description Sent to carrier endpoints subscribed to payment.refund_failed. Signed with X-Service-Signature; see the webhooks guide.
+         */
+        post: operations["paymentRefundFailedForCarriers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.refund_failed (provider)": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund approved on one of the provider's homes could not be issued: the money is still on the provider's account until the service's retry goes through.
+         * @description Sent to provider endpoints subscribed to payment.refund_failed. Signed with X-Service-Signature; see the webhooks guide.
+         */
+        post: operations["paymentRefundFailedForProviders"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3089,6 +3153,24 @@ export interface components {
             listed: number;
             not_listed: number;
             total: number;
+        };
+        RecoveredWebhookDeliveries: {
+            /** @description Events whose delivery to the endpoint was abandoned since then and that it never received (a replay that got through counts as received). */
+            abandoned: number;
+            /** Format: uuid */
+            endpoint_id: string;
+            /** @description Replays queued now; fewer than `abandoned` when a replay of some is already waiting, or the endpoint no longer subscribes to them. */
+            queued: number;
+            /** @description As sent. */
+            since: string;
+        };
+        RecoverWebhookDeliveries: {
+            /**
+             * Format: date-time
+             * @description Recover the deliveries queued after this ISO timestamp (with `Z` or an offset): when the outage began.
+             * @example 2026-11-21T10:15:00Z
+             */
+            since: string;
         };
         RefundDecision: {
             /**
@@ -12267,6 +12349,164 @@ export interface operations {
             };
         };
     };
+    recoverWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The id the service gave it; anything else is 404 not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoverWebhookDeliveries"];
+            };
+        };
+        responses: {
+            /** @description What was found and queued (queued 0 when there is nothing left to send). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RecoveredWebhookDeliveries"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such endpoint in this organisation and environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; could_not_replay: the endpoint is inactive: reactivate it (PATCH is_active true) first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "could_not_replay";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: since missing or not an ISO timestamp, or a field other than since. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
     rotateWebhookSecret: {
         parameters: {
             query?: never;
@@ -12586,7 +12826,9 @@ export interface operations {
                 event_id?: string;
                 /** @description Page size, 1 to 100 (default 25). */
                 limit?: number;
-                /** @description Only deliveries in this status. */
+                /** @description Only deliveries queued after this ISO timestamp, with `Z` or an offset. */
+                since?: string;
+                /** @description Only deliveries in this status (`abandoned`: the ones an endpoint gave up on; POST /webhooks/{id}/recover sends them again). */
                 status?: "pending" | "succeeded" | "abandoned" | "cancelled";
             };
             header?: never;
@@ -13396,6 +13638,119 @@ export interface operations {
                     };
                     /** @constant */
                     event: "payment.failed";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentRefundFailedForCarriers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        /** @description What was to be refunded. */
+                        amount: number;
+                        /** @description How often the service tried. */
+                        attempts: number;
+                        /** @description ISO 4217 code in lower case, as everywhere in the API: usd */
+                        currency: string;
+                        external_id: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        failed_at: string;
+                        /**
+                         * Format: uuid
+                         * @description The payment it was to return money from.
+                         */
+                        payment_id: string;
+                        /** Format: uuid */
+                        property_id: string;
+                        reference: string;
+                        /**
+                         * Format: uuid
+                         * @description The refund not issued (deposit_refunds on the placement read): still approved.
+                         */
+                        refund_request_id: string;
+                        /** Format: uuid */
+                        request_id: string;
+                    };
+                    /** @constant */
+                    event: "payment.refund_failed";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentRefundFailedForProviders: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        /** @description What was to be refunded from your account. */
+                        amount: number;
+                        /** @description How often the service tried. */
+                        attempts: number;
+                        currency: string;
+                        /** @description The home's api_external_id. */
+                        external_id: string | null;
+                        failed_at: string;
+                        /** Format: uuid */
+                        payment_id: string;
+                        /** Format: uuid */
+                        property_id: string;
+                        /** @description The housing request the payment was for. */
+                        reference: string;
+                        /**
+                         * Format: uuid
+                         * @description The refund you approved (GET /properties/refund-requests): still approved, not issued.
+                         */
+                        refund_request_id: string;
+                    };
+                    /** @constant */
+                    event: "payment.refund_failed";
                     /** Format: uuid */
                     id: string;
                     replay?: boolean;

@@ -69,6 +69,7 @@ export interface DeliveryFilter {
   endpointId?: string;
   eventId?: string;
   status?: DeliveryRow['status'];
+  since?: string;
   after?: Keyset;
   limit: number;
 }
@@ -86,7 +87,19 @@ export function listDeliveries(tx: Tx, filter: DeliveryFilter) {
        ${filter.endpointId ? tx`and endpoint_id = ${filter.endpointId}` : tx``}
        ${filter.eventId ? tx`and event_id = ${filter.eventId}` : tx``}
        ${filter.status ? tx`and status = ${filter.status}` : tx``}
+       ${filter.since ? tx`and created_at > ${filter.since}::text::timestamptz` : tx``}
        ${olderThan(tx, filter.after)}
      order by created_at desc, id desc
      limit ${filter.limit + 1}`;
+}
+
+/**
+ * Replays to the endpoint the events whose delivery to it was abandoned after `since` and never
+ * succeeded (app.recover_deliveries, which queues them as POST /events/{id}/replay does); undefined
+ * when the endpoint is not the tenant's.
+ */
+export async function recoverDeliveries(tx: Tx, endpointId: string, since: string) {
+  const [row] = await tx<{ active: boolean; abandoned: number; queued: number }[]>`
+    select active, abandoned, queued from app.recover_deliveries(${endpointId}, ${since}::text::timestamptz)`;
+  return row;
 }

@@ -4,7 +4,7 @@ import type { Side } from '../../shared/db/tenant.ts';
 import { knownEvents } from '../../shared/events/params.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { pageQuery, pageSizes } from '../../shared/http/paging.ts';
-import { storedText } from '../../shared/http/values.ts';
+import { storedText, timestampQuery } from '../../shared/http/values.ts';
 import { checkEndpointUrl, maxEndpointUrlLength } from '../../shared/webhooks/destination.ts';
 import { attemptOutcomes, deliveryStatuses, type DeliveryRow, type EndpointChanges, type EndpointInput, type EndpointRow } from './rows.ts';
 
@@ -139,8 +139,24 @@ export const Delivery = z
 export const DeliveriesQuery = pageQuery(pageSizes.webhookDeliveries).extend({
   endpoint_id: z.string().uuid().optional().openapi({ description: 'Only deliveries to this endpoint.' }),
   event_id: z.string().uuid().optional().openapi({ description: 'Only deliveries of this event (its original delivery and replays).' }),
-  status: z.enum(deliveryStatuses).optional().openapi({ description: 'Only deliveries in this status.' }),
+  status: z.enum(deliveryStatuses).optional().openapi({ description: 'Only deliveries in this status (`abandoned`: the ones an endpoint gave up on; POST /webhooks/{id}/recover sends them again).' }),
+  since: timestampQuery().optional().openapi({ description: 'Only deliveries queued after this ISO timestamp, with `Z` or an offset.', example: '2026-11-21T10:15:00Z' }),
 });
+
+export const RecoverBody = z
+  .strictObject({
+    since: timestampQuery().describe('Recover the deliveries queued after this ISO timestamp (with `Z` or an offset): when the outage began.'),
+  })
+  .openapi('RecoverWebhookDeliveries');
+
+export const Recovered = z
+  .object({
+    endpoint_id: z.string().uuid(),
+    since: z.string().describe('As sent.'),
+    abandoned: z.number().int().describe('Events whose delivery to the endpoint was abandoned since then and that it never received (a replay that got through counts as received).'),
+    queued: z.number().int().describe('Replays queued now; fewer than `abandoned` when a replay of some is already waiting, or the endpoint no longer subscribes to them.'),
+  })
+  .openapi('RecoveredWebhookDeliveries');
 
 export function renderDelivery(row: DeliveryRow): z.infer<typeof Delivery> {
   // Stored as jsonb (keys re-ordered, timestamps as written); given back in the documented order.

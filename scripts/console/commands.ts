@@ -3,6 +3,7 @@ import { generateApiKey, keyPrefix, sha256Hex } from '../../shared/keys.ts';
 import { scopesOfSide } from '../../shared/http/scopes.ts';
 import type { Environment, Side } from '../../shared/db/tenant.ts';
 import { coordinatorCommands } from './coordinators.ts';
+import { jobCommands } from './jobs.ts';
 import { placementCommands } from './placements.ts';
 import { ConsoleError, oneOf, required, uuidOption, type Command, type Options } from './options.ts';
 
@@ -114,6 +115,7 @@ export const commands: Record<string, Command> = {
   },
   ...coordinatorCommands,
   ...placementCommands,
+  ...jobCommands,
 };
 
 /** Options that take no value. */

@@ -20,10 +20,12 @@ export const eventNames = [
   'booking.updated',
   // This service's additions: a booked stay shortened or extended (carrier side); an application
   // waiting for the landlord (provider side); a second charge for what was already paid, refunded
-  // automatically (carrier side).
+  // automatically (carrier side); an approved refund the service could not issue, however often it
+  // tried (both sides: the money is still on the landlord's account).
   'booking.dates_changed',
   'application.received',
   'payment.duplicate',
+  'payment.refund_failed',
 ] as const;
 
 export type EventName = (typeof eventNames)[number];

@@ -111,15 +111,51 @@ export async function completeJobs(sql: Sql, done: { job: JobRow; result: unknow
 
 /**
  * Records a failure: the job waits the step of `schedule` (seconds) that follows its attempt (the
- * last step repeats), and is abandoned after max_attempts.
+ * last step repeats), and is abandoned after max_attempts. Resolves to the job's status now, or
+ * undefined when the claim was no longer this runner's (nothing recorded).
  */
-export async function failJob(sql: Sql, job: JobRow, error: string, schedule: number[]): Promise<void> {
+export async function failJob(sql: Sql, job: JobRow, error: string, schedule: number[]): Promise<'pending' | 'abandoned' | undefined> {
   const wait = schedule[Math.min(job.attempts, schedule.length) - 1] ?? 0;
-  await sql`
+  const [row] = await sql<{ status: 'pending' | 'abandoned' }[]>`
     update app.jobs
        set last_error = ${error.slice(0, 2000)}, lease_token = null, locked_until = null,
            status = case when attempts >= max_attempts then 'abandoned' else 'pending' end,
            completed_at = case when attempts >= max_attempts then now() end,
            run_at = now() + make_interval(secs => ${wait})
-     where id = ${job.id} and lease_token = ${job.lease_token}`;
+     where id = ${job.id} and lease_token = ${job.lease_token}
+    returning status`;
+  return row?.status;
+}
+
+export interface RetriedJob {
+  id: string;
+  kind: string;
+  org_id: string;
+  environment: 'live' | 'sandbox';
+  status: 'pending' | 'succeeded' | 'abandoned';
+  attempts: number;
+  max_attempts: number;
+  last_error: string | null;
+  run_at: Date;
+  /** Whether this call queued it again (false: it was not abandoned). */
+  retried: boolean;
+}
+
+/**
+ * Queues an abandoned job again for `attempts` more attempts, due now (the operator console's
+ * `job retry`). Its attempts so far and last error stay as they were. Undefined when no job has
+ * the id; the row unchanged when the job is not abandoned.
+ */
+export async function retryAbandonedJob(sql: Sql, id: string, attempts: number): Promise<RetriedJob | undefined> {
+  const [row] = await sql<RetriedJob[]>`
+    with retried as (
+      update app.jobs set status = 'pending', max_attempts = attempts + ${attempts}, run_at = now(), completed_at = null
+       where id = ${id} and status = 'abandoned'
+      returning id, kind, org_id, environment, status, attempts, max_attempts, last_error, run_at
+    )
+    select *, true as retried from retried
+    union all
+    select id, kind, org_id, environment, status, attempts, max_attempts, last_error, run_at, false
+      from app.jobs where id = ${id} and not exists (select 1 from retried)`;
+  return row;
 }

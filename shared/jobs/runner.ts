@@ -26,6 +26,14 @@ export interface JobDefinition<P = Record<string, unknown>, K extends string = s
    * fails them all, and each retries on its own. Without it, claimed jobs run one by one.
    */
   runMany?(jobs: (JobRow & { payload: P })[], sql: Sql): Promise<unknown[]>;
+  /**
+   * Tells the people the work was for that it will not be done: runs once the job's last attempt
+   * failed and its abandonment is recorded (a refund never issued: the carrier and the landlord are
+   * told), in its own unit of work. At most once: a runner stopped in between leaves the job to
+   * staff alone. Every abandoned job is listed for staff (staff.abandoned_jobs, the console's
+   * `job list`), with or without this.
+   */
+  abandoned?(payload: P, context: JobContext): Promise<void>;
 }
 
 /**
@@ -72,6 +80,20 @@ export function jobRetrySchedule(): number[] {
 
 const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 
+/**
+ * A job that ran out of attempts: one error line (what a log drain alerts on) naming the job and
+ * the console command that retries it, then its definition's word to the people concerned. A
+ * failure to tell them is logged too; the job stays listed for staff either way.
+ */
+async function abandoned(definition: JobDefinition<unknown>, job: JobRow, error: unknown, sql: Sql): Promise<void> {
+  log.error('job abandoned', {
+    job_id: job.id, kind: job.kind, org_id: job.org_id, environment: job.environment, attempts: job.attempts,
+    retry: `admin job retry --id ${job.id}`, ...errorFields(error), error: describe(error),
+  });
+  await definition.abandoned?.(job.payload, { sql, job })
+    .catch((e) => log.error('abandoned job not announced', { job_id: job.id, kind: job.kind, ...errorFields(e) }));
+}
+
 /** Claims due jobs of the registry's kinds and runs them, until nothing is due or the budget is spent. */
 export async function runDueJobs(options: RunOptions): Promise<RunReport> {
   const sql = options.sql ?? db();
@@ -84,8 +106,9 @@ export async function runDueJobs(options: RunOptions): Promise<RunReport> {
   const report: RunReport = { claimed: 0, succeeded: 0, failed: 0 };
   const failed = async (job: JobRow, error: unknown) => {
     log.warn('job failed', { job_id: job.id, kind: job.kind, attempt: job.attempts, ...errorFields(error) });
-    await failJob(sql, job, describe(error), schedule).catch((e) => log.error('job failure not recorded', errorFields(e)));
+    const status = await failJob(sql, job, describe(error), schedule).catch((e) => log.error('job failure not recorded', errorFields(e)));
     report.failed++;
+    if (status === 'abandoned') await abandoned(handlers.get(job.kind)!, job, error, sql);
   };
   while (Date.now() < deadline && !options.signal?.aborted) {
     const jobs = await claimJobs(sql, [...handlers.keys()], batch, leaseMs(), { organisations: options.organisations, ids: options.ids });

@@ -5,7 +5,7 @@ import { enqueue } from '../jobs/queue.ts';
 import type { ServiceJob } from '../jobs/runner.ts';
 import { paymentsPort, placementPorts } from './ports/index.ts';
 import { fromCents } from '../money.ts';
-import { confirmedBooking, moveRefundRequest, recordRefunded, refundContext } from './money-repository.ts';
+import { confirmedBooking, homeLabel, moveRefundRequest, recordRefunded, refundContext } from './money-repository.ts';
 import { onHome } from './render.ts';
 import { contractContext, moveLease } from './lease.ts';
 import { inPlacement, inPlacementById, lockLeaseOf } from './unit-of-work.ts';
@@ -167,6 +167,32 @@ export const issueRefund: ServiceJob<'issue_refund'> = {
       });
     });
     return { provider_ref: refund.providerRef };
+  },
+  // Out of attempts: the money is still on the landlord's account. The carrier and the landlord are
+  // told (the processor's words stay with staff: staff.abandoned_jobs); the request stays approved,
+  // so the console's `job retry` issues it once its cause is fixed, and payment.refunded follows.
+  async abandoned({ refund_request_id }, { job }) {
+    const tenant = tenantOf(job);
+    const placementId = (await withTenant(tenant, (tx) => refundContext(tx, refund_request_id)))?.request.claim_home_id;
+    if (!placementId) return;
+    await inPlacementById(tenant, placementId, async ({ tx, claim }) => {
+      // Read again under the placement's locks: a refund issued meanwhile is not announced as failed.
+      const request = (await refundContext(tx, refund_request_id))?.request;
+      if (request?.status !== 'approved') return;
+      const failed = {
+        refund_request_id,
+        payment_id: request.payment_id,
+        amount: fromCents(Number(request.amount_cents)),
+        currency: request.currency,
+        attempts: job.attempts,
+        failed_at: new Date().toISOString(),
+      };
+      await emit(tx, 'payment.refund_failed', { ...onHome(claim, request), ...failed });
+      const home = await homeLabel(tx, request.property_id);
+      await emit(tx, 'payment.refund_failed', {
+        ...failed, reference: claim.claim_ref, property_id: request.property_id, external_id: home.external_id,
+      }, { orgId: request.provider_org_id, environment: job.environment });
+    });
   },
 };
 

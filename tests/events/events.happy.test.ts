@@ -140,7 +140,7 @@ describe('GET /events/types', () => {
       [
         'request.status_changed', 'option.declined', 'option.saved', 'dates.proposed', 'lease.sent', 'lease.first_signed',
         'lease.signed', 'payment.succeeded', 'payment.failed', 'payment.refunded', 'booking.confirmed', 'booking.dates_changed',
-        'payment.duplicate',
+        'payment.duplicate', 'payment.refund_failed',
       ].sort(),
     );
     expect(byName['payment.refunded']).toMatchObject({ audience: 'carrier', simulatable: false });
@@ -156,7 +156,9 @@ describe('GET /events/types', () => {
   it("shows a provider only the provider side's events", async () => {
     const provider = await createTenant('provider');
     const res = await client(provider.live).get('/events/types');
-    expect(res.body.data.map((t: any) => t.event).sort()).toEqual(['application.received', 'booking.confirmed', 'booking.updated', 'payment.failed', 'payment.succeeded']);
+    expect(res.body.data.map((t: any) => t.event).sort()).toEqual([
+      'application.received', 'booking.confirmed', 'booking.updated', 'payment.failed', 'payment.refund_failed', 'payment.succeeded',
+    ]);
     expect(res.body.data.every((t: any) => t.audience === 'provider' && t.simulatable)).toBe(true);
   });
 });

@@ -317,6 +317,10 @@ export const fixtures: Record<string, Fixture> = {
   'DELETE /webhooks/{id}': { build: async (context, environment) => ({ paths: [`/webhooks/${await endpoint(context, environment)}`] }) },
   'POST /webhooks/{id}/rotate-secret': { build: async (context, environment) => ({ paths: [`/webhooks/${await endpoint(context, environment)}/rotate-secret`] }) },
   'POST /webhooks/{id}/test': { build: async (context, environment) => ({ paths: [`/webhooks/${await endpoint(context, environment)}/test`] }) },
+  // Nothing abandoned to recover: a refused call that went through would still answer 202, and the stranger's 404 is about whose endpoint it is.
+  'POST /webhooks/{id}/recover': {
+    build: async (context, environment) => ({ paths: [`/webhooks/${await endpoint(context, environment)}/recover`], body: () => ({ since: '2026-01-01T00:00:00Z' }) }),
+  },
 
   // Usage
   'GET /usage': { build: async () => ({ paths: ['/usage'] }) },

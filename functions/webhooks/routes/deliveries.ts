@@ -16,7 +16,7 @@ export const deliveryRoutes = createRoutes().openapi(
     summary: 'Webhook deliveries and their attempts, newest first',
     description: [
       'One item per delivery (an event, replay or ping queued to one endpoint) with its status, attempt count, the last HTTP status, answer excerpt and error, the next attempt time, and every attempt in `history`.',
-      'Filter by `endpoint_id`, `event_id` or `status`. Kept as long as their event (90 days).',
+      'Filter by `endpoint_id`, `event_id`, `status` or `since` (queued after). `endpoint_id=…&status=abandoned&since=…` lists what an endpoint gave up on during an outage; POST /webhooks/{id}/recover sends it again. Kept as long as their event (90 days).',
     ].join('\n\n'),
     scope: 'read-webhooks',
     request: { query: DeliveriesQuery },
@@ -33,6 +33,7 @@ export const deliveryRoutes = createRoutes().openapi(
       endpointId: query.endpoint_id,
       eventId: query.event_id,
       status: query.status,
+      since: query.since,
       after: cursorKeyset(query.cursor),
       limit: query.limit,
     };

@@ -1,13 +1,13 @@
 import { withTenant } from '../../../shared/db/tenant.ts';
 import { existingId, IdParams } from '../../../shared/events/params.ts';
 import { single } from '../../../shared/http/envelope.ts';
-import { notFound } from '../../../shared/http/errors.ts';
+import { ApiError, notFound } from '../../../shared/http/errors.ts';
 import { cursorKeyset, keysetPage } from '../../../shared/http/paging.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
-import { createEndpoint, deleteEndpoint, listEndpoints, queuePing, rotateSecret, updateEndpoint } from '../repository.ts';
+import { createEndpoint, deleteEndpoint, listEndpoints, queuePing, recoverDeliveries, rotateSecret, updateEndpoint } from '../repository.ts';
 import {
-  CreateBody, CreatedEndpoint, DeletedEndpoint, Endpoint, endpointChanges, endpointInput, EndpointsQuery, QueuedPing, renderEndpoint,
-  RotatedSecret, secretNote, UpdateBody,
+  CreateBody, CreatedEndpoint, DeletedEndpoint, Endpoint, endpointChanges, endpointInput, EndpointsQuery, QueuedPing, RecoverBody, Recovered,
+  renderEndpoint, RotatedSecret, secretNote, UpdateBody,
 } from '../schemas.ts';
 
 // Webhook endpoints of the caller's organisation in the key's environment. An endpoint's secret is
@@ -157,5 +157,36 @@ export const endpointRoutes = createRoutes()
       const deliveryId = await withTenant(c.get('caller'), (tx) => queuePing(tx, id));
       if (!deliveryId) throw notFound('webhook endpoint');
       return c.json(single({ delivery_id: deliveryId, endpoint_id: id, event: 'ping' as const }), 202);
+    },
+  )
+  .openapi(
+    defineRoute({
+      method: 'post',
+      path: '/{id}/recover',
+      operationId: 'recoverWebhookDeliveries',
+      tags: ['Webhooks'],
+      summary: 'Send again what the endpoint gave up on since a time',
+      description: [
+        "Replays to this endpoint, and no other, every event whose delivery to it was abandoned (the retry schedule ran out) after `since` and that it never received; list them first with GET /webhooks/deliveries?endpoint_id=…&status=abandoned&since=….",
+        'Each goes out as POST /events/{id}/replay sends it: the same event id, `replay: true`, signed with the current secret, retried on the normal schedule, and only if the endpoint still subscribes to the event. Safe to repeat: an event the endpoint received (a replay that got through included) is never sent again, and one whose replay is waiting is not queued twice, so a second call queues nothing new. Test pings are not recovered.',
+      ].join('\n\n'),
+      scope: 'manage-webhooks',
+      request: { params: IdParams, body: jsonBody(RecoverBody) },
+      responses: { 202: jsonResponse(dataOf(Recovered), 'What was found and queued (queued 0 when there is nothing left to send).') },
+      errors: {
+        ...notFoundError,
+        409: { could_not_replay: 'the endpoint is inactive: reactivate it (PATCH is_active true) first.' },
+        422: { invalid_field: 'since missing or not an ISO timestamp, or a field other than since.' },
+      },
+    }),
+    async (c) => {
+      const id = existingId(c.req.valid('param').id, 'webhook endpoint');
+      const { since } = c.req.valid('json');
+      const outcome = await withTenant(c.get('caller'), (tx) => recoverDeliveries(tx, id, since));
+      if (!outcome) throw notFound('webhook endpoint');
+      if (!outcome.active) {
+        throw new ApiError('could_not_replay', 'This endpoint is inactive: reactivate it (PATCH is_active true) before recovering its deliveries.');
+      }
+      return c.json(single({ endpoint_id: id, since, abandoned: outcome.abandoned, queued: outcome.queued }), 202);
     },
   );

@@ -224,4 +224,29 @@ export const placementEvents = [
       refund_request_id: '5b7d9f1a-3c5e-4a7b-9d1f-2b4d6f8a0c3e',
     },
   },
+  {
+    // Beyond the specification's table: money that waits on the service never waits in silence.
+    event: 'payment.refund_failed',
+    audience: 'carrier',
+    summary: "An approved refund could not be issued, however often the service tried: the money is still on the landlord's account. Staff are alerted and retry it; payment.refunded follows when it goes through.",
+    simulatable: true,
+    payload: z.object({
+      ...onHome,
+      refund_request_id: z.string().uuid().describe('The refund not issued (deposit_refunds on the placement read): still approved.'),
+      payment_id: z.string().uuid().describe('The payment it was to return money from.'),
+      amount: z.number().describe('What was to be refunded.'),
+      currency,
+      attempts: z.number().int().describe('How often the service tried.'),
+      failed_at: timestamp,
+    }),
+    sample: {
+      ...samples,
+      refund_request_id: '3c8e1f5a-6d2b-4a9c-8e7f-1b0d3c5e7a92',
+      payment_id: '8b2d4e6f-1a3c-4d5e-9f70-6c8a2b4d1e93',
+      amount: 1500,
+      currency: 'usd',
+      attempts: 8,
+      failed_at: '2026-11-24T06:10:00.000Z',
+    },
+  },
 ] as const satisfies readonly EventDefinition[];

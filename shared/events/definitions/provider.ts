@@ -95,6 +95,18 @@ export const ApplicationReceivedPayload = z.object({
   target_move_in: z.string().describe('YYYY-MM-DD: when the household hopes to move in.'),
 });
 
+export const ProviderRefundFailedPayload = z.object({
+  refund_request_id: z.string().uuid().describe('The refund you approved (GET /properties/refund-requests): still approved, not issued.'),
+  reference: z.string().describe('The housing request the payment was for.'),
+  payment_id: z.string().uuid(),
+  property_id: z.string().uuid(),
+  external_id: z.string().nullable().describe("The home's api_external_id."),
+  amount: z.number().describe('What was to be refunded from your account.'),
+  currency: z.string(),
+  attempts: z.number().int().describe('How often the service tried.'),
+  failed_at: z.string(),
+});
+
 export const providerEvents = [
   {
     // Beyond the specification's table: the landlord's part of the send flow through the API.
@@ -154,5 +166,24 @@ export const providerEvents = [
     simulatable: true,
     payload: ProviderPaymentFailedPayload,
     sample: { ...samplePayment, failure_reason: 'card_declined' },
+  },
+  {
+    // Beyond the specification's table: the money is on the provider's account, so it is told too.
+    event: 'payment.refund_failed',
+    audience: 'provider',
+    summary: "A refund approved on one of the provider's homes could not be issued: the money is still on the provider's account until the service's retry goes through.",
+    simulatable: true,
+    payload: ProviderRefundFailedPayload,
+    sample: {
+      refund_request_id: '3c8e1f5a-6d2b-4a9c-8e7f-1b0d3c5e7a92',
+      reference: sampleRequest.reference,
+      payment_id: samplePayment.payment_id,
+      property_id: samplePayment.property_id,
+      external_id: sampleHomeRef,
+      amount: 1500,
+      currency: 'usd',
+      attempts: 8,
+      failed_at: '2026-11-24T06:10:00.000Z',
+    },
   },
 ] as const satisfies readonly EventDefinition[];
