@@ -11746,6 +11746,10 @@ export interface components {
             missing_fields: string[];
             monthly_rate: number;
             name: string | null;
+            /** @description Why matching does not offer the home, in this order: listing_incomplete (see missing_fields), unavailable (status), no_location (no coordinates and a ZIP code the service does not know), charges_disabled (the provider's payout account in this environment cannot take charges: GET /properties/payouts, finish_setup_url). Empty when offered. */
+            not_offered_because: ("listing_incomplete" | "unavailable" | "no_location" | "charges_disabled")[];
+            /** @description Matching offers the home to requests of its environment (their distance, dates and blocks aside): not_offered_because is empty. */
+            offered: boolean;
             pet_deposit: number | null;
             pet_fee: number | null;
             pet_policy: string | null;
@@ -12491,21 +12495,27 @@ export interface components {
             event: "ping";
         };
         Readiness: {
-            /** @description Missing fields, most frequent first. */
+            /** @description What holds homes back, most frequent first: each missing field; payout_account when the provider's payout account in this environment cannot take charges (it holds back every home); location when homes have no location. */
             blockers: {
                 field: string;
                 homes: number;
             }[];
-            /** @description Up to twenty homes that are not listed, most recently changed first. */
+            /** @description Up to twenty homes matching does not offer, most recently changed first. */
             examples: {
                 external_id: string | null;
                 missing_fields: string[];
                 name: string | null;
+                /** @description As on the home. */
+                not_offered_because: ("listing_incomplete" | "unavailable" | "no_location" | "charges_disabled")[];
                 /** Format: uuid */
                 property_id: string;
             }[];
             listed: number;
             not_listed: number;
+            /** @description Homes matching does not offer, whatever the reason (listed ones included). */
+            not_offered: number;
+            /** @description Homes matching offers (offered true on the home). */
+            offered: number;
             total: number;
         };
         RefundDecision: {

@@ -4,6 +4,7 @@ import { scopesOfSide } from '../../shared/http/scopes.ts';
 import type { Environment, Side } from '../../shared/db/tenant.ts';
 import { coordinatorCommands } from './coordinators.ts';
 import { placementCommands } from './placements.ts';
+import { liveTestingCommands } from './live-testing.ts';
 import { ConsoleError, oneOf, required, uuidOption, type Command, type Options } from './options.ts';
 
 // Operator console commands (CONTRACT §2). Each takes parsed `--name value` options and returns
@@ -114,6 +115,7 @@ export const commands: Record<string, Command> = {
   },
   ...coordinatorCommands,
   ...placementCommands,
+  ...liveTestingCommands,
 };
 
 /** Options that take no value. */
