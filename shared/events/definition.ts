@@ -24,6 +24,8 @@ export const eventNames = [
   'booking.dates_changed',
   'application.received',
   'payment.duplicate',
+  // This service's addition about messages: the household's link that did not go out (carrier side).
+  'household_link.undelivered',
 ] as const;
 
 export type EventName = (typeof eventNames)[number];

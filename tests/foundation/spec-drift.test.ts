@@ -79,8 +79,9 @@ describe.runIf(spec)('the specification, the code table and the document agree',
     const carrier = eventsFor('carrier').map((d) => d.event);
     // payment.refunded is named by the specification as a refund request's outcome, outside the tables;
     // booking.dates_changed (stays shortened or extended after booking) and payment.duplicate (a
-    // second charge refunded automatically) are this service's additions.
-    const additions = ['payment.refunded', 'booking.dates_changed', 'payment.duplicate'];
+    // second charge refunded automatically) and household_link.undelivered (the household's link that did
+    // not go out) are this service's additions.
+    const additions = ['payment.refunded', 'booking.dates_changed', 'payment.duplicate', 'household_link.undelivered'];
     expect(carrier.filter((e) => !additions.includes(e)).sort()).toEqual(listed('Events for carriers:'));
     // application.received is this service's addition for the landlord's answer through the API.
     expect(eventsFor('provider').map((d) => d.event).filter((e) => e !== 'application.received').sort()).toEqual(listed('Events for providers:'));

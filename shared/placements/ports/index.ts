@@ -23,6 +23,16 @@ export interface PlacementPortOptions {
   fetch?: Transport;
 }
 
+/**
+ * The settings live email still lacks (empty when it can send; sandbox never lacks any). A caller that
+ * would only queue a message that cannot go out says so instead (the household's link).
+ */
+export function emailSettingsMissing(environment: Environment): string[] {
+  if (environment === 'sandbox') return [];
+  const needed = setting('EMAIL_TRANSPORT', 'resend') === 'smtp' ? ['SMTP_URL', 'EMAIL_FROM'] : ['EMAIL_API_KEY', 'EMAIL_FROM'];
+  return needed.filter((name) => setting(name, '') === '');
+}
+
 export const defaultEsignApiUrl = 'https://app.documenso.com/api/v2';
 export const defaultEmailApiUrl = 'https://api.resend.com';
 
