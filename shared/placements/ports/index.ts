@@ -4,12 +4,14 @@ import { config } from '../../config.ts';
 import { documensoESignature } from './documenso.ts';
 import { NotConfigured, type Transport } from './provider.ts';
 import { resendEmail } from './resend.ts';
+import { smtpEmail } from './smtp.ts';
 import { sandboxEmail, sandboxESignature, sandboxPayments } from './sandbox.ts';
 import { stripePayments } from './stripe.ts';
 import type { EmailPort, ESignaturePort, PaymentsPort } from './types.ts';
 
 // Which adapter serves an environment. Sandbox always gets the sandbox adapters, whatever is
-// configured, so a sandbox key can never reach a real party. Live gets Documenso and Resend, built
+// configured, so a sandbox key can never reach a real party. Live gets Documenso and Resend (or SMTP
+// with EMAIL_TRANSPORT=smtp: a mail server, or a local catcher such as Mailpit), built
 // from the settings when asked (never at import): a missing setting makes the adapter's calls throw
 // "... not configured: set X", which the durable job that made the call logs and retries.
 
@@ -46,12 +48,14 @@ export function placementPorts(environment: Environment, options: PlacementPortO
       callbackSecret: setting('ESIGN_CALLBACK_SECRET', ''),
       fetch: options.fetch,
     }),
-    email: resendEmail({
-      apiUrl: setting('EMAIL_API_URL', defaultEmailApiUrl),
-      apiKey: setting('EMAIL_API_KEY', ''),
-      from: setting('EMAIL_FROM', ''),
-      fetch: options.fetch,
-    }),
+    email: setting('EMAIL_TRANSPORT', 'resend') === 'smtp'
+      ? smtpEmail({ url: setting('SMTP_URL', ''), from: setting('EMAIL_FROM', '') })
+      : resendEmail({
+        apiUrl: setting('EMAIL_API_URL', defaultEmailApiUrl),
+        apiKey: setting('EMAIL_API_KEY', ''),
+        from: setting('EMAIL_FROM', ''),
+        fetch: options.fetch,
+      }),
   };
 }
 
