@@ -62,3 +62,32 @@ describe("the household's link on a live deployment", () => {
     ]);
   });
 });
+
+describe('outbox list (operator console)', () => {
+  it('shows each message sent, retrying or failed with why, and never the household link', async () => {
+    const { consoleCommand } = await import('../helpers.ts');
+    // Sandbox: the household's link goes out (the sandbox keeps the message, link included, with its job).
+    const sandbox = await scene('sandbox');
+    await sandbox.api.post(`/claims/${sandbox.ref}/options`, { property_id: sandbox.home, action: 'send', approve_budget: true });
+    await drainJobs(sandbox.c.orgId);
+    expect(JSON.stringify(await jobsOf(sandbox.c.orgId, 'send_household_link'))).toContain('/household/');
+    const sent = await consoleCommand<{ data: any[]; count: number; by_status: Record<string, number> }>('outbox', 'list', '--org', sandbox.c.orgId);
+    expect(sent.data).toEqual([
+      expect.objectContaining({ kind: 'send_household_link', topic: 'home.offered', to: ['family@example.com'], reference: sandbox.ref, status: 'sent', why: null, attempts: 1 }),
+    ]);
+    expect(sent.by_status).toMatchObject({ sent: 1, failed: 0 });
+    expect(JSON.stringify(sent)).not.toContain('/household/');
+
+    // Live, with an email API nobody answers: the message is retrying, and says why.
+    stub({ ...unconfigured, EMAIL_API_URL: 'http://127.0.0.1:9', EMAIL_API_KEY: 're_test', EMAIL_FROM: 'placements@example.test' });
+    const live = await scene('live');
+    await live.api.post(`/claims/${live.ref}/options`, { property_id: live.home, action: 'send', approve_budget: true });
+    await drainJobs(live.c.orgId);
+    const retrying = await consoleCommand<{ data: any[] }>('outbox', 'list', '--org', live.c.orgId, '--env', 'live', '--status', 'retrying');
+    expect(retrying.data).toEqual([
+      expect.objectContaining({ topic: 'home.offered', to: ['family@example.com'], status: 'retrying', why: expect.stringContaining('Resend POST /emails failed'), next_attempt_at: expect.any(Date) }),
+    ]);
+    expect((await consoleCommand<{ data: any[] }>('outbox', 'list', '--org', live.c.orgId, '--status', 'sent')).data).toEqual([]);
+    await expect(consoleCommand('outbox', 'list', '--status', 'lost')).rejects.toMatchObject({ code: 'invalid_option' });
+  });
+});
