@@ -305,7 +305,7 @@ export interface paths {
         put?: never;
         /**
          * Send the household its link to the home again
-         * @description Beyond the specification. A home sent to the household (POST options, action send) comes with an email carrying a signed link to the household's own page for it (valid 14 days). This sends a new one to the request's household_email; every earlier link stops working. Use it when the link expired, or after changing household_email.
+         * @description Beyond the specification. A home sent to the household (POST options, action send) comes with an email carrying a signed link to the household's own page for it (valid 14 days). This sends a new one to the request's household_email; every earlier link stops working. Use it when the link expired, or after changing household_email. On a deployment with no email configured nothing is sent and nothing changes: 503 not_configured names the missing settings (an operator's to set), and the earlier link keeps working. A send that fails for good after it was queued is recorded on the placement's timeline and announced as household_link.undelivered.
          *
          *     Requires: options:write.
          */
@@ -1392,6 +1392,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "household_link.undelivered (carrier)": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The email carrying the household's link to a home sent to it did not go out: the deployment has no email configured (nothing was sent), or the send failed for good. The household has no link until it is sent again (POST household-link).
+         * @description Sent to carrier endpoints subscribed to household_link.undelivered. Signed with X-Service-Signature; see the webhooks guide.
+         */
+        post: operations["householdLinkUndeliveredForCarriers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "lease.first_signed (carrier)": {
         parameters: {
             query?: never;
@@ -2382,6 +2402,10 @@ export interface components {
             missing_fields: string[];
             monthly_rate: number;
             name: string | null;
+            /** @description Why matching does not offer the home, in this order: listing_incomplete (see missing_fields), unavailable (status), no_location (no coordinates and a ZIP code the service does not know), charges_disabled (the provider's payout account in this environment cannot take charges: GET /properties/payouts, finish_setup_url). Empty when offered. */
+            not_offered_because: ("listing_incomplete" | "unavailable" | "no_location" | "charges_disabled")[];
+            /** @description Matching offers the home to requests of its environment (their distance, dates and blocks aside): not_offered_because is empty. */
+            offered: boolean;
             pet_deposit: number | null;
             pet_fee: number | null;
             pet_policy: string | null;
@@ -2588,7 +2612,7 @@ export interface components {
             link_issued_at: string;
             /** Format: uuid */
             property_id: string;
-            /** @description The request's household_email. */
+            /** @description The request's household_email, which the link's email is queued to (never answered when nothing could be sent: 503 not_configured). */
             sent_to: string;
         };
         HousingRequest: components["schemas"]["HousingRequestListItem"] & {
@@ -2814,6 +2838,11 @@ export interface components {
             /** @enum {string} */
             application_status: "not_applied" | "applied" | "approved_to_lease" | "declined";
             budget_approved: boolean;
+            /**
+             * @description Beyond the specification. What this call did with the household's link (send): queued, its email goes out within seconds (a send that later fails for good is the household_link.undelivered event and timeline entry); not_configured, the deployment has no email configured, so nothing was sent (recorded as household_link.undelivered; send it again with POST household-link once an operator has set email up). null when the call sent no link (place, or the home was sent already).
+             * @enum {string|null}
+             */
+            household_link_delivery: "queued" | "not_configured" | null;
             /**
              * @description See the placement guide.
              * @enum {string}
@@ -3137,21 +3166,27 @@ export interface components {
             event: "ping";
         };
         Readiness: {
-            /** @description Missing fields, most frequent first. */
+            /** @description What holds homes back, most frequent first: each missing field; payout_account when the provider's payout account in this environment cannot take charges (it holds back every home); location when homes have no location. */
             blockers: {
                 field: string;
                 homes: number;
             }[];
-            /** @description Up to twenty homes that are not listed, most recently changed first. */
+            /** @description Up to twenty homes matching does not offer, most recently changed first. */
             examples: {
                 external_id: string | null;
                 missing_fields: string[];
                 name: string | null;
+                /** @description As on the home. */
+                not_offered_because: ("listing_incomplete" | "unavailable" | "no_location" | "charges_disabled")[];
                 /** Format: uuid */
                 property_id: string;
             }[];
             listed: number;
             not_listed: number;
+            /** @description Homes matching does not offer, whatever the reason (listed ones included). */
+            not_offered: number;
+            /** @description Homes matching offers (offered true on the home). */
+            offered: number;
             total: number;
         };
         RecoveredWebhookDeliveries: {
@@ -6292,6 +6327,20 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "server_error";
+                        };
+                    };
+                };
+            };
+            /** @description not_configured: email is not configured on this deployment (the message names the settings): nothing was sent. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_configured";
                         };
                     };
                 };
@@ -13253,6 +13302,58 @@ export interface operations {
                     };
                     /** @constant */
                     event: "dates.proposed";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    householdLinkUndeliveredForCarriers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        /** @description Send attempts made (0 when nothing could be attempted). */
+                        attempts: number;
+                        /** @description What stopped it: the missing settings, or the last attempt's error. */
+                        error: string;
+                        external_id: string | null;
+                        /** @description The issue of the link the message carried. */
+                        link_issued_at: string | null;
+                        /** Format: uuid */
+                        property_id: string;
+                        /**
+                         * @description not_configured: nothing was sent; failed: every attempt failed.
+                         * @enum {string}
+                         */
+                        reason: "not_configured" | "failed";
+                        reference: string;
+                        /** Format: uuid */
+                        request_id: string;
+                    };
+                    /** @constant */
+                    event: "household_link.undelivered";
                     /** Format: uuid */
                     id: string;
                     replay?: boolean;

@@ -72,8 +72,21 @@ function columnsOf(input: HomeInput | HomePatch): Record<string, unknown> {
   return columns;
 }
 
+/**
+ * Why matching does not offer a home, in its own environment: the rules of app.match_candidates that
+ * belong to the home and its provider (a request's distance, dates and blocks aside), each a code, in
+ * this order. A listed, verified home whose provider's payout account cannot take charges is left out
+ * of matching too, and must say so.
+ */
+const notOfferedBecause = `array_remove(array[
+  case when not p.verified then 'listing_incomplete' end,
+  case when p.status = 'unavailable' then 'unavailable' end,
+  case when p.geo_point is null then 'no_location' end,
+  case when not app.can_take_charges(p.org_id, p.environment) then 'charges_disabled' end], null)`;
+
 /** What every read of a home selects, the table aliased `p`. */
-const homeSelection = `p.*, app.availability_via(p) as availability_via, app.verified_via(p) as verified_via`;
+const homeSelection = `p.*, app.availability_via(p) as availability_via, app.verified_via(p) as verified_via,
+  ${notOfferedBecause} as not_offered_because`;
 
 /** Columns a new home gets when the field is not sent. */
 const insertDefaults: Record<string, string> = {
@@ -135,6 +148,7 @@ export interface HomeRow extends PricedHome {
   geo_point: string | null;
   availability_via: Home['availability_via'];
   verified_via: Home['verified_via'];
+  not_offered_because: Home['not_offered_because'];
   calendar_synced_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -278,6 +292,8 @@ export function renderHome(row: HomeRow): Home {
     availability_via: row.availability_via,
     verified: row.verified,
     verified_via: row.verified_via,
+    offered: row.not_offered_because.length === 0,
+    not_offered_because: row.not_offered_because,
     calendar_synced_at: row.calendar_synced_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -295,20 +311,31 @@ export function summarizeHome(row: HomeRow) {
   };
 }
 
-/** GET /properties/readiness, computed in one statement. */
+/**
+ * GET /properties/readiness, computed in one statement. The payout account is the tenant's own (one
+ * a provider and environment), so whether it takes charges is asked once: when it does not, it holds
+ * back every home, and ranks among the blockers as `payout_account`.
+ */
 export async function readReadiness(tx: Tx): Promise<z.infer<typeof Readiness>> {
   const [row] = await tx<z.infer<typeof Readiness>[]>`
+    with homes as (select p.id, p.external_id, p.name, p.listed, p.missing_fields, p.updated_at, ${tx.unsafe(notOfferedBecause)} as not_offered_because
+                     from app.properties p),
+    blocked as (select f as field, count(*)::int as homes from homes q, unnest(q.missing_fields) f group by f
+                union all
+                select 'payout_account', count(*)::int from homes q where 'charges_disabled' = any(q.not_offered_because) having count(*) > 0
+                union all
+                select 'location', count(*)::int from homes q where 'no_location' = any(q.not_offered_because) having count(*) > 0)
     select
       count(*)::int as total,
-      count(*) filter (where p.listed)::int as listed,
-      count(*) filter (where not p.listed)::int as not_listed,
-      coalesce((select jsonb_agg(jsonb_build_object('field', b.field, 'homes', b.homes) order by b.homes desc, b.field)
-                  from (select f as field, count(*)::int as homes
-                          from app.properties q, unnest(q.missing_fields) f group by f) b), '[]') as blockers,
+      count(*) filter (where h.listed)::int as listed,
+      count(*) filter (where not h.listed)::int as not_listed,
+      count(*) filter (where cardinality(h.not_offered_because) = 0)::int as offered,
+      count(*) filter (where cardinality(h.not_offered_because) > 0)::int as not_offered,
+      coalesce((select jsonb_agg(jsonb_build_object('field', b.field, 'homes', b.homes) order by b.homes desc, b.field) from blocked b), '[]') as blockers,
       coalesce((select jsonb_agg(jsonb_build_object('property_id', e.id, 'external_id', e.external_id, 'name', e.name,
-                                                    'missing_fields', e.missing_fields) order by e.updated_at desc, e.id desc)
-                  from (select q.id, q.external_id, q.name, q.missing_fields, q.updated_at from app.properties q
-                         where not q.listed order by q.updated_at desc, q.id desc limit 20) e), '[]') as examples
-    from app.properties p`;
+                                                    'missing_fields', e.missing_fields, 'not_offered_because', e.not_offered_because)
+                                 order by e.updated_at desc, e.id desc)
+                  from (select q.* from homes q where cardinality(q.not_offered_because) > 0 order by q.updated_at desc, q.id desc limit 20) e), '[]') as examples
+    from homes h`;
   return row;
 }

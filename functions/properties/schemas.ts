@@ -108,6 +108,9 @@ export const HomePatch = z
   .openapi('HomePatch');
 export type HomePatch = z.infer<typeof HomePatch>;
 
+/** Why matching does not offer a home (homes-repository.ts notOfferedBecause). */
+export const notOfferedReasons = ['listing_incomplete', 'unavailable', 'no_location', 'charges_disabled'] as const;
+
 const availabilityVia = ['complete_profile', 'calendar_synced', 'manual_blocks', 'available_dates'] as const;
 
 const readiness = {
@@ -163,6 +166,12 @@ export const Home = z
     ...readiness,
     verified: z.boolean().describe('Listing complete and availability readable. Only verified homes are matched.'),
     verified_via: z.enum(['calendar_synced', 'manual_blocks', 'available_dates']).nullable().describe('How availability is read; null while not verified.'),
+    offered: z.boolean().describe('Matching offers the home to requests of its environment (their distance, dates and blocks aside): not_offered_because is empty.'),
+    not_offered_because: z.array(z.enum(notOfferedReasons)).describe(
+      'Why matching does not offer the home, in this order: listing_incomplete (see missing_fields), unavailable (status), no_location ' +
+      '(no coordinates and a ZIP code the service does not know), charges_disabled (the provider\'s payout account in this environment cannot ' +
+      'take charges: GET /properties/payouts, finish_setup_url). Empty when offered.',
+    ),
     calendar_synced_at: z.string().nullable().describe('Last write of the home by the bulk calendar sync.'),
     created_at: z.string(),
     updated_at: z.string(),
@@ -180,10 +189,18 @@ export const Readiness = z
     total: z.number().int(),
     listed: z.number().int(),
     not_listed: z.number().int(),
-    blockers: z.array(z.object({ field: z.string(), homes: z.number().int() })).describe('Missing fields, most frequent first.'),
+    offered: z.number().int().describe('Homes matching offers (offered true on the home).'),
+    not_offered: z.number().int().describe('Homes matching does not offer, whatever the reason (listed ones included).'),
+    blockers: z.array(z.object({ field: z.string(), homes: z.number().int() })).describe(
+      'What holds homes back, most frequent first: each missing field; payout_account when the provider\'s payout account in this ' +
+      'environment cannot take charges (it holds back every home); location when homes have no location.',
+    ),
     examples: z
-      .array(z.object({ property_id: z.string().uuid(), external_id: z.string().nullable(), name: z.string().nullable(), missing_fields: z.array(z.string()) }))
-      .describe('Up to twenty homes that are not listed, most recently changed first.'),
+      .array(z.object({
+        property_id: z.string().uuid(), external_id: z.string().nullable(), name: z.string().nullable(), missing_fields: z.array(z.string()),
+        not_offered_because: z.array(z.enum(notOfferedReasons)).describe('As on the home.'),
+      }))
+      .describe('Up to twenty homes matching does not offer, most recently changed first.'),
   })
   .openapi('Readiness');
 

@@ -5,6 +5,8 @@ import type { Environment, Side } from '../../shared/db/tenant.ts';
 import { coordinatorCommands } from './coordinators.ts';
 import { jobCommands } from './jobs.ts';
 import { placementCommands } from './placements.ts';
+import { liveTestingCommands } from './live-testing.ts';
+import { outboxCommands } from './outbox.ts';
 import { ConsoleError, oneOf, required, uuidOption, type Command, type Options } from './options.ts';
 
 // Operator console commands (CONTRACT §2). Each takes parsed `--name value` options and returns
@@ -116,6 +118,8 @@ export const commands: Record<string, Command> = {
   ...coordinatorCommands,
   ...placementCommands,
   ...jobCommands,
+  ...liveTestingCommands,
+  ...outboxCommands,
 };
 
 /** Options that take no value. */

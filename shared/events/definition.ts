@@ -26,6 +26,8 @@ export const eventNames = [
   'application.received',
   'payment.duplicate',
   'payment.refund_failed',
+  // This service's addition about messages: the household's link that did not go out (carrier side).
+  'household_link.undelivered',
 ] as const;
 
 export type EventName = (typeof eventNames)[number];

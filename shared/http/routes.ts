@@ -19,7 +19,7 @@ export const ErrorSchema = z
   })
   .openapi('Error');
 
-type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500;
+type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
 /** The codes a route may document under status S: those whose status is S, and those also given S. */
 export type CodesAt<S extends ErrorStatus> =

@@ -13,6 +13,7 @@ import { closeStay } from './commands/booking.ts';
 import { rereadContract } from './commands/callback.ts';
 import { currentHouseholdLink, householdLinkEmail } from './commands/household.ts';
 import { homeListing } from './repository.ts';
+import { recordUndeliveredLink } from './undelivered.ts';
 
 // The placement's durable jobs, all of them (their kinds and payloads: shared/jobs/kinds.ts). Each
 // acts for the tenant that queued it (row-level security as for its API calls), talks to the third
@@ -113,7 +114,8 @@ export const sendEmail: ServiceJob<'send_email'> = {
 /**
  * send_household_link: emails the household its link to a home sent to it, signed now, so that it
  * is stored nowhere. A link of an older issue (re-sent meanwhile), or for a home no longer offered,
- * is not sent.
+ * is not sent. The last attempt's failure is filed on the placement (timeline and event,
+ * ./undelivered.ts) before the job is abandoned: the carrier learns that the household has no link.
  */
 export const sendHouseholdLink: ServiceJob<'send_household_link'> = {
   kind: 'send_household_link',
@@ -128,7 +130,17 @@ export const sendHouseholdLink: ServiceJob<'send_household_link'> = {
       return householdLinkEmail(link, home?.name ?? home?.address ?? 'a home', claim);
     }, { lock: false });
     if (!message) return { skipped: 'the home is no longer offered to the household' };
-    const sent = await placementPorts(job.environment).email.send(message);
+    let sent;
+    try {
+      sent = await placementPorts(job.environment).email.send(message);
+    } catch (error) {
+      if (job.attempts >= job.max_attempts) {
+        const failure = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        await inPlacementById(tenant, placement_id, ({ tx, claim, placement }) =>
+          recordUndeliveredLink(tx, claim, placement, { reason: 'failed', error: failure, attempts: job.attempts }));
+      }
+      throw error;
+    }
     // Sandbox: the message is kept with the job, for the sandbox emails helper (its link grants
     // sandbox data only). Live: only whom it went to; the link is stored nowhere.
     return job.environment === 'sandbox' ? { provider_ref: sent.providerRef, to: message.to, message } : { provider_ref: sent.providerRef, to: message.to };

@@ -120,6 +120,12 @@ export const OptionResult = z
     application_status: ApplicationStatus,
     budget_approved: z.boolean(),
     adjuster_placed_at: z.string().describe('When the carrier last put the home on the request with POST options, send or place (the specification\'s name; with send nothing is placed yet: the household chooses).'),
+    household_link_delivery: z.enum(['queued', 'not_configured']).nullable().describe(
+      'Beyond the specification. What this call did with the household\'s link (send): queued, its email goes out within seconds (a send that later ' +
+      'fails for good is the household_link.undelivered event and timeline entry); not_configured, the deployment has no email configured, so nothing ' +
+      'was sent (recorded as household_link.undelivered; send it again with POST household-link once an operator has set email up). ' +
+      'null when the call sent no link (place, or the home was sent already).',
+    ),
   })
   .openapi('OptionResult');
 
@@ -135,7 +141,7 @@ export type DatesInput = z.infer<typeof DatesInput>;
 export const HouseholdLinkSent = z
   .object({
     property_id: z.string().uuid(),
-    sent_to: z.string().describe('The request\'s household_email.'),
+    sent_to: z.string().describe('The request\'s household_email, which the link\'s email is queued to (never answered when nothing could be sent: 503 not_configured).'),
     link_issued_at: z.string().describe('The issue of the link: links issued before it no longer work.'),
   })
   .openapi('HouseholdLinkSent');

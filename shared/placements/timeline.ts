@@ -10,7 +10,7 @@ import type { TimelineRow, TimelineSource } from '../claims/timeline-source.ts';
 // An entry reads only what never changes after its moment, so once shown it stays word for word:
 // contract versions (their dates, signatures, an addendum's withdrawal and its reason), stay
 // changes, household answers, a booking's creation, move-in, cancellation and closeout stamps, settled
-// payments and failed charges (app.payment_failures). Never a column a later step rewrites (the
+// payments and failed charges (app.payment_failures), messages that did not go out (app.undelivered_messages). Never a column a later step rewrites (the
 // booking's check_out, a home's offer state or signer, a refund request's status): a later change
 // is an entry of its own.
 
@@ -47,6 +47,10 @@ export const placementTimeline: TimelineSource = {
     'extension.lapsed': (d) => `The extension to ${d.move_out_date} lapsed: it was not signed and paid when the stay ended.`,
     'extension.cancelled': (d) => `The extension to ${d.move_out_date} was withdrawn with the cancelled placement.`,
     'extension.withdrawn': (d) => `The extension to ${d.move_out_date} was withdrawn.`,
+    'household_link.undelivered': (d) =>
+      d.reason === 'not_configured'
+        ? `The household's link was not sent: ${d.error}.`
+        : `The household's link could not be sent (${d.attempts} attempts): ${d.error}.`,
   },
   entries: (tx, claim) => tx<TimelineRow[]>`
     with homes as (select * from app.claim_homes where claim_id = ${claim.id}),
@@ -115,7 +119,11 @@ export const placementTimeline: TimelineSource = {
     union all
     select a.withdrawn_at, 'extension.' || coalesce(a.withdrawal_reason, 'withdrawn'), a.property_id,
            jsonb_build_object('lease_id', a.extends_lease_id, 'addendum_id', a.id, 'previous_move_out_date', a.move_in_date, 'move_out_date', a.move_out_date)
-      from leases a where a.kind = 'addendum' and a.withdrawn_at is not null`,
+      from leases a where a.kind = 'addendum' and a.withdrawn_at is not null
+    union all
+    select u.failed_at, 'household_link.undelivered', u.property_id,
+           jsonb_build_object('reason', u.reason, 'error', u.error, 'attempts', u.attempts, 'link_issued_at', u.link_issued_at)
+      from app.undelivered_messages u where u.claim_id = ${claim.id}`,
 };
 
 const money = (d: Record<string, unknown>, field: string) => `${Number(d[field]).toFixed(2)} ${String(d.currency).toUpperCase()}`;

@@ -140,7 +140,7 @@ describe('GET /events/types', () => {
       [
         'request.status_changed', 'option.declined', 'option.saved', 'dates.proposed', 'lease.sent', 'lease.first_signed',
         'lease.signed', 'payment.succeeded', 'payment.failed', 'payment.refunded', 'booking.confirmed', 'booking.dates_changed',
-        'payment.duplicate', 'payment.refund_failed',
+        'payment.duplicate', 'payment.refund_failed', 'household_link.undelivered',
       ].sort(),
     );
     expect(byName['payment.refunded']).toMatchObject({ audience: 'carrier', simulatable: false });

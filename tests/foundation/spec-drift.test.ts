@@ -79,9 +79,10 @@ describe.runIf(spec)('the specification, the code table and the document agree',
     const carrier = eventsFor('carrier').map((d) => d.event);
     // payment.refunded is named by the specification as a refund request's outcome, outside the tables;
     // booking.dates_changed (stays shortened or extended after booking) and payment.duplicate (a
-    // second charge refunded automatically) are this service's additions, as is payment.refund_failed
-    // (an approved refund the service gave up issuing; sent to both sides).
-    const additions = ['payment.refunded', 'booking.dates_changed', 'payment.duplicate', 'payment.refund_failed'];
+    // second charge refunded automatically) are this service's additions, as are payment.refund_failed
+    // (an approved refund the service gave up issuing; sent to both sides) and household_link.undelivered
+    // (the household's link that did not go out).
+    const additions = ['payment.refunded', 'booking.dates_changed', 'payment.duplicate', 'payment.refund_failed', 'household_link.undelivered'];
     expect(carrier.filter((e) => !additions.includes(e)).sort()).toEqual(listed('Events for carriers:'));
     // application.received is this service's addition for the landlord's answer through the API.
     const providerAdditions = ['application.received', 'payment.refund_failed'];

@@ -3,7 +3,7 @@
 import { runDueJobs } from '../../shared/jobs/runner.ts';
 import { jobRegistry } from '../../shared/jobs/registry.ts';
 import { carrier, claimBody, inDays, insertHome, provider, sourced, type HomeSeed } from '../claims/fixtures.ts';
-import { ownerSql } from '../helpers.ts';
+import { consoleCommand, ownerSql } from '../helpers.ts';
 
 export { inDays };
 
@@ -64,3 +64,18 @@ export const jobsOf = async (orgId: string, kind?: string) =>
   ownerSql()<{ kind: string; status: string; payload: Record<string, any>; attempts: number; last_error: string | null; result: any }[]>`
     select kind, status, payload, attempts, last_error, result from app.jobs
      where org_id = ${orgId} ${kind ? ownerSql()`and kind = ${kind}` : ownerSql()``} order by created_at`;
+
+/**
+ * Connects a provider's live payout account (charges and payouts enabled) as an operator does for a
+ * local live deployment: the console's `payout connect`, which only local live testing allows.
+ */
+export async function connectLivePayouts(orgId: string) {
+  const before = process.env.LOCAL_LIVE_TESTING;
+  process.env.LOCAL_LIVE_TESTING = 'true';
+  try {
+    return await consoleCommand<{ data: Record<string, unknown> }>('payout', 'connect', '--org', orgId);
+  } finally {
+    if (before === undefined) delete process.env.LOCAL_LIVE_TESTING;
+    else process.env.LOCAL_LIVE_TESTING = before;
+  }
+}

@@ -17,7 +17,7 @@ describe('placing a home to a fully signed lease (sandbox)', () => {
     expect(placed.status).toBe(200);
     expect(placed.body.data).toEqual({
       request_id: claim.id, property_id: home, option_status: 'approved', application_status: 'approved_to_lease',
-      budget_approved: true, adjuster_placed_at: expect.any(String),
+      budget_approved: true, adjuster_placed_at: expect.any(String), household_link_delivery: null,
     });
     expect((await api.get(`/claims/${ref}`)).body.data.status_primary).toBe('landlord_approval');
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { client, createTenant, ownerSql } from '../helpers.ts';
 import { completeHome, minimalHome } from './fixtures.ts';
+import { connectLivePayouts } from '../placements/fixtures.ts';
 
 describe('POST /properties', () => {
   it('creates a complete home: listed, verified, readable availability, amounts in major units', async () => {
@@ -253,7 +254,10 @@ describe('GET /properties and GET /properties/{id|external_id}', () => {
 
 describe('GET /properties/readiness', () => {
   it('counts listed homes, ranks blockers by how many homes they hold back, and gives up to twenty examples', async () => {
-    const api = client((await createTenant('provider')).live);
+    const tenant = await createTenant('provider');
+    // Charges on, so that only the listings hold homes back (tests/properties/offered.test.ts: the payout account).
+    await connectLivePayouts(tenant.orgId);
+    const api = client(tenant.live);
     const homes = [
       ...Array.from({ length: 3 }, () => completeHome()),
       ...Array.from({ length: 20 }, () => completeHome({ pet_fee: null })),
@@ -267,6 +271,8 @@ describe('GET /properties/readiness', () => {
       total: 24,
       listed: 3,
       not_listed: 21,
+      offered: 3,
+      not_offered: 21,
       blockers: [
         { field: 'pet_fee', homes: 21 },
         { field: 'amenities', homes: 1 },
@@ -274,8 +280,9 @@ describe('GET /properties/readiness', () => {
     });
     expect(readiness.body.data.examples).toHaveLength(20);
     for (const example of readiness.body.data.examples) {
-      expect(Object.keys(example).sort()).toEqual(['external_id', 'missing_fields', 'name', 'property_id']);
+      expect(Object.keys(example).sort()).toEqual(['external_id', 'missing_fields', 'name', 'not_offered_because', 'property_id']);
       expect(example.missing_fields).toContain('pet_fee');
+      expect(example.not_offered_because).toEqual(['listing_incomplete']);
     }
   });
 
@@ -291,6 +298,6 @@ describe('GET /properties/readiness', () => {
 
   it('an empty portfolio reads as zeros', async () => {
     const api = client((await createTenant('provider')).live);
-    expect((await api.get('/properties/readiness')).body.data).toEqual({ total: 0, listed: 0, not_listed: 0, blockers: [], examples: [] });
+    expect((await api.get('/properties/readiness')).body.data).toEqual({ total: 0, listed: 0, not_listed: 0, offered: 0, not_offered: 0, blockers: [], examples: [] });
   });
 });

@@ -125,7 +125,9 @@ export const placementRoutes = createRoutes()
       description:
         'Beyond the specification. A home sent to the household (POST options, action send) comes with an email carrying a signed link to ' +
         'the household\'s own page for it (valid 14 days). This sends a new one to the request\'s household_email; every earlier link stops ' +
-        'working. Use it when the link expired, or after changing household_email.',
+        'working. Use it when the link expired, or after changing household_email. On a deployment with no email configured nothing is sent and ' +
+        'nothing changes: 503 not_configured names the missing settings (an operator\'s to set), and the earlier link keeps working. A send that ' +
+        'fails for good after it was queued is recorded on the placement\'s timeline and announced as household_link.undelivered.',
       scope: 'options:write',
       request: { params: BudgetParams },
       responses: { 202: jsonResponse(dataOf(HouseholdLinkSent), 'The link goes out within seconds.') },
@@ -136,6 +138,7 @@ export const placementRoutes = createRoutes()
           not_on_request: 'the home is not on the request',
           option_not_open: 'the home was placed, not sent to the household, or was cancelled.',
         },
+        503: { not_configured: 'email is not configured on this deployment (the message names the settings): nothing was sent.' },
       },
     }),
     async (c) => {

@@ -249,4 +249,27 @@ export const placementEvents = [
       failed_at: '2026-11-24T06:10:00.000Z',
     },
   },
+  {
+    // Beyond the specification's table: a home sent to the household whose link never reached it.
+    event: 'household_link.undelivered',
+    audience: 'carrier',
+    summary:
+      'The email carrying the household\'s link to a home sent to it did not go out: the deployment has no email configured ' +
+      '(nothing was sent), or the send failed for good. The household has no link until it is sent again (POST household-link).',
+    simulatable: true,
+    payload: z.object({
+      ...onHome,
+      reason: z.enum(['not_configured', 'failed']).describe('not_configured: nothing was sent; failed: every attempt failed.'),
+      error: z.string().describe('What stopped it: the missing settings, or the last attempt\'s error.'),
+      attempts: z.number().int().describe('Send attempts made (0 when nothing could be attempted).'),
+      link_issued_at: timestamp.nullable().describe('The issue of the link the message carried.'),
+    }),
+    sample: {
+      ...samples,
+      reason: 'failed',
+      error: 'ProviderError: Resend POST /emails answered 422: The to address is invalid.',
+      attempts: 8,
+      link_issued_at: '2026-11-21T10:15:00.000Z',
+    },
+  },
 ] as const satisfies readonly EventDefinition[];

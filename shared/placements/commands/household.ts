@@ -10,7 +10,8 @@ import { currentLease, findPlacement, homeForRequest, homeListing, updatePlaceme
 import { inPlacement, inPlacementById } from '../unit-of-work.ts';
 import { householdAnswers, type HouseholdAnswer } from './answers.ts';
 import type { EmailMessage } from '../ports/types.ts';
-import { placementPorts } from '../ports/index.ts';
+import { emailSettingsMissing, placementPorts } from '../ports/index.ts';
+import { recordUndeliveredLink } from '../undelivered.ts';
 import { escapeHtml } from '../../http/page.ts';
 import { isBooked } from '../money-repository.ts';
 import { chargeParts, partCents, payerOf, type ChargePart } from '../billing.ts';
@@ -28,22 +29,44 @@ import { payable } from './payments.ts';
 // a household contact changed on the request stops it too; it expires (HOUSEHOLD_LINK_TTL_SECONDS).
 // The link is signed when the email goes out, by the job, and is stored nowhere.
 
-/** Issues the household's link anew (every older one stops working) and queues its email. */
-export async function issueHouseholdLink(tx: Tx, claim: ClaimRow, placement: PlacementRow, baseUrl: string): Promise<Date> {
+/** What became of the household's link at once: queued to go out, or not sent (the deployment has no email). */
+export type LinkDelivery = 'queued' | 'not_configured';
+
+/**
+ * Issues the household's link anew (every older one stops working) and queues its email. A live
+ * deployment without email settings queues nothing: it files the link as undelivered on the
+ * placement (timeline and event) and says so, rather than let a job fail where nobody looks.
+ */
+export async function issueHouseholdLink(tx: Tx, claim: ClaimRow, placement: PlacementRow, baseUrl: string): Promise<{ issuedAt: Date; delivery: LinkDelivery }> {
   if (!claim.household_email) {
     throw new ApiError('could_not_place', 'The request has no household_email to send the link to (add it with PATCH /claims/{reference}).', 'household_email');
   }
   const issuedAt = await tenantNow(tx);
   const updated = await updatePlacement(tx, placement.id, { household_link_at: issuedAt });
+  const missing = emailSettingsMissing(claim.environment);
+  if (missing.length > 0) {
+    await recordUndeliveredLink(tx, claim, updated, { reason: 'not_configured', error: emailNotConfigured(missing), attempts: 0 });
+    return { issuedAt: updated.household_link_at!, delivery: 'not_configured' };
+  }
   await enqueue(tx, 'send_household_link', { placement_id: placement.id, base_url: baseUrl }, { dedupeKey: `${placement.id}:${issuedAt.getTime()}` });
-  return updated.household_link_at!;
+  return { issuedAt: updated.household_link_at!, delivery: 'queued' };
 }
 
-/** POST /claims/{reference}/options/{propertyId}/household-link: the link again, to the household. */
+const emailNotConfigured = (missing: string[]) => `email is not configured on this deployment: set ${missing.join(' and ')}`;
+
+/**
+ * POST /claims/{reference}/options/{propertyId}/household-link: the link again, to the household.
+ * Refused when nothing could go out (email not configured), so that no answer names an address
+ * nothing was sent to; the earlier link, if any, keeps working.
+ */
 export async function resendHouseholdLink(caller: Caller, reference: string, propertyId: string, requestUrl: string) {
   return inPlacement(caller, { reference, propertyId }, async ({ tx, claim, placement }) => {
     assertSentToHousehold(placement);
-    const issuedAt = await issueHouseholdLink(tx, claim, placement, publicBaseUrl(requestUrl));
+    const missing = emailSettingsMissing(claim.environment);
+    if (missing.length > 0) {
+      throw new ApiError('not_configured', `Nothing was sent: ${emailNotConfigured(missing)} (an operator's setting). Send the link again once it is set.`);
+    }
+    const { issuedAt } = await issueHouseholdLink(tx, claim, placement, publicBaseUrl(requestUrl));
     return { property_id: placement.property_id, sent_to: claim.household_email!, link_issued_at: issuedAt.toISOString() };
   });
 }

@@ -4,7 +4,7 @@ import { moveStatus } from '../../claims/lifecycle.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { offerMove } from '../states.ts';
 import { inRequest, lockHomeOnRequest, type RequestUnit } from '../unit-of-work.ts';
-import { issueHouseholdLink } from './household.ts';
+import { issueHouseholdLink, type LinkDelivery } from './household.ts';
 import { publicBaseUrl } from '../pay-link.ts';
 import { type OptionInput } from '../schemas.ts';
 import { approveBudget } from './budget.ts';
@@ -72,9 +72,10 @@ export async function putOption(caller: Caller, reference: string, body: OptionI
       : await insertPlacement(tx, caller, claim.id, home.id, columns);
     if (!row) throw new ApiError('could_not_place', 'The home changed state meanwhile; read the placement and try again.', 'property_id');
 
+    let delivery: LinkDelivery | null = null;
     if (body.action === 'send') {
       // The household is emailed its link to the home's page (./household.ts), once per offer.
-      if (firstTime) await issueHouseholdLink(tx, claim, row, publicBaseUrl(requestUrl));
+      if (firstTime) delivery = (await issueHouseholdLink(tx, claim, row, publicBaseUrl(requestUrl))).delivery;
       await moveStatus(tx, [claim.id], 'options_sent');
     } else {
       if (firstTime) {
@@ -95,6 +96,7 @@ export async function putOption(caller: Caller, reference: string, body: OptionI
       application_status: row.application_status,
       budget_approved: true,
       adjuster_placed_at: row.adjuster_placed_at!.toISOString(),
+      household_link_delivery: delivery,
     };
   });
 }

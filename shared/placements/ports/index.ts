@@ -4,12 +4,14 @@ import { config } from '../../config.ts';
 import { documensoESignature } from './documenso.ts';
 import { NotConfigured, type Transport } from './provider.ts';
 import { resendEmail } from './resend.ts';
+import { smtpEmail } from './smtp.ts';
 import { sandboxEmail, sandboxESignature, sandboxPayments } from './sandbox.ts';
 import { stripePayments } from './stripe.ts';
 import type { EmailPort, ESignaturePort, PaymentsPort } from './types.ts';
 
 // Which adapter serves an environment. Sandbox always gets the sandbox adapters, whatever is
-// configured, so a sandbox key can never reach a real party. Live gets Documenso and Resend, built
+// configured, so a sandbox key can never reach a real party. Live gets Documenso and Resend (or SMTP
+// with EMAIL_TRANSPORT=smtp: a mail server, or a local catcher such as Mailpit), built
 // from the settings when asked (never at import): a missing setting makes the adapter's calls throw
 // "... not configured: set X", which the durable job that made the call logs and retries.
 
@@ -21,6 +23,16 @@ export interface PlacementPorts {
 export interface PlacementPortOptions {
   /** The live adapters' transport (a stand-in in tests); default: the runtime's fetch. */
   fetch?: Transport;
+}
+
+/**
+ * The settings live email still lacks (empty when it can send; sandbox never lacks any). A caller that
+ * would only queue a message that cannot go out says so instead (the household's link).
+ */
+export function emailSettingsMissing(environment: Environment): string[] {
+  if (environment === 'sandbox') return [];
+  const needed = setting('EMAIL_TRANSPORT', 'resend') === 'smtp' ? ['SMTP_URL', 'EMAIL_FROM'] : ['EMAIL_API_KEY', 'EMAIL_FROM'];
+  return needed.filter((name) => setting(name, '') === '');
 }
 
 export const defaultEsignApiUrl = 'https://app.documenso.com/api/v2';
@@ -36,12 +48,14 @@ export function placementPorts(environment: Environment, options: PlacementPortO
       callbackSecret: setting('ESIGN_CALLBACK_SECRET', ''),
       fetch: options.fetch,
     }),
-    email: resendEmail({
-      apiUrl: setting('EMAIL_API_URL', defaultEmailApiUrl),
-      apiKey: setting('EMAIL_API_KEY', ''),
-      from: setting('EMAIL_FROM', ''),
-      fetch: options.fetch,
-    }),
+    email: setting('EMAIL_TRANSPORT', 'resend') === 'smtp'
+      ? smtpEmail({ url: setting('SMTP_URL', ''), from: setting('EMAIL_FROM', '') })
+      : resendEmail({
+        apiUrl: setting('EMAIL_API_URL', defaultEmailApiUrl),
+        apiKey: setting('EMAIL_API_KEY', ''),
+        from: setting('EMAIL_FROM', ''),
+        fetch: options.fetch,
+      }),
   };
 }
 
