@@ -26,8 +26,9 @@ export const timelineRoutes = createRoutes().openapi(
       'deposit.refund_requested. Beyond the specification: booking.cancelled (detail.reason), booking.completed (the stay closed out ' +
       'on its move-out date), payment.failed (each failed charge, with amount and failure_reason; it stays when the same payment later ' +
       'clears), extension.requested (previous_move_out_date and the asked move_out_date), extension.declined (by the landlord), ' +
-      'extension.lapsed (not signed and paid when the stay ended), extension.cancelled (withdrawn with the cancelled placement) and ' +
-      'extension.withdrawn (withdrawn before the service recorded why). days_open counts whole days since opened_at.',
+      'extension.lapsed (not signed and paid when the stay ended), extension.cancelled (withdrawn with the cancelled placement), ' +
+      'extension.withdrawn (withdrawn before the service recorded why) and household_link.undelivered (the email with the ' +
+      "household's link did not go out: detail.reason not_configured or failed, with the error). days_open counts whole days since opened_at.",
     scope: 'claims:read',
     request: { params: ReferenceParam },
     responses: { 200: jsonResponse(Timeline, 'The timeline.') },
