@@ -62,8 +62,8 @@ describe('applyProcessorUpdate', () => {
 describe('provider events', () => {
   const events = eventsFor('provider');
 
-  it('defines booking.confirmed, booking.updated, payment.succeeded, payment.failed and application.received, all simulatable', () => {
-    expect(events.map((e) => e.event).sort()).toEqual(['application.received', 'booking.confirmed', 'booking.updated', 'payment.failed', 'payment.succeeded']);
+  it('defines booking.confirmed, booking.updated, payment.succeeded, payment.failed, application.received and payment.refund_failed, all simulatable', () => {
+    expect(events.map((e) => e.event).sort()).toEqual(['application.received', 'booking.confirmed', 'booking.updated', 'payment.failed', 'payment.refund_failed', 'payment.succeeded']);
     expect(events.every((e) => e.simulatable && e.audience === 'provider')).toBe(true);
   });
 
