@@ -5642,6 +5642,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/properties/{ref}/calendar-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the home has an iCalendar export address
+         * @description When it was issued and when the calendar last changed. The address itself is not kept, so it is not shown again: issue a new one if it was lost.
+         *
+         *     Requires: properties:read.
+         */
+        get: operations["getCalendarExport"];
+        put?: never;
+        /**
+         * Issue (or rotate) the home's iCalendar export address
+         * @description Answers a new address of the home's calendar as an iCalendar feed (text/calendar), to paste into Airbnb, Vrbo, Booking.com, Furnished Finder or a channel manager as an imported calendar. The feed has one all-day event per range the home is not free in the key's environment: each stay placed here (from the moment its dates are set; "Booked" once paid, "Reserved" before), moved as the stay is shortened or extended under the same UID, and each block the provider set ("Not available"). It names no household, address or request. Calendars imported from other channels are not repeated in it, so that two channels never echo a block back to each other after it is cancelled. The address is a secret: calling this again issues a new one and the earlier one stops answering (404) at once. A sandbox key issues a sandbox feed (`cal_test_` addresses) with sandbox stays only.
+         *
+         *     Requires: properties:write.
+         */
+        post: operations["issueCalendarExport"];
+        /**
+         * Revoke the home's iCalendar export address
+         * @description The address stops answering (404) at once; the channels polling it keep the last calendar they read until they are told otherwise.
+         *
+         *     Requires: properties:write.
+         */
+        delete: operations["revokeCalendarExport"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/properties/applications": {
         parameters: {
             query?: never;
@@ -11382,6 +11416,19 @@ export interface components {
                 rent_over_stay: number;
             };
         };
+        CalendarExport: {
+            /** @description When this address was issued; an address issued earlier no longer answers. */
+            issued_at: string;
+            /** @description When the home's calendar in this environment last changed: the feed's Last-Modified. */
+            last_modified: string;
+            /** Format: uuid */
+            property_id: string;
+            /**
+             * Format: uri
+             * @description The feed's address, to paste into the other channel's "import calendar" field. Shown only in the answer that issued it (only its hash is kept); null when read later. Whoever has it reads which nights the home is taken, nothing else.
+             */
+            url: string | null;
+        };
         CancelInput: {
             /** @description Cancel although money has settled (then request a refund from the landlord). */
             force?: boolean;
@@ -12547,6 +12594,12 @@ export interface components {
             /** @enum {boolean} */
             replay: true;
         };
+        RevokedCalendarExport: {
+            /** Format: uuid */
+            property_id: string;
+            /** @enum {boolean} */
+            revoked: true;
+        };
         RevokedKey: {
             /** Format: uuid */
             id: string;
@@ -12988,4 +13041,408 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getCalendarExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The home id or its external_id. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, without its address. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CalendarExport"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such home for this organisation in this environment, or no export address issued for it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    issueCalendarExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The home id or its external_id. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new address, shown only here. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CalendarExport"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such home for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    revokeCalendarExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The home id or its external_id. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RevokedCalendarExport"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read; idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such home for this organisation in this environment, or no export address issued for it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+}

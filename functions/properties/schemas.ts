@@ -346,3 +346,17 @@ export const ApplicationDecision = z
 export const ApplicationParams = z.object({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, description: 'The application id.' }),
 });
+
+export const CalendarExport = z
+  .object({
+    property_id: z.string().uuid(),
+    url: z.string().url().nullable().describe(
+      'The feed\'s address, to paste into the other channel\'s "import calendar" field. Shown only in the answer that issued it ' +
+      '(only its hash is kept); null when read later. Whoever has it reads which nights the home is taken, nothing else.',
+    ),
+    issued_at: z.string().describe('When this address was issued; an address issued earlier no longer answers.'),
+    last_modified: z.string().describe('When the home\'s calendar in this environment last changed: the feed\'s Last-Modified.'),
+  })
+  .openapi('CalendarExport');
+
+export const RevokedCalendarExport = z.object({ property_id: z.string().uuid(), revoked: z.literal(true) }).openapi('RevokedCalendarExport');
