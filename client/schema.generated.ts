@@ -688,6 +688,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/properties/{ref}/calendar-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the home has an iCalendar export address
+         * @description When it was issued and when the calendar last changed. The address itself is not kept, so it is not shown again: issue a new one if it was lost.
+         *
+         *     Requires: properties:read.
+         */
+        get: operations["getCalendarExport"];
+        put?: never;
+        /**
+         * Issue (or rotate) the home's iCalendar export address
+         * @description Answers a new address of the home's calendar as an iCalendar feed (text/calendar), to paste into Airbnb, Vrbo, Booking.com, Furnished Finder or a channel manager as an imported calendar. The feed has one all-day event per range the home is not free in the key's environment: each stay placed here (from the moment its dates are set; "Booked" once paid, "Reserved" before), moved as the stay is shortened or extended under the same UID, and each block the provider set ("Not available"). It names no household, address or request. Calendars imported from other channels are not repeated in it, so that two channels never echo a block back to each other after it is cancelled. The address is a secret: calling this again issues a new one and the earlier one stops answering (404) at once. A sandbox key issues a sandbox feed (`cal_test_` addresses) with sandbox stays only.
+         *
+         *     Requires: properties:write.
+         */
+        post: operations["issueCalendarExport"];
+        /**
+         * Revoke the home's iCalendar export address
+         * @description The address stops answering (404) at once; the channels polling it keep the last calendar they read until they are told otherwise.
+         *
+         *     Requires: properties:write.
+         */
+        delete: operations["revokeCalendarExport"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/properties/{ref}/calendar-feeds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calendars imported into the home, with their fetch state
+         * @description Requires: properties:read.
+         */
+        get: operations["listCalendarFeeds"];
+        put?: never;
+        /**
+         * Import another channel's calendar into the home
+         * @description Registers the iCalendar export address of another channel (Airbnb, Vrbo, Booking.com, a channel manager) for the home. It is fetched at once and then every 30 minutes; each range its events take becomes a block of source `ical` naming the feed, replaced wholesale at each successful fetch, so a cancellation there frees the nights here. Matching and `POST dates` treat those nights as taken. A fetch that fails (no answer within 10 s, more than 1 MB, not iCalendar, not 200) keeps the blocks of the last success and shows `last_error` and `consecutive_failures`. The address must be https on the public internet (the rules of webhook endpoints; every fetch checks again where the name resolves). Registering an address the home has answers it (200).
+         *
+         *     Requires: properties:write.
+         */
+        post: operations["registerCalendarFeed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/properties/{ref}/calendar-feeds/{feed_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop importing a calendar
+         * @description The feed is no longer fetched, and the blocks read from it are removed: the nights it took are free again unless something else takes them.
+         *
+         *     Requires: properties:write.
+         */
+        delete: operations["deleteCalendarFeed"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/properties/{ref}/calendar-feeds/{feed_id}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch an imported calendar now
+         * @description Queues a fetch of the feed now, besides its schedule; read the feed back for its outcome.
+         *
+         *     Requires: properties:write.
+         */
+        post: operations["refreshCalendarFeed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/properties/applications": {
         parameters: {
             query?: never;
@@ -1859,6 +1963,11 @@ export interface components {
             reason?: string;
         };
         AvailabilityBlock: {
+            /**
+             * Format: uuid
+             * @description Present on ical blocks: the imported calendar (GET /properties/{ref}/calendar-feeds) they were read from.
+             */
+            calendar_import_id: string | null;
             created_at: string;
             /** @description Inclusive: the home is unavailable on this date too. A service hold ends on the stay's last night, the day before move-out: the move-out day is free for the next check-in. */
             end_date: string;
@@ -1878,10 +1987,10 @@ export interface components {
             property_id: string;
             reason: string | null;
             /**
-             * @description service: a hold for a lease or booking; not removable through the interface.
+             * @description service: a hold for a lease or booking; not removable through the interface. ical: nights read from another channel's calendar (calendar_import_id), replaced at each fetch of it; removed with its feed, not one by one.
              * @enum {string}
              */
-            source: "provider" | "service";
+            source: "provider" | "service" | "ical";
             start_date: string;
         };
         AvailabilityBlockInput: {
@@ -2037,6 +2146,44 @@ export interface components {
                 /** @description The rent the checkout charges over the stay: rent_tier x months, a short last month prorated by its days once the dates are set. */
                 rent_over_stay: number;
             };
+        };
+        CalendarExport: {
+            /** @description When this address was issued; an address issued earlier no longer answers. */
+            issued_at: string;
+            /** @description When the home's calendar in this environment last changed: the feed's Last-Modified. */
+            last_modified: string;
+            /** Format: uuid */
+            property_id: string;
+            /**
+             * Format: uri
+             * @description The feed's address, to paste into the other channel's "import calendar" field. Shown only in the answer that issued it (only its hash is kept); null when read later. Whoever has it reads which nights the home is taken, nothing else.
+             */
+            url: string | null;
+        };
+        CalendarImport: {
+            /** @description Blocks currently read from this feed. */
+            blocks: number;
+            /** @description Failed fetches since the last success. */
+            consecutive_failures: number;
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            /** @description Why the last fetch failed; null after a success. The blocks of the last success stay in force meanwhile. */
+            last_error: string | null;
+            /** @description When a fetch last ended, well or not; null before the first. */
+            last_fetched_at: string | null;
+            /** @description When the feed was last read and the home's ical blocks replaced by it. */
+            last_success_at: string | null;
+            name: string | null;
+            /** Format: uuid */
+            property_id: string;
+            url: string;
+        };
+        CalendarImportInput: {
+            /** @description Your label for the channel, shown on its blocks (Airbnb, Vrbo, …). */
+            name?: string;
+            /** @description The other channel's iCalendar export address (https, on the public internet). */
+            url: string;
         };
         CancelInput: {
             /** @description Cancel although money has settled (then request a refund from the landlord). */
@@ -2236,6 +2383,12 @@ export interface components {
              * @description The home (property id).
              */
             property_id: string;
+        };
+        DeletedCalendarImport: {
+            /** @enum {boolean} */
+            deleted: true;
+            /** Format: uuid */
+            id: string;
         };
         DeletedWebhookEndpoint: {
             /** @enum {boolean} */
@@ -3245,6 +3398,12 @@ export interface components {
             queued_to: number;
             /** @enum {boolean} */
             replay: true;
+        };
+        RevokedCalendarExport: {
+            /** Format: uuid */
+            property_id: string;
+            /** @enum {boolean} */
+            revoked: true;
         };
         RevokedKey: {
             /** Format: uuid */
@@ -8901,7 +9060,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_yours_to_release: the block is a service hold for a lease or booking. */
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_yours_to_release: the block is a service hold for a lease or booking, or was read from an imported calendar. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8911,6 +9070,1040 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_yours_to_release";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getCalendarExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The home id or its external_id. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, without its address. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CalendarExport"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such home for this organisation in this environment, or no export address issued for it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    issueCalendarExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The home id or its external_id. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new address, shown only here. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CalendarExport"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such home for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    revokeCalendarExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The home id or its external_id. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RevokedCalendarExport"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such home for this organisation in this environment, or no export address issued for it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listCalendarFeeds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The home id or its external_id. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The imported calendars, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        data: components["schemas"]["CalendarImport"][];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such home for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    registerCalendarFeed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The home id or its external_id. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CalendarImportInput"];
+            };
+        };
+        responses: {
+            /** @description The home had this address already. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CalendarImport"];
+                    };
+                };
+            };
+            /** @description Registered; the first fetch is queued. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CalendarImport"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such home for this organisation in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: url is not https, or not on the public internet. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteCalendarFeed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                feed_id: string;
+                /** @description The home id or its external_id. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed, with its blocks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedCalendarImport"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such home, or no such imported calendar on it, in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
+                        };
+                    };
+                };
+            };
+            /** @description file_too_large: the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "file_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description invalid_field: a field is missing or wrong; `field` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_field";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: over the per-minute limit; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description server_error: server fault; retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "server_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    refreshCalendarFeed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry for 48 hours (at most 255 characters): the same method, path and body with the same key, from any API key of the organisation and environment holding the route's scope, replays the first answer (Idempotent-Replayed: true), except a secret it issued, which is null in the replay. The scope is checked first: a key without it is 403 forbidden and its Idempotency-Key is not looked at. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                feed_id: string;
+                /** @description The home id or its external_id. */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fetch is queued; the state shown is the one before it. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CalendarImport"];
+                    };
+                };
+            };
+            /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it); idempotency_key_too_long: the Idempotency-Key is over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "idempotency_key_too_long";
+                        };
+                    };
+                };
+            };
+            /** @description missing_key: no key was sent; invalid_key: the key is not a valid organisation key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "missing_key" | "invalid_key";
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: the key lacks the scope; the message names it. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description not_found: no such home, or no such imported calendar on it, in this environment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost";
                         };
                     };
                 };

@@ -2,6 +2,7 @@ import { createFunctionApp } from '../../shared/http/app.ts';
 import { createRoutes } from '../../shared/http/routes.ts';
 import { accountRoutes } from './routes/account.ts';
 import { availabilityRoutes } from './routes/availability.ts';
+import { calendarRoutes } from './routes/calendar.ts';
 import { homeRoutes } from './routes/homes.ts';
 import { refundRoutes } from './routes/refunds.ts';
 import { applicationRoutes } from './routes/applications.ts';
@@ -9,6 +10,6 @@ import { applicationRoutes } from './routes/applications.ts';
 // The provider side. Fixed paths (/bookings, /payouts, /availability, /batch, /readiness, /applications) are
 // mounted before the routes on /{ref} so that they win.
 export const routes = createRoutes().route('/', accountRoutes).route('/', availabilityRoutes).route('/', refundRoutes).route('/', applicationRoutes)
-  .route('/', homeRoutes);
+  .route('/', calendarRoutes).route('/', homeRoutes);
 
 export const app = createFunctionApp('properties', routes);

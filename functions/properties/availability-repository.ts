@@ -13,7 +13,8 @@ export interface BlockRow {
   start_date: string;
   end_date: string;
   reason: string | null;
-  source: 'provider' | 'service';
+  source: 'provider' | 'service' | 'ical';
+  calendar_import_id: string | null;
   lease_agreement_id: string | null;
   held_for: 'lease' | 'booking' | 'completed' | null;
   created_at: Date;
@@ -29,6 +30,7 @@ export function renderBlock(row: BlockRow): z.infer<typeof Block> {
     source: row.source,
     lease_agreement_id: row.lease_agreement_id,
     held_for: row.held_for,
+    calendar_import_id: row.calendar_import_id,
     created_at: row.created_at.toISOString(),
   };
 }

@@ -63,7 +63,7 @@ export async function syncCalendars(tx: Tx, blocks: unknown[], replace: boolean)
   return { blocked: accepted.length, replaced_existing, homes_touched, results };
 }
 
-/** Removes one provider block of the home; a service hold is refused (cancel the placement instead). */
+/** Removes one provider block of the home; a service hold or an imported range is refused. */
 export async function releaseBlock(tx: Tx, homeId: string, blockId: string) {
   if (!isUuid(blockId)) throw notFound('availability block');
   // The source guard is in the delete itself; only when nothing was removed do we look at why.
@@ -72,6 +72,6 @@ export async function releaseBlock(tx: Tx, homeId: string, blockId: string) {
   if (!(await hasBlock(tx, homeId, blockId))) throw notFound('availability block');
   throw new ApiError(
     'not_yours_to_release',
-    'This block is a hold the service took for a lease or booking; cancel the placement to free these dates.',
+    'This block is a hold the service took for a lease or booking (cancel the placement to free these dates), or nights read from an imported calendar (they follow that calendar).',
   );
 }

@@ -234,7 +234,11 @@ export const Block = z
     start_date: z.string(),
     end_date: z.string().describe('Inclusive: the home is unavailable on this date too. A service hold ends on the stay\'s last night, the day before move-out: the move-out day is free for the next check-in.'),
     reason: z.string().nullable(),
-    source: z.enum(['provider', 'service']).describe('service: a hold for a lease or booking; not removable through the interface.'),
+    source: z.enum(['provider', 'service', 'ical']).describe(
+      'service: a hold for a lease or booking; not removable through the interface. ical: nights read from another channel\'s calendar ' +
+      '(calendar_import_id), replaced at each fetch of it; removed with its feed, not one by one.',
+    ),
+    calendar_import_id: z.string().uuid().nullable().describe('Present on ical blocks: the imported calendar (GET /properties/{ref}/calendar-feeds) they were read from.'),
     lease_agreement_id: z.string().uuid().nullable().describe('Present on service holds.'),
     held_for: z.enum(['lease', 'booking', 'completed']).nullable()
       .describe('Service holds: lease (dates set, not paid), booking (paid), completed (the stay is over: the home\'s past). Null on provider blocks.'),
@@ -376,3 +380,41 @@ export const ApplicationDecision = z
 export const ApplicationParams = z.object({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, description: 'The application id.' }),
 });
+
+export const CalendarExport = z
+  .object({
+    property_id: z.string().uuid(),
+    url: z.string().url().nullable().describe(
+      'The feed\'s address, to paste into the other channel\'s "import calendar" field. Shown only in the answer that issued it ' +
+      '(only its hash is kept); null when read later. Whoever has it reads which nights the home is taken, nothing else.',
+    ),
+    issued_at: z.string().describe('When this address was issued; an address issued earlier no longer answers.'),
+    last_modified: z.string().describe('When the home\'s calendar in this environment last changed: the feed\'s Last-Modified.'),
+  })
+  .openapi('CalendarExport');
+
+export const RevokedCalendarExport = z.object({ property_id: z.string().uuid(), revoked: z.literal(true) }).openapi('RevokedCalendarExport');
+
+export const CalendarImportInput = z.strictObject({
+  url: z.string().min(1).max(2048).describe('The other channel\'s iCalendar export address (https, on the public internet).'),
+  name: storedText(z.string().trim().min(1).max(200)).optional().describe('Your label for the channel, shown on its blocks (Airbnb, Vrbo, …).'),
+}).openapi('CalendarImportInput');
+
+export const CalendarImport = z
+  .object({
+    id: z.string().uuid(),
+    property_id: z.string().uuid(),
+    url: z.string(),
+    name: z.string().nullable(),
+    created_at: z.string(),
+    last_fetched_at: z.string().nullable().describe('When a fetch last ended, well or not; null before the first.'),
+    last_success_at: z.string().nullable().describe('When the feed was last read and the home\'s ical blocks replaced by it.'),
+    last_error: z.string().nullable().describe('Why the last fetch failed; null after a success. The blocks of the last success stay in force meanwhile.'),
+    consecutive_failures: z.number().int().describe('Failed fetches since the last success.'),
+    blocks: z.number().int().describe('Blocks currently read from this feed.'),
+  })
+  .openapi('CalendarImport');
+
+export const CalendarImportParams = HomeRefParams.extend({ feed_id: z.string().openapi({ param: { name: 'feed_id', in: 'path' } }) });
+
+export const DeletedCalendarImport = z.object({ id: z.string().uuid(), deleted: z.literal(true) }).openapi('DeletedCalendarImport');

@@ -3,6 +3,7 @@ import { app as docs } from '../../functions/docs/app.ts';
 import { app as health } from '../../functions/health/app.ts';
 import { app as pay } from '../../functions/pay/app.ts';
 import { app as household } from '../../functions/household/app.ts';
+import { app as calendar } from '../../functions/calendar/app.ts';
 import { app as paymentsWebhook } from '../../functions/payments-webhook/app.ts';
 import { app as webhookDispatcher } from '../../functions/webhook-dispatcher/app.ts';
 import { app as esignCallback } from '../../functions/esign-callback/app.ts';
@@ -28,6 +29,8 @@ const functions: Record<string, FetchApp> = {
   pay,
   // The household's page: HTML for the household's browser, authorised by its signed link.
   household,
+  // A home's iCalendar feed for other channels: authorised by the token in its address.
+  calendar,
   // Internal: the payment processor's notifications (verified by the adapter, no API key).
   'payments-webhook': paymentsWebhook,
   ...Object.fromEntries(apiGroups.map((group) => [group.name, group.app])),

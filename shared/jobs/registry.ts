@@ -1,5 +1,6 @@
 import { advanceStay, closeStayJob, issueRefund, rereadContractJob, sendHouseholdLink, sendContract, sendEmail, withdrawContract } from '../placements/jobs.ts';
 import { sourceNewRequests } from '../claims/sourcing.ts';
+import { fetchCalendarImport } from '../properties/calendar-import-job.ts';
 import type { ServiceJobRegistry } from './runner.ts';
 
 // Every job kind the runner knows, with its handler: checked against the typed map of kinds
@@ -15,4 +16,5 @@ export const jobRegistry: ServiceJobRegistry = {
   advance_stay: advanceStay,
   close_stay: closeStayJob,
   source_new_requests: sourceNewRequests,
+  fetch_calendar_import: fetchCalendarImport,
 };

@@ -142,12 +142,13 @@ const internalProbes: Partial<Record<string, (base: string) => Promise<Response>
   'esign-callback': (base) => fetch(`${base}/esign-callback`, { method: 'POST', body: '{}' }),
   'payments-webhook': (base) => fetch(`${base}/payments-webhook`, { method: 'POST', body: '{}' }),
   pay: (base) => fetch(`${base}/pay/not-a-token`),
+  calendar: (base) => fetch(`${base}/calendar/not-a-token.ics`),
 };
 
 /** What an internal probe must answer when it is not 200. */
 // The sandbox group's GET is the organisation's clock: a fresh organisation has none (404 not_found, in the API's JSON).
 // The household page's root is no page (404, HTML): its pages live under a link.
-const probeStatus: Partial<Record<string, number>> = { 'esign-callback': 401, 'payments-webhook': 401, pay: 403, sandbox: 404, household: 404 };
+const probeStatus: Partial<Record<string, number>> = { 'esign-callback': 401, 'payments-webhook': 401, pay: 403, sandbox: 404, household: 404, calendar: 404 };
 
 /** The pay page answers people in a browser: its unknown paths are an HTML page, not the API's JSON. */
 const htmlFunctions = new Set(['pay', 'household']);

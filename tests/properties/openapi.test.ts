@@ -19,6 +19,10 @@ describe('provider side in the OpenAPI document', () => {
       '/properties/{ref}',
       '/properties/{ref}/availability',
       '/properties/{ref}/availability/{block_id}/release',
+      '/properties/{ref}/calendar-export',
+      '/properties/{ref}/calendar-feeds',
+      '/properties/{ref}/calendar-feeds/{feed_id}',
+      '/properties/{ref}/calendar-feeds/{feed_id}/refresh',
       '/sandbox/payouts',
     ]);
     const refs = [...JSON.stringify(paths.map((p) => doc.paths[p])).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);

@@ -130,6 +130,21 @@ async function home({ owner }: Context, environment: Environment) {
   return { id, externalId };
 }
 
+/** A home with its calendar export address issued. */
+async function issuedExport(context: Context, environment: Environment): Promise<Target> {
+  const { id } = await home(context, environment);
+  created('calendar export', await context.owner.api(environment).post(`/properties/${id}/calendar-export`, {}), (b) => b.data.url as string);
+  return { paths: [`/properties/${id}/calendar-export`] };
+}
+
+/** A home with another channel's calendar registered on it. */
+async function importedFeed(context: Context, environment: Environment, suffix: string): Promise<Target> {
+  const { id } = await home(context, environment);
+  const feed = created('calendar feed', await context.owner.api(environment).post(`/properties/${id}/calendar-feeds`, { url: 'https://calendar.channel.example/feed.ics' }),
+    (b) => b.data.id as string);
+  return { paths: [`/properties/${id}/calendar-feeds/${feed}${suffix}`] };
+}
+
 async function endpoint({ owner }: Context, environment: Environment) {
   const url = 'https://hooks.customer.example/housing';
   return created('endpoint', await owner.api(environment).post('/webhooks', { url, description: environment }), (b) => b.data.id as string);
@@ -241,6 +256,22 @@ export const fixtures: Record<string, Fixture> = {
       return { paths: [`/properties/${id}/availability/${block}/release`] };
     },
   },
+  'POST /properties/{ref}/calendar-export': {
+    build: async (context, environment) => ({ paths: [`/properties/${(await home(context, environment)).id}/calendar-export`], body: () => ({}) }),
+  },
+  'GET /properties/{ref}/calendar-export': { build: (context, environment) => issuedExport(context, environment) },
+  'DELETE /properties/{ref}/calendar-export': { build: (context, environment) => issuedExport(context, environment) },
+  'POST /properties/{ref}/calendar-feeds': {
+    build: async (context, environment) => ({
+      paths: [`/properties/${(await home(context, environment)).id}/calendar-feeds`],
+      body: () => ({ url: 'https://calendar.channel.example/feed.ics' }),
+    }),
+  },
+  'GET /properties/{ref}/calendar-feeds': {
+    build: async (context, environment) => ({ paths: [`/properties/${(await home(context, environment)).id}/calendar-feeds`] }),
+  },
+  'DELETE /properties/{ref}/calendar-feeds/{feed_id}': { build: (context, environment) => importedFeed(context, environment, '') },
+  'POST /properties/{ref}/calendar-feeds/{feed_id}/refresh': { build: (context, environment) => importedFeed(context, environment, '/refresh') },
   'POST /properties/availability': {
     build: async (context, environment) => {
       const { id } = await home(context, environment);

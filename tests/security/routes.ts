@@ -45,6 +45,7 @@ export const excludedFunctions: Record<string, string> = {
   docs: 'public by design: the API reference (tests/foundation/openapi.test.ts)',
   pay: "the payer's browser page, authorised by its signed, expiring link (tests/placements/payments.error.test.ts, tests/placements/payments-live.domain.test.ts)",
   household: "the household's browser page, authorised by its signed, expiring, replaceable link (tests/placements/household-page.test.ts)",
+  calendar: "a home's iCalendar feed for other channels, authorised by the unguessable, revocable token in its address (tests/properties/calendar-export.test.ts)",
   'esign-callback': "the e-signature provider's callbacks, verified by their signature (tests/placements/jobs.domain.test.ts, tests/placements/ports.test.ts)",
   'payments-webhook': "the payment processor's notifications, verified by their signature (tests/placements/payments-live.domain.test.ts)",
   'webhook-dispatcher': 'internal: pg_cron calls it with a shared secret (tests/webhooks/dispatcher-function.test.ts)',

@@ -109,7 +109,7 @@ availabilityRoutes
           not_found: 'no such home, or no such block on it, in this environment.',
         },
         409: {
-          not_yours_to_release: 'the block is a service hold for a lease or booking.',
+          not_yours_to_release: 'the block is a service hold for a lease or booking, or was read from an imported calendar.',
         },
       },
     }),

@@ -19,7 +19,9 @@ const everyAnswer = {
  * link) is its holder's only credential, so it is never written to a log.
  */
 export const loggablePath = (pathname: string) =>
-  pathname.replace(/\/[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?=\/|$)/g, '/[link]');
+  pathname.replace(/\/[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?=\/|$)/g, '/[link]')
+    // A calendar feed's address is its only credential too.
+    .replace(/\/cal_(test_)?[0-9A-Za-z]{40}/g, '/[feed]');
 
 /**
  * Takes the caller's X-Request-Id (or makes one), echoes it with the headers every answer carries,

@@ -1,0 +1,57 @@
+import type { z } from '@hono/zod-openapi';
+import type { Tx } from '../../shared/db/client.ts';
+import { config } from '../../shared/config.ts';
+import { ApiError, notFound } from '../../shared/http/errors.ts';
+import { isUuid } from '../../shared/ids.ts';
+import { enqueue } from '../../shared/jobs/queue.ts';
+import { deleteImport, insertImport, listImports, readImport, type ImportRow } from '../../shared/properties/calendar-import-repository.ts';
+import { checkEndpointUrl } from '../../shared/webhooks/destination.ts';
+import { resolveHome } from './homes-repository.ts';
+import type { CalendarImport, CalendarImportInput } from './schemas.ts';
+
+// The commands on a home's imported calendars: register an address (fetched at once, then on a
+// schedule), list them with their fetch state, remove one (its blocks go with it), fetch one now.
+
+export const renderImport = (row: ImportRow): z.infer<typeof CalendarImport> => ({
+  id: row.id,
+  property_id: row.property_id,
+  url: row.url,
+  name: row.name,
+  created_at: row.created_at.toISOString(),
+  last_fetched_at: row.last_fetched_at?.toISOString() ?? null,
+  last_success_at: row.last_success_at?.toISOString() ?? null,
+  last_error: row.last_error,
+  consecutive_failures: row.consecutive_failures,
+  blocks: row.blocks,
+});
+
+const fetchNow = (tx: Tx, importId: string) => enqueue(tx, 'fetch_calendar_import', { import_id: importId });
+
+/** Registers the address under the rules of webhook destinations; a second registration of it answers the first. */
+export async function registerImport(tx: Tx, ref: string, input: z.infer<typeof CalendarImportInput>) {
+  const checked = checkEndpointUrl(input.url, config.webhookAllowPrivateNetworks());
+  if (!checked.ok) throw new ApiError('invalid_field', checked.reason, 'url');
+  const homeId = await resolveHome(tx, ref);
+  const created = await insertImport(tx, homeId, checked.url, input.name ?? null);
+  if (!created) return { created: false, row: (await listImports(tx, homeId)).find((row) => row.url === checked.url)! };
+  await fetchNow(tx, created.id);
+  return { created: true, row: created };
+}
+
+export async function homeImports(tx: Tx, ref: string) {
+  return (await listImports(tx, await resolveHome(tx, ref))).map(renderImport);
+}
+
+export async function removeImport(tx: Tx, ref: string, importId: string) {
+  const homeId = await resolveHome(tx, ref);
+  if (!isUuid(importId) || !(await deleteImport(tx, homeId, importId))) throw notFound('calendar feed');
+  return { id: importId, deleted: true as const };
+}
+
+export async function refreshImport(tx: Tx, ref: string, importId: string) {
+  const homeId = await resolveHome(tx, ref);
+  const row = isUuid(importId) ? await readImport(tx, importId, homeId) : undefined;
+  if (!row) throw notFound('calendar feed');
+  await fetchNow(tx, row.id);
+  return renderImport(row);
+}

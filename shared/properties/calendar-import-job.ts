@@ -1,0 +1,104 @@
+import { config, intSetting } from '../config.ts';
+import { withTenant } from '../db/tenant.ts';
+import { enqueue } from '../jobs/queue.ts';
+import type { ServiceJob } from '../jobs/runner.ts';
+import type { Tx } from '../db/client.ts';
+import { refusedDestination, systemResolver } from '../webhooks/destination.ts';
+import { importedRanges, NotICalendar } from './ical-import.ts';
+import { readImport, recordFailure, recordSuccess } from './calendar-import-repository.ts';
+
+// The durable fetch of an imported calendar, run by the job runner that the webhook scheduler drives
+// (pg_cron on Supabase). Each run reads the feed once and queues the next run; the refresh route
+// queues one now. A feed is read under the rules of webhook destinations (https, public addresses
+// only, checked at registration and again just before each fetch), within a time and size limit.
+
+/** How often an imported calendar is fetched. */
+export const importIntervalSeconds = () => intSetting('CALENDAR_IMPORT_INTERVAL_SECONDS', 1800);
+const timeoutMs = () => intSetting('CALENDAR_IMPORT_TIMEOUT_MS', 10_000);
+const maxBytes = () => intSetting('CALENDAR_IMPORT_MAX_BYTES', 1_000_000);
+/** How far ahead nights are read: a rule repeating for ever stops here. */
+const horizonDays = 730;
+
+const day = (at: number) => new Date(at).toISOString().slice(0, 10);
+
+/** The feed's text, or throws with the reason the provider is shown. */
+async function fetchFeed(raw: string): Promise<string> {
+  const url = new URL(raw);
+  const deadline = AbortSignal.timeout(timeoutMs());
+  if (!config.webhookAllowPrivateNetworks()) {
+    const refused = await refusedDestination(url, systemResolver, new Map());
+    if (refused) throw new Error(refused);
+  }
+  let response: Response;
+  try {
+    response = await fetch(url, { redirect: 'manual', signal: deadline, headers: { Accept: 'text/calendar', 'User-Agent': 'HousingPlacementService-Calendar/1' } });
+  } catch (error) {
+    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) throw new Error(`no answer within ${timeoutMs()} ms`);
+    throw new Error('the address could not be reached');
+  }
+  if (response.status >= 300 && response.status < 400) throw new Error(`redirect to ${response.headers.get('location') ?? '(no location)'} not followed`);
+  if (response.status !== 200) throw new Error(`answered HTTP ${response.status}`);
+  const declared = Number(response.headers.get('content-length') ?? NaN);
+  if (declared > maxBytes()) throw new Error(`the calendar is larger than ${maxBytes()} bytes`);
+  const reader = response.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes()) {
+        await reader.cancel().catch(() => {});
+        throw new Error(`the calendar is larger than ${maxBytes()} bytes`);
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) throw new Error(`no answer within ${timeoutMs()} ms`);
+    throw error;
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** Queues the next scheduled fetch: one per interval slot, so a refresh does not add a second schedule. */
+export async function scheduleNextFetch(tx: Tx, importId: string, now = Date.now()) {
+  const interval = importIntervalSeconds() * 1000;
+  const slot = Math.floor(now / interval) + 1;
+  await enqueue(tx, 'fetch_calendar_import', { import_id: importId }, { runAt: new Date(slot * interval), dedupeKey: `${importId}:${slot}` });
+}
+
+export const fetchCalendarImport: ServiceJob<'fetch_calendar_import'> = {
+  kind: 'fetch_calendar_import',
+  async run(payload, { job }) {
+    const tenant = { orgId: job.org_id, environment: job.environment };
+    const row = await withTenant(tenant, (tx) => readImport(tx, payload.import_id));
+    // Removed since it was queued: nothing to fetch, and no next run.
+    if (!row) return { skipped: 'removed' };
+    const now = Date.now();
+    let outcome: { ok: true; nights: number } | { ok: false; error: string };
+    try {
+      const text = await fetchFeed(row.url);
+      const ranges = importedRanges(text, { from: day(now), to: day(now + horizonDays * 86_400_000) });
+      await withTenant(tenant, async (tx) => {
+        await recordSuccess(tx, row, ranges, `Imported from ${row.name ?? new URL(row.url).hostname}`);
+        await scheduleNextFetch(tx, row.id, now);
+      });
+      outcome = { ok: true, nights: ranges.length };
+    } catch (error) {
+      const message = error instanceof NotICalendar ? 'the address did not answer an iCalendar feed' : error instanceof Error ? error.message : String(error);
+      await withTenant(tenant, async (tx) => {
+        await recordFailure(tx, row.id, message);
+        await scheduleNextFetch(tx, row.id, now);
+      });
+      outcome = { ok: false, error: message };
+    }
+    return outcome;
+  },
+};

@@ -1,0 +1,45 @@
+// Other channels' iCalendar exports as they really come (Airbnb's, Vrbo's, Google Calendar's) read
+// into the nights they take.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { importedRanges, NotICalendar } from '../../shared/properties/ical-import.ts';
+
+const feed = (name: string) => readFileSync(new URL(`../fixtures/ical/${name}.ics`, import.meta.url), 'utf8');
+const window = { from: '2026-11-26', to: '2027-09-03' };
+
+describe('reading another channel\'s calendar', () => {
+  it("Airbnb's export: all-day DATE events whose DTEND is the check-out day; stays already over are left out", () => {
+    expect(importedRanges(feed('airbnb'), window)).toEqual([
+      { uid: '1418fb94e984-8ba6f3ad3c9d4e5b2a1c0f9e8d7c6b5a@airbnb.com', start_date: '2027-01-05', end_date: '2027-01-09' },
+      { uid: '7f3d2e1c0b9a-0a1b2c3d4e5f60718293a4b5c6d7e8f9@airbnb.com', start_date: '2027-02-15', end_date: '2027-02-28' },
+    ]);
+  });
+
+  it("Vrbo's export: a cancelled reservation takes no night; a block without DTEND takes its one day", () => {
+    expect(importedRanges(feed('vrbo'), window)).toEqual([
+      { uid: 'd1e2f3a4-b5c6-4789-8abc-def012345678@vrbo.com', start_date: '2027-04-01', end_date: '2027-04-07' },
+      { uid: 'owner-hold-1@vrbo.com', start_date: '2027-05-01', end_date: '2027-05-01' },
+    ]);
+  });
+
+  it("Google Calendar's export: timed events in their TZID, a weekly rule with an EXDATE and a cancelled instance, a free event, a rule without end", () => {
+    expect(importedRanges(feed('google'), window)).toEqual([
+      // 15:00 on the 10th to 11:00 on the 12th, Chicago time: the nights of the 10th and 11th.
+      { uid: '5k2j3h4g5f6d7s8a9@google.com', start_date: '2027-05-10', end_date: '2027-05-11' },
+      // 23:00 to 01:00 the next day, local: the night it starts on (in UTC it would be the 2nd).
+      { uid: 'late-night@google.com', start_date: '2027-06-01', end_date: '2027-06-01' },
+      // Saturdays 3, 10 (EXDATE), 17, 24 (cancelled by its RECURRENCE-ID instance).
+      { uid: 'cleaning@google.com', start_date: '2027-07-03', end_date: '2027-07-03' },
+      { uid: 'cleaning@google.com', start_date: '2027-07-17', end_date: '2027-07-17' },
+      // Daily for ever from 1 September: one range, cut at the window's end.
+      { uid: 'forever@google.com', start_date: '2027-09-01', end_date: '2027-09-03' },
+    ]);
+  });
+
+  it('refuses what is not iCalendar: an HTML page, JSON, a truncated feed, a vCard', () => {
+    const truncated = feed('airbnb').slice(0, 200);
+    for (const text of ['<!doctype html><title>Log in</title>', '{"events": []}', truncated, 'BEGIN:VCARD\r\nVERSION:4.0\r\nFN:A\r\nEND:VCARD\r\n', '']) {
+      expect(() => importedRanges(text, window), JSON.stringify(text.slice(0, 30))).toThrow(NotICalendar);
+    }
+  });
+});
