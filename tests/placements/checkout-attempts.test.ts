@@ -153,3 +153,35 @@ describe('checkout attempts (live, stand-in processor)', () => {
     expect((await fetchPage(s.path)).text).toContain('Second charge, refunded automatically');
   });
 });
+
+describe('calls list (operator console): what went to the e-signature provider and the processor', () => {
+  it('shows the contract job retrying and why, each checkout open, paid or failed with why; never a checkout address or pay link', async () => {
+    const { consoleCommand } = await import('../helpers.ts');
+    type Calls = { data: Record<string, unknown>[]; count: number; by_status: Record<string, number> };
+    // Live, the landlord without a contact address: the contract job waits and retries, saying what is missing.
+    const s = await livePlacement();
+    await postForm(s.path, formOf((await fetchPage(s.path)).text));
+    const session = sessions.at(-1)!;
+    const all = await consoleCommand<Calls>('calls', 'list', '--org', s.c.orgId, '--env', 'live');
+    expect(all.data).toEqual([
+      expect.objectContaining({ kind: 'payments', call: 'checkout', reference: s.ref, status: 'open', provider_ref: `cs_test_${sessions.length}`, amount_cents: amountOf(session), currency: 'usd', why: null }),
+      expect.objectContaining({
+        kind: 'esign', call: 'send_contract', reference: s.ref, status: 'retrying', why: expect.stringContaining('no contact address (operator console: org contact)'), attempts: 1, max_attempts: 8,
+        next_attempt_at: expect.any(Date),
+      }),
+    ]);
+    expect(all.by_status).toMatchObject({ open: 1, retrying: 1, failed: 0 });
+    // The landlord's organisation sees the checkout taken on its account too.
+    expect((await consoleCommand<Calls>('calls', 'list', '--org', s.providerOrg, '--kind', 'payments')).data).toEqual([expect.objectContaining({ call: 'checkout', reference: s.ref })]);
+    const text = JSON.stringify(all);
+    expect(text).not.toContain('checkout.stripe.com');
+    expect(text).not.toContain('/pay/');
+
+    await notify(`pi_calls_${s.ref}`, 'payment_intent.payment_failed', session);
+    expect((await consoleCommand<Calls>('calls', 'list', '--org', s.c.orgId, '--kind', 'payments', '--status', 'failed')).data).toEqual([
+      expect.objectContaining({ call: 'checkout', status: 'failed', why: 'Your card was declined.', provider_ref: `pi_calls_${s.ref}` }),
+    ]);
+    expect((await consoleCommand<Calls>('calls', 'list', '--org', s.c.orgId, '--kind', 'esign')).data).toEqual([expect.objectContaining({ call: 'send_contract' })]);
+    await expect(consoleCommand('calls', 'list', '--kind', 'email')).rejects.toMatchObject({ code: 'invalid_option' });
+  });
+});
