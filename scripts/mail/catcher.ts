@@ -82,6 +82,9 @@ export async function startCatcher(options: CatcherOptions = {}) {
       response.writeHead(status, { 'content-type': `${type}; charset=utf-8`, ...security });
       response.end(request.method === 'HEAD' ? undefined : body);
     };
+    // A web page elsewhere could rebind its own name to 127.0.0.1 and read the inbox (live links included):
+    // only requests addressed to the loopback by address or as localhost are answered.
+    if (!/^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i.test(request.headers.host ?? '')) return send(421, 'text/plain', 'address the inbox as 127.0.0.1 or localhost\n');
     if (request.method !== 'GET' && request.method !== 'HEAD') return send(405, 'text/plain', 'only GET\n');
     const id = /^\/(?:api\/)?messages\/([0-9a-f-]{36})$/.exec(path)?.[1];
     const found = id ? messages.find((m) => m.id === id) : undefined;

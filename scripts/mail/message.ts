@@ -76,7 +76,8 @@ function leaves(part: Part): Part[] {
   if (!/^multipart\//i.test(type) || !boundary) return [part];
   const pieces = part.body.split(`--${boundary}`);
   // The preamble before the first boundary and everything after the closing one are not parts.
-  return pieces.slice(1).filter((piece) => !piece.startsWith('--')).flatMap((piece) => leaves(split(piece.replace(/^\r\n/, ''))));
+  // The line break before a boundary belongs to the boundary (RFC 2046), not to the part.
+  return pieces.slice(1).filter((piece) => !piece.startsWith('--')).flatMap((piece) => leaves(split(piece.replace(/^\r\n/, '').replace(/\r\n$/, ''))));
 }
 
 export function parseMessage(raw: string): ParsedMessage {

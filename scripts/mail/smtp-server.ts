@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 
 // A small SMTP server that accepts every message (or refuses the recipients it is told to), for the
 // local mail catcher (`npm run mail`) and the tests of the SMTP adapter. It speaks what a mail client
@@ -39,7 +39,10 @@ export const closed = (server: Server) => new Promise<void>((resolve) => server.
 
 export async function startSmtpServer(port: number, options: SmtpServerOptions): Promise<Listening> {
   const maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
+  const open = new Set<Socket>();
   const server = createServer((socket) => {
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
     let buffer = '';
     let inData = false;
     let current: Received = { from: '', to: [] , data: '' };
@@ -92,5 +95,6 @@ export async function startSmtpServer(port: number, options: SmtpServerOptions):
     });
   });
   const bound = await listen(server, port);
-  return { port: bound, stop: () => closed(server) };
+  // Stopping ends the conversations still open (a client that never says QUIT), rather than waiting for them.
+  return { port: bound, stop: () => { for (const socket of open) socket.destroy(); return closed(server); } };
 }

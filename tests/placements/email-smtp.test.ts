@@ -1,6 +1,7 @@
 // Email over SMTP (EMAIL_TRANSPORT=smtp), as a local live deployment points it at a mail catcher: a
 // tiny SMTP server in this process receives what the send job sends, through the real HTTP surface
 // and the real job runner. The link the household gets goes out in the message and is stored nowhere.
+import { request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { drainJobs, jobsOf, scene } from './fixtures.ts';
 import { smtpEmail } from '../../shared/placements/ports/smtp.ts';
@@ -101,6 +102,11 @@ describe('email over SMTP', () => {
       expect(kept.data.map((m) => m.subject)).toEqual(['third', 'Grüße <b>']);
       expect(kept.data[0].text).toBe('.');
       expect((await fetch(`${inbox}/messages/00000000-0000-0000-0000-000000000000`)).status).toBe(404);
+      // A page that rebound its own name to the loopback is not answered.
+      const rebound = await new Promise<number>((resolve, reject) =>
+        request({ host: '127.0.0.1', port: catcher.httpPort, path: '/api/messages', headers: { host: 'attacker.example' } }, (response) => resolve(response.statusCode!))
+          .on('error', reject).end());
+      expect(rebound).toBe(421);
     } finally {
       await catcher.stop();
     }
