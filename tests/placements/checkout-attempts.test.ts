@@ -141,6 +141,14 @@ describe('checkout attempts (live, stand-in processor)', () => {
     home = await s.placement();
     expect(home.payments[0]).toMatchObject({ status: 'refunded', refunded_amount: first.amount });
     expect(home.deposit_refunds[0]).toMatchObject({ status: 'refunded' });
+    // The operator reads the refund call, done with the processor's reference, beside both checkouts.
+    const { consoleCommand } = await import('../helpers.ts');
+    const calls = await consoleCommand<{ data: Record<string, unknown>[] }>('calls', 'list', '--org', s.c.orgId, '--kind', 'payments');
+    expect(calls.data).toEqual(expect.arrayContaining([
+      expect.objectContaining({ call: 'issue_refund', reference: s.ref, status: 'done', provider_ref: `re_${refunds.length}`, amount_cents: Math.round(first.amount * 100), attempts: 1 }),
+      expect.objectContaining({ call: 'checkout', status: 'refunded', provider_ref: `pi_old_${s.ref}` }),
+      expect.objectContaining({ call: 'checkout', status: 'paid', provider_ref: `pi_new_${s.ref}` }),
+    ]));
     expect((await events(s.c.orgId, 'payment.refunded')).map((e) => e.payload.refund_request_id)).toEqual([home.deposit_refunds[0].refund_request_id]);
     const timeline = (await s.api.get(`/claims/${s.ref}/timeline`)).body.data.map((e: any) => e.type);
     expect(timeline).toEqual(expect.arrayContaining(['payment.succeeded', 'payment.duplicate', 'payment.refunded']));
