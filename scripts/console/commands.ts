@@ -7,6 +7,7 @@ import { jobCommands } from './jobs.ts';
 import { placementCommands } from './placements.ts';
 import { liveTestingCommands } from './live-testing.ts';
 import { outboxCommands } from './outbox.ts';
+import { callCommands } from './calls.ts';
 import { ConsoleError, oneOf, required, uuidOption, type Command, type Options } from './options.ts';
 
 // Operator console commands (CONTRACT §2). Each takes parsed `--name value` options and returns
@@ -120,6 +121,7 @@ export const commands: Record<string, Command> = {
   ...jobCommands,
   ...liveTestingCommands,
   ...outboxCommands,
+  ...callCommands,
 };
 
 /** Options that take no value. */

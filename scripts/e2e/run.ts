@@ -5,7 +5,7 @@
 // provider API, the carrier through the API, then the lease signed but unpaid, the household paying
 // the deposit it owes from its own page, and the carrier paying its share through its own pay link
 // (each payer's link showing its own share only); last, the 503 pages of a live deployment whose
-// payment processor is not set. Each page state is checked with axe-core (no serious or critical
+// payment processor is not set; last, the operator's mail catcher showing the household's email. Each page state is checked with axe-core (no serious or critical
 // violation), for touch targets of at least 44 px, and written as screenshots at 390 px and 1280 px
 // under e2e/screenshots/ (ignored by git). It fails on a page that loads a script or style from
 // another origin, a form control without a label, a console error, or a state the page does not show.
@@ -25,6 +25,10 @@ import { child, stopped, waitFor } from '../lib/processes.ts';
 import { freePort } from '../lib/scratch.ts';
 import { pgTypes } from '../../shared/db/client.ts';
 import { signPayLink, signSetupLink } from '../../shared/placements/pay-link.ts';
+import { householdLinkEmail } from '../../shared/placements/commands/household.ts';
+import type { ClaimRow } from '../../shared/claims/repository.ts';
+import { smtpEmail } from '../../shared/placements/ports/smtp.ts';
+import { startCatcher } from '../mail/catcher.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const shots = join(root, 'e2e/screenshots');
@@ -296,6 +300,27 @@ async function main() {
     expect(payAnswer.status() === 503 && (await live.page.textContent('h1'))?.includes('Payments are not available yet') === true, 'pay page, live without a processor: 503 "Payments are not available yet", nothing recorded');
     await checkState(live.page, 'pay-5-not-configured', 'pay page (503)');
     await live.close();
+
+    step("the operator's mail catcher (`npm run mail`): the household's email in its inbox, its HTML in a sandboxed frame");
+    const catcher = await startCatcher({ smtpPort: 0, httpPort: 0 });
+    try {
+      const claimRow = { claim_ref: first.claim_ref, rent_payer: 'carrier', deposit_payer: 'policyholder', fees_payer: null } as unknown as ClaimRow;
+      const householdEmail = householdLinkEmail({ url: await linkOf(first.claim_ref), to: 'rivera@example.com', expires_at: `${inDays(14)}T00:00:00Z` }, 'Maple Court 204', claimRow);
+      await smtpEmail({ url: `smtp://127.0.0.1:${catcher.smtpPort}`, from: 'Placements <placements@example.test>' }).send(householdEmail);
+      const inbox = await openPage(browser, `http://127.0.0.1:${catcher.httpPort}/`);
+      expect((await inbox.page.getByRole('link', { name: 'A home for you: Maple Court 204' }).count()) === 1, 'mail catcher: the inbox lists the household\'s email by its subject');
+      await checkState(inbox.page, 'mail-1-inbox', 'mail catcher (inbox)');
+      await inbox.page.getByRole('link', { name: 'A home for you: Maple Court 204' }).click();
+      await inbox.page.waitForLoadState();
+      const frame = inbox.page.frameLocator('iframe[sandbox]');
+      expect((await frame.getByRole('link', { name: 'See the home and apply for it' }).count()) === 1, 'mail catcher: the message\'s HTML is shown in a sandboxed frame');
+      expect(((await inbox.page.textContent('pre')) ?? '').includes('/household/'), 'mail catcher: the message\'s text is shown, the link with it');
+      await checkState(inbox.page, 'mail-2-message', 'mail catcher (message)');
+      expect(inbox.foreign.length === 0 && inbox.errors.length === 0, `mail catcher: nothing loaded from elsewhere, no console error (${[...inbox.foreign, ...inbox.errors].join('; ')})`);
+      await inbox.close();
+    } finally {
+      await catcher.stop();
+    }
 
     console.log(`\n${checks.length} checks passed in ${((performance.now() - started) / 1000).toFixed(1)} s; screenshots in e2e/screenshots/: ${screenshots.join(', ')}`);
   } finally {

@@ -31,7 +31,7 @@ describe('operator console', () => {
   }, 90_000);
 
   it('a bad command or argument exits non-zero with an error object on stderr', async () => {
-    for (const args of [['org', 'explode'], ['org', 'create', '--name', 'X', '--side', 'insurer'], ['key', 'create', '--org', 'nope', '--env', 'live']]) {
+    for (const args of [['org', 'explode'], ['org', 'create', '--name', 'X', '--side', 'insurer'], ['key', 'create', '--org', 'nope', '--env', 'live'], ['calls', 'list', '--kind', 'email']]) {
       const res = await runConsole(args);
       expect(res.code, args.join(' ')).not.toBe(0);
       expect(res.stdout).toBe('');

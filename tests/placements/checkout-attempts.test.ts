@@ -141,6 +141,14 @@ describe('checkout attempts (live, stand-in processor)', () => {
     home = await s.placement();
     expect(home.payments[0]).toMatchObject({ status: 'refunded', refunded_amount: first.amount });
     expect(home.deposit_refunds[0]).toMatchObject({ status: 'refunded' });
+    // The operator reads the refund call, done with the processor's reference, beside both checkouts.
+    const { consoleCommand } = await import('../helpers.ts');
+    const calls = await consoleCommand<{ data: Record<string, unknown>[] }>('calls', 'list', '--org', s.c.orgId, '--kind', 'payments');
+    expect(calls.data).toEqual(expect.arrayContaining([
+      expect.objectContaining({ call: 'issue_refund', reference: s.ref, status: 'done', provider_ref: `re_${refunds.length}`, amount_cents: Math.round(first.amount * 100), attempts: 1 }),
+      expect.objectContaining({ call: 'checkout', status: 'refunded', provider_ref: `pi_old_${s.ref}` }),
+      expect.objectContaining({ call: 'checkout', status: 'paid', provider_ref: `pi_new_${s.ref}` }),
+    ]));
     expect((await events(s.c.orgId, 'payment.refunded')).map((e) => e.payload.refund_request_id)).toEqual([home.deposit_refunds[0].refund_request_id]);
     const timeline = (await s.api.get(`/claims/${s.ref}/timeline`)).body.data.map((e: any) => e.type);
     expect(timeline).toEqual(expect.arrayContaining(['payment.succeeded', 'payment.duplicate', 'payment.refunded']));
@@ -151,5 +159,37 @@ describe('checkout attempts (live, stand-in processor)', () => {
     expect((await s.placement()).deposit_refunds.at(-1)).toMatchObject({ payment_id: second.id, automatic: false });
     // The pay page shows it as what it is.
     expect((await fetchPage(s.path)).text).toContain('Second charge, refunded automatically');
+  });
+});
+
+describe('calls list (operator console): what went to the e-signature provider and the processor', () => {
+  it('shows the contract job retrying and why, each checkout open, paid or failed with why; never a checkout address or pay link', async () => {
+    const { consoleCommand } = await import('../helpers.ts');
+    type Calls = { data: Record<string, unknown>[]; count: number; by_status: Record<string, number> };
+    // Live, the landlord without a contact address: the contract job waits and retries, saying what is missing.
+    const s = await livePlacement();
+    await postForm(s.path, formOf((await fetchPage(s.path)).text));
+    const session = sessions.at(-1)!;
+    const all = await consoleCommand<Calls>('calls', 'list', '--org', s.c.orgId, '--env', 'live');
+    expect(all.data).toEqual([
+      expect.objectContaining({ kind: 'payments', call: 'checkout', reference: s.ref, status: 'open', provider_ref: `cs_test_${sessions.length}`, amount_cents: amountOf(session), currency: 'usd', why: null }),
+      expect.objectContaining({
+        kind: 'esign', call: 'send_contract', reference: s.ref, status: 'retrying', why: expect.stringContaining('no contact address (operator console: org contact)'), attempts: 1, max_attempts: 8,
+        next_attempt_at: expect.any(Date),
+      }),
+    ]);
+    expect(all.by_status).toMatchObject({ open: 1, retrying: 1, failed: 0 });
+    // The landlord's organisation sees the checkout taken on its account too.
+    expect((await consoleCommand<Calls>('calls', 'list', '--org', s.providerOrg, '--kind', 'payments')).data).toEqual([expect.objectContaining({ call: 'checkout', reference: s.ref })]);
+    const text = JSON.stringify(all);
+    expect(text).not.toContain('checkout.stripe.com');
+    expect(text).not.toContain('/pay/');
+
+    await notify(`pi_calls_${s.ref}`, 'payment_intent.payment_failed', session);
+    expect((await consoleCommand<Calls>('calls', 'list', '--org', s.c.orgId, '--kind', 'payments', '--status', 'failed')).data).toEqual([
+      expect.objectContaining({ call: 'checkout', status: 'failed', why: 'Your card was declined.', provider_ref: `pi_calls_${s.ref}` }),
+    ]);
+    expect((await consoleCommand<Calls>('calls', 'list', '--org', s.c.orgId, '--kind', 'esign')).data).toEqual([expect.objectContaining({ call: 'send_contract' })]);
+    await expect(consoleCommand('calls', 'list', '--kind', 'email')).rejects.toMatchObject({ code: 'invalid_option' });
   });
 });

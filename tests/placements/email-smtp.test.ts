@@ -1,65 +1,12 @@
 // Email over SMTP (EMAIL_TRANSPORT=smtp), as a local live deployment points it at a mail catcher: a
 // tiny SMTP server in this process receives what the send job sends, through the real HTTP surface
 // and the real job runner. The link the household gets goes out in the message and is stored nowhere.
-import { createServer, type Server } from 'node:net';
+import { request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { drainJobs, jobsOf, scene } from './fixtures.ts';
 import { smtpEmail } from '../../shared/placements/ports/smtp.ts';
-
-interface Received {
-  from: string;
-  to: string[];
-  data: string;
-  auth?: string;
-}
-
-/** An SMTP server that accepts everything (or refuses recipients matching `refuse`), and keeps what it got. */
-function catcher(refuse?: RegExp) {
-  const received: Received[] = [];
-  const server: Server = createServer((socket) => {
-    let buffer = '';
-    let inData = false;
-    let current: Received = { from: '', to: [], data: '' };
-    const say = (line: string) => socket.write(`${line}\r\n`);
-    say('220 catcher ESMTP');
-    socket.on('data', (chunk) => {
-      buffer += chunk.toString('utf8');
-      for (;;) {
-        if (inData) {
-          const end = buffer.indexOf('\r\n.\r\n');
-          if (end < 0) return;
-          current.data = buffer.slice(0, end);
-          buffer = buffer.slice(end + 5);
-          inData = false;
-          received.push(current);
-          current = { from: '', to: [], data: '' };
-          say('250 2.0.0 Ok: queued as Q123');
-          continue;
-        }
-        const end = buffer.indexOf('\r\n');
-        if (end < 0) return;
-        const line = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const verb = line.split(/[ :]/)[0].toUpperCase();
-        if (verb === 'EHLO') say('250-catcher\r\n250-AUTH PLAIN\r\n250 8BITMIME');
-        else if (verb === 'AUTH') { current.auth = Buffer.from(line.split(' ')[2], 'base64').toString('utf8'); say('235 2.7.0 ok'); }
-        else if (verb === 'MAIL') { current.from = /<(.*)>/.exec(line)![1]; say('250 ok'); }
-        else if (verb === 'RCPT') {
-          const to = /<(.*)>/.exec(line)![1];
-          if (refuse?.test(to)) say('550 5.1.1 no such mailbox');
-          else { current.to.push(to); say('250 ok'); }
-        } else if (verb === 'DATA') { inData = true; say('354 go ahead'); }
-        else if (verb === 'QUIT') { say('221 bye'); socket.end(); }
-        else say('502 not implemented');
-      }
-    });
-  });
-  return {
-    received,
-    start: () => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port))),
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+import { startSmtpServer, type Listening, type Received } from '../../scripts/mail/smtp-server.ts';
+import { startCatcher } from '../../scripts/mail/catcher.ts';
 
 /** The decoded text of a MIME part of the given type. */
 function partOf(data: string, type: string): string {
@@ -68,12 +15,15 @@ function partOf(data: string, type: string): string {
   return Buffer.from(body.replace(/\r\n/g, ''), 'base64').toString('utf8');
 }
 
-const server = catcher(/nobody@/);
+// The SMTP server of the local mail catcher (`npm run mail`), refusing one mailbox.
+const received: Received[] = [];
+let smtp: Listening;
 let port = 0;
 beforeAll(async () => {
-  port = await server.start();
+  smtp = await startSmtpServer(0, { refuse: /nobody@/, onMessage: (message) => received.push(message) });
+  port = smtp.port;
 });
-afterAll(() => server.stop());
+afterAll(() => smtp.stop());
 afterEach(() => vi.unstubAllEnvs());
 
 describe('email over SMTP', () => {
@@ -84,11 +34,11 @@ describe('email over SMTP', () => {
     const s = await scene('live');
     const sent = await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'send', approve_budget: true });
     expect(sent.body.data.household_link_delivery).toBe('queued');
-    const before = server.received.length;
+    const before = received.length;
     await drainJobs(s.c.orgId);
     const [job] = await jobsOf(s.c.orgId, 'send_household_link');
     expect(job).toMatchObject({ status: 'succeeded', result: { to: ['family@example.com'], provider_ref: expect.stringContaining('Q123') } });
-    const mail = server.received.slice(before).find((m) => m.to.includes('family@example.com'))!;
+    const mail = received.slice(before).find((m) => m.to.includes('family@example.com'))!;
     expect(mail).toMatchObject({ from: 'placements@example.test', auth: '\0placements\0secret' });
     expect(mail.data).toContain('Subject: A home for you');
     expect(mail.data).toContain('From: Placements <placements@example.test>');
@@ -105,10 +55,60 @@ describe('email over SMTP', () => {
     await expect(email.send({ to: ['nobody@example.test'], subject: 'Grüße', text: 'x', topic: 't' })).rejects.toThrow('SMTP RCPT TO answered 550: 5.1.1 no such mailbox');
     await expect(smtpEmail({ from: 'a@b.example' }).send({ to: ['a@b.example'], subject: 's', text: 't', topic: 't' })).rejects.toThrow('email (SMTP) not configured: set SMTP_URL');
     await expect(smtpEmail({ url: 'smtp://127.0.0.1:9', from: 'a@b.example' }).send({ to: ['a@b.example'], subject: 's', text: 't', topic: 't' })).rejects.toThrow('SMTP connection to 127.0.0.1:9 failed');
-    const before = server.received.length;
+    const before = received.length;
     await email.send({ to: ['ada@example.test'], subject: 'Grüße', text: 'Hallo\n.\nnext', topic: 't' });
-    const mail = server.received[before];
+    const mail = received[before];
     expect(mail.data).toContain('Subject: =?UTF-8?B?');
     expect(partOf(mail.data, 'text/plain')).toBe('Hallo\n.\nnext');
+  });
+
+  it('the local mail catcher (`npm run mail`) shows the household its link, and its inbox runs none of a message\'s HTML', async () => {
+    const catcher = await startCatcher({ smtpPort: 0, httpPort: 0, keep: 2 });
+    try {
+      for (const [name, value] of Object.entries({
+        EMAIL_TRANSPORT: 'smtp', SMTP_URL: `smtp://127.0.0.1:${catcher.smtpPort}`, EMAIL_FROM: 'Placements <placements@example.test>', EMAIL_API_KEY: '',
+      })) vi.stubEnv(name, value);
+      const s = await scene('live');
+      await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'send', approve_budget: true });
+      await drainJobs(s.c.orgId);
+      const inbox = `http://127.0.0.1:${catcher.httpPort}`;
+      const listed = await fetch(`${inbox}/api/messages`);
+      expect(listed.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const { data } = await listed.json() as { data: { id: string; envelope_to: string[]; from: string; subject: string; text: string; html: string; received_at: string }[] };
+      const mail = data.find((m) => m.envelope_to.includes('family@example.com'))!;
+      expect(mail).toMatchObject({ from: 'Placements <placements@example.test>', subject: expect.stringMatching(/^A home for you/), received_at: expect.stringMatching(/^\d{4}-/) });
+      expect(mail.text).toMatch(/\/household\/[A-Za-z0-9_.-]{16,}/);
+      expect(mail.html).toContain('<a href=');
+
+      // A message whose HTML carries a script: the inbox shows it escaped, in a sandboxed frame, under a policy that runs nothing.
+      await smtpEmail({ url: `smtp://127.0.0.1:${catcher.smtpPort}`, from: 'x@example.test' })
+        .send({ to: ['ada@example.test'], subject: 'Grüße <b>', text: 'Hallo', html: '<p>hi</p><script>parent.document.title="owned"</script>', topic: 't' });
+      const [newest] = catcher.messages;
+      expect(newest.subject).toBe('Grüße <b>');
+      const shown = await fetch(`${inbox}/messages/${newest.id}`);
+      const html = await shown.text();
+      expect(shown.headers.get('content-security-policy')).toContain("default-src 'none'");
+      expect(html).toContain('<iframe title="The message as HTML" sandbox srcdoc="&lt;p&gt;hi&lt;/p&gt;&lt;script&gt;');
+      expect(html).not.toContain('<script');
+      expect(html).toContain('Grüße &lt;b&gt;');
+      const list = await (await fetch(`${inbox}/`)).text();
+      expect(list).toContain(`<a href="/messages/${newest.id}">Grüße &lt;b&gt;</a>`);
+      expect(list).toContain('family@example.com');
+
+      // Bounded: the oldest message goes once `keep` newer ones arrived.
+      await smtpEmail({ url: `smtp://127.0.0.1:${catcher.smtpPort}`, from: 'x@example.test' }).send({ to: ['bo@example.test'], subject: 'third', text: '.', topic: 't' });
+      const kept = await (await fetch(`${inbox}/api/messages`)).json() as { data: { subject: string; text: string }[]; count: number };
+      expect(kept.count).toBe(2);
+      expect(kept.data.map((m) => m.subject)).toEqual(['third', 'Grüße <b>']);
+      expect(kept.data[0].text).toBe('.');
+      expect((await fetch(`${inbox}/messages/00000000-0000-0000-0000-000000000000`)).status).toBe(404);
+      // A page that rebound its own name to the loopback is not answered.
+      const rebound = await new Promise<number>((resolve, reject) =>
+        request({ host: '127.0.0.1', port: catcher.httpPort, path: '/api/messages', headers: { host: 'attacker.example' } }, (response) => resolve(response.statusCode!))
+          .on('error', reject).end());
+      expect(rebound).toBe(421);
+    } finally {
+      await catcher.stop();
+    }
   });
 });

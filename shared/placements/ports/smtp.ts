@@ -5,9 +5,10 @@ import { required, sha256Hex } from './provider.ts';
 
 // Live email adapter over SMTP (EMAIL_TRANSPORT=smtp): any mail server or relay, and the mail catchers
 // a local deployment points at (Mailpit, which `supabase start` ships: its inbox on port 54324, SMTP on
-// 54325 once the stack's config opens it; or maildev, a devDependency). A small client over node:net and node:tls, which Node and Deno
-// (the Edge Runtime) both provide, so no package is needed and the adapter runs on both; a package
-// (nodemailer) would pull in Node-only modules the Edge Runtime cannot load.
+// 54325 once the stack's config opens it; or, without Docker, the catcher `npm run mail` starts). A
+// small client over node:net and node:tls, which Node and Deno (the Edge Runtime) both provide, so no
+// package is needed and the adapter runs on both; a package (nodemailer) would pull in Node-only
+// modules the Edge Runtime cannot load.
 //
 // SMTP_URL: smtp://[user:password@]host[:port] (default port 587; STARTTLS when the server offers it),
 // or smtps://... (TLS from the first byte, default port 465). Credentials are sent (AUTH PLAIN) only
