@@ -42,7 +42,7 @@ export const en = {
   whenDue: 'from this page when it is due',
   whenSigned: 'from this page once the lease is signed',
   insurerPays: 'Your insurer pays:',
-  amenity: { wifi: 'Wi-Fi', washer_dryer: 'Washer and dryer', ac: 'Air conditioning', air_conditioning: 'Air conditioning', tv: 'TV', ev_charging: 'EV charging' },
+  amenity: { wifi: 'Wi-Fi', washer_dryer: 'Washer and dryer', ac: 'Air conditioning', air_conditioning: 'Air conditioning', tv: 'TV', ev_charging: 'EV charging', parking: 'Parking' },
   furnished: { furnished: 'Furnished', partial: 'Partly furnished', unfurnished: 'Unfurnished' },
   sandboxHome: 'SANDBOX: a test home',
   photo: (n: number, home: string) => `Photo ${n} of ${home}`,

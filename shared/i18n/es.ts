@@ -38,7 +38,7 @@ export const es: Catalogue = {
   whenDue: 'desde esta página cuando venza',
   whenSigned: 'desde esta página cuando se firme el contrato',
   insurerPays: 'Su aseguradora paga:',
-  amenity: { wifi: 'Wi-Fi', washer_dryer: 'Lavadora y secadora', ac: 'Aire acondicionado', air_conditioning: 'Aire acondicionado', tv: 'Televisor', ev_charging: 'Carga para autos eléctricos' },
+  amenity: { wifi: 'Wi-Fi', washer_dryer: 'Lavadora y secadora', ac: 'Aire acondicionado', air_conditioning: 'Aire acondicionado', tv: 'Televisor', ev_charging: 'Carga para autos eléctricos', parking: 'Estacionamiento' },
   furnished: { furnished: 'Amueblada', partial: 'Parcialmente amueblada', unfurnished: 'Sin amueblar' },
   sandboxHome: 'PRUEBA: una vivienda de prueba',
   photo: (n, home) => `Foto ${n} de ${home}`,
