@@ -1886,6 +1886,11 @@ export interface components {
              * @description The household's contact email.
              */
             household_email?: string | null;
+            /**
+             * @description The language the household reads its page and its emails in: a BCP 47 tag such as es, es-PR or en-US, stored canonical (es-pr reads back es-PR). A language the service has no catalogue for falls back to its base language (es-PR reads Spanish), then to English. Unset: the emails are in English and the page follows the household's browser (Accept-Language). Only the household's words change: what the carrier, the landlord and staff read (API fields, errors, webhooks) stays in English.
+             * @example es
+             */
+            household_language?: string | null;
             /** @description The household's contact phone. */
             household_phone?: string | null;
             /**
@@ -2291,6 +2296,11 @@ export interface components {
              * @description The household's contact email.
              */
             household_email?: string;
+            /**
+             * @description The language the household reads its page and its emails in: a BCP 47 tag such as es, es-PR or en-US, stored canonical (es-pr reads back es-PR). A language the service has no catalogue for falls back to its base language (es-PR reads Spanish), then to English. Unset: the emails are in English and the page follows the household's browser (Accept-Language). Only the household's words change: what the carrier, the landlord and staff read (API fields, errors, webhooks) stays in English.
+             * @example es
+             */
+            household_language?: string;
             /** @description The household's contact phone. */
             household_phone?: string;
             /**
@@ -2791,6 +2801,8 @@ export interface components {
             furnishing: "furnished" | "partial" | "unfurnished" | "any";
             has_pets: boolean;
             household_email: string | null;
+            /** @description The household's language as stated (BCP 47, canonical); null when not stated (English emails, the page follows the browser). */
+            household_language: string | null;
             household_phone: string | null;
             /** @enum {string|null} */
             laundry_preference: "in_unit" | "on_site" | "no_preference" | null;

@@ -4,6 +4,7 @@ import type { Caller } from '../../shared/http/context.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { initialStatus } from '../../shared/claims/status.ts';
 import { toCents } from '../../shared/money.ts';
+import { canonicalLanguage } from '../../shared/http/values.ts';
 import { findClaim, type ClaimRow } from '../../shared/claims/repository.ts';
 import { insertAmendment, toClaim, updateClaim } from './repository.ts';
 import { homesUnderContract, type HomeUnderContract } from '../../shared/placements/repository.ts';
@@ -41,6 +42,7 @@ function changesOf(body: AmendClaimInput, claim: ClaimRow): Record<string, unkno
   for (const [field, value] of Object.entries(body)) {
     if (value === undefined || field === 'has_pets' || (petDetails as readonly string[]).includes(field)) continue;
     if (field === 'max_budget' || field === 'ale_limit') changes[`${field}_cents`] = value === null ? null : toCents(value as number);
+    else if (field === 'household_language') changes[field] = value === null ? null : canonicalLanguage(value as string);
     else changes[field] = value;
   }
   return { ...changes, ...petChanges(body, claim) };

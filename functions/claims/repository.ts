@@ -5,6 +5,7 @@ import { afterCursorRow, assertCursorRowVisible, cursorRowId } from '../../share
 import { limits, newClaimRef } from '../../shared/claims/values.ts';
 import { claimColumns, type ClaimRow } from '../../shared/claims/repository.ts';
 import { amountOrNull, toCents } from '../../shared/money.ts';
+import { canonicalLanguage } from '../../shared/http/values.ts';
 import type { Claim, ClaimCreated, ClaimListItem, CreateClaimInput } from './schemas.ts';
 import type { z } from '@hono/zod-openapi';
 
@@ -83,6 +84,7 @@ export function newClaimRow(caller: Caller, input: CreateClaimInput, origin: { l
     priority: input.priority ?? 'standard',
     household_email: input.household_email ?? null,
     household_phone: input.household_phone ?? null,
+    household_language: input.household_language === undefined ? null : canonicalLanguage(input.household_language)!,
     adjuster_name: input.adjuster_name ?? null,
     adjuster_email: input.adjuster_email ?? null,
     adjuster_phone: input.adjuster_phone ?? null,
@@ -214,6 +216,7 @@ export function toClaim(row: ClaimRow): z.infer<typeof Claim> {
     priority: row.priority,
     household_email: row.household_email,
     household_phone: row.household_phone,
+    household_language: row.household_language,
     adjuster_name: row.adjuster_name,
     adjuster_email: row.adjuster_email,
     adjuster_phone: row.adjuster_phone,

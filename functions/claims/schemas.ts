@@ -1,4 +1,4 @@
-import { calendarDate, emailAddress, halves, measure, money as moneyValue, storedText as storable, textLine, timestampQuery, valueException } from '../../shared/http/values.ts';
+import { calendarDate, emailAddress, halves, languageTag, measure, money as moneyValue, storedText as storable, textLine, timestampQuery, valueException } from '../../shared/http/values.ts';
 import { batchItems, batchResult } from '../../shared/http/batch.ts';
 import { pageQuery, pageSizes } from '../../shared/http/paging.ts';
 import { z } from '@hono/zod-openapi';
@@ -47,6 +47,11 @@ const commercials = {
   priority: z.enum(priorities).describe('How urgently the household needs housing (default standard).'),
   household_email: email.describe("The household's contact email."),
   household_phone: phone.describe("The household's contact phone."),
+  household_language: languageTag().describe(
+    "The language the household reads its page and its emails in: a BCP 47 tag such as es, es-PR or en-US, stored canonical (es-pr reads back es-PR). " +
+    'A language the service has no catalogue for falls back to its base language (es-PR reads Spanish), then to English. ' +
+    "Unset: the emails are in English and the page follows the household's browser (Accept-Language). " +
+    'Only the household\'s words change: what the carrier, the landlord and staff read (API fields, errors, webhooks) stays in English.'),
   adjuster_name: text().describe('The adjuster handling the claim.'),
   adjuster_email: email.describe("The adjuster's email."),
   adjuster_phone: phone.describe("The adjuster's phone."),
@@ -141,6 +146,7 @@ export const CreateClaim = z
     priority: commercials.priority.optional(),
     household_email: commercials.household_email.optional(),
     household_phone: commercials.household_phone.optional(),
+    household_language: commercials.household_language.optional(),
     adjuster_name: commercials.adjuster_name.optional(),
     adjuster_email: commercials.adjuster_email.optional(),
     adjuster_phone: commercials.adjuster_phone.optional(),
@@ -187,6 +193,7 @@ export const AmendClaim = z
     priority: commercials.priority.optional(),
     household_email: nullable(commercials.household_email),
     household_phone: nullable(commercials.household_phone),
+    household_language: nullable(commercials.household_language),
     adjuster_name: nullable(commercials.adjuster_name),
     adjuster_email: nullable(commercials.adjuster_email),
     adjuster_phone: nullable(commercials.adjuster_phone),
@@ -270,6 +277,7 @@ export const Claim = ClaimListItem.extend({
   priority: z.enum(priorities),
   household_email: z.string().nullable(),
   household_phone: z.string().nullable(),
+  household_language: z.string().nullable().describe('The household\'s language as stated (BCP 47, canonical); null when not stated (English emails, the page follows the browser).'),
   adjuster_name: z.string().nullable(),
   adjuster_email: z.string().nullable(),
   adjuster_phone: z.string().nullable(),

@@ -12,6 +12,8 @@ import { NotConfigured, ProviderError } from '../../shared/placements/ports/prov
 import type { HouseholdAnswer } from '../../shared/placements/commands/answers.ts';
 import { html, methodNotAllowedPage, readForm, renderProblemPage } from '../../shared/http/page.ts';
 import { renderHouseholdPage } from './page.ts';
+import { chooseLanguage, type Words } from '../../shared/i18n/index.ts';
+import type { Catalogue } from '../../shared/i18n/en.ts';
 
 // The household's page: a web page, not an API route. The household opens the link its email
 // carries (GET /household/<token>), sees the home, and answers with a plain HTML form (POST to the
@@ -27,17 +29,27 @@ const Answer = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('propose_dates'), move_in: calendarDate(), move_out: calendarDate() }),
 ]);
 
-const problems: Record<PayLinkRejected['reason'], [string, string, number]> = {
-  expired: ['This link has expired', 'Ask your insurer to send the link again.', 410],
-  invalid: ['This link is not valid', 'The link is incomplete or was changed. Open it exactly as you received it.', 403],
-  replaced: ['This link was replaced', 'A newer link was sent to you for this home: use the latest email.', 410],
+const rejectedStatus: Record<PayLinkRejected['reason'], number> = { expired: 410, invalid: 403, replaced: 410 };
+
+/**
+ * The household's language before its request is read: the one it chose on the page (?lang=, the
+ * switch; the email's link carries the request's), else its browser's. The page itself adds the
+ * request's household_language between the two.
+ */
+const wordsOf = (c: Context<AppEnv>, stated?: string | null): Words =>
+  chooseLanguage({ chosen: c.req.query('lang'), stated, acceptLanguage: c.req.header('accept-language') });
+
+/** A problem page in the household's language. */
+const problem = (c: Context<AppEnv>, key: keyof Catalogue['problem'], status: number, w: Words = wordsOf(c)) => {
+  const [title, text] = w.m.problem[key];
+  return html(c, renderProblemPage(title, text, undefined, w.locale), status);
 };
 
 export function createHouseholdApp() {
   const app = new Hono<AppEnv>();
   app.use('*', requestId());
   // The page's forms are a few fields: a body past 16 KB is not one of its forms.
-  app.use('*', boundedBody(16 * 1024, (c) => html(c, renderProblemPage('The answer could not be read', 'The form sent was far larger than this page\'s forms.'), 413)));
+  app.use('*', boundedBody(16 * 1024, (c) => problem(c, 'tooLarge', 413)));
 
   async function verified(c: Context<AppEnv>): Promise<HouseholdLink | Response> {
     const token = c.req.param('token') ?? '';
@@ -45,26 +57,23 @@ export function createHouseholdApp() {
       return await readHouseholdLink(token);
     } catch (error) {
       if (error instanceof NotConfigured) {
-        return html(c, renderProblemPage('This page is not available yet', 'The service is being set up. Please try again later.'), 503);
+        return problem(c, 'notConfigured', 503);
       }
       if (!(error instanceof PayLinkRejected)) throw error;
       return rejected(c, error);
     }
   }
 
-  const rejected = (c: Context<AppEnv>, error: PayLinkRejected) => {
-    const [title, text, status] = problems[error.reason];
-    return html(c, renderProblemPage(title, text), status);
-  };
+  const rejected = (c: Context<AppEnv>, error: PayLinkRejected) => problem(c, error.reason, rejectedStatus[error.reason]);
 
-  const gone = (c: Context<AppEnv>) => html(c, renderProblemPage('This home is no longer here', 'Your insurer took it off your request; they will be in touch.'), 404);
+  const gone = (c: Context<AppEnv>) => problem(c, 'gone', 404);
 
   app.get('/household/:token', async (c) => {
     const link = await verified(c);
     if (link instanceof Response) return link;
     try {
       const view = await householdView(link);
-      return view ? html(c, renderHouseholdPage(view, c.req.param('token')), 200) : gone(c);
+      return view ? html(c, renderHouseholdPage(view, c.req.param('token'), wordsOf(c, view.language)), 200) : gone(c);
     } catch (error) {
       if (error instanceof PayLinkRejected) return rejected(c, error);
       throw error;
@@ -77,7 +86,7 @@ export function createHouseholdApp() {
     if (link instanceof Response) return link;
     try {
       const lease = await householdLease(link);
-      if (!lease) return html(c, renderProblemPage('No signed lease yet', 'The lease can be downloaded here once you and the landlord have both signed it.'), 404);
+      if (!lease) return problem(c, 'noLease', 404);
       c.header('Cache-Control', 'no-store');
       c.header('Content-Disposition', `attachment; filename="lease-${lease.reference}.pdf"`);
       c.header('X-Content-Type-Options', 'nosniff');
@@ -86,7 +95,7 @@ export function createHouseholdApp() {
       if (error instanceof PayLinkRejected) return rejected(c, error);
       if (error instanceof ProviderError) {
         log.warn('signed lease not fetched', { request_id: c.get('requestId'), ...errorFields(error) });
-        return html(c, renderProblemPage('The lease could not be fetched', 'The signature service did not answer. Please try again in a few minutes.'), 502);
+        return problem(c, 'leaseNotFetched', 502);
       }
       throw error;
     }
@@ -99,13 +108,13 @@ export function createHouseholdApp() {
     if (link instanceof Response) return link;
     try {
       const token = await householdPayLink(link);
-      if (!token) return html(c, renderProblemPage('Nothing for you to pay now', 'Nothing of what you pay is due right now. Go back to your page to see why.'), 404);
+      if (!token) return problem(c, 'nothingToPay', 404);
       c.header('Cache-Control', 'no-store');
       // Relative to this address (<base>/household/<token>/pay), whatever prefix the gateway serves it under.
       return c.redirect(`../../pay/${token}`, 303);
     } catch (error) {
       if (error instanceof PayLinkRejected) return rejected(c, error);
-      if (error instanceof NotConfigured) return html(c, renderProblemPage('This page is not available yet', 'The service is being set up. Please try again later.'), 503);
+      if (error instanceof NotConfigured) return problem(c, 'notConfigured', 503);
       throw error;
     }
   });
@@ -115,22 +124,27 @@ export function createHouseholdApp() {
     const site = c.req.header('sec-fetch-site');
     const origin = c.req.header('origin');
     if ((site && site !== 'same-origin' && site !== 'none') || (origin && origin !== new URL(c.req.url).origin && origin !== 'null')) {
-      return html(c, renderProblemPage('Answer not accepted', 'Answer from the page itself: open the link from your email.'), 403);
+      return problem(c, 'crossSite', 403);
     }
     const link = await verified(c);
     if (link instanceof Response) return link;
     const form = Answer.safeParse(await readForm(c));
     if (!form.success) {
-      return html(c, renderProblemPage('The answer could not be read', 'Go back, fill in every field of the form, and send it again.'), 422);
+      return problem(c, 'unreadable', 422);
     }
     try {
       const view = await householdPageAnswer(link, form.data as HouseholdAnswer);
-      // Relative to the page's own address: the function does not see the gateway's path prefix.
-      return view ? c.redirect(`./${c.req.param('token')}`, 303) : gone(c);
+      // Relative to the page's own address: the function does not see the gateway's path prefix. The
+      // language the household chose on the page stays chosen.
+      const chosen = c.req.query('lang');
+      return view ? c.redirect(`./${c.req.param('token')}${chosen ? `?lang=${encodeURIComponent(chosen)}` : ''}`, 303) : gone(c);
     } catch (error) {
       if (error instanceof PayLinkRejected) return rejected(c, error);
       if (error instanceof ApiError && error.status < 500) {
-        return html(c, renderProblemPage('That answer is not possible now', error.message), error.status === 422 ? 422 : 409);
+        // The service's own reason is in English (the API's language): the household reads it in English only.
+        const w = wordsOf(c);
+        const [title, text] = w.m.problem.notPossible;
+        return html(c, renderProblemPage(title, w.language === 'en' ? error.message : text, undefined, w.locale), error.status === 422 ? 422 : 409);
       }
       throw error;
     }
@@ -138,10 +152,10 @@ export function createHouseholdApp() {
 
   app.all('/household/:token/lease', methodNotAllowedPage('GET'));
   app.all('/household/:token', methodNotAllowedPage('GET, POST'));
-  app.all('*', (c) => html(c, renderProblemPage('Page not found', 'Open the link exactly as you received it.'), 404));
+  app.all('*', (c) => problem(c, 'notFound', 404));
   app.onError((error, c) => {
     log.error('household page failed', { request_id: c.get('requestId'), ...errorFields(error) });
-    return html(c, renderProblemPage('Something went wrong', 'Your answer was not recorded. Please try again in a few minutes.'), 500);
+    return problem(c, 'failed', 500);
   });
   return app;
 }

@@ -1,7 +1,9 @@
 // `npm run e2e`: the pages a person sees, driven in a real headless Chromium (not part of
 // `npm test`). Starts the server on the embedded PostgreSQL in a fresh DATA_DIR, opens sandbox
 // organisations, then walks the send flow as its people would: the household on its own page
-// (save, propose dates first, then apply; another household declines), the landlord through the
+// (save, propose dates first, then apply; another household declines; a third, whose request states
+// Spanish, walks its page in Spanish with no English phrase of the catalogue on it and the switch
+// back to English), the landlord through the
 // provider API, the carrier through the API, then the lease signed but unpaid, the household paying
 // the deposit it owes from its own page, and the carrier paying its share through its own pay link
 // (each payer's link showing its own share only); last, the 503 pages of a live deployment whose
@@ -29,6 +31,13 @@ import { householdLinkEmail } from '../../shared/placements/commands/household.t
 import type { ClaimRow } from '../../shared/claims/repository.ts';
 import { smtpEmail } from '../../shared/placements/ports/smtp.ts';
 import { startCatcher } from '../mail/catcher.ts';
+import { en } from '../../shared/i18n/en.ts';
+
+/** The English catalogue's phrases (its texts of more than one word): a page in another language shows none of them. */
+const englishWords = (function phrases(value: unknown): string[] {
+  if (typeof value === 'string') return value.includes(' ') ? [value] : [];
+  return value && typeof value === 'object' ? Object.values(value).flatMap(phrases) : [];
+})(en);
 
 const root = new URL('../../', import.meta.url).pathname;
 const shots = join(root, 'e2e/screenshots');
@@ -109,21 +118,21 @@ async function assertTouchTargets(page: Page, what: string) {
 }
 
 /** A page state: labels and names, axe-core, touch targets, and its screenshots at both widths. */
-async function checkState(page: Page, name: string, what: string) {
-  await assertAccessible(page, what);
+async function checkState(page: Page, name: string, what: string, lang = 'en') {
+  await assertAccessible(page, what, lang);
   await assertAxe(page, what);
   await assertTouchTargets(page, what);
   await shoot(page, name);
 }
 
 /** Every input, textarea and select of the page has a label, and every button a name. */
-async function assertAccessible(page: Page, what: string) {
+async function assertAccessible(page: Page, what: string, lang: string) {
   const unlabelled = await page.$$eval('input:not([type=hidden]), textarea, select', (controls) =>
     controls.filter((control) => !control.id || !document.querySelector(`label[for="${control.id}"]`)).length);
   expect(unlabelled === 0, `${what}: every form control has a label`);
   const unnamed = await page.$$eval('button', (buttons) => buttons.filter((button) => !button.textContent?.trim()).length);
   expect(unnamed === 0, `${what}: every button says what it does`);
-  expect((await page.getAttribute('html', 'lang')) === 'en', `${what}: the page names its language`);
+  expect((await page.getAttribute('html', 'lang'))?.split('-')[0] === lang, `${what}: the page names its language (${lang})`);
 }
 
 async function main() {
@@ -166,12 +175,13 @@ async function main() {
       security_deposit: 1500, cleaning_fee: 150, application_fee: 0, pet_fee: 0, image_url: 'https://img.example.com/maple-204.jpg',
       description: 'A bright furnished flat, ten minutes from the school.', amenities: ['wifi', 'washer_dryer', 'parking'], pet_policy: 'Cats and small dogs welcome',
     });
-    const request = (household: string) => carrierApi('POST', '/claims', {
+    const requestBody = (household: string) => ({
       household_email: `${household}@example.com`, loss_address: '12 Harbor Lane', loss_city: 'Austin', loss_state: 'TX', loss_zip: '78701',
       target_move_in: inDays(30), est_length_months: 3, bedrooms: 2, bathrooms: 1, sqft: 900, adults: 2, children: 1, property_type: 'apartment',
       // The carrier pays rent and fees, the policyholder the deposit: the pay page shows two shares.
       furnishing: 'furnished', rent_payer: 'carrier', deposit_payer: 'policyholder',
     });
+    const request = (household: string) => carrierApi('POST', '/claims', requestBody(household));
     const first = await request('rivera');
     const second = await request('chen');
     for (const claim of [first, second]) await carrierApi('POST', `/claims/${claim.claim_ref}/options`, { property_id: home.id, action: 'send', approve_budget: true });
@@ -219,6 +229,42 @@ async function main() {
     expect((await other.page.textContent('h1'))?.includes('You declined this home') === true, 'household page: the decline is recorded and shown');
     await checkState(other.page, 'household-5-declined', 'household page (declined)');
     await other.close();
+
+    step('a household whose request states Spanish (household_language: es) reads its page in Spanish: offer, save, other dates, decline');
+    const spanish = await carrierApi('POST', '/claims', { ...requestBody('garcia'), household_language: 'es' });
+    await carrierApi('POST', `/claims/${spanish.claim_ref}/options`, { property_id: home.id, action: 'send', approve_budget: true });
+    const es = await openPage(browser, await linkOf(spanish.claim_ref));
+    const untranslated = async () => {
+      const text = await body(es.page);
+      return englishWords.filter((words) => text.includes(words));
+    };
+    const spanishState = async (name: string, heading: string, what: string) => {
+      expect((await es.page.textContent('h1'))?.includes(heading) === true, `household page in Spanish: ${what}`);
+      const english = await untranslated();
+      expect(english.length === 0, `household page in Spanish (${name}): no English words of the catalogue (${english.join('; ')})`);
+      await checkState(es.page, `household-es-${name}`, `household page in Spanish (${name})`, 'es');
+    };
+    expect((await body(es.page)).includes('Lo que usted paga: los depósitos reembolsables, $1,500.00'), 'household page in Spanish: the deposit it pays, with its amount');
+    await spanishState('1-offer', 'Una vivienda para usted', 'the offer');
+    await es.page.getByRole('button', { name: 'Guardarla para después' }).click();
+    await es.page.waitForLoadState();
+    await spanishState('2-saved', 'Usted guardó esta vivienda', 'save is recorded');
+    await es.page.getByLabel('Fecha de entrada').fill(inDays(35));
+    await es.page.getByLabel('Fecha de salida').fill(inDays(130));
+    await es.page.getByRole('button', { name: 'Proponer estas fechas' }).click();
+    await es.page.waitForLoadState();
+    await spanishState('3-proposed', 'Usted propuso otras fechas', 'the proposal is recorded');
+    await es.page.getByLabel('¿Por qué no? (su aseguradora leerá esto)').fill('Queda muy lejos de la escuela de los niños.');
+    await es.page.getByRole('button', { name: 'Rechazar esta vivienda' }).click();
+    await es.page.waitForLoadState();
+    await spanishState('4-declined', 'Usted rechazó esta vivienda', 'the decline is recorded');
+    const reasons = JSON.stringify(await carrierApi('GET', `/claims/${spanish.claim_ref}/timeline`));
+    expect(reasons.includes('Queda muy lejos de la escuela de los niños.'), "carrier: the household's reason for declining reaches it as written");
+    await es.page.getByRole('link', { name: 'English' }).click();
+    await es.page.waitForLoadState();
+    expect((await es.page.textContent('h1'))?.includes('You declined this home') === true && (await es.page.getAttribute('html', 'lang')) === 'en-US', 'household page: the switch shows the page in English');
+    expect(es.errors.length === 0, `household page in Spanish: no console error (${es.errors.join(', ')})`);
+    await es.close();
 
     step('the landlord approves through the provider API; the carrier approves the proposed dates; both sign (sandbox helpers)');
     const [application] = (await api(providerKey, 'GET', '/properties/applications?status=pending')) as { id: string }[];

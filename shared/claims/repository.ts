@@ -41,6 +41,7 @@ export interface ClaimRow {
   priority: (typeof priorities)[number];
   household_email: string | null;
   household_phone: string | null;
+  household_language: string | null;
   adjuster_name: string | null;
   adjuster_email: string | null;
   adjuster_phone: string | null;

@@ -41,9 +41,10 @@ const styles = `
   ul { padding-left: 1.2rem; }
 `;
 
-export function layout(title: string, body: string): string {
+/** The page in `lang` (a BCP 47 tag: the household's pages are in its language, see shared/i18n). */
+export function layout(title: string, body: string, lang = 'en'): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(lang)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -63,9 +64,9 @@ export function renderNoticePage(title: string, text: string): string {
 }
 
 /** A page that explains why the link or the action was refused, and what to do. */
-export function renderProblemPage(title: string, text: string, hint?: string): string {
+export function renderProblemPage(title: string, text: string, hint?: string, lang?: string): string {
   return layout(title, `<section class="card problem"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>
-${hint ? `<p class="muted">${escapeHtml(hint)}</p>` : ''}</section>`);
+${hint ? `<p class="muted">${escapeHtml(hint)}</p>` : ''}</section>`, lang);
 }
 
 /** A page answer: never cached, never framed, no referrer, and nothing loaded from anywhere. */

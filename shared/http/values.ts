@@ -88,6 +88,24 @@ export const storedJson = () =>
   marked(z.record(z.string(), z.unknown()), jsonCheck,
     `must not contain the NUL character (\u0000) or an unpaired surrogate (\ud800-\udfff) in any key or string, nor nest more than ${maxJsonDepth} levels deep`);
 
+// --- Language tags -----------------------------------------------------------------------------
+
+/** The canonical form of a well-formed BCP 47 tag (es-pr becomes es-PR); undefined for one that is not well-formed. */
+export function canonicalLanguage(tag: string): string | undefined {
+  try {
+    return Intl.getCanonicalLocales(tag)[0];
+  } catch {
+    return undefined;
+  }
+}
+
+const languageCheck = kindCheck('text', (value: string) => canonicalLanguage(value) !== undefined);
+
+/** A BCP 47 language tag (es, es-PR, en-US): well-formed as Intl reads it, at most 35 characters, stored canonical. */
+export const languageTag = () =>
+  marked(z.string().trim().min(2).max(35), languageCheck, 'must be a BCP 47 language tag such as es, es-PR or en-US')
+    .openapi({ example: 'es', pattern: '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$' });
+
 // --- Money -------------------------------------------------------------------------------------
 
 /** The largest amount of any money field, in major units; the cents columns (bigint) hold far more. */

@@ -28,6 +28,8 @@ describe('POST /claims validation (422 invalid_field naming the first bad field)
     ['a state that is not a US state', { loss_state: 'Texas' }, 'loss_state'],
     ['a malformed US ZIP code', { loss_zip: '7870' }, 'loss_zip'],
     ['a ZIP+4 with a bad suffix', { loss_zip: '78701-12' }, 'loss_zip'],
+    ['a household language that is not a BCP 47 tag', { household_language: 'spanish please' }, 'household_language'],
+    ['a household language with an empty subtag', { household_language: 'es--PR' }, 'household_language'],
     ['a property_type outside its set', { property_type: 'castle' }, 'property_type'],
     ['a furnishing outside its set', { furnishing: 'semi' }, 'furnishing'],
     ['a rent_payer outside its set', { rent_payer: 'insurer' }, 'rent_payer'],
@@ -170,6 +172,7 @@ describe('PATCH /claims/{reference} refusals', () => {
     ['a move-in in the past', { target_move_in: inDays(-5) }, 'target_move_in'],
     ['a furnishing outside its set', { furnishing: 'bare' }, 'furnishing'],
     ['text with a NUL character', { external_reference: 'EXT\u00001' }, 'external_reference'],
+    ['a household language that is not a BCP 47 tag', { household_language: 'es_PR!' }, 'household_language'],
   ];
   it.each(cases)('refuses %s', async (_name, change, field) => {
     const c = await carrier();

@@ -37,7 +37,7 @@ describe('POST /claims', () => {
       priority: 'urgent', household_email: 'dana@example.com', household_phone: '+1 512 555 0100', adjuster_name: 'Sam Lee',
       adjuster_email: 'sam@carrier.example', adjuster_phone: '(512) 555-0199', children: 2, accessibility_needs: ['wheelchair_accessible'],
       amenities: ['parking'], laundry_preference: 'in_unit', parking_preference: 'garage', has_pets: true, number_of_pets: 2,
-      pet_details: 'two cats', pet_breeds: ['siamese', 'tabby'],
+      pet_details: 'two cats', pet_breeds: ['siamese', 'tabby'], household_language: 'es-pr',
     });
     const created = await c.liveApi.post('/claims', body);
     expect(created.status).toBe(201);
@@ -49,7 +49,7 @@ describe('POST /claims', () => {
       loss_lat: here.lat, loss_lng: here.lng, policyholder_name: 'Dana Reyes', target_move_in: body.target_move_in,
       est_length_months: 4, max_budget: 3200.5, ale_limit: 30000, currency: 'usd', rent_payer: 'carrier', deposit_payer: 'tpa',
       fees_payer: 'policyholder', search_radius_miles: 40, priority: 'urgent', household_email: 'dana@example.com',
-      household_phone: '+1 512 555 0100', adjuster_name: 'Sam Lee', adjuster_email: 'sam@carrier.example', adjuster_phone: '(512) 555-0199',
+      household_phone: '+1 512 555 0100', household_language: 'es-PR', adjuster_name: 'Sam Lee', adjuster_email: 'sam@carrier.example', adjuster_phone: '(512) 555-0199',
       bedrooms: 2, bathrooms: 1.5, sqft: 900, adults: 2, children: 2, occupants: 4, property_type: 'apartment', furnishing: 'furnished',
       accessibility_needs: ['wheelchair_accessible'], amenities: ['parking'], laundry_preference: 'in_unit', parking_preference: 'garage',
       has_pets: true, number_of_pets: 2, pet_details: 'two cats', pet_breeds: ['siamese', 'tabby'], external_reference: 'CLAIM 77-1',
@@ -194,6 +194,9 @@ describe('PATCH /claims/{reference}', () => {
     });
     const cleared = await c.liveApi.patch(`/claims/${made.id}`, { max_budget: null, children: 0 });
     expect(cleared.body.data).toMatchObject({ max_budget: null, occupants: 3 });
+    // The household's language: stored canonical, cleared with null (not stated).
+    expect((await c.liveApi.patch(`/claims/${made.id}`, { household_language: 'ES' })).body.data.household_language).toBe('es');
+    expect((await c.liveApi.patch(`/claims/${made.id}`, { household_language: null })).body.data.household_language).toBeNull();
     expect((await c.liveApi.get(`/claims/${made.id}`)).body.data).toMatchObject({ max_budget: null, occupants: 3, bedrooms: 3 });
   });
 

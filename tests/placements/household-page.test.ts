@@ -217,7 +217,8 @@ describe("the household's page", () => {
     await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' });
     const page = (await call('GET', s.page)).text;
     expect(page).toContain('Your stay is booked');
-    expect(page).toContain(`${inDays(40)} to ${inDays(130)}`);
+    const long = (date: string) => new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
+    expect(page).toContain(`${long(inDays(40))} to ${long(inDays(130))}`);
     expect(page).toContain('Download your signed lease');
     const lease = await call('GET', `${s.page}/lease`);
     expect(lease.status).toBe(200);

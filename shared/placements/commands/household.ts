@@ -13,6 +13,7 @@ import type { EmailMessage } from '../ports/types.ts';
 import { emailSettingsMissing, placementPorts } from '../ports/index.ts';
 import { recordUndeliveredLink } from '../undelivered.ts';
 import { escapeHtml } from '../../http/page.ts';
+import { chooseLanguage } from '../../i18n/index.ts';
 import { isBooked } from '../money-repository.ts';
 import { chargeParts, partCents, payerOf, type ChargePart } from '../billing.ts';
 import { toCents } from '../../money.ts';
@@ -133,6 +134,8 @@ export interface HouseholdDue {
 export interface HouseholdView {
   environment: 'live' | 'sandbox';
   reference: string;
+  /** The request's household_language (BCP 47), or null when not stated. */
+  language: string | null;
   home: HomeListing;
   state: HouseholdState;
   /** The request's hopes: when, and for how long. */
@@ -226,6 +229,7 @@ async function viewOf(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise
   return {
     environment: claim.environment,
     reference: claim.claim_ref,
+    language: claim.household_language,
     home: home!,
     state,
     wanted: { move_in: claim.target_move_in, months: claim.est_length_months },
@@ -271,24 +275,27 @@ export async function householdPageAnswer(link: HouseholdLink, answer: Household
   });
 }
 
-/** The household's email: the one action expected, and the link; plain text and HTML. */
+/**
+ * The household's email, in its language (the request's household_language; English when not
+ * stated): the one action expected, and the link; plain text and HTML. The link names the language,
+ * so the page and its problem pages (an expired link) read in it before the request is.
+ */
 export function householdLinkEmail(link: { url: string; to: string; expires_at: string }, home: string, claim: ClaimRow): EmailMessage {
   const reference = claim.claim_ref;
+  const w = chooseLanguage({ stated: claim.household_language });
+  const { email } = w.m;
+  const url = claim.household_language ? `${link.url}?lang=${encodeURIComponent(claim.household_language)}` : link.url;
   // Where the request names the policyholder as a payer, the page says what the household pays itself.
-  const pays = chargeParts.some((part) => payerOf(claim)[part] === 'policyholder')
-    ? 'Your insurer pays for the stay, except what the page shows you pay yourself.'
-    : 'Your insurer pays for the stay.';
+  const pays = chargeParts.some((part) => payerOf(claim)[part] === 'policyholder') ? email.insurerPaysExcept : email.insurerPays;
+  const until = email.until(w.date(link.expires_at), reference);
   return {
     to: [link.to],
-    subject: `A home for you: ${home}`,
-    text:
-      `Your insurer found a home for you while yours is repaired: ${home}.\n\n` +
-      `Open this link to see it, then apply for it (or save it, propose other dates, or decline it):\n${link.url}\n\n` +
-      `${pays} The link is yours alone and works until ${link.expires_at.slice(0, 10)}. Request ${reference}.`,
+    subject: email.subject(home),
+    text: `${email.found(home)}\n\n${email.open}\n${url}\n\n${pays} ${until}`,
     html:
-      `<p>Your insurer found a home for you while yours is repaired: <strong>${escapeHtml(home)}</strong>.</p>` +
-      `<p><a href="${escapeHtml(link.url)}">See the home and apply for it</a> (or save it, propose other dates, or decline it).</p>` +
-      `<p>${pays} The link is yours alone and works until ${escapeHtml(link.expires_at.slice(0, 10))}. Request ${escapeHtml(reference)}.</p>`,
+      `<p>${escapeHtml(email.found(home))}</p>` +
+      `<p><a href="${escapeHtml(url)}">${escapeHtml(email.link)}</a> ${escapeHtml(email.linkAfter)}</p>` +
+      `<p>${escapeHtml(`${pays} ${until}`)}</p>`,
     topic: 'home.offered',
   };
 }
