@@ -99,6 +99,17 @@ describe('an endpoint deleted while events are written', () => {
     expect(ping.status).toBe(404);
   });
 
+  it('a recovery racing the deletion of its endpoint queues nothing to it and answers without a 5xx', async () => {
+    const gone = await endpoint('gone');
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const eventId = (await sandbox.post('/events/simulate', { event: 'option.saved' })).body.data.event_id as string;
+    await ownerSql()`update app.webhook_deliveries set status = 'abandoned', attempts = 2, next_attempt_at = null, signing_secret = null, completed_at = now() where endpoint_id = ${gone} and event_id = ${eventId}`;
+    const [recover] = await deleteDuring(gone, 1, () => [sandbox.post(`/webhooks/${gone}/recover`, { since })]);
+    expect(recover.status).toBe(202);
+    expect(recover.body.data.queued).toBe(0);
+    expect(await ownerSql()`select 1 from app.webhook_deliveries where endpoint_id = ${gone}`).toHaveLength(0);
+  });
+
   it('a deletion that is rolled back leaves the racing write queued to the endpoint', async () => {
     const only = await endpoint('back');
     const [simulate] = await deleteDuring(only, 1, () => [sandbox.post('/events/simulate', { event: 'option.saved' })], 'rollback');
