@@ -1293,7 +1293,7 @@ export interface paths {
         put?: never;
         /**
          * Send again what the endpoint gave up on since a time
-         * @description Replays to this endpoint, and no other, every event whose delivery to it was abandoned (the retry schedule ran out) after `since` and that it never received; list them first with GET /webhooks/deliveries?endpoint_id=…&status=abandoned&since=….
+         * @description Replays to this endpoint, and no other, every event whose delivery to it was queued after `since` and abandoned (the retry schedule ran out) and that it never received; list them first with GET /webhooks/deliveries?endpoint_id=…&status=abandoned&since=….
          *
          *     Each goes out as POST /events/{id}/replay sends it: the same event id, `replay: true`, signed with the current secret, retried on the normal schedule, and only if the endpoint still subscribes to the event. Safe to repeat: an event the endpoint received (a replay that got through included) is never sent again, and one whose replay is waiting is not queued twice, so a second call queues nothing new. Test pings are not recovered.
          *

@@ -37,7 +37,7 @@ export const apiTags = [
   },
   {
     name: 'Availability',
-    description: "A provider's calendars: block and release dates on a home, or sync blocks across homes in one call.",
+    description: "A provider's calendars: block and release dates on a home, sync blocks across homes in one call, and keep them in step with other channels by iCalendar feeds out and in.",
   },
   {
     name: 'Bookings',

@@ -47,7 +47,7 @@ begin
   return query select r.subscribed, r.queued from app.queue_replays(array[p_event_id]) r;
 end $$;
 
--- Recovery: the events whose delivery to the endpoint was abandoned after p_since and that no
+-- Recovery: the events whose delivery to the endpoint, queued after p_since, was abandoned and that no
 -- delivery to it ever succeeded (a replay that got through since counts), replayed to that endpoint
 -- only. Safe to repeat: what is received is never sent again, what waits is not queued twice.
 -- No rows when the endpoint is not the tenant's; an inactive endpoint is reported and nothing queued.
@@ -73,7 +73,7 @@ begin
   return query select true, cardinality(v_events), coalesce((select r.queued from app.queue_replays(v_events, p_endpoint_id) r), 0);
 end $$;
 comment on function app.recover_deliveries(uuid, timestamptz) is
-  'POST /webhooks/{id}/recover: replays to one endpoint of the current tenant the events whose delivery to it was abandoned after p_since and never succeeded. Returns whether the endpoint is active, how many such events and how many replays were queued; no rows when the endpoint is not the tenant''s.';
+  'POST /webhooks/{id}/recover: replays to one endpoint of the current tenant the events whose delivery to it, queued after p_since, was abandoned and never succeeded. Returns whether the endpoint is active, how many such events and how many replays were queued; no rows when the endpoint is not the tenant''s.';
 
 revoke all on function app.queue_replays(uuid[], uuid), app.recover_deliveries(uuid, timestamptz) from public;
 grant execute on function app.recover_deliveries(uuid, timestamptz) to svc_api;
