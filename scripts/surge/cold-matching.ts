@@ -10,7 +10,7 @@ import { candidatesByReference } from '../../shared/claims/sourcing-repository.t
 import { claimByReference } from '../../shared/claims/repository.ts';
 import { median } from '../lib/scratch.ts';
 
-export interface ColdMatching {
+export interface ColdMatchingRun {
   /** Median ms of the match statement and of the read, per way of calling. */
   fresh: { match: number; read: number; calls: number };
   warm: { match: number; read: number; calls: number };
@@ -29,9 +29,24 @@ async function timed(sql: postgres.Sql, tenant: Tenant, work: (tx: Tx) => Promis
   return performance.now() - started;
 }
 
+/**
+ * As the service's connections are (the database's settings), and with every plan generic from the
+ * first call (plan_cache_mode on the connection), an option weighed side by side.
+ */
+export interface ColdMatching {
+  asIs: ColdMatchingRun;
+  generic: ColdMatchingRun;
+}
+
 export async function coldMatching(url: string, tenant: Tenant, reference: string, calls = 20): Promise<ColdMatching> {
+  const asIs = await measure(url, tenant, reference, calls, {});
+  const generic = await measure(url, tenant, reference, calls, { plan_cache_mode: 'force_generic_plan' });
+  return { asIs, generic };
+}
+
+async function measure(url: string, tenant: Tenant, reference: string, calls: number, connection: Record<string, string>): Promise<ColdMatchingRun> {
   const open = async () => {
-    const sql = postgres(url, { max: 1, onnotice: () => {}, types: pgTypes });
+    const sql = postgres(url, { max: 1, onnotice: () => {}, types: pgTypes, connection });
     await sql`select 1`;
     return sql;
   };
