@@ -427,12 +427,16 @@ async function surge(processes: number): Promise<Figures> {
       select count(*)::int as n, extract(epoch from max(completed_at) - min(completed_at))::float8 as seconds
         from app.webhook_deliveries where status = 'succeeded' and event_id is not null`;
     const eventsTotal = (await eventIds()).length;
+    // Waiting on the queue, per kind: from when a job fell due to when it was done.
+    const jobWaits = await sql<{ kind: string; ms: number[] }[]>`
+      select kind, array_agg(extract(epoch from completed_at - run_at) * 1000)::float8[] as ms
+        from app.jobs where status = 'succeeded' group by kind order by kind`;
     return {
       processes,
       created: created.length,
       sourced: sourcedRows.length,
       sourcedMs: sourcedRows.map((r) => Number(r.ms)),
-      steps,
+      steps: { ...steps, ...Object.fromEntries(jobWaits.map((j) => [`job ${j.kind}, due to done`, j.ms])) },
       readIdle,
       readSurge,
       deliveryMs: receiver.delays,
