@@ -112,6 +112,8 @@ interface Figures {
   cpu: { database: number; servers: number; driver: number };
   cold?: ColdMatching;
   httpOneAtATime?: { match: number; read: number };
+  /** Why placements did not reach a booking. */
+  failures: string[];
 }
 
 async function surge(processes: number): Promise<Figures> {
@@ -458,8 +460,8 @@ async function surge(processes: number): Promise<Figures> {
       },
       cold,
       httpOneAtATime,
-      ...(journeyFailures.length ? { failures: journeyFailures } : {}),
-    } as Figures;
+      failures: journeyFailures,
+    };
   } finally {
     await sql.end({ timeout: 2 });
     for (const server of servers) await stopped(server);
@@ -468,7 +470,7 @@ async function surge(processes: number): Promise<Figures> {
   }
 }
 
-function print(runs: (Figures & { failures?: string[] })[]) {
+function print(runs: Figures[]) {
   const ms = (v: number) => (Number.isNaN(v) ? '-' : v < 10 ? v.toFixed(1) : v.toFixed(0));
   const p = (values: number[]) => `${ms(percentile(values, 0.5))} / ${ms(percentile(values, 0.99))}`;
   type Line = [string, (f: Figures) => string, string, ((f: Figures) => boolean) | null];
@@ -513,7 +515,7 @@ function print(runs: (Figures & { failures?: string[] })[]) {
     }
   }
   for (const f of runs) {
-    for (const failure of [...(f.failures ?? []), ...f.serverErrors].slice(0, 5)) console.log(`  ${f.processes} process(es): ${failure}`);
+    for (const failure of [...f.failures, ...f.serverErrors].slice(0, 5)) console.log(`  ${f.processes} process(es): ${failure}`);
   }
   console.log(`\n${size.homes} homes, ${size.providers} providers, ${size.carriers} carriers, ${size.requests} requests in ${size.createSeconds} s, ${size.placements} placements; load average at the end ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
 }
