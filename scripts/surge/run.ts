@@ -114,6 +114,8 @@ interface Figures {
   httpOneAtATime?: { match: number; read: number };
   /** Why placements did not reach a booking. */
   failures: string[];
+  /** The tables read whole most during the surge: scans and rows read. */
+  seqScans: { table: string; scans: number; rows: number }[];
 }
 
 async function surge(processes: number): Promise<Figures> {
@@ -240,6 +242,10 @@ async function surge(processes: number): Promise<Figures> {
     const cpuAt = () => ({
       database: databaseCpu(database.dataDir), servers: servers.reduce((sum, s) => sum + cpuSeconds(s.pid!), 0), driver: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
     });
+    // Tables read whole during the surge (an index missing shows here), from the statistics' counters.
+    const scans = () => sql<{ table: string; scans: number; rows: number }[]>`
+      select relname as table, seq_scan::float8 as scans, seq_tup_read::float8 as rows from pg_stat_user_tables where schemaname = 'app'`;
+    const scansBefore = await scans();
     const cpuBefore = cpuAt();
     const rssBefore = servers.map((s) => rssMb(s.pid!));
     // The queue's deepest point, and how long after it the queue was first empty again.
@@ -418,6 +424,16 @@ async function surge(processes: number): Promise<Figures> {
     sampling = false;
     await sampler;
     const cpuAfter = cpuAt();
+    // The counters reach the statistics within a second of each statement's transaction.
+    await sleep(1_000);
+    const seqScans = (await scans())
+      .map((t) => {
+        const before = scansBefore.find((b) => b.table === t.table);
+        return { table: t.table, scans: t.scans - (before?.scans ?? 0), rows: t.rows - (before?.rows ?? 0) };
+      })
+      .filter((t) => t.rows > 0)
+      .sort((a, b) => b.rows - a.rows)
+      .slice(0, 5);
     const rssAfter = servers.map((s) => rssMb(s.pid!));
 
     const sourcedRows = await sql<{ ms: number }[]>`
@@ -461,6 +477,7 @@ async function surge(processes: number): Promise<Figures> {
       cold,
       httpOneAtATime,
       failures: journeyFailures,
+      seqScans,
     };
   } finally {
     await sql.end({ timeout: 2 });
@@ -513,6 +530,9 @@ function print(runs: Figures[]) {
       console.log(`    one warm connection: match ${ms(run.warm.match)} ms, read ${ms(run.warm.read)} ms: ${(run.warm.match / run.warm.read).toFixed(2)}x`);
       console.log(`    a new connection's first five matches: ${run.firstFive.map(ms).join(', ')} ms`);
     }
+  }
+  for (const f of runs) {
+    console.log(`\n${f.processes} process(es), tables read whole during the surge (rows read, scans): ${f.seqScans.map((t) => `${t.table} ${t.rows} (${t.scans})`).join(', ') || 'none'}`);
   }
   for (const f of runs) {
     for (const failure of [...f.failures, ...f.serverErrors].slice(0, 5)) console.log(`  ${f.processes} process(es): ${failure}`);
