@@ -101,6 +101,7 @@ describe('matching: the payout check as a lookup gives what the function per row
 
   it('plans its query once per connection: a generic plan from the first call, not one per call for the first five', async () => {
     // Connections on the Edge Runtime are short-lived: most calls would be among a connection's first five.
+    // A later `create or replace` of the function drops the setting unless it names it again.
     const [{ config }] = await ownerSql()<{ config: string[] }[]>`
       select proconfig as config from pg_proc where oid = 'app.match_candidates(uuid, integer)'::regprocedure`;
     expect(config).toContain('plan_cache_mode=force_generic_plan');
