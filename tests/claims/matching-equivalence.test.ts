@@ -1,7 +1,8 @@
 // Matching asks whether a provider can take charges by joining its payout account instead of a function
 // per row, and works out each distance once with earthdistance's formula written out: the same homes, in
 // the same order, at the same distances to the last bit as the rule it replaced (app.can_take_charges
-// and earth_distance for every candidate), over 2,400 homes with everything that excludes one.
+// and earth_distance for every candidate), over 2,400 homes with everything that excludes one. Its
+// query runs one generic plan from a connection's first call, so these comparisons check that plan.
 import { describe, expect, it } from 'vitest';
 import { createOrg, ownerSql } from '../helpers.ts';
 import { carrier, claimBody, provider } from './fixtures.ts';
@@ -97,4 +98,12 @@ describe('matching: the payout check as a lookup gives what the function per row
       }
     }
   }, 60_000);
+
+  it('plans its query once per connection: a generic plan from the first call, not one per call for the first five', async () => {
+    // Connections on the Edge Runtime are short-lived: most calls would be among a connection's first five.
+    // A later `create or replace` of the function drops the setting unless it names it again.
+    const [{ config }] = await ownerSql()<{ config: string[] }[]>`
+      select proconfig as config from pg_proc where oid = 'app.match_candidates(uuid, integer)'::regprocedure`;
+    expect(config).toContain('plan_cache_mode=force_generic_plan');
+  });
 });
