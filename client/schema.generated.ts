@@ -1476,6 +1476,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "calendar.conflict (provider)": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Another channel's calendar, imported into a home, takes nights a stay booked here holds: the booking stands, the provider resolves it.
+         * @description Sent to provider endpoints subscribed to calendar.conflict. Signed with X-Service-Signature; see the webhooks guide.
+         */
+        post: operations["calendarConflictForProviders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "calendar.feed_failing (provider)": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An imported calendar has failed to be read several times running (by default 3): its last good blocks stay, newer nights there are not seen here.
+         * @description Sent to provider endpoints subscribed to calendar.feed_failing. Signed with X-Service-Signature; see the webhooks guide.
+         */
+        post: operations["calendarFeedFailingForProviders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "dates.proposed (carrier)": {
         parameters: {
             query?: never;
@@ -2541,6 +2581,26 @@ export interface components {
             available_from: string | null;
             bathrooms: number;
             bedrooms: number;
+            /** @description Open conflicts: nights an imported calendar takes that a stay booked here holds. The booking stands; free the nights on the other channel (or move the stay) and the next fetch resolves the conflict. Announced once by calendar.conflict. */
+            calendar_conflicts: {
+                /**
+                 * Format: uuid
+                 * @description The booking the nights belong to; null while the stay is held and not yet paid.
+                 */
+                booking_id: string | null;
+                detected_at: string;
+                /** @description Last night (inclusive) both take. */
+                end_date: string;
+                /**
+                 * Format: uuid
+                 * @description The imported calendar (GET /properties/{id}/calendar-feeds).
+                 */
+                feed_id: string;
+                /** Format: uuid */
+                id: string;
+                /** @description First night both the other channel and the stay here take. */
+                start_date: string;
+            }[];
             /** @description Last write of the home by the bulk calendar sync. */
             calendar_synced_at: string | null;
             city: string;
@@ -3353,6 +3413,12 @@ export interface components {
             /** @description Homes matching offers (offered true on the home). */
             offered: number;
             total: number;
+            /** @description What needs a person without holding homes back: calendar_conflict when homes have open calendar conflicts (calendar_conflicts on the home). */
+            warnings: {
+                /** @enum {string} */
+                field: "calendar_conflict";
+                homes: number;
+            }[];
         };
         RecoveredWebhookDeliveries: {
             /** @description Events whose delivery to the endpoint was abandoned since then and that it never received (a replay that got through counts as received). */
@@ -14462,6 +14528,121 @@ export interface operations {
                     };
                     /** @constant */
                     event: "booking.updated";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    calendarConflictForProviders: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        /** @description The booking the nights belong to; null while the stay is held and not yet paid. */
+                        booking_id: string | null;
+                        /** Format: uuid */
+                        conflict_id: string;
+                        detected_at: string;
+                        /** @description Last night (inclusive) both take (YYYY-MM-DD). */
+                        end_date: string;
+                        /** @description The home's api_external_id. */
+                        external_id: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The imported calendar (GET /properties/{id}/calendar-feeds).
+                         */
+                        feed_id: string;
+                        /** @description The provider's label for the channel. */
+                        feed_name: string | null;
+                        property: {
+                            api_external_id: string | null;
+                            name: string | null;
+                        };
+                        /** Format: uuid */
+                        property_id: string;
+                        /** @description First night both the other channel and the stay here take (YYYY-MM-DD). */
+                        start_date: string;
+                    };
+                    /** @constant */
+                    event: "calendar.conflict";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    calendarFeedFailingForProviders: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        consecutive_failures: number;
+                        /** @description The home's api_external_id. */
+                        external_id: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The imported calendar (GET /properties/{id}/calendar-feeds).
+                         */
+                        feed_id: string;
+                        /** @description The provider's label for the channel. */
+                        feed_name: string | null;
+                        /** @description Why the last fetch failed. */
+                        last_error: string;
+                        /** @description When the feed was last read; its blocks of then stay in force. */
+                        last_success_at: string | null;
+                        property: {
+                            api_external_id: string | null;
+                            name: string | null;
+                        };
+                        /** Format: uuid */
+                        property_id: string;
+                        url: string;
+                    };
+                    /** @constant */
+                    event: "calendar.feed_failing";
                     /** Format: uuid */
                     id: string;
                     replay?: boolean;

@@ -84,9 +84,17 @@ const notOfferedBecause = `array_remove(array[
   case when p.geo_point is null then 'no_location' end,
   case when not app.can_take_charges(p.org_id, p.environment) then 'charges_disabled' end], null)`;
 
+/** The home's open calendar conflicts (an imported calendar over a stay booked here), oldest night first. */
+const openConflicts = `(select coalesce(jsonb_agg(jsonb_build_object(
+     'id', c.id, 'feed_id', c.calendar_import_id, 'booking_id', b.id, 'start_date', c.start_date, 'end_date', c.end_date,
+     'detected_at', to_char(c.detected_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) order by c.start_date, c.id), '[]')
+   from app.calendar_conflicts c
+   left join app.bookings b on b.lease_agreement_id = c.lease_agreement_id and b.booking_status = 'confirmed'
+  where c.property_id = p.id and c.resolved_at is null) as calendar_conflicts`;
+
 /** What every read of a home selects, the table aliased `p`. */
 const homeSelection = `p.*, app.availability_via(p) as availability_via, app.verified_via(p) as verified_via,
-  ${notOfferedBecause} as not_offered_because`;
+  ${notOfferedBecause} as not_offered_because, ${openConflicts}`;
 
 /** Columns a new home gets when the field is not sent. */
 const insertDefaults: Record<string, string> = {
@@ -149,6 +157,7 @@ export interface HomeRow extends PricedHome {
   availability_via: Home['availability_via'];
   verified_via: Home['verified_via'];
   not_offered_because: Home['not_offered_because'];
+  calendar_conflicts: Home['calendar_conflicts'];
   calendar_synced_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -294,6 +303,7 @@ export function renderHome(row: HomeRow): Home {
     verified_via: row.verified_via,
     offered: row.not_offered_because.length === 0,
     not_offered_because: row.not_offered_because,
+    calendar_conflicts: row.calendar_conflicts,
     calendar_synced_at: row.calendar_synced_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -324,7 +334,8 @@ export async function readReadiness(tx: Tx): Promise<z.infer<typeof Readiness>> 
                 union all
                 select 'payout_account', count(*)::int from homes q where 'charges_disabled' = any(q.not_offered_because) having count(*) > 0
                 union all
-                select 'location', count(*)::int from homes q where 'no_location' = any(q.not_offered_because) having count(*) > 0)
+                select 'location', count(*)::int from homes q where 'no_location' = any(q.not_offered_because) having count(*) > 0),
+    conflicted as (select count(distinct c.property_id)::int as homes from app.calendar_conflicts c where c.resolved_at is null)
     select
       count(*)::int as total,
       count(*) filter (where h.listed)::int as listed,
@@ -332,6 +343,8 @@ export async function readReadiness(tx: Tx): Promise<z.infer<typeof Readiness>> 
       count(*) filter (where cardinality(h.not_offered_because) = 0)::int as offered,
       count(*) filter (where cardinality(h.not_offered_because) > 0)::int as not_offered,
       coalesce((select jsonb_agg(jsonb_build_object('field', b.field, 'homes', b.homes) order by b.homes desc, b.field) from blocked b), '[]') as blockers,
+      (select case when k.homes > 0 then jsonb_build_array(jsonb_build_object('field', 'calendar_conflict', 'homes', k.homes)) else '[]' end
+         from conflicted k) as warnings,
       coalesce((select jsonb_agg(jsonb_build_object('property_id', e.id, 'external_id', e.external_id, 'name', e.name,
                                                     'missing_fields', e.missing_fields, 'not_offered_because', e.not_offered_because)
                                  order by e.updated_at desc, e.id desc)

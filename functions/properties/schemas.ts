@@ -172,6 +172,19 @@ export const Home = z
       '(no coordinates and a ZIP code the service does not know), charges_disabled (the provider\'s payout account in this environment cannot ' +
       'take charges: GET /properties/payouts, finish_setup_url). Empty when offered.',
     ),
+    calendar_conflicts: z
+      .array(z.object({
+        id: z.string().uuid(),
+        feed_id: z.string().uuid().describe('The imported calendar (GET /properties/{id}/calendar-feeds).'),
+        booking_id: z.string().uuid().nullable().describe('The booking the nights belong to; null while the stay is held and not yet paid.'),
+        start_date: z.string().describe('First night both the other channel and the stay here take.'),
+        end_date: z.string().describe('Last night (inclusive) both take.'),
+        detected_at: z.string(),
+      }))
+      .describe(
+        "Open conflicts: nights an imported calendar takes that a stay booked here holds. The booking stands; free the nights on the " +
+        'other channel (or move the stay) and the next fetch resolves the conflict. Announced once by calendar.conflict.',
+      ),
     calendar_synced_at: z.string().nullable().describe('Last write of the home by the bulk calendar sync.'),
     created_at: z.string(),
     updated_at: z.string(),
@@ -194,6 +207,9 @@ export const Readiness = z
     blockers: z.array(z.object({ field: z.string(), homes: z.number().int() })).describe(
       'What holds homes back, most frequent first: each missing field; payout_account when the provider\'s payout account in this ' +
       'environment cannot take charges (it holds back every home); location when homes have no location.',
+    ),
+    warnings: z.array(z.object({ field: z.enum(['calendar_conflict']), homes: z.number().int() })).describe(
+      'What needs a person without holding homes back: calendar_conflict when homes have open calendar conflicts (calendar_conflicts on the home).',
     ),
     examples: z
       .array(z.object({

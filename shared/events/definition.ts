@@ -28,6 +28,10 @@ export const eventNames = [
   'payment.refund_failed',
   // This service's addition about messages: the household's link that did not go out (carrier side).
   'household_link.undelivered',
+  // This service's additions about imported calendars (provider side): another channel's calendar
+  // takes nights a stay here holds; an imported calendar has failed to be read several times running.
+  'calendar.conflict',
+  'calendar.feed_failing',
 ] as const;
 
 export type EventName = (typeof eventNames)[number];

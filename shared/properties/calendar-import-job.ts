@@ -5,7 +5,8 @@ import type { ServiceJob } from '../jobs/runner.ts';
 import type { Tx } from '../db/client.ts';
 import { refusedDestination, systemResolver } from '../webhooks/destination.ts';
 import { importedRanges, NotICalendar } from './ical-import.ts';
-import { readImport, recordFailure, recordSuccess } from './calendar-import-repository.ts';
+import { emit, emitMany } from '../events/outbox.ts';
+import { readHomeRef, readImport, reconcileConflicts, recordFailure, recordSuccess } from './calendar-import-repository.ts';
 
 // The durable fetch of an imported calendar, run by the job runner that the webhook scheduler drives
 // (pg_cron on Supabase). Each run reads the feed once and queues the next run; the refresh route
@@ -16,6 +17,8 @@ import { readImport, recordFailure, recordSuccess } from './calendar-import-repo
 export const importIntervalSeconds = () => intSetting('CALENDAR_IMPORT_INTERVAL_SECONDS', 1800);
 const timeoutMs = () => intSetting('CALENDAR_IMPORT_TIMEOUT_MS', 10_000);
 const maxBytes = () => intSetting('CALENDAR_IMPORT_MAX_BYTES', 1_000_000);
+/** Failed fetches in a row after which the provider is told (calendar.feed_failing), once per run of failures. */
+const failingAfter = () => intSetting('CALENDAR_IMPORT_FAILING_AFTER', 3);
 /** How far ahead nights are read: a rule repeating for ever stops here. */
 const horizonDays = 730;
 
@@ -88,13 +91,35 @@ export const fetchCalendarImport: ServiceJob<'fetch_calendar_import'> = {
       const ranges = importedRanges(text, { from: day(now), to: day(now + horizonDays * 86_400_000) });
       await withTenant(tenant, async (tx) => {
         await recordSuccess(tx, row, ranges, `Imported from ${row.name ?? new URL(row.url).hostname}`);
+        // The booking here stands whatever the other channel says: an overlap is a conflict for a person.
+        const conflicts = await reconcileConflicts(tx, row.id);
+        await emitMany(tx, 'calendar.conflict', conflicts.map(({ property_name, detected_at, ...c }) => ({
+          ...c,
+          property: { name: property_name, api_external_id: c.external_id },
+          detected_at: detected_at.toISOString(),
+        })));
         await scheduleNextFetch(tx, row.id, now);
       });
       outcome = { ok: true, nights: ranges.length };
     } catch (error) {
       const message = error instanceof NotICalendar ? 'the address did not answer an iCalendar feed' : error instanceof Error ? error.message : String(error);
       await withTenant(tenant, async (tx) => {
-        await recordFailure(tx, row.id, message);
+        const failures = await recordFailure(tx, row.id, message);
+        // Said once per run of failures: the count only passes the threshold again after a success reset it.
+        if (failures === failingAfter()) {
+          const home = await readHomeRef(tx, row.property_id);
+          await emit(tx, 'calendar.feed_failing', {
+            feed_id: row.id,
+            feed_name: row.name,
+            property_id: row.property_id,
+            external_id: home.api_external_id,
+            property: home,
+            url: row.url,
+            consecutive_failures: failures,
+            last_error: message,
+            last_success_at: row.last_success_at?.toISOString() ?? null,
+          });
+        }
         await scheduleNextFetch(tx, row.id, now);
       });
       outcome = { ok: false, error: message };

@@ -75,3 +75,64 @@ export async function recordFailure(tx: Tx, importId: string, error: string): Pr
     returning consecutive_failures`;
   return row?.consecutive_failures ?? 0;
 }
+
+/** A conflict a fetch found (or found again after it was resolved), as calendar.conflict announces it. */
+export interface NewConflict {
+  conflict_id: string;
+  feed_id: string;
+  feed_name: string | null;
+  property_id: string;
+  external_id: string | null;
+  property_name: string | null;
+  booking_id: string | null;
+  start_date: string;
+  end_date: string;
+  detected_at: Date;
+}
+
+/**
+ * After a fetch replaced the feed's blocks: the nights they share with a stay held or booked here
+ * are recorded as conflicts (the booking stands; the service hold is not touched), and conflicts the
+ * feed no longer causes are resolved. Returns the conflicts that are new (or open again), each to be
+ * announced once.
+ */
+export async function reconcileConflicts(tx: Tx, importId: string): Promise<NewConflict[]> {
+  const opened = await tx<{ id: string }[]>`
+    with found as (
+      select distinct i.property_id, h.lease_agreement_id,
+             greatest(i.start_date, h.start_date) as start_date, least(i.end_date, h.end_date) as end_date
+        from app.availability_blocks i
+        join app.availability_blocks h
+          on h.property_id = i.property_id and h.environment = i.environment and h.source = 'service'
+         and h.held_for in ('lease', 'booking') and h.lease_agreement_id is not null
+         and daterange(h.start_date, h.end_date, '[]') && daterange(i.start_date, i.end_date, '[]')
+       where i.calendar_import_id = ${importId}
+    ), resolved as (
+      update app.calendar_conflicts c set resolved_at = clock_timestamp()
+       where c.calendar_import_id = ${importId} and c.resolved_at is null
+         and not exists (select 1 from found f
+                          where f.lease_agreement_id = c.lease_agreement_id and f.start_date = c.start_date and f.end_date = c.end_date)
+    )
+    insert into app.calendar_conflicts as c (calendar_import_id, property_id, org_id, environment, lease_agreement_id, start_date, end_date)
+    select ${importId}, f.property_id, app.current_org(), app.current_env(), f.lease_agreement_id, f.start_date, f.end_date from found f
+    on conflict (calendar_import_id, lease_agreement_id, start_date, end_date)
+      do update set resolved_at = null, detected_at = clock_timestamp() where c.resolved_at is not null
+    returning c.id`;
+  if (opened.length === 0) return [];
+  return tx<NewConflict[]>`
+    select c.id as conflict_id, c.calendar_import_id as feed_id, i.name as feed_name, c.property_id, p.external_id, p.name as property_name,
+           b.id as booking_id, c.start_date::text as start_date, c.end_date::text as end_date, c.detected_at
+      from app.calendar_conflicts c
+      join app.calendar_imports i on i.id = c.calendar_import_id
+      join app.properties p on p.id = c.property_id
+      left join app.bookings b on b.lease_agreement_id = c.lease_agreement_id and b.booking_status = 'confirmed'
+     where c.id = any(${opened.map((row) => row.id)}::uuid[])
+     order by c.start_date, c.id`;
+}
+
+/** The home's name and external_id, as events name it. */
+export async function readHomeRef(tx: Tx, homeId: string): Promise<{ name: string | null; api_external_id: string | null }> {
+  const [row] = await tx<{ name: string | null; api_external_id: string | null }[]>`
+    select name, external_id as api_external_id from app.properties where id = ${homeId}`;
+  return row ?? { name: null, api_external_id: null };
+}

@@ -157,7 +157,8 @@ describe('GET /events/types', () => {
     const provider = await createTenant('provider');
     const res = await client(provider.live).get('/events/types');
     expect(res.body.data.map((t: any) => t.event).sort()).toEqual([
-      'application.received', 'booking.confirmed', 'booking.updated', 'payment.failed', 'payment.refund_failed', 'payment.succeeded',
+      'application.received', 'booking.confirmed', 'booking.updated', 'calendar.conflict', 'calendar.feed_failing', 'payment.failed',
+      'payment.refund_failed', 'payment.succeeded',
     ]);
     expect(res.body.data.every((t: any) => t.audience === 'provider' && t.simulatable)).toBe(true);
   });

@@ -9,10 +9,11 @@ describe('event registry', () => {
       'request.status_changed', 'option.declined', 'option.saved', 'dates.proposed', 'lease.sent', 'lease.first_signed',
       'lease.signed', 'payment.succeeded', 'payment.failed', 'booking.confirmed', 'booking.updated',
       // This service's additions, simulatable like the specification's booking events.
-      'booking.dates_changed', 'application.received', 'payment.duplicate', 'payment.refund_failed', 'household_link.undelivered',
+      'booking.dates_changed', 'application.received', 'payment.duplicate', 'payment.refund_failed', 'household_link.undelivered', 'calendar.conflict', 'calendar.feed_failing',
     ];
     expect(eventsFor('provider').map((d) => d.event).sort()).toEqual([
-      'application.received', 'booking.confirmed', 'booking.updated', 'payment.failed', 'payment.refund_failed', 'payment.succeeded',
+      'application.received', 'booking.confirmed', 'booking.updated', 'calendar.conflict', 'calendar.feed_failing', 'payment.failed',
+      'payment.refund_failed', 'payment.succeeded',
     ]);
     expect(eventsFor('carrier').map((d) => d.event)).toContain('payment.refunded');
     for (const definition of eventDefinitions) {

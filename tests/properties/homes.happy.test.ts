@@ -298,6 +298,6 @@ describe('GET /properties/readiness', () => {
 
   it('an empty portfolio reads as zeros', async () => {
     const api = client((await createTenant('provider')).live);
-    expect((await api.get('/properties/readiness')).body.data).toEqual({ total: 0, listed: 0, not_listed: 0, offered: 0, not_offered: 0, blockers: [], examples: [] });
+    expect((await api.get('/properties/readiness')).body.data).toEqual({ total: 0, listed: 0, not_listed: 0, offered: 0, not_offered: 0, blockers: [], warnings: [], examples: [] });
   });
 });

@@ -28,6 +28,31 @@ const bookingFields = {
   check_out: z.string().describe('YYYY-MM-DD'),
 };
 
+const feedFields = {
+  feed_id: z.string().uuid().describe('The imported calendar (GET /properties/{id}/calendar-feeds).'),
+  feed_name: z.string().nullable().describe("The provider's label for the channel."),
+  property_id: z.string().uuid(),
+  external_id: z.string().nullable().describe("The home's api_external_id."),
+  property: HomeRef,
+};
+
+export const CalendarConflictPayload = z.object({
+  conflict_id: z.string().uuid(),
+  ...feedFields,
+  booking_id: z.string().uuid().nullable().describe('The booking the nights belong to; null while the stay is held and not yet paid.'),
+  start_date: z.string().describe('First night both the other channel and the stay here take (YYYY-MM-DD).'),
+  end_date: z.string().describe('Last night (inclusive) both take (YYYY-MM-DD).'),
+  detected_at: z.string(),
+});
+
+export const CalendarFeedFailingPayload = z.object({
+  ...feedFields,
+  url: z.string(),
+  consecutive_failures: z.number().int(),
+  last_error: z.string().describe('Why the last fetch failed.'),
+  last_success_at: z.string().nullable().describe('When the feed was last read; its blocks of then stay in force.'),
+});
+
 export const BookingConfirmedPayload = z.object(bookingFields);
 
 export const BookingUpdatedPayload = z.object({
@@ -184,6 +209,45 @@ export const providerEvents = [
       currency: 'usd',
       attempts: 8,
       failed_at: '2026-11-24T06:10:00.000Z',
+    },
+  },
+  {
+    // Beyond the specification's table: an imported calendar cannot undo a booking here, so a person must.
+    event: 'calendar.conflict',
+    audience: 'provider',
+    summary: "Another channel's calendar, imported into a home, takes nights a stay booked here holds: the booking stands, the provider resolves it.",
+    simulatable: true,
+    payload: CalendarConflictPayload,
+    sample: {
+      conflict_id: '5b1d7e2a-9c4f-4e8b-a3d6-0f2c8e1b7a45',
+      feed_id: '8e3a1c6f-2d7b-4f9e-b5a0-6c4d2e8f1a37',
+      feed_name: 'Airbnb',
+      property_id: samplePayment.property_id,
+      external_id: sampleHomeRef,
+      property: sampleBooking.property,
+      booking_id: sampleBooking.booking_id,
+      start_date: '2026-12-10',
+      end_date: '2026-12-12',
+      detected_at: '2026-11-26T01:30:00.000Z',
+    },
+  },
+  {
+    // Beyond the specification's table: the nights of the other channel are only as fresh as the last read.
+    event: 'calendar.feed_failing',
+    audience: 'provider',
+    summary: 'An imported calendar has failed to be read several times running (by default 3): its last good blocks stay, newer nights there are not seen here.',
+    simulatable: true,
+    payload: CalendarFeedFailingPayload,
+    sample: {
+      feed_id: '8e3a1c6f-2d7b-4f9e-b5a0-6c4d2e8f1a37',
+      feed_name: 'Airbnb',
+      property_id: samplePayment.property_id,
+      external_id: sampleHomeRef,
+      property: sampleBooking.property,
+      url: 'https://www.airbnb.com/calendar/ical/12345678.ics?s=abcdef',
+      consecutive_failures: 3,
+      last_error: 'answered HTTP 404',
+      last_success_at: '2026-11-25T22:00:00.000Z',
     },
   },
 ] as const satisfies readonly EventDefinition[];
