@@ -222,11 +222,12 @@ describe("the guides' curl examples, run", () => {
   it('docs/properties.md: publishes a home, changes it, blocks and releases dates, syncs a calendar, plays the processor', async () => {
     const p = await createTenant('provider');
     const answers = await run('docs/properties.md', {
-      vars: { BASE: base, KEY: p.live, SANDBOX_KEY: p.sandbox, BLOCK_ID: '' },
+      vars: { BASE: base, KEY: p.live, SANDBOX_KEY: p.sandbox, BLOCK_ID: '', FEED_ID: '' },
       literals: {},
       orgs: [p.orgId],
       learn: (request, res, guide) => {
         if (request.method === 'POST' && /^\/properties\/[^/]+\/availability$/.test(request.path) && res.status === 201) guide.vars.BLOCK_ID = data(res).id;
+        if (request.method === 'POST' && /^\/properties\/[^/]+\/calendar-feeds$/.test(request.path) && res.status === 201) guide.vars.FEED_ID = data(res).id;
       },
     });
     expect(answers.every((a) => a.res.status < 300), JSON.stringify(answers.map((a) => [a.example.line, a.res.status]))).toBe(true);
