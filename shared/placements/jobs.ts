@@ -135,9 +135,8 @@ export const sendHouseholdLink: ServiceJob<'send_household_link'> = {
       sent = await placementPorts(job.environment).email.send(message);
     } catch (error) {
       if (job.attempts >= job.max_attempts) {
-        const failure = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
         await inPlacementById(tenant, placement_id, ({ tx, claim, placement }) =>
-          recordUndeliveredLink(tx, claim, placement, { reason: 'failed', error: failure, attempts: job.attempts }));
+          recordUndeliveredLink(tx, claim, placement, { reason: 'failed', attempts: job.attempts }));
       }
       throw error;
     }
