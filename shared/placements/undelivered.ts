@@ -2,7 +2,7 @@ import type { Tx } from '../db/client.ts';
 import type { ClaimRow } from '../claims/repository.ts';
 import { emit } from '../events/outbox.ts';
 import { onHome } from './render.ts';
-import type { PlacementRow } from './repository.ts';
+import { insertUndeliveredMessage, type PlacementRow } from './repository.ts';
 
 // A message to the household that did not go out: filed on the placement (app.undelivered_messages,
 // which its timeline reads as household_link.undelivered) and announced to the carrier by the event
@@ -21,10 +21,7 @@ export type Undelivered =
 export async function recordUndeliveredLink(tx: Tx, claim: ClaimRow, placement: PlacementRow, what: Undelivered): Promise<void> {
   const issuedAt = placement.household_link_at;
   const error = what.reason === 'failed' ? sendFailed : what.error;
-  await tx`
-    insert into app.undelivered_messages (org_id, environment, claim_id, property_id, claim_home_id, topic, reason, error, attempts, link_issued_at)
-    values (app.current_org(), app.current_env(), ${claim.id}, ${placement.property_id}, ${placement.id}, 'home.offered',
-            ${what.reason}, ${error}, ${what.attempts}, ${issuedAt})`;
+  await insertUndeliveredMessage(tx, placement, { topic: 'home.offered', reason: what.reason, error, attempts: what.attempts });
   await emit(tx, 'household_link.undelivered', {
     ...onHome(claim, placement),
     reason: what.reason,
