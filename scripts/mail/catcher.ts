@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
+import { escapeHtml } from '../../shared/http/page.ts';
 import { closed, listen, startSmtpServer } from './smtp-server.ts';
 import { parseMessage, type ParsedMessage } from './message.ts';
 
@@ -26,8 +27,6 @@ export interface CatcherOptions {
   keep?: number;
 }
 
-const escape = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const security = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
@@ -43,12 +42,12 @@ iframe{width:100%;height:32rem;border:1px solid #888}dt{font-weight:600}dd{margi
 
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
-  `<title>${escape(title)}</title><style>${style}</style></head><body><main>${body}</main></body></html>`;
+  `<title>${escapeHtml(title)}</title><style>${style}</style></head><body><main>${body}</main></body></html>`;
 
 function listPage(messages: CaughtMessage[], smtpPort: number): string {
   const rows = messages.map((m) =>
-    `<tr><td><a href="/messages/${m.id}">${escape(m.subject || '(no subject)')}</a></td><td>${escape(m.from)}</td>` +
-    `<td>${escape(m.envelope_to.join(', '))}</td><td><time datetime="${m.received_at}">${escape(m.received_at.replace('T', ' ').slice(0, 19))} UTC</time></td></tr>`).join('');
+    `<tr><td><a href="/messages/${m.id}">${escapeHtml(m.subject || '(no subject)')}</a></td><td>${escapeHtml(m.from)}</td>` +
+    `<td>${escapeHtml(m.envelope_to.join(', '))}</td><td><time datetime="${m.received_at}">${escapeHtml(m.received_at.replace('T', ' ').slice(0, 19))} UTC</time></td></tr>`).join('');
   return page('Mail catcher', `<h1>Mail catcher</h1><p>Messages sent to SMTP on 127.0.0.1:${smtpPort}, newest first (${messages.length}). ` +
     `Reload to see new ones; <a href="/api/messages">as JSON</a>.</p>` +
     (messages.length
@@ -57,11 +56,11 @@ function listPage(messages: CaughtMessage[], smtpPort: number): string {
 }
 
 function messagePage(m: CaughtMessage): string {
-  return page(m.subject || '(no subject)', `<p><a href="/">All messages</a></p><h1>${escape(m.subject || '(no subject)')}</h1><dl>` +
-    `<dt>From</dt><dd>${escape(m.from)}</dd><dt>To</dt><dd>${escape(m.to || m.envelope_to.join(', '))}</dd>` +
-    `<dt>Received</dt><dd><time datetime="${m.received_at}">${escape(m.received_at)}</time></dd></dl>` +
-    (m.html === null ? '' : `<h2>HTML</h2><iframe title="The message as HTML" sandbox srcdoc="${escape(m.html)}"></iframe>`) +
-    (m.text === null ? '' : `<h2>Text</h2><pre>${escape(m.text)}</pre>`));
+  return page(m.subject || '(no subject)', `<p><a href="/">All messages</a></p><h1>${escapeHtml(m.subject || '(no subject)')}</h1><dl>` +
+    `<dt>From</dt><dd>${escapeHtml(m.from)}</dd><dt>To</dt><dd>${escapeHtml(m.to || m.envelope_to.join(', '))}</dd>` +
+    `<dt>Received</dt><dd><time datetime="${m.received_at}">${escapeHtml(m.received_at)}</time></dd></dl>` +
+    (m.html === null ? '' : `<h2>HTML</h2><iframe title="The message as HTML" sandbox srcdoc="${escapeHtml(m.html)}"></iframe>`) +
+    (m.text === null ? '' : `<h2>Text</h2><pre>${escapeHtml(m.text)}</pre>`));
 }
 
 export async function startCatcher(options: CatcherOptions = {}) {

@@ -114,8 +114,7 @@ export const sendEmail: ServiceJob<'send_email'> = {
 /**
  * send_household_link: emails the household its link to a home sent to it, signed now, so that it
  * is stored nowhere. A link of an older issue (re-sent meanwhile), or for a home no longer offered,
- * is not sent. The last attempt's failure is filed on the placement (timeline and event,
- * ./undelivered.ts) before the job is abandoned: the carrier learns that the household has no link.
+ * is not sent.
  */
 export const sendHouseholdLink: ServiceJob<'send_household_link'> = {
   kind: 'send_household_link',
@@ -130,20 +129,19 @@ export const sendHouseholdLink: ServiceJob<'send_household_link'> = {
       return householdLinkEmail(link, home?.name ?? home?.address ?? 'a home', claim);
     }, { lock: false });
     if (!message) return { skipped: 'the home is no longer offered to the household' };
-    let sent;
-    try {
-      sent = await placementPorts(job.environment).email.send(message);
-    } catch (error) {
-      if (job.attempts >= job.max_attempts) {
-        const failure = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-        await inPlacementById(tenant, placement_id, ({ tx, claim, placement }) =>
-          recordUndeliveredLink(tx, claim, placement, { reason: 'failed', error: failure, attempts: job.attempts }));
-      }
-      throw error;
-    }
+    const sent = await placementPorts(job.environment).email.send(message);
     // Sandbox: the message is kept with the job, for the sandbox emails helper (its link grants
     // sandbox data only). Live: only whom it went to; the link is stored nowhere.
     return job.environment === 'sandbox' ? { provider_ref: sent.providerRef, to: message.to, message } : { provider_ref: sent.providerRef, to: message.to };
+  },
+  // Out of attempts: the link is filed on the placement as undelivered (timeline and event,
+  // ./undelivered.ts), so the carrier learns that the household has no link; the send's error stays
+  // with staff. A home no longer offered meanwhile needs no link, so nothing is said.
+  async abandoned({ placement_id }, { job }) {
+    await inPlacementById(tenantOf(job), placement_id, async ({ tx, claim, placement }) => {
+      if (placement.option_status === 'declined' || placement.option_status === 'cancelled') return;
+      await recordUndeliveredLink(tx, claim, placement, { reason: 'failed', attempts: job.attempts });
+    });
   },
 };
 

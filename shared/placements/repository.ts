@@ -167,6 +167,18 @@ export async function otherHomesInPlay(tx: Tx, claimId: string, placementId: str
   return row.any;
 }
 
+/** Files a message to the household that did not go out on its placement (append-only: the timeline reads it). */
+export async function insertUndeliveredMessage(
+  tx: Tx,
+  placement: PlacementRow,
+  message: { topic: string; reason: 'not_configured' | 'failed'; error: string; attempts: number },
+): Promise<void> {
+  await tx`
+    insert into app.undelivered_messages (org_id, environment, claim_id, property_id, claim_home_id, topic, reason, error, attempts, link_issued_at)
+    values (app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.property_id}, ${placement.id}, ${message.topic},
+            ${message.reason}, ${message.error}, ${message.attempts}, ${placement.household_link_at})`;
+}
+
 export async function recordResponse(
   tx: Tx,
   placementId: string,

@@ -2,29 +2,30 @@ import type { Tx } from '../db/client.ts';
 import type { ClaimRow } from '../claims/repository.ts';
 import { emit } from '../events/outbox.ts';
 import { onHome } from './render.ts';
-import type { PlacementRow } from './repository.ts';
+import { insertUndeliveredMessage, type PlacementRow } from './repository.ts';
 
 // A message to the household that did not go out: filed on the placement (app.undelivered_messages,
 // which its timeline reads as household_link.undelivered) and announced to the carrier by the event
 // of the same name, in one transaction. A deployment without email says so here instead of claiming
-// that the link went out; a send job that spent its attempts says so with its last error.
+// that the link went out (naming the settings, as the refused re-send does); a send job that spent its
+// attempts says so in a fixed phrase: the transport's words (a relay's host and port, a server's
+// replies) stay with staff, in the job's last error (the console's `outbox list` and `job list`).
 
-export interface Undelivered {
-  reason: 'not_configured' | 'failed';
-  error: string;
-  attempts: number;
-}
+/** What the carrier is told of a send that failed for good. */
+export const sendFailed = "the email provider refused the message or could not be reached; the service's staff have the details";
+
+export type Undelivered =
+  | { reason: 'not_configured'; /** The missing settings, in words. */ error: string; attempts: 0 }
+  | { reason: 'failed'; attempts: number };
 
 export async function recordUndeliveredLink(tx: Tx, claim: ClaimRow, placement: PlacementRow, what: Undelivered): Promise<void> {
   const issuedAt = placement.household_link_at;
-  await tx`
-    insert into app.undelivered_messages (org_id, environment, claim_id, property_id, claim_home_id, topic, reason, error, attempts, link_issued_at)
-    values (app.current_org(), app.current_env(), ${claim.id}, ${placement.property_id}, ${placement.id}, 'home.offered',
-            ${what.reason}, ${what.error.slice(0, 2000)}, ${what.attempts}, ${issuedAt})`;
+  const error = what.reason === 'failed' ? sendFailed : what.error;
+  await insertUndeliveredMessage(tx, placement, { topic: 'home.offered', reason: what.reason, error, attempts: what.attempts });
   await emit(tx, 'household_link.undelivered', {
     ...onHome(claim, placement),
     reason: what.reason,
-    error: what.error.slice(0, 2000),
+    error,
     attempts: what.attempts,
     link_issued_at: issuedAt?.toISOString() ?? null,
   });

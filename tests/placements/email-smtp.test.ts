@@ -2,9 +2,10 @@
 // tiny SMTP server in this process receives what the send job sends, through the real HTTP surface
 // and the real job runner. The link the household gets goes out in the message and is stored nowhere.
 import { request } from 'node:http';
+import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { drainJobs, jobsOf, scene } from './fixtures.ts';
-import { smtpEmail } from '../../shared/placements/ports/smtp.ts';
+import { isLoopback, smtpEmail } from '../../shared/placements/ports/smtp.ts';
 import { startSmtpServer, type Listening, type Received } from '../../scripts/mail/smtp-server.ts';
 import { startCatcher } from '../../scripts/mail/catcher.ts';
 
@@ -60,6 +61,41 @@ describe('email over SMTP', () => {
     const mail = received[before];
     expect(mail.data).toContain('Subject: =?UTF-8?B?');
     expect(partOf(mail.data, 'text/plain')).toBe('Hallo\n.\nnext');
+  });
+
+  it('sends nothing in clear to a host that is not loopback: no STARTTLS offered (or stripped) is refused', async () => {
+    expect([isLoopback('127.0.0.1'), isLoopback('localhost'), isLoopback('::1')]).toEqual([true, true, true]);
+    expect([isLoopback('smtp.example.com'), isLoopback('10.0.0.5'), isLoopback('127.example.com')]).toEqual([false, false, false]);
+    const message = { to: ['ada@example.test'], subject: 'Your link', text: 'https://x.example/household/secret', topic: 't' };
+    // The catcher offers no STARTTLS: on loopback the message goes out in clear ...
+    const before = received.length;
+    await smtpEmail({ url: `smtp://127.0.0.1:${port}`, from: 'placements@example.test' }).send(message);
+    expect(received.length).toBe(before + 1);
+    // ... to the same server taken for a remote one, neither credentials nor message are sent.
+    const remote = smtpEmail({ url: `smtp://user:pw@127.0.0.1:${port}`, from: 'placements@example.test', loopback: () => false });
+    await expect(remote.send(message)).rejects.toThrow('SMTP server 127.0.0.1 offers no STARTTLS: nothing is sent in clear');
+    const anonymous = smtpEmail({ url: `smtp://127.0.0.1:${port}`, from: 'placements@example.test', loopback: () => false });
+    await expect(anonymous.send(message)).rejects.toThrow('offers no STARTTLS');
+    expect(received.length).toBe(before + 1);
+  });
+
+  it('a reply sent in clear after STARTTLS, before the handshake, is refused rather than read as one over TLS', async () => {
+    const injector = createServer((socket) => {
+      socket.write('220 mx ESMTP\r\n');
+      socket.on('data', (chunk) => {
+        const verb = chunk.toString('utf8').slice(0, 8).toUpperCase();
+        if (verb.startsWith('EHLO')) socket.write('250-mx\r\n250 STARTTLS\r\n');
+        // The 220 and, in the same packet, what a man in the middle would have the client take for the server's words over TLS.
+        else if (verb.startsWith('STARTTLS')) socket.write('220 go ahead\r\n250-mx\r\n250 AUTH PLAIN\r\n');
+      });
+    });
+    await new Promise<void>((resolve) => injector.listen(0, '127.0.0.1', resolve));
+    try {
+      const email = smtpEmail({ url: `smtp://127.0.0.1:${(injector.address() as { port: number }).port}`, from: 'placements@example.test', timeoutMs: 2000 });
+      await expect(email.send({ to: ['ada@example.test'], subject: 's', text: 't', topic: 't' })).rejects.toThrow('SMTP server sent data before the TLS handshake');
+    } finally {
+      injector.close();
+    }
   });
 
   it('the local mail catcher (`npm run mail`) shows the household its link, and its inbox runs none of a message\'s HTML', async () => {

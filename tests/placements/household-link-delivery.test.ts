@@ -1,7 +1,7 @@
 // A live deployment says what became of the household's link: with email not configured nothing is
 // claimed as sent (the home's send records the undelivered link on the placement's timeline and as an
 // event; a re-send is refused naming the settings), and a send job that fails for good is recorded
-// the same way, with the error.
+// the same way, in a fixed phrase (the transport's words stay with staff).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ownerSql } from '../helpers.ts';
 import { drainJobs, events, jobsOf, scene } from './fixtures.ts';
@@ -12,6 +12,9 @@ const stub = (settings: Record<string, string>) => {
 };
 
 afterEach(() => vi.unstubAllEnvs());
+
+/** What the carrier is told of a send that failed for good. */
+const providerFailed = "the email provider refused the message or could not be reached; the service's staff have the details";
 
 const undelivered = async (s: Awaited<ReturnType<typeof scene>>) =>
   (await s.api.get(`/claims/${s.ref}/timeline`)).body.data.filter((e: any) => e.type === 'household_link.undelivered');
@@ -42,7 +45,7 @@ describe("the household's link on a live deployment", () => {
     expect(await jobsOf(s.c.orgId, 'send_household_link')).toEqual([]);
   });
 
-  it('a send job that fails for good is recorded on the placement and as an event, with the error', async () => {
+  it('a send job that fails for good is recorded on the placement and as an event, in a fixed phrase', async () => {
     // Configured, but nothing listens where the email API should be.
     stub({ ...unconfigured, EMAIL_API_URL: 'http://127.0.0.1:9', EMAIL_API_KEY: 're_test', EMAIL_FROM: 'placements@example.test' });
     const s = await scene('live');
@@ -55,11 +58,26 @@ describe("the household's link on a live deployment", () => {
     const [job] = await jobsOf(s.c.orgId, 'send_household_link');
     expect(job.status).toBe('abandoned');
     const [entry] = await undelivered(s);
-    expect(entry).toMatchObject({ property_id: s.home, detail: { reason: 'failed', attempts: 8, error: job.last_error } });
+    expect(entry).toMatchObject({ property_id: s.home, detail: { reason: 'failed', attempts: 8, error: providerFailed } });
     expect(entry.summary).toContain('could not be sent');
     expect((await events(s.c.orgId, 'household_link.undelivered')).map((e) => e.payload)).toEqual([
-      expect.objectContaining({ property_id: s.home, reason: 'failed', attempts: 8, error: job.last_error }),
+      expect.objectContaining({ property_id: s.home, reason: 'failed', attempts: 8, error: providerFailed }),
     ]);
+  });
+
+  it("the carrier is told a fixed phrase, never the transport's words (its relay, port, replies): those stay with staff", async () => {
+    stub({ ...unconfigured, EMAIL_TRANSPORT: 'smtp', SMTP_URL: 'smtp://relay:secret@127.0.0.1:9', EMAIL_FROM: 'placements@example.test' });
+    const s = await scene('live');
+    await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'send', approve_budget: true });
+    await ownerSql()`update app.jobs set attempts = max_attempts - 1 where org_id = ${s.c.orgId} and kind = 'send_household_link'`;
+    await drainJobs(s.c.orgId);
+    const [job] = await jobsOf(s.c.orgId, 'send_household_link');
+    // Staff see what happened (the job's last error, the console's outbox list and job list) ...
+    expect(job).toMatchObject({ status: 'abandoned', last_error: expect.stringContaining('SMTP connection to 127.0.0.1:9 failed') });
+    // ... the carrier's timeline and event say that it failed, not where or how.
+    const told = JSON.stringify([await undelivered(s), (await events(s.c.orgId, 'household_link.undelivered')).map((e) => e.payload)]);
+    expect(told).toContain(providerFailed);
+    for (const detail of ['127.0.0.1', ':9', 'SMTP', 'ECONNREFUSED', 'relay']) expect(told).not.toContain(detail);
   });
 });
 

@@ -28,7 +28,7 @@ export const timelineRoutes = createRoutes().openapi(
       'clears), extension.requested (previous_move_out_date and the asked move_out_date), extension.declined (by the landlord), ' +
       'extension.lapsed (not signed and paid when the stay ended), extension.cancelled (withdrawn with the cancelled placement), ' +
       'extension.withdrawn (withdrawn before the service recorded why) and household_link.undelivered (the email with the ' +
-      "household's link did not go out: detail.reason not_configured or failed, with the error). days_open counts whole days since opened_at.",
+      "household's link did not go out: detail.reason not_configured or failed, with detail.error: the missing settings, or a fixed phrase for failed). days_open counts whole days since opened_at.",
     scope: 'claims:read',
     request: { params: ReferenceParam },
     responses: { 200: jsonResponse(Timeline, 'The timeline.') },

@@ -260,14 +260,17 @@ export const placementEvents = [
     payload: z.object({
       ...onHome,
       reason: z.enum(['not_configured', 'failed']).describe('not_configured: nothing was sent; failed: every attempt failed.'),
-      error: z.string().describe('What stopped it: the missing settings, or the last attempt\'s error.'),
+      error: z.string().describe(
+        'What stopped it: not_configured, the missing settings; failed, a fixed phrase (the email provider\'s own error, naming its hosts and ' +
+        'replies, stays with the service\'s staff).',
+      ),
       attempts: z.number().int().describe('Send attempts made (0 when nothing could be attempted).'),
       link_issued_at: timestamp.nullable().describe('The issue of the link the message carried.'),
     }),
     sample: {
       ...samples,
       reason: 'failed',
-      error: 'ProviderError: Resend POST /emails answered 422: The to address is invalid.',
+      error: "the email provider refused the message or could not be reached; the service's staff have the details",
       attempts: 8,
       link_issued_at: '2026-11-21T10:15:00.000Z',
     },

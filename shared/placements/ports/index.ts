@@ -29,9 +29,12 @@ export interface PlacementPortOptions {
  * The settings live email still lacks (empty when it can send; sandbox never lacks any). A caller that
  * would only queue a message that cannot go out says so instead (the household's link).
  */
+/** Whether live email leaves over SMTP (EMAIL_TRANSPORT=smtp) rather than Resend's API. */
+const emailOverSmtp = () => setting('EMAIL_TRANSPORT', 'resend') === 'smtp';
+
 export function emailSettingsMissing(environment: Environment): string[] {
   if (environment === 'sandbox') return [];
-  const needed = setting('EMAIL_TRANSPORT', 'resend') === 'smtp' ? ['SMTP_URL', 'EMAIL_FROM'] : ['EMAIL_API_KEY', 'EMAIL_FROM'];
+  const needed = emailOverSmtp() ? ['SMTP_URL', 'EMAIL_FROM'] : ['EMAIL_API_KEY', 'EMAIL_FROM'];
   return needed.filter((name) => setting(name, '') === '');
 }
 
@@ -48,7 +51,7 @@ export function placementPorts(environment: Environment, options: PlacementPortO
       callbackSecret: setting('ESIGN_CALLBACK_SECRET', ''),
       fetch: options.fetch,
     }),
-    email: setting('EMAIL_TRANSPORT', 'resend') === 'smtp'
+    email: emailOverSmtp()
       ? smtpEmail({ url: setting('SMTP_URL', ''), from: setting('EMAIL_FROM', '') })
       : resendEmail({
         apiUrl: setting('EMAIL_API_URL', defaultEmailApiUrl),

@@ -10,9 +10,11 @@ import { required, sha256Hex } from './provider.ts';
 // package is needed and the adapter runs on both; a package (nodemailer) would pull in Node-only
 // modules the Edge Runtime cannot load.
 //
-// SMTP_URL: smtp://[user:password@]host[:port] (default port 587; STARTTLS when the server offers it),
-// or smtps://... (TLS from the first byte, default port 465). Credentials are sent (AUTH PLAIN) only
-// over TLS, or to a loopback host (a local catcher). SMTP has no idempotency key: a job retried after
+// SMTP_URL: smtp://[user:password@]host[:port] (default port 587, upgraded with STARTTLS), or
+// smtps://... (TLS from the first byte, default port 465). The household's link in the message is a
+// credential: to any host but a loopback one (a local catcher) nothing is sent, credentials or
+// message, unless the connection is TLS; a server that does not offer STARTTLS (or whose offer a
+// man in the middle stripped) is refused rather than spoken to in clear. SMTP has no idempotency key: a job retried after
 // the server accepted the message but before the answer arrived sends it again; the Message-ID, derived
 // from the message like Resend's Idempotency-Key, is the same on both, so a mail client shows one.
 
@@ -23,6 +25,8 @@ export interface SmtpOptions {
   from?: string;
   /** How long each step of the conversation may take. */
   timeoutMs?: number;
+  /** Which hosts may be spoken to without TLS (default: loopback addresses only). */
+  loopback?: (host: string) => boolean;
 }
 
 const what = 'email (SMTP)';
@@ -121,9 +125,14 @@ class Conversation {
     return this.reply(shown, expected);
   }
 
-  /** Upgrades the connection to TLS (after STARTTLS). */
+  /**
+   * Upgrades the connection to TLS (after STARTTLS's 220). Anything the server sent after that 220
+   * arrived in clear, before the handshake, so could have been injected: it is refused rather than
+   * read as a reply over TLS.
+   */
   async upgrade(host: string): Promise<void> {
     this.socket.removeAllListeners('data').removeAllListeners('close').removeAllListeners('error');
+    if (this.buffer !== '' || this.lines.length > 0) throw new Error('SMTP server sent data before the TLS handshake: refused');
     const secure = tlsConnect({ socket: this.socket, servername: host });
     await new Promise<void>((resolve, reject) => secure.once('secureConnect', resolve).once('error', reject));
     this.socket = secure;
@@ -135,7 +144,8 @@ class Conversation {
   }
 }
 
-const isLoopback = (host: string) => host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
+/** Whether a host is this machine, which may be spoken to in clear (a local catcher). */
+export const isLoopback = (host: string) => host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
 
 export function smtpEmail(options: SmtpOptions): EmailPort {
   return {
@@ -148,6 +158,7 @@ export function smtpEmail(options: SmtpOptions): EmailPort {
       const implicitTls = url.protocol === 'smtps:';
       const port = Number(url.port || (implicitTls ? 465 : 587));
       const timeoutMs = options.timeoutMs ?? 15_000;
+      const clearAllowed = (options.loopback ?? isLoopback)(host);
       const { data, messageId } = await formatMessage(message, from);
 
       const socket = await new Promise<Socket>((resolve, reject) => {
@@ -168,8 +179,8 @@ export function smtpEmail(options: SmtpOptions): EmailPort {
           secure = true;
           hello = await smtp.send('EHLO housing-placement.local', [250], 'EHLO');
         }
+        if (!secure && !clearAllowed) throw new Error(`SMTP server ${host} offers no STARTTLS: nothing is sent in clear (use a server that offers it, or smtps://)`);
         if (url.username) {
-          if (!secure && !isLoopback(host)) throw new Error(`SMTP server ${host} offers no TLS: credentials are not sent in clear`);
           const credentials = base64(new TextEncoder().encode(`\0${decodeURIComponent(url.username)}\0${decodeURIComponent(url.password)}`));
           await smtp.send(`AUTH PLAIN ${credentials}`, [235], 'AUTH');
         }
