@@ -412,7 +412,7 @@ export const CalendarExport = z
 export const RevokedCalendarExport = z.object({ property_id: z.string().uuid(), revoked: z.literal(true) }).openapi('RevokedCalendarExport');
 
 export const CalendarImportInput = z.strictObject({
-  url: z.string().min(1).max(2048).describe('The other channel\'s iCalendar export address (https, on the public internet).'),
+  url: storedText(z.string().min(1).max(2048)).describe('The other channel\'s iCalendar export address (https, on the public internet).'),
   name: storedText(z.string().trim().min(1).max(200)).optional().describe('Your label for the channel, shown on its blocks (Airbnb, Vrbo, …).'),
 }).openapi('CalendarImportInput');
 
