@@ -168,6 +168,10 @@ export const en = {
       failed: ['Something went wrong', 'Nothing was charged. Please try again in a few minutes.'],
     } as Record<'expired' | 'invalid' | 'replaced' | 'notConfigured' | 'providerDown' | 'tooLarge' | 'unreadable' | 'sandboxOnly' | 'refused' | 'nothingHere' | 'notFound' | 'failed', [string, string]>,
   },
+  methodNotAllowed: {
+    title: 'Not possible here',
+    text: (method: string) => `${method} is not possible on this page; open the link in a browser.`,
+  },
   email: {
     subject: (home: string) => `A home for you: ${home}`,
     found: (home: string) => `Your insurer found a home for you while yours is repaired: ${home}.`,

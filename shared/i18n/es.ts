@@ -160,6 +160,10 @@ export const es: Catalogue = {
       failed: ['Algo salió mal', 'No se cobró nada. Inténtelo de nuevo en unos minutos.'],
     },
   },
+  methodNotAllowed: {
+    title: 'No es posible aquí',
+    text: (method) => `${method} no es posible en esta página; abra el enlace en un navegador.`,
+  },
   email: {
     subject: (home) => `Una vivienda para usted: ${home}`,
     found: (home) => `Su aseguradora encontró una vivienda para usted mientras reparan la suya: ${home}.`,
