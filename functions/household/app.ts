@@ -110,8 +110,10 @@ export function createHouseholdApp() {
       const token = await householdPayLink(link);
       if (!token) return problem(c, 'nothingToPay', 404);
       c.header('Cache-Control', 'no-store');
-      // Relative to this address (<base>/household/<token>/pay), whatever prefix the gateway serves it under.
-      return c.redirect(`../../pay/${token}`, 303);
+      // Relative to this address (<base>/household/<token>/pay), whatever prefix the gateway serves it
+      // under; the language the household chose on its page goes on with it.
+      const chosen = c.req.query('lang');
+      return c.redirect(`../../pay/${token}${chosen ? `?lang=${encodeURIComponent(chosen)}` : ''}`, 303);
     } catch (error) {
       if (error instanceof PayLinkRejected) return rejected(c, error);
       if (error instanceof NotConfigured) return problem(c, 'notConfigured', 503);

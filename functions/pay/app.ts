@@ -8,11 +8,9 @@ import { errorFields, log } from '../../shared/log.ts';
 import { PayLinkRejected, readPayLink, readSetupLink, type PayLink } from '../../shared/placements/pay-link.ts';
 import { payActions, type PayActions } from '../../shared/placements/commands/pay.ts';
 import { renderPayPage, renderSetupPage } from './page.ts';
-import { html, methodNotAllowedPage, readForm, renderNoticePage, renderProblemPage as problemPage } from '../../shared/http/page.ts';
-
-/** The pay page's problems end with what to do about the link. */
-const renderProblemPage = (title: string, text: string) =>
-  problemPage(title, text, 'Ask the person who sent you this link for a new one; links are valid for a short time only.');
+import { html, methodNotAllowedPage, readForm, renderNoticePage, renderProblemPage } from '../../shared/http/page.ts';
+import { chooseLanguage, type Words } from '../../shared/i18n/index.ts';
+import type { Catalogue } from '../../shared/i18n/en.ts';
 import { startSetup } from '../../shared/placements/commands/payout-setup.ts';
 import { chargeTypes } from '../../shared/placements/billing.ts';
 import { payers } from '../../shared/claims/values.ts';
@@ -32,29 +30,43 @@ const Submission = z.strictObject({
   payer: z.enum(payers),
 });
 
+const rejectedStatus: Record<PayLinkRejected['reason'], number> = { expired: 410, invalid: 403, replaced: 403 };
 
-const problems: Record<PayLinkRejected['reason'], [string, string, number]> = {
-  expired: ['This payment link has expired', 'For your safety, payment links stop working after a short time.', 410],
-  invalid: ['This payment link is not valid', 'The link is incomplete, was changed, or was not issued for this service.', 403],
-  replaced: ['This payment link is not valid any more', 'The lease changed since this link was issued (new dates, a new version); use the latest link you received.', 403],
+/**
+ * The words of the page: the household's language on the household's own link (the one it chose,
+ * ?lang=, which its page's Pay button carries; else its request's household_language; else its
+ * browser's), English on the others' links, whose readers are the carrier's and landlord's staff.
+ * Before the link is read (a link refused) only ?lang= can name the household's language.
+ */
+const wordsOf = (c: Context<AppEnv>, view?: { payer: string; language: string | null }): Words =>
+  !view ? chooseLanguage({ chosen: c.req.query('lang') })
+    : view.payer === 'policyholder' ? chooseLanguage({ chosen: c.req.query('lang'), stated: view.language, acceptLanguage: c.req.header('accept-language') })
+      : chooseLanguage({});
+
+/** A problem page; those about the link end with what to do about it. */
+const problem = (c: Context<AppEnv>, key: keyof Catalogue['pay']['problem'], status: number, w: Words = wordsOf(c)) => {
+  const [title, text] = w.m.pay.problem[key];
+  const aboutLink = key !== 'notConfigured' && key !== 'providerDown' && key !== 'tooLarge';
+  return html(c, renderProblemPage(title, text, aboutLink ? w.m.pay.hint : undefined, w.locale), status);
 };
 
-/** A live deployment whose payment processor is not set up: say so, not a 500. */
-const notConfiguredPage = () =>
-  problemPage('Payments are not available yet', 'This service has not been connected to its payment processor yet. Nothing was charged; please try again later.');
+/** The page's own address with a payment's result, keeping the language chosen (?lang=). */
+const resultAddress = (c: Context<AppEnv>, result: string) => {
+  const chosen = c.req.query('lang');
+  return `?result=${result}${chosen ? `&lang=${encodeURIComponent(chosen)}` : ''}`;
+};
 
 export function createPayApp(actions: PayActions) {
   const app = new Hono<AppEnv>();
   app.use('*', requestId());
   // The page's form is a few fields: a body past 16 KB is not one of its forms.
-  app.use('*', boundedBody(16 * 1024, (c) => html(c, problemPage('The form could not be read', 'The form sent was far larger than this page\'s form.'), 413)));
+  app.use('*', boundedBody(16 * 1024, (c) => problem(c, 'tooLarge', 413)));
 
   /** The page for a link refused (expired, invalid, replaced), or for signed links not configured. */
-  function refusedLink(c: Context<AppEnv>, error: unknown): Response {
-    if (error instanceof NotConfigured) return html(c, notConfiguredPage(), 503);
+  function refusedLink(c: Context<AppEnv>, error: unknown, w?: Words): Response {
+    if (error instanceof NotConfigured) return problem(c, 'notConfigured', 503, w);
     if (!(error instanceof PayLinkRejected)) throw error;
-    const [title, text, status] = problems[error.reason];
-    return html(c, renderProblemPage(title, text), status);
+    return problem(c, error.reason, rejectedStatus[error.reason], w);
   }
 
   async function verified(c: Context<AppEnv>): Promise<PayLink | Response> {
@@ -65,15 +77,15 @@ export function createPayApp(actions: PayActions) {
     }
   }
 
-  const notFound = (c: Context<AppEnv>) =>
-    html(c, renderProblemPage('Nothing to pay here', 'This link does not lead to a placement that can be paid (it may have been cancelled).'), 404);
 
   // A provider's finish_setup_url: on to the processor's onboarding, created on demand.
+  // The provider's staff read it: in English.
   const setupRefused = (c: Context<AppEnv>, error: unknown) => {
-    if (error instanceof NotConfigured) return html(c, notConfiguredPage(), 503);
+    const w = chooseLanguage({});
+    if (error instanceof NotConfigured) return problem(c, 'notConfigured', 503, w);
     if (!(error instanceof PayLinkRejected)) throw error;
-    const [title, text, status] = problems[error.reason];
-    return html(c, renderProblemPage(title.replace('payment', 'setup'), text), status);
+    const [title, text] = w.m.pay.problem[error.reason];
+    return html(c, renderProblemPage(title.replace('payment', 'setup'), text, w.m.pay.hint), rejectedStatus[error.reason]);
   };
 
   // Opening the link only shows where it leads: nothing is created at the processor until someone at
@@ -108,18 +120,18 @@ export function createPayApp(actions: PayActions) {
       // A link issued under a contract version that was since replaced.
       return refusedLink(c, error);
     }
-    if (!view) return notFound(c);
-    return html(c, renderPayPage(view, c.req.query('result')), 200);
+    if (!view) return problem(c, 'nothingHere', 404);
+    return html(c, renderPayPage(view, wordsOf(c, view), c.req.query('result')), 200);
   });
 
   app.post('/pay/:token', async (c) => {
     const link = await verified(c);
     if (link instanceof Response) return link;
+    // The household's page posts to ?lang=<its language> (./page.ts), so its answers read in it too.
+    const w = wordsOf(c, { payer: link.payer, language: null });
     const form = Submission.safeParse(await readForm(c));
-    if (!form.success) return html(c, renderProblemPage('The form could not be read', 'Go back to the payment page and press the button again.'), 422);
-    if (link.environment === 'live' && form.data.outcome) {
-      return html(c, renderProblemPage('The form could not be read', 'Choosing an outcome is possible in sandbox only.'), 422);
-    }
+    if (!form.success) return problem(c, 'unreadable', 422, w);
+    if (link.environment === 'live' && form.data.outcome) return problem(c, 'sandboxOnly', 422, w);
     const returnUrl = new URL(c.req.url);
     returnUrl.search = '';
     try {
@@ -129,31 +141,31 @@ export function createPayApp(actions: PayActions) {
         returnUrl.toString(),
       );
       // Post/redirect/get: a reload of the result never pays twice.
-      return c.redirect('redirect' in outcome ? outcome.redirect : `?result=${outcome.result}`, 303);
+      return c.redirect('redirect' in outcome ? outcome.redirect : resultAddress(c, outcome.result), 303);
     } catch (error) {
       // A second submit of a page already paid (two tabs, a double click): the receipt, not an error.
-      if (error instanceof ApiError && error.code === 'nothing_due') return c.redirect('?result=succeeded', 303);
-      if (error instanceof PayLinkRejected) return refusedLink(c, error);
+      if (error instanceof ApiError && error.code === 'nothing_due') return c.redirect(resultAddress(c, 'succeeded'), 303);
+      if (error instanceof PayLinkRejected) return refusedLink(c, error, w);
       if (error instanceof ApiError && error.status < 500) {
-        // 403: a form for another payer's share than the link's own; 404: the placement is gone.
+        // 403: a form for another payer's share than the link's own; 404: the placement is gone. The
+        // service's own reason is in English (the API's language): the other languages say it plainly.
         const status = error.status === 404 || error.status === 403 ? error.status : 409;
-        return html(c, renderProblemPage('Payment not possible', error.message), status);
+        const [title, text] = w.m.pay.problem.refused;
+        return html(c, renderProblemPage(title, w.language === 'en' ? error.message : text, w.m.pay.hint, w.locale), status);
       }
-      if (error instanceof NotConfigured) return html(c, notConfiguredPage(), 503);
-      if (error instanceof ProviderError) {
-        return html(c, problemPage('Payment is not possible right now', 'The payment processor could not be reached. Nothing was charged; please try again in a few minutes.'), 503);
-      }
+      if (error instanceof NotConfigured) return problem(c, 'notConfigured', 503, w);
+      if (error instanceof ProviderError) return problem(c, 'providerDown', 503, w);
       log.error('pay page failed', { request_id: c.get('requestId'), ...errorFields(error as Error) });
-      return html(c, renderProblemPage('Something went wrong', 'Nothing was charged. Please try again in a few minutes.'), 500);
+      return problem(c, 'failed', 500, w);
     }
   });
 
   app.all('/pay/setup/:token', methodNotAllowedPage('GET, POST'));
   app.all('/pay/:token', methodNotAllowedPage('GET, POST'));
-  app.all('*', (c) => html(c, renderProblemPage('Page not found', 'Open the payment link exactly as you received it.'), 404));
+  app.all('*', (c) => problem(c, 'notFound', 404));
   app.onError((error, c) => {
     log.error('pay page failed', { request_id: c.get('requestId'), ...errorFields(error) });
-    return html(c, renderProblemPage('Something went wrong', 'Nothing was charged. Please try again in a few minutes.'), 500);
+    return problem(c, 'failed', 500);
   });
   return app;
 }

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { AppEnv } from './context.ts';
+import { chooseLanguage } from '../i18n/index.ts';
 
 // What the service's own web pages share (the pay page, the household's page): one layout that
 // reads on a phone, escaping, and the headers every page is answered with. Rendered from data only,
@@ -80,11 +81,14 @@ export const html = (c: Context<AppEnv>, body: string, status: number) => {
 
 /**
  * A page address asked with a method it does not take (TRACE, OPTIONS, PUT, ...): 405 with Allow, as
- * the API answers, never the page-not-found, since the address is right and the method is not.
+ * the API answers, never the page-not-found, since the address is right and the method is not. Whose
+ * page it is is not read (the link is not), so it reads in the language the address (?lang=) or the
+ * browser asks for, else English.
  */
 export const methodNotAllowedPage = (allow: string) => (c: Context<AppEnv>) => {
   c.header('Allow', allow);
-  return html(c, renderProblemPage('Not possible here', `${c.req.method} is not possible on this page; open the link in a browser.`), 405);
+  const w = chooseLanguage({ chosen: c.req.query('lang'), acceptLanguage: c.req.header('accept-language') });
+  return html(c, renderProblemPage(w.m.methodNotAllowed.title, w.m.methodNotAllowed.text(c.req.method), undefined, w.locale), 405);
 };
 
 /**

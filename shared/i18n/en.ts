@@ -5,6 +5,7 @@
 // already formatted for the language (money, dates, counts: shared/i18n/index.ts).
 
 import type { Plural } from './plural.ts';
+import { payerWords } from '../placements/billing.ts';
 
 export const en = {
   /** The language's name in itself, for the switch between languages. */
@@ -97,6 +98,80 @@ export const en = {
     notFound: ['Page not found', 'Open the link exactly as you received it.'],
     failed: ['Something went wrong', 'Your answer was not recorded. Please try again in a few minutes.'],
   } as Record<'expired' | 'invalid' | 'replaced' | 'notConfigured' | 'gone' | 'noLease' | 'leaseNotFetched' | 'nothingToPay' | 'crossSite' | 'unreadable' | 'tooLarge' | 'notPossible' | 'notFound' | 'failed', [string, string]>,
+  pay: {
+    title: (home: string) => `Pay for ${home}`,
+    sandbox: 'SANDBOX: no real money moves',
+    request: (reference: string, payee: string) => `Request ${reference} · paid to ${payee}`,
+    theLandlord: 'the landlord',
+    dueNow: (what: string) => `Due now: ${what}`,
+    firstPayment: 'First payment',
+    rentFrom: (from: string, to: string) => `Rent from ${from} to ${to}`,
+    extensionFrom: (from: string, to: string) => `Extension from ${from} to ${to}`,
+    paidRent: (from: string) => `Rent from ${from}`,
+    paidExtension: (from: string) => `Extension from ${from}`,
+    secondCharge: 'Second charge, refunded automatically',
+    split: (payers: string) => `This payment is split between ${payers} payers: each pays its own share, on its own.`,
+    /** Who pays a share, as the page names it; the API's words are the same (shared/placements/billing.ts). */
+    payer: payerWords,
+    paidBy: (payer: string) => `Paid by ${payer}`,
+    paysOwn: (payer: string) => `${payer.charAt(0).toUpperCase()}${payer.slice(1)} pays this share from its own link.`,
+    /** The ledger's line names (shared/placements/ledger.ts): a name not here is shown as the ledger writes it. */
+    line: {
+      Rent: 'Rent', 'Pet rent': 'Pet rent', Utilities: 'Utilities', 'Cleaning fee': 'Cleaning fee', 'Application fee': 'Application fee',
+      'Pet fee': 'Pet fee', 'Security deposit (refundable)': 'Security deposit (refundable)', 'Pet deposit (refundable)': 'Pet deposit (refundable)',
+    } as Record<string, string>,
+    /** A rent line by which rent it is; the API's English labels are these too (shared/placements/ledger.ts). */
+    rent: {
+      month: 'Rent',
+      firstMonth: 'Rent, first month',
+      partial: (nights: string, days: string) => `Rent (${nights} of ${days} days)`,
+      added: (nights: string) => `Rent, ${nights} added nights`,
+    },
+    total: 'Total',
+    payAmount: (amount: string) => `Pay ${amount}`,
+    payShare: (amount: string, payer: string) => `Pay ${amount} (${payer}'s share)`,
+    decline: 'Decline (simulate a failed payment)',
+    declineShare: (payer: string) => `Decline ${payer}'s share (simulate a failed payment)`,
+    checkoutNote: (payee: string) => `You will pay on the payment processor's secure page, directly to ${payee}.`,
+    heading: { due: 'Nothing to pay', not_unlocked: 'Not ready for payment yet', settled: 'Nothing due right now', unavailable: 'Payment is not possible' },
+    note: {
+      cancelled: 'This placement was cancelled; nothing can be paid on it.',
+      settled: 'Everything due so far is paid. The next month of rent appears here on its first day.',
+      othersPay: 'Nothing is due from you right now; what is still due is paid by the other payers.',
+      lease_not_signed: 'The lease is not signed by everyone yet: payment opens once the household and the landlord have both signed.',
+      charges_disabled: 'The landlord is still setting up how they are paid; nothing can be paid until they finish. Please try again later.',
+      other: 'Nothing can be paid on this placement right now.',
+    },
+    paidHeading: 'Paid so far',
+    status: { paid: 'paid', refunded: 'refunded' } as Record<string, string>,
+    result: {
+      succeeded: ['Payment received', 'Thank you. The payment went through and the landlord has been told.'],
+      failed: ['Payment declined', 'The payment did not go through and nothing was charged. You can try again below.'],
+      processing: ['Payment submitted', 'The payment processor is confirming your payment; this page shows it once it has cleared.'],
+      cancelled: ['Payment not completed', 'You left the checkout before paying; nothing was charged.'],
+    } as Record<'succeeded' | 'failed' | 'processing' | 'cancelled', [string, string]>,
+    booked: 'The booking is confirmed.',
+    bookedOnceDue: 'The booking is confirmed once what is still due below is paid.',
+    hint: 'Ask the person who sent you this link for a new one; links are valid for a short time only.',
+    problem: {
+      expired: ['This payment link has expired', 'For your safety, payment links stop working after a short time.'],
+      invalid: ['This payment link is not valid', 'The link is incomplete, was changed, or was not issued for this service.'],
+      replaced: ['This payment link is not valid any more', 'The lease changed since this link was issued (new dates, a new version); use the latest link you received.'],
+      notConfigured: ['Payments are not available yet', 'This service has not been connected to its payment processor yet. Nothing was charged; please try again later.'],
+      providerDown: ['Payment is not possible right now', 'The payment processor could not be reached. Nothing was charged; please try again in a few minutes.'],
+      tooLarge: ['The form could not be read', "The form sent was far larger than this page's form."],
+      unreadable: ['The form could not be read', 'Go back to the payment page and press the button again.'],
+      sandboxOnly: ['The form could not be read', 'Choosing an outcome is possible in sandbox only.'],
+      refused: ['Payment not possible', 'Go back to the payment page to see what can be paid now.'],
+      nothingHere: ['Nothing to pay here', 'This link does not lead to a placement that can be paid (it may have been cancelled).'],
+      notFound: ['Page not found', 'Open the payment link exactly as you received it.'],
+      failed: ['Something went wrong', 'Nothing was charged. Please try again in a few minutes.'],
+    } as Record<'expired' | 'invalid' | 'replaced' | 'notConfigured' | 'providerDown' | 'tooLarge' | 'unreadable' | 'sandboxOnly' | 'refused' | 'nothingHere' | 'notFound' | 'failed', [string, string]>,
+  },
+  methodNotAllowed: {
+    title: 'Not possible here',
+    text: (method: string) => `${method} is not possible on this page; open the link in a browser.`,
+  },
   email: {
     subject: (home: string) => `A home for you: ${home}`,
     found: (home: string) => `Your insurer found a home for you while yours is repaired: ${home}.`,

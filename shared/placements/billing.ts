@@ -35,7 +35,14 @@ export interface ChargeLine {
   label: string;
   cents: number;
   part: ChargePart;
+  /** The ledger's name of the line (Rent, Pet fee, ...), which the household's pages translate. */
+  line: string;
+  /** For a rent line, which rent it is: what its label says in words (./ledger.ts). */
+  rent?: RentBasis;
 }
+
+/** Which rent a rent line is: a whole month, the first month, some nights of a month, or nights an extension added. */
+export type RentBasis = { kind: 'month' } | { kind: 'firstMonth' } | { kind: 'partial'; nights: number; days: number } | { kind: 'added'; nights: number };
 
 /** What a charge of a placement pays: the first payment, a later period's rent, or an extension's added nights. */
 export const chargeTypes = ['initial', 'rent', 'extension'] as const;

@@ -1,8 +1,9 @@
 import { splitCharge } from '../properties/earnings.ts';
-import { chargeParts, partCents, unpaidShares, type ChargeLine, type ChargePart, type ChargeShare, type ChargeType, type DueCharge, type PayerOf } from './billing.ts';
+import { chargeParts, partCents, unpaidShares, type ChargeLine, type ChargePart, type ChargeShare, type ChargeType, type DueCharge, type PayerOf, type RentBasis } from './billing.ts';
 import { billingPeriods, daysBetween, type BillingPeriod } from './periods.ts';
 import type { PriceCents } from './pricing.ts';
 import { addDays } from './stay.ts';
+import { en } from '../i18n/en.ts';
 
 // The ledger of a stay, as pure functions over its posted entries (app.ledger_entries; SQL in
 // ./ledger-repository.ts). Nothing here reads the stay's current dates: what a change posts is
@@ -259,12 +260,23 @@ export function chargesOf(entries: readonly NewEntry[]): LedgerCharge[] {
     .sort((a, b) => typeOrder[a.chargeType] - typeOrder[b.chargeType] || a.periodStart.localeCompare(b.periodStart) || a.leaseId.localeCompare(b.leaseId));
 }
 
-/** A line's label as the payer reads it: which rent, and for how many nights when not a whole month. */
-function labelOf(key: ChargeKey, line: string, nights: number, billingDays: number | null): string {
-  if (line !== 'Rent' || billingDays === null) return line;
-  if (key.chargeType === 'extension') return `Rent, ${nights} added nights`;
-  if (key.chargeType === 'initial' && nights >= billingDays) return 'Rent, first month';
-  return nights < billingDays ? `Rent (${nights} of ${billingDays} days)` : 'Rent';
+/** Which rent a line is, for a rent line billed by the month: the household's pages word it from this. */
+function rentBasisOf(key: ChargeKey, line: string, nights: number, billingDays: number | null): RentBasis | undefined {
+  if (line !== 'Rent' || billingDays === null) return undefined;
+  if (key.chargeType === 'extension') return { kind: 'added', nights };
+  if (key.chargeType === 'initial' && nights >= billingDays) return { kind: 'firstMonth' };
+  return nights < billingDays ? { kind: 'partial', nights, days: billingDays } : { kind: 'month' };
+}
+
+/** A line's label as the payer reads it, in English as the API answers (the household's pages word it in its language from the same basis). */
+function labelOf(line: string, rent: RentBasis | undefined): string {
+  const words = en.pay.rent;
+  if (!rent) return line;
+  switch (rent.kind) {
+    case 'added': return words.added(String(rent.nights));
+    case 'partial': return words.partial(String(rent.nights), String(rent.days));
+    default: return words[rent.kind];
+  }
 }
 
 const nightsOf = (entry: NewEntry) =>
@@ -293,7 +305,10 @@ function chargeOfEntries(key: ChargeKey, entries: NewEntry[]): LedgerCharge {
     title: key.chargeType === 'initial' ? 'First payment'
       : key.chargeType === 'extension' ? `Extension from ${key.periodStart} to ${periodEnd}` : `Rent from ${key.periodStart} to ${periodEnd}`,
     lines: [...lines].filter(([, line]) => line.cents > 0)
-      .map(([label, line]): ChargeLine => ({ label: labelOf(key, label, line.nights, line.billingDays), cents: line.cents, part: line.part })),
+      .map(([name, line]): ChargeLine => {
+        const rent = rentBasisOf(key, name, line.nights, line.billingDays);
+        return { label: labelOf(name, rent), cents: line.cents, part: line.part, line: name, ...(rent ? { rent } : {}) };
+      }),
     ...amounts,
     split: splitCharge(amounts),
   };

@@ -67,4 +67,16 @@ describe("the household's language", () => {
     expect(expired.text).toContain('<html lang="es-US">');
     expect(expired.text).toContain('Este enlace no es válido');
   });
+
+  it('the 405 page of a page address reads in the language the browser asks for, English by default', async () => {
+    const put = await call('PUT', '/household/some.signed.token?lang=es', { headers: { 'accept-language': 'es-MX' } });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('GET, POST');
+    expect(put.text).toContain('<html lang="es-US">');
+    expect(put.text).toContain('PUT no es posible en esta página');
+    const pay = await call('DELETE', '/pay/some.signed.token', { headers: { 'accept-language': 'es-MX, en;q=0.5' } });
+    expect(pay.text).toContain('<html lang="es-MX">');
+    expect(pay.text).toContain('No es posible aquí');
+    expect((await call('PUT', '/pay/some.signed.token')).text).toContain('PUT is not possible on this page');
+  });
 });

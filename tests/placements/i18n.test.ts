@@ -15,7 +15,7 @@ function paths(value: unknown, prefix = ''): string[] {
 }
 
 /** Records keyed by data, read by lookup (m.state[view.state]): their own keys are not named in code. */
-const lookedUp = new Set(['state', 'part', 'amenity', 'furnished', 'bedrooms', 'bathrooms', 'months', 'leaseStatus']);
+const lookedUp = new Set(['state', 'part', 'amenity', 'furnished', 'bedrooms', 'bathrooms', 'months', 'leaseStatus', 'line']);
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/client.ts';
-import { payerWords, type ChargeType, type Payer } from '../billing.ts';
+import { payerWords, type ChargeLine, type ChargeType, type Payer } from '../billing.ts';
 import { ApiError } from '../../http/errors.ts';
 import { assertLinkLease, type PayLink } from '../pay-link.ts';
 import { paymentsPort } from '../ports/index.ts';
@@ -18,10 +18,8 @@ import { inPlacementById } from '../unit-of-work.ts';
 // account (live). The link's organisation and environment are the tenant, so a link can never
 // reach another organisation's or environment's placement.
 
-export interface DueLine {
-  label: string;
-  cents: number;
-}
+/** A line of what is due: its English label (the API's), and what the page words it from (the ledger's line name, which rent). */
+export type DueLine = Pick<ChargeLine, 'label' | 'cents' | 'line' | 'rent'>;
 
 /** One payer's share of what is due now. */
 export interface DueShare {
@@ -39,8 +37,10 @@ export interface PayView {
   payer: Payer;
   reference: string;
   home: { name: string; address: string };
-  /** Who is paid: the landlord's organisation. */
-  payee: string;
+  /** Who is paid: the landlord's organisation (null: not read, the page says the landlord). */
+  payee: string | null;
+  /** The request's household_language (BCP 47), or null: the household's link reads in it. */
+  language: string | null;
   currency: string;
   /**
    * due: something can be paid now; not_unlocked: the lease is not fully signed yet;
@@ -49,15 +49,19 @@ export interface PayView {
    */
   state: 'due' | 'not_unlocked' | 'settled' | 'unavailable';
   /** What is due now, when state is due: one share per payer, each paid on its own (on the carrier's link every share, else the payer's own). */
-  due?: { title: string; chargeType: ChargeType; shares: DueShare[] };
-  /** Payments already made on this placement, newest last; `payer` is whose share it was (null before shares). */
-  paid: { title: string; cents: number; at: string; status: string; payer: Payer | null }[];
+  due?: { chargeType: ChargeType; periodStart: string; periodEnd: string; shares: DueShare[] };
+  /**
+   * Payments already made on this placement, newest last; `payer` is whose share it was (null before
+   * shares); `duplicate` a second charge the service refunded.
+   */
+  paid: { chargeType: ChargeType; periodStart: string | null; duplicate: boolean; cents: number; at: string; status: 'paid' | 'refunded'; payer: Payer | null }[];
   /** Whether the stay is booked (the whole first payment cleared). */
   booked: boolean;
   /** The outcome of the latest charge attempt as the server recorded it (the page's banner comes from this, never from the address). */
   latest: 'succeeded' | 'failed' | null;
-  /** A sentence for the states other than due. */
-  note?: string;
+  /** Why, for the states other than due: the page words it (other: `detail`, the service's English reason). */
+  reason?: 'cancelled' | 'settled' | 'othersPay' | 'lease_not_signed' | 'charges_disabled' | 'other';
+  detail?: string;
 }
 
 /** A form of the page: the share it showed (refused once that is no longer what is due). */
@@ -87,14 +91,8 @@ function inLinkedPlacement<T>(link: PayLink, lock: boolean, work: (tx: Tx, claim
   }, { lock, cancelled: lock ? 'refuse' : 'include' });
 }
 
-/** What the payer reads for a refusal: plain words, never a state's name. */
-const plainNotes: Partial<Record<string, string>> = {
-  lease_not_signed: 'The lease is not signed by everyone yet: payment opens once the household and the landlord have both signed.',
-  charges_disabled: 'The landlord is still setting up how they are paid; nothing can be paid until they finish. Please try again later.',
-};
-
-const paidTitle = (chargeType: string, start: string | null) =>
-  chargeType === 'initial' ? 'First payment' : chargeType === 'extension' ? `Extension from ${start}` : `Rent from ${start}`;
+/** The refusals the page words plainly, never by a state's name; another is the service's own reason. */
+const plainReasons = ['lease_not_signed', 'charges_disabled'] as const;
 
 async function view(link: PayLink): Promise<PayView | null> {
   return inLinkedPlacement(link, false, async (tx, claim, placement) => {
@@ -108,36 +106,39 @@ async function view(link: PayLink): Promise<PayView | null> {
       booked,
       reference: claim.claim_ref,
       home: { name: home!.name ?? 'Your home', address: `${home!.address}, ${home!.city}, ${home!.state}` },
-      payee: 'the landlord',
+      payee: null,
+      language: claim.household_language,
       currency: home!.currency,
       paid: payments
         .filter((p) => p.paid_at !== null)
-        .map((p) => ({ title: p.duplicate_of ? 'Second charge, refunded automatically' : paidTitle(p.charge_type, p.period_start), cents: Number(p.gross_cents), at: p.paid_at!.toISOString(), status: p.status === 'refunded' ? 'refunded' : 'paid', payer: p.payer })),
+        .map((p) => ({ chargeType: p.charge_type, periodStart: p.period_start, duplicate: p.duplicate_of !== null, cents: Number(p.gross_cents), at: p.paid_at!.toISOString(), status: p.status === 'refunded' ? ('refunded' as const) : ('paid' as const), payer: p.payer })),
     };
     if (placement.option_status === 'cancelled') {
-      return { ...base, state: 'unavailable' as const, note: 'This placement was cancelled; nothing can be paid on it.' };
+      return { ...base, state: 'unavailable' as const, reason: 'cancelled' as const };
     }
     try {
       const state = await payable(tx, claim, placement);
       const payee = { ...base, payee: state.payee.name, currency: state.currency };
-      if (!state.due) return { ...payee, state: 'settled' as const, note: 'Everything due so far is paid. The next month of rent appears here on its first day.' };
+      if (!state.due) return { ...payee, state: 'settled' as const, reason: 'settled' as const };
       const { charge } = state.due;
       // The carrier's link shows every share (the others read-only); another payer's, its own alone.
       const shares = state.due.shares.filter((share) => link.payer === 'carrier' || share.payer === link.payer);
-      if (shares.length === 0) return { ...payee, state: 'settled' as const, note: 'Nothing is due from you right now; what is still due is paid by the other payers.' };
+      if (shares.length === 0) return { ...payee, state: 'settled' as const, reason: 'othersPay' as const };
       return {
         ...payee,
         state: 'due' as const,
         due: {
-          title: charge.title,
           chargeType: charge.chargeType,
+          periodStart: charge.periodStart,
+          periodEnd: charge.periodEnd,
           shares: shares.map((share) => ({ payer: share.payer, lines: share.lines, totalCents: share.split.grossCents, own: share.payer === link.payer })),
         },
       };
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       const notUnlocked = error.code === 'lease_not_signed';
-      return { ...base, state: notUnlocked ? ('not_unlocked' as const) : ('unavailable' as const), note: plainNotes[error.code] ?? error.message };
+      const plain = plainReasons.find((code) => code === error.code);
+      return { ...base, state: notUnlocked ? ('not_unlocked' as const) : ('unavailable' as const), ...(plain ? { reason: plain } : { reason: 'other' as const, detail: error.message }) };
     }
   });
 }
