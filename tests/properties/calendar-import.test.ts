@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { client, createKey } from '../helpers.ts';
 import { drainJobs, inDays, scene } from '../placements/fixtures.ts';
 import { useReceiver } from '../webhooks/support.ts';
+import { pinnedTransport } from '../../scripts/lib/pinned-transport.ts';
+import { useCalendarFeedNetwork } from '../../shared/properties/calendar-import-job.ts';
 
 const receiver = useReceiver();
 const compact = (iso: string) => iso.replaceAll('-', '');
@@ -87,5 +89,33 @@ describe('importing another channel\'s calendar', () => {
       process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = allowed;
     }
     expect((await provider.get(`/properties/${s.home}/calendar-feeds`)).body.data).toEqual([]);
+  });
+
+  it('DNS rebinding: a feed whose name is public when checked and loopback when connecting is not fetched', async () => {
+    const s = await scene('sandbox', { home: { environment: 'sandbox' } });
+    const provider = client((await createKey(s.providerOrg, 'sandbox')).key);
+    const path = `/rebound-${crypto.randomUUID()}.ics`;
+    receiver.answer(path, { body: calendar(stay('r1@airbnb.com', inDays(50), inDays(55))) });
+    const url = receiver.url(path).replace('127.0.0.1', 'localhost');
+    // Registered while private addresses are allowed (as in development); then they are not.
+    expect((await provider.post(`/properties/${s.home}/calendar-feeds`, { url })).status).toBe(201);
+    const allowed = process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+    process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'false';
+    // The check's resolver answers a public address; the connection's own lookup the loopback one.
+    const connectTo: string[] = [];
+    const previous = useCalendarFeedNetwork({
+      resolve: async () => ['93.184.216.34'],
+      transport: pinnedTransport({ allowPrivate: false, lookup: async (host) => (connectTo.push(host), [{ address: '127.0.0.1', family: 4 }]) }),
+    });
+    try {
+      await drainJobs(s.providerOrg);
+      expect(connectTo).toEqual(['localhost']);
+      expect(receiver.at(path)).toEqual([]);
+      const [state] = (await provider.get(`/properties/${s.home}/calendar-feeds`)).body.data;
+      expect(state).toMatchObject({ consecutive_failures: 1, last_error: expect.stringMatching(/^refused: localhost does not resolve only to public internet addresses/), blocks: 0 });
+    } finally {
+      useCalendarFeedNetwork(previous);
+      process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = allowed;
+    }
   });
 });
