@@ -6,6 +6,7 @@ import { importedRanges, NotICalendar } from '../../shared/properties/ical-impor
 
 const feed = (name: string) => readFileSync(new URL(`../fixtures/ical/${name}.ics`, import.meta.url), 'utf8');
 const window = { from: '2026-11-26', to: '2027-09-03' };
+const inline = (lines: string[]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Test//EN', ...lines, 'END:VCALENDAR', ''].join('\r\n');
 
 describe('reading another channel\'s calendar', () => {
   it("Airbnb's export: all-day DATE events whose DTEND is the check-out day; stays already over are left out", () => {
@@ -41,5 +42,15 @@ describe('reading another channel\'s calendar', () => {
     for (const text of ['<!doctype html><title>Log in</title>', '{"events": []}', truncated, 'BEGIN:VCARD\r\nVERSION:4.0\r\nFN:A\r\nEND:VCARD\r\n', '']) {
       expect(() => importedRanges(text, window), JSON.stringify(text.slice(0, 30))).toThrow(NotICalendar);
     }
+  });
+
+  it('a rule that started years before the window still takes its nights in it (its past occurrences are not counted toward the cap)', () => {
+    const text = inline(['BEGIN:VEVENT', 'UID:owner-daily@channel.example', 'DTSTART;VALUE=DATE:20200101', 'DTEND;VALUE=DATE:20200102', 'RRULE:FREQ=DAILY', 'SUMMARY:Owner use', 'END:VEVENT']);
+    expect(importedRanges(text, window)).toEqual([{ uid: 'owner-daily@channel.example', start_date: window.from, end_date: window.to }]);
+  });
+
+  it('refuses a rule it cannot read to its end in the window rather than leaving the later nights free', () => {
+    const text = inline(['BEGIN:VEVENT', 'UID:hourly@channel.example', 'DTSTART:19700101T000000Z', 'DTEND:19700101T010000Z', 'RRULE:FREQ=HOURLY', 'END:VEVENT']);
+    expect(() => importedRanges(text, window)).toThrow(/repeats too often to be read/);
   });
 });
