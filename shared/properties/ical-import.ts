@@ -56,9 +56,28 @@ export function importedRanges(text: string, window: { from: string; to: string 
     throw new NotICalendar(`not iCalendar: ${(error as Error).message}`);
   }
   if (root.name !== 'vcalendar') throw new NotICalendar(`not iCalendar: the top component is ${root.name || 'missing'}`);
-  // The feed's own time zone definitions, so that a TZID resolves to the zone it names.
-  for (const zone of root.getAllSubcomponents('vtimezone')) ICAL.TimezoneService.register(new ICAL.Timezone(zone));
+  // The feed's own time zone definitions, so that a TZID resolves to the zone it names. ical.js
+  // resolves TZIDs through one registry for the whole process: a zone left there would redefine
+  // that name for every later feed (another tenant's) and the registry would grow with each new
+  // name. So they are there only while this feed is read (synchronously: no other parse runs in
+  // between) and what was there before is put back.
+  const zones = root.getAllSubcomponents('vtimezone').map((zone) => new ICAL.Timezone(zone)).filter((zone) => zone.tzid && !fixedZones.has(zone.tzid));
+  const before = new Map(zones.map((zone) => [zone.tzid, ICAL.TimezoneService.has(zone.tzid) ? ICAL.TimezoneService.get(zone.tzid) : undefined]));
+  for (const zone of zones) ICAL.TimezoneService.register(zone);
+  try {
+    return rangesOf(root, window);
+  } finally {
+    for (const [tzid, zone] of before) {
+      if (zone) ICAL.TimezoneService.register(zone, tzid);
+      else ICAL.TimezoneService.remove(tzid);
+    }
+  }
+}
 
+/** Names ical.js defines itself (UTC): a feed does not redefine them. */
+const fixedZones = new Set(['UTC', 'Z', 'GMT']);
+
+function rangesOf(root: ICAL.Component, window: { from: string; to: string }): ImportedRange[] {
   const vevents = root.getAllSubcomponents('vevent');
   // Instances moved or cancelled one by one (RECURRENCE-ID) belong to their recurring event.
   const exceptions = new Map<string, ICAL.Component[]>();
@@ -90,6 +109,9 @@ export function importedRanges(text: string, window: { from: string; to: string 
       if (range && inWindow(range)) ranges.push(clip(uid, range));
       continue;
     }
+    // A stay is counted in nights: a rule repeating by the second or minute is no booking, and reading it would take for ever.
+    const freq = vevent.getAllProperties('rrule').map((rule) => (rule.getFirstValue() as ICAL.Recur).freq).find((f) => f === 'SECONDLY' || f === 'MINUTELY');
+    if (freq) throw new Error(`the recurring event ${uid} repeats every ${freq === 'SECONDLY' ? 'second' : 'minute'}: not read`);
     const iterator = event.iterator();
     for (let steps = 0, next = iterator.next(); next; next = iterator.next()) {
       if (++steps > maxSteps) throw new Error(`the recurring event ${uid} repeats too often to be read (more than ${maxSteps} occurrences before ${window.to})`);
