@@ -8,6 +8,8 @@ import { drainJobs, inDays, scene } from '../placements/fixtures.ts';
 import { useReceiver } from '../webhooks/support.ts';
 import { pinnedTransport } from '../../scripts/lib/pinned-transport.ts';
 import { useCalendarFeedNetwork } from '../../shared/properties/calendar-import-job.ts';
+import { recordSuccess } from '../../shared/properties/calendar-import-repository.ts';
+import { withTenant } from '../../shared/db/tenant.ts';
 
 const receiver = useReceiver();
 const compact = (iso: string) => iso.replaceAll('-', '');
@@ -117,5 +119,32 @@ describe('importing another channel\'s calendar', () => {
       useCalendarFeedNetwork(previous);
       process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = allowed;
     }
+  });
+
+  it('two fetches of one feed finishing at once leave one set of blocks', async () => {
+    const s = await scene('sandbox', { home: { environment: 'sandbox' } });
+    const provider = client((await createKey(s.providerOrg, 'sandbox')).key);
+    const registered = await provider.post(`/properties/${s.home}/calendar-feeds`, { url: receiver.url(`/race-${crypto.randomUUID()}.ics`), name: 'Airbnb' });
+    expect(registered.status).toBe(201);
+    const row = { id: registered.body.data.id, property_id: registered.body.data.property_id };
+    const tenant = { orgId: s.providerOrg, environment: 'sandbox' as const };
+    const ranges = [{ uid: 'a', start_date: inDays(10), end_date: inDays(12) }, { uid: 'b', start_date: inDays(20), end_date: inDays(21) }];
+    // The first writes its blocks and holds its transaction open while the second writes.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const firstWrote = new Promise<void>((resolve) => (written = resolve));
+    const first = withTenant(tenant, async (tx) => {
+      await recordSuccess(tx, row, ranges, 'Imported from Airbnb');
+      written();
+      await held;
+    });
+    await firstWrote;
+    const second = withTenant(tenant, (tx) => recordSuccess(tx, row, ranges, 'Imported from Airbnb'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    await Promise.all([first, second]);
+    const blocks = ((await provider.get(`/properties/${s.home}/availability`)).body.data as any[]).filter((b) => b.source === 'ical');
+    expect(blocks.map((b) => [b.start_date, b.end_date])).toEqual([[inDays(10), inDays(12)], [inDays(20), inDays(21)]]);
   });
 });
