@@ -147,4 +147,23 @@ describe('importing another channel\'s calendar', () => {
     const blocks = ((await provider.get(`/properties/${s.home}/availability`)).body.data as any[]).filter((b) => b.source === 'ical');
     expect(blocks.map((b) => [b.start_date, b.end_date])).toEqual([[inDays(10), inDays(12)], [inDays(20), inDays(21)]]);
   });
+
+  it('shows the address without its query (the feed\'s key, as in Airbnb\'s ?s=…) and fetches it whole', async () => {
+    const s = await scene('sandbox', { home: { environment: 'sandbox' } });
+    const provider = client((await createKey(s.providerOrg, 'sandbox')).key);
+    const path = `/calendar/ical/${crypto.randomUUID()}.ics`;
+    const secret = `${path}?s=0f9e8d7c6b5a4f3e2d1c`;
+    receiver.answer(secret, { body: calendar(stay('k1@airbnb.com', inDays(30), inDays(32))) });
+    const registered = await provider.post(`/properties/${s.home}/calendar-feeds`, { url: receiver.url(secret), name: 'Airbnb' });
+    expect(registered.status, registered.text).toBe(201);
+    expect(registered.body.data.url).toBe(`${receiver.url(path)}?…`);
+    expect((await provider.post(`/properties/${s.home}/calendar-feeds`, { url: receiver.url(secret) })).body.data.url).toBe(`${receiver.url(path)}?…`);
+    await drainJobs(s.providerOrg);
+    expect(receiver.at(secret)).toHaveLength(1);
+    const listed = await provider.get(`/properties/${s.home}/calendar-feeds`);
+    expect(listed.body.data).toMatchObject([{ url: `${receiver.url(path)}?…`, blocks: 1 }]);
+    expect(listed.text).not.toContain('0f9e8d7c6b5a4f3e2d1c');
+    const refreshed = await provider.post(`/properties/${s.home}/calendar-feeds/${registered.body.data.id}/refresh`, {});
+    expect(refreshed.text).not.toContain('0f9e8d7c6b5a4f3e2d1c');
+  });
 });
