@@ -123,4 +123,13 @@ export const fetchCalendarImport: ServiceJob<'fetch_calendar_import'> = {
     }
     return outcome;
   },
+  // A run that kept failing past the read (the database, say) never queued the next one: the feed
+  // would silently stop being fetched. Its failure is shown on the feed and the schedule goes on.
+  async abandoned(payload, { job }) {
+    await withTenant({ orgId: job.org_id, environment: job.environment }, async (tx) => {
+      if (!(await readImport(tx, payload.import_id))) return;
+      await recordFailure(tx, payload.import_id, `the fetch could not be recorded after ${job.attempts} attempts; the next one is scheduled`);
+      await scheduleNextFetch(tx, payload.import_id);
+    });
+  },
 };
