@@ -2222,6 +2222,7 @@ export interface components {
             name: string | null;
             /** Format: uuid */
             property_id: string;
+            /** @description The address registered, its query (and any user info) shown as `?…`: a channel's export address carries its key there (Airbnb's `?s=…`). The whole address is kept and fetched. */
             url: string;
         };
         CalendarImportInput: {

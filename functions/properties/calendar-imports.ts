@@ -12,10 +12,21 @@ import type { CalendarImport, CalendarImportInput } from './schemas.ts';
 // The commands on a home's imported calendars: register an address (fetched at once, then on a
 // schedule), list them with their fetch state, remove one (its blocks go with it), fetch one now.
 
+/**
+ * The address as answered: a channel's export address carries its key in the query (Airbnb's
+ * `?s=…`), and anyone with it reads the home's bookings elsewhere, so the query (and any user info)
+ * is hidden from every reader of the home; the whole address stays stored for the fetch.
+ */
+export function shownUrl(stored: string): string {
+  const url = new URL(stored);
+  const shown = `${url.protocol}//${url.username || url.password ? '…@' : ''}${url.host}${url.pathname}`;
+  return url.search ? `${shown}?…` : shown;
+}
+
 export const renderImport = (row: ImportRow): z.infer<typeof CalendarImport> => ({
   id: row.id,
   property_id: row.property_id,
-  url: row.url,
+  url: shownUrl(row.url),
   name: row.name,
   created_at: row.created_at.toISOString(),
   last_fetched_at: row.last_fetched_at?.toISOString() ?? null,

@@ -420,7 +420,10 @@ export const CalendarImport = z
   .object({
     id: z.string().uuid(),
     property_id: z.string().uuid(),
-    url: z.string(),
+    url: z.string().describe(
+      'The address registered, its query (and any user info) shown as `?…`: a channel\'s export address carries its key there ' +
+      '(Airbnb\'s `?s=…`). The whole address is kept and fetched.',
+    ),
     name: z.string().nullable(),
     created_at: z.string(),
     last_fetched_at: z.string().nullable().describe('When a fetch last ended, well or not; null before the first.'),

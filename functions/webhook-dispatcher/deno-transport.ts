@@ -14,8 +14,8 @@ import { log } from '../../shared/log.ts';
 /** What a runtime throws when it will not let this code open a socket itself (Deno 2 says NotCapable). */
 const refusedByRuntime = ['NotCapable', 'PermissionDenied', 'NotSupported'];
 
-/** How much of an answer is read: its head and the start of its body, never the rest. */
-const maxAnswerBytes = 64 * 1024;
+/** How much of an answer is read by default: its head and the start of its body, never the rest. */
+const defaultAnswerBytes = 64 * 1024;
 
 const isAddress = (host: string) => /^[\d.]+$/.test(host) || host.includes(':');
 
@@ -52,8 +52,10 @@ function parseAnswer(bytes: Uint8Array): Response {
   return new Response([204, 205, 304].includes(status) ? null : body.slice(), { status, headers });
 }
 
-export function pinnedTransport(options: { allowPrivate: boolean; resolve?: HostResolver; caCerts?: string[] }): WebhookTransport {
+/** `maxAnswerBytes`: more than a delivery's excerpt for a caller that reads the whole answer (a calendar feed). */
+export function pinnedTransport(options: { allowPrivate: boolean; resolve?: HostResolver; caCerts?: string[]; maxAnswerBytes?: number }): WebhookTransport {
   const resolve = options.resolve ?? systemResolver;
+  const maxAnswerBytes = options.maxAnswerBytes ?? defaultAnswerBytes;
   return async (url, init) => {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const addresses = connectableAddresses(host, isAddress(host) ? [host] : await resolve(host), options.allowPrivate);

@@ -4,6 +4,7 @@ import { config } from '../../shared/config.ts';
 import { log, errorFields } from '../../shared/log.ts';
 import { dispatchDue, type DispatchOptions } from '../../shared/webhooks/dispatcher.ts';
 import { pinnedTransport } from './pinned-transport.ts';
+import { useCalendarFeedNetwork } from '../../shared/properties/calendar-import-job.ts';
 import { purgeExpiredEvents } from '../../shared/webhooks/retention.ts';
 import { runDueJobs } from '../../shared/jobs/runner.ts';
 import { jobRegistry } from '../../shared/jobs/registry.ts';
@@ -77,6 +78,8 @@ function startEventRetention(): StopJob {
  * requests started after their commit (sourcing), which need the pool until they end.
  */
 export function startBackgroundJobs(): StopJob {
+  // Calendar-feed fetches (jobs of this process) connect only to the addresses checked, as deliveries do.
+  useCalendarFeedNetwork({ transport: pinnedTransport({ allowPrivate: config.webhookAllowPrivateNetworks() }) });
   const stops = [startWebhookDispatch(), startJobRunner(), startEventRetention()];
   return async () => {
     await Promise.all([...stops.map((stop) => stop()), settleRunsAfterCommit()]);

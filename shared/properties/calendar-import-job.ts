@@ -3,7 +3,8 @@ import { withTenant } from '../db/tenant.ts';
 import { enqueue } from '../jobs/queue.ts';
 import type { ServiceJob } from '../jobs/runner.ts';
 import type { Tx } from '../db/client.ts';
-import { refusedDestination, systemResolver } from '../webhooks/destination.ts';
+import { DestinationRefused, refusedDestination, systemResolver, type HostResolver } from '../webhooks/destination.ts';
+import type { WebhookTransport } from '../webhooks/dispatcher.ts';
 import { importedRanges, NotICalendar } from './ical-import.ts';
 import { emit, emitMany } from '../events/outbox.ts';
 import { readHomeRef, readImport, reconcileConflicts, recordFailure, recordSuccess } from './calendar-import-repository.ts';
@@ -22,6 +23,25 @@ const failingAfter = () => intSetting('CALENDAR_IMPORT_FAILING_AFTER', 3);
 /** How far ahead nights are read: a rule repeating for ever stops here. */
 const horizonDays = 730;
 
+/**
+ * How a feed's host is resolved for the check and how the feed is then fetched. fetch would resolve
+ * the host again to connect, and a name that changes its answer in between (DNS rebinding) would
+ * reach an address the check refused (the reason webhook delivery has a pinned transport, see
+ * WebhookTransport). So each runtime's entry passes that same transport here; fetch remains for
+ * tests that need neither.
+ */
+let network: { resolve: HostResolver; transport: WebhookTransport } = { resolve: systemResolver, transport: (url, init) => fetch(url, init) };
+
+/** Replaces how feeds are resolved and fetched (a runtime's entry; tests); returns what was used before. */
+export function useCalendarFeedNetwork(next: Partial<typeof network>): typeof network {
+  const previous = network;
+  network = { ...network, ...next };
+  return previous;
+}
+
+/** The most a transport reads of an answer: the feed's limit and room for the head, so a larger feed is seen as such. */
+export const calendarFeedAnswerBytes = () => maxBytes() + 64 * 1024;
+
 const day = (at: number) => new Date(at).toISOString().slice(0, 10);
 
 /** The feed's text, or throws with the reason the provider is shown. */
@@ -29,14 +49,16 @@ async function fetchFeed(raw: string): Promise<string> {
   const url = new URL(raw);
   const deadline = AbortSignal.timeout(timeoutMs());
   if (!config.webhookAllowPrivateNetworks()) {
-    const refused = await refusedDestination(url, systemResolver, new Map());
+    const refused = await refusedDestination(url, network.resolve, new Map());
     if (refused) throw new Error(refused);
   }
   let response: Response;
   try {
-    response = await fetch(url, { redirect: 'manual', signal: deadline, headers: { Accept: 'text/calendar', 'User-Agent': 'HousingPlacementService-Calendar/1' } });
+    response = await network.transport(url, { method: 'GET', redirect: 'manual', signal: deadline, headers: { Accept: 'text/calendar', 'User-Agent': 'HousingPlacementService-Calendar/1' } });
   } catch (error) {
     if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) throw new Error(`no answer within ${timeoutMs()} ms`);
+    // The transport's own check refused the address it was about to connect to.
+    if (error instanceof DestinationRefused) throw new Error(error.message);
     throw new Error('the address could not be reached');
   }
   if (response.status >= 300 && response.status < 400) throw new Error(`redirect to ${response.headers.get('location') ?? '(no location)'} not followed`);
@@ -125,5 +147,14 @@ export const fetchCalendarImport: ServiceJob<'fetch_calendar_import'> = {
       outcome = { ok: false, error: message };
     }
     return outcome;
+  },
+  // A run that kept failing past the read (the database, say) never queued the next one: the feed
+  // would silently stop being fetched. Its failure is shown on the feed and the schedule goes on.
+  async abandoned(payload, { job }) {
+    await withTenant({ orgId: job.org_id, environment: job.environment }, async (tx) => {
+      if (!(await readImport(tx, payload.import_id))) return;
+      await recordFailure(tx, payload.import_id, `the fetch could not be recorded after ${job.attempts} attempts; the next one is scheduled`);
+      await scheduleNextFetch(tx, payload.import_id);
+    });
   },
 };

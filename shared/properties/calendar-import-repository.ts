@@ -53,6 +53,12 @@ export async function deleteImport(tx: Tx, homeId: string, importId: string): Pr
  * statement, so the calendar is never seen half replaced; the failure count starts again.
  */
 export async function recordSuccess(tx: Tx, row: { id: string; property_id: string }, ranges: ImportedRange[], label: string) {
+  // Two fetches of one feed at once (a refresh beside the scheduled run): without this lock each
+  // statement clears only the blocks its snapshot saw and both sets stay. Taken in its own statement
+  // so that the replacement below, run once the other commits, sees the blocks it wrote.
+  const [locked] = await tx`select 1 from app.calendar_imports where id = ${row.id} for update`;
+  // Removed meanwhile: its blocks went with it, none are written.
+  if (!locked) return;
   await tx`
     with cleared as (
       delete from app.availability_blocks where calendar_import_id = ${row.id}

@@ -17,8 +17,16 @@ export interface ImportedRange {
 /** The feed is not iCalendar at all (an HTML login page, JSON, a truncated file). */
 export class NotICalendar extends Error {}
 
-/** Occurrences of one recurring event read at most, whatever its rule says: a rule without end is cut here. */
-const maxOccurrences = 1000;
+/**
+ * Occurrences of one recurring event stepped through at most, those before the window included (a
+ * daily rule that started years ago steps through every day since). A rule that needs more is
+ * refused, not cut: the nights after the cut would look free and be placed twice.
+ */
+const maxSteps = 20_000;
+/** Occurrences one feed's rules step through at most, together: reading a feed stays within seconds. */
+const maxFeedSteps = 100_000;
+/** Occurrences in the window one feed may take at most (a daily rule takes one a day); beyond, the feed is refused. */
+const maxFeedOccurrences = 5_000;
 
 const isoOf = (t: ICAL.Time) => `${String(t.year).padStart(4, '0')}-${String(t.month).padStart(2, '0')}-${String(t.day).padStart(2, '0')}`;
 const dayBefore = (iso: string) => new Date(Date.parse(`${iso}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
@@ -48,9 +56,28 @@ export function importedRanges(text: string, window: { from: string; to: string 
     throw new NotICalendar(`not iCalendar: ${(error as Error).message}`);
   }
   if (root.name !== 'vcalendar') throw new NotICalendar(`not iCalendar: the top component is ${root.name || 'missing'}`);
-  // The feed's own time zone definitions, so that a TZID resolves to the zone it names.
-  for (const zone of root.getAllSubcomponents('vtimezone')) ICAL.TimezoneService.register(new ICAL.Timezone(zone));
+  // The feed's own time zone definitions, so that a TZID resolves to the zone it names. ical.js
+  // resolves TZIDs through one registry for the whole process: a zone left there would redefine
+  // that name for every later feed (another tenant's) and the registry would grow with each new
+  // name. So they are there only while this feed is read (synchronously: no other parse runs in
+  // between) and what was there before is put back.
+  const zones = root.getAllSubcomponents('vtimezone').map((zone) => new ICAL.Timezone(zone)).filter((zone) => zone.tzid && !fixedZones.has(zone.tzid));
+  const before = new Map(zones.map((zone) => [zone.tzid, ICAL.TimezoneService.has(zone.tzid) ? ICAL.TimezoneService.get(zone.tzid) : undefined]));
+  for (const zone of zones) ICAL.TimezoneService.register(zone);
+  try {
+    return rangesOf(root, window);
+  } finally {
+    for (const [tzid, zone] of before) {
+      if (zone) ICAL.TimezoneService.register(zone, tzid);
+      else ICAL.TimezoneService.remove(tzid);
+    }
+  }
+}
 
+/** Names ical.js defines itself (UTC): a feed does not redefine them. */
+const fixedZones = new Set(['UTC', 'Z', 'GMT']);
+
+function rangesOf(root: ICAL.Component, window: { from: string; to: string }): ImportedRange[] {
   const vevents = root.getAllSubcomponents('vevent');
   // Instances moved or cancelled one by one (RECURRENCE-ID) belong to their recurring event.
   const exceptions = new Map<string, ICAL.Component[]>();
@@ -71,6 +98,8 @@ export function importedRanges(text: string, window: { from: string; to: string 
   });
 
   const ranges: ImportedRange[] = [];
+  let occurrences = 0;
+  let feedSteps = 0;
   for (const vevent of vevents) {
     if (vevent.hasProperty('recurrence-id') || !vevent.hasProperty('dtstart')) continue;
     const uid = String(vevent.getFirstPropertyValue('uid') ?? '');
@@ -80,14 +109,21 @@ export function importedRanges(text: string, window: { from: string; to: string 
       if (range && inWindow(range)) ranges.push(clip(uid, range));
       continue;
     }
+    // A stay is counted in nights: a rule repeating by the second or minute is no booking, and reading it would take for ever.
+    const freq = vevent.getAllProperties('rrule').map((rule) => (rule.getFirstValue() as ICAL.Recur).freq).find((f) => f === 'SECONDLY' || f === 'MINUTELY');
+    if (freq) throw new Error(`the recurring event ${uid} repeats every ${freq === 'SECONDLY' ? 'second' : 'minute'}: not read`);
     const iterator = event.iterator();
-    for (let n = 0, next = iterator.next(); next && n < maxOccurrences; n += 1, next = iterator.next()) {
+    for (let steps = 0, next = iterator.next(); next; next = iterator.next()) {
+      if (++steps > maxSteps) throw new Error(`the recurring event ${uid} repeats too often to be read (more than ${maxSteps} occurrences before ${window.to})`);
+      if (++feedSteps > maxFeedSteps) throw new Error(`the calendar's recurring events repeat too often to be read (more than ${maxFeedSteps} occurrences before ${window.to})`);
       const occurrence = event.getOccurrenceDetails(next);
       if (cancelled(occurrence.item.component)) continue;
       const range = nights(occurrence.startDate, occurrence.endDate);
       if (!range) continue;
       if (range.start_date > window.to) break;
-      if (inWindow(range)) ranges.push(clip(uid, range));
+      if (!inWindow(range)) continue;
+      if (++occurrences > maxFeedOccurrences) throw new Error(`the calendar has more than ${maxFeedOccurrences} occurrences before ${window.to}`);
+      ranges.push(clip(uid, range));
     }
   }
   return joined(ranges);

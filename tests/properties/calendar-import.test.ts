@@ -6,6 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { client, createKey } from '../helpers.ts';
 import { drainJobs, inDays, scene } from '../placements/fixtures.ts';
 import { useReceiver } from '../webhooks/support.ts';
+import { pinnedTransport } from '../../scripts/lib/pinned-transport.ts';
+import { useCalendarFeedNetwork } from '../../shared/properties/calendar-import-job.ts';
+import { recordSuccess } from '../../shared/properties/calendar-import-repository.ts';
+import { withTenant } from '../../shared/db/tenant.ts';
 
 const receiver = useReceiver();
 const compact = (iso: string) => iso.replaceAll('-', '');
@@ -87,5 +91,79 @@ describe('importing another channel\'s calendar', () => {
       process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = allowed;
     }
     expect((await provider.get(`/properties/${s.home}/calendar-feeds`)).body.data).toEqual([]);
+  });
+
+  it('DNS rebinding: a feed whose name is public when checked and loopback when connecting is not fetched', async () => {
+    const s = await scene('sandbox', { home: { environment: 'sandbox' } });
+    const provider = client((await createKey(s.providerOrg, 'sandbox')).key);
+    const path = `/rebound-${crypto.randomUUID()}.ics`;
+    receiver.answer(path, { body: calendar(stay('r1@airbnb.com', inDays(50), inDays(55))) });
+    const url = receiver.url(path).replace('127.0.0.1', 'localhost');
+    // Registered while private addresses are allowed (as in development); then they are not.
+    expect((await provider.post(`/properties/${s.home}/calendar-feeds`, { url })).status).toBe(201);
+    const allowed = process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+    process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'false';
+    // The check's resolver answers a public address; the connection's own lookup the loopback one.
+    const connectTo: string[] = [];
+    const previous = useCalendarFeedNetwork({
+      resolve: async () => ['93.184.216.34'],
+      transport: pinnedTransport({ allowPrivate: false, lookup: async (host) => (connectTo.push(host), [{ address: '127.0.0.1', family: 4 }]) }),
+    });
+    try {
+      await drainJobs(s.providerOrg);
+      expect(connectTo).toEqual(['localhost']);
+      expect(receiver.at(path)).toEqual([]);
+      const [state] = (await provider.get(`/properties/${s.home}/calendar-feeds`)).body.data;
+      expect(state).toMatchObject({ consecutive_failures: 1, last_error: expect.stringMatching(/^refused: localhost does not resolve only to public internet addresses/), blocks: 0 });
+    } finally {
+      useCalendarFeedNetwork(previous);
+      process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = allowed;
+    }
+  });
+
+  it('two fetches of one feed finishing at once leave one set of blocks', async () => {
+    const s = await scene('sandbox', { home: { environment: 'sandbox' } });
+    const provider = client((await createKey(s.providerOrg, 'sandbox')).key);
+    const registered = await provider.post(`/properties/${s.home}/calendar-feeds`, { url: receiver.url(`/race-${crypto.randomUUID()}.ics`), name: 'Airbnb' });
+    expect(registered.status).toBe(201);
+    const row = { id: registered.body.data.id, property_id: registered.body.data.property_id };
+    const tenant = { orgId: s.providerOrg, environment: 'sandbox' as const };
+    const ranges = [{ uid: 'a', start_date: inDays(10), end_date: inDays(12) }, { uid: 'b', start_date: inDays(20), end_date: inDays(21) }];
+    // The first writes its blocks and holds its transaction open while the second writes.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const firstWrote = new Promise<void>((resolve) => (written = resolve));
+    const first = withTenant(tenant, async (tx) => {
+      await recordSuccess(tx, row, ranges, 'Imported from Airbnb');
+      written();
+      await held;
+    });
+    await firstWrote;
+    const second = withTenant(tenant, (tx) => recordSuccess(tx, row, ranges, 'Imported from Airbnb'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    await Promise.all([first, second]);
+    const blocks = ((await provider.get(`/properties/${s.home}/availability`)).body.data as any[]).filter((b) => b.source === 'ical');
+    expect(blocks.map((b) => [b.start_date, b.end_date])).toEqual([[inDays(10), inDays(12)], [inDays(20), inDays(21)]]);
+  });
+
+  it('shows the address without its query (the feed\'s key, as in Airbnb\'s ?s=…) and fetches it whole', async () => {
+    const s = await scene('sandbox', { home: { environment: 'sandbox' } });
+    const provider = client((await createKey(s.providerOrg, 'sandbox')).key);
+    const path = `/calendar/ical/${crypto.randomUUID()}.ics`;
+    const secret = `${path}?s=0f9e8d7c6b5a4f3e2d1c`;
+    receiver.answer(secret, { body: calendar(stay('k1@airbnb.com', inDays(30), inDays(32))) });
+    const registered = await provider.post(`/properties/${s.home}/calendar-feeds`, { url: receiver.url(secret), name: 'Airbnb' });
+    expect(registered.status, registered.text).toBe(201);
+    expect(registered.body.data.url).toBe(`${receiver.url(path)}?…`);
+    expect((await provider.post(`/properties/${s.home}/calendar-feeds`, { url: receiver.url(secret) })).body.data.url).toBe(`${receiver.url(path)}?…`);
+    await drainJobs(s.providerOrg);
+    expect(receiver.at(secret)).toHaveLength(1);
+    const listed = await provider.get(`/properties/${s.home}/calendar-feeds`);
+    expect(listed.body.data).toMatchObject([{ url: `${receiver.url(path)}?…`, blocks: 1 }]);
+    expect(listed.text).not.toContain('0f9e8d7c6b5a4f3e2d1c');
+    const refreshed = await provider.post(`/properties/${s.home}/calendar-feeds/${registered.body.data.id}/refresh`, {});
+    expect(refreshed.text).not.toContain('0f9e8d7c6b5a4f3e2d1c');
   });
 });

@@ -1,11 +1,13 @@
 // Other channels' iCalendar exports as they really come (Airbnb's, Vrbo's, Google Calendar's) read
 // into the nights they take.
 import { readFileSync } from 'node:fs';
+import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
 import { importedRanges, NotICalendar } from '../../shared/properties/ical-import.ts';
 
 const feed = (name: string) => readFileSync(new URL(`../fixtures/ical/${name}.ics`, import.meta.url), 'utf8');
 const window = { from: '2026-11-26', to: '2027-09-03' };
+const inline = (lines: string[]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Test//EN', ...lines, 'END:VCALENDAR', ''].join('\r\n');
 
 describe('reading another channel\'s calendar', () => {
   it("Airbnb's export: all-day DATE events whose DTEND is the check-out day; stays already over are left out", () => {
@@ -40,6 +42,42 @@ describe('reading another channel\'s calendar', () => {
     const truncated = feed('airbnb').slice(0, 200);
     for (const text of ['<!doctype html><title>Log in</title>', '{"events": []}', truncated, 'BEGIN:VCARD\r\nVERSION:4.0\r\nFN:A\r\nEND:VCARD\r\n', '']) {
       expect(() => importedRanges(text, window), JSON.stringify(text.slice(0, 30))).toThrow(NotICalendar);
+    }
+  });
+
+  it('a rule that started years before the window still takes its nights in it (its past occurrences are not counted toward the cap)', () => {
+    const text = inline(['BEGIN:VEVENT', 'UID:owner-daily@channel.example', 'DTSTART;VALUE=DATE:20200101', 'DTEND;VALUE=DATE:20200102', 'RRULE:FREQ=DAILY', 'SUMMARY:Owner use', 'END:VEVENT']);
+    expect(importedRanges(text, window)).toEqual([{ uid: 'owner-daily@channel.example', start_date: window.from, end_date: window.to }]);
+  });
+
+  it('refuses a rule it cannot read to its end in the window rather than leaving the later nights free', () => {
+    const text = inline(['BEGIN:VEVENT', 'UID:hourly@channel.example', 'DTSTART:19700101T000000Z', 'DTEND:19700101T010000Z', 'RRULE:FREQ=HOURLY', 'END:VEVENT']);
+    expect(() => importedRanges(text, window)).toThrow(/repeats too often to be read/);
+  });
+
+  it("one feed's time zone definitions do not change how another feed is read, and are not kept", () => {
+    // Feed B names America/New_York without defining it; its Saturday 23:00 instance is cancelled by
+    // a RECURRENCE-ID in UTC that only a zone seven hours behind UTC would match.
+    const b = inline([
+      'BEGIN:VEVENT', 'UID:weekly@b.example', 'DTSTART;TZID=America/New_York:20270703T230000', 'DTEND;TZID=America/New_York:20270703T233000', 'RRULE:FREQ=WEEKLY;COUNT=3', 'END:VEVENT',
+      'BEGIN:VEVENT', 'UID:weekly@b.example', 'RECURRENCE-ID:20270704T060000Z', 'DTSTART;TZID=America/New_York:20270703T230000', 'STATUS:CANCELLED', 'END:VEVENT',
+    ]);
+    // Feed A, another tenant's, redefines America/New_York as that zone.
+    const a = inline([
+      'BEGIN:VTIMEZONE', 'TZID:America/New_York', 'BEGIN:STANDARD', 'DTSTART:19700101T000000', 'TZOFFSETFROM:-0700', 'TZOFFSETTO:-0700', 'END:STANDARD', 'END:VTIMEZONE',
+      'BEGIN:VEVENT', 'UID:a@a.example', 'DTSTART;TZID=America/New_York:20270101T120000', 'DTEND;TZID=America/New_York:20270101T130000', 'END:VEVENT',
+    ]);
+    const before = importedRanges(b, window);
+    expect(before.map((r) => r.start_date)).toEqual(['2027-07-03', '2027-07-10', '2027-07-17']);
+    expect(importedRanges(a, window)).toHaveLength(1);
+    expect(ICAL.TimezoneService.has('America/New_York')).toBe(false);
+    expect(importedRanges(b, window)).toEqual(before);
+  });
+
+  it('refuses rules repeating every second or minute', () => {
+    for (const freq of ['SECONDLY', 'MINUTELY']) {
+      const text = inline(['BEGIN:VEVENT', `UID:${freq}@channel.example`, 'DTSTART:20270101T000000Z', 'DTEND:20270101T000001Z', `RRULE:FREQ=${freq};COUNT=2`, 'END:VEVENT']);
+      expect(() => importedRanges(text, window), freq).toThrow(/repeats every (second|minute)/);
     }
   });
 });
