@@ -1,4 +1,4 @@
-import { ConsoleError, oneOf, uuidOption, type Command } from './options.ts';
+import { limitOption, oneOf, uuidOption, type Command } from './options.ts';
 import { redactLinks } from './outbox.ts';
 
 // What the service asked of the e-signature provider and the payment processor, as an operator
@@ -20,8 +20,7 @@ export const callCommands: Record<string, Command> = {
       const org = options.org === undefined ? null : uuidOption(options, 'org');
       const env = options.env === undefined ? null : oneOf(options, 'env', ['live', 'sandbox'] as const);
       const status = options.status === undefined ? null : oneOf(options, 'status', statuses);
-      const limit = Number(options.limit ?? 50);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ConsoleError('invalid_option', '--limit must be an integer from 1 to 1000');
+      const limit = limitOption(options);
       // A job's status as the outbox words it; a checkout's is its payment's (pending: the checkout is open).
       const rows = await sql<Record<string, unknown>[]>`
         with job_calls as (

@@ -36,3 +36,10 @@ export function uuidOption(options: Options, name: string): string {
   if (!isUuid(value)) throw new ConsoleError('invalid_option', `--${name} must be an id (uuid)`);
   return value;
 }
+
+/** `--limit`: how many rows a listing prints, 50 unless given, from 1 to 1000. */
+export function limitOption(options: Options): number {
+  const limit = Number(options.limit ?? 50);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ConsoleError('invalid_option', '--limit must be an integer from 1 to 1000');
+  return limit;
+}

@@ -1,4 +1,4 @@
-import { ConsoleError, oneOf, uuidOption, type Command } from './options.ts';
+import { limitOption, oneOf, uuidOption, type Command } from './options.ts';
 
 // The outbox as an operator reads it: every message the service queued (send_email, and the
 // household's link, send_household_link), whether it went out, is waiting or failed, and why. It
@@ -19,8 +19,7 @@ export const outboxCommands: Record<string, Command> = {
       const org = options.org === undefined ? null : uuidOption(options, 'org');
       const env = options.env === undefined ? null : oneOf(options, 'env', ['live', 'sandbox'] as const);
       const status = options.status === undefined ? null : oneOf(options, 'status', statuses);
-      const limit = Number(options.limit ?? 50);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ConsoleError('invalid_option', '--limit must be an integer from 1 to 1000');
+      const limit = limitOption(options);
       const rows = await sql<Record<string, unknown>[]>`
         with messages as (
           select j.id, j.kind, j.org_id, j.environment,
