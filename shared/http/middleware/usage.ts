@@ -36,6 +36,9 @@ function schedule() {
 
 /** Writes the counts held so far. Counting is bookkeeping: a batch that cannot be written is logged and dropped. */
 export async function flushUsage(): Promise<void> {
+  // Called early (GET /usage, shutdown), the write due later has nothing left to write.
+  if (timer) clearTimeout(timer);
+  timer = undefined;
   if (pending.size === 0) return;
   const batch = [...pending.values()];
   pending = new Map();
