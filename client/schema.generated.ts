@@ -1927,7 +1927,7 @@ export interface components {
              */
             household_email?: string | null;
             /**
-             * @description The language the household reads its page and its emails in: a BCP 47 tag such as es, es-PR or en-US, stored canonical (es-pr reads back es-PR). A language the service has no catalogue for falls back to its base language (es-PR reads Spanish), then to English. Unset: the emails are in English and the page follows the household's browser (Accept-Language). Only the household's words change: what the carrier, the landlord and staff read (API fields, errors, webhooks) stays in English.
+             * @description The language the household reads its page, its emails and the lease's signing emails (the e-signature provider's) in: a BCP 47 tag such as es, es-PR or en-US, stored canonical (es-pr reads back es-PR). A language the service has no catalogue for falls back to its base language (es-PR reads Spanish), then to English. Unset: the emails are in English and the page follows the household's browser (Accept-Language). The e-signature provider sets one language per document, so the landlord's signing email is in this language too. Otherwise only the household's words change: what the carrier, the landlord and staff read (API fields, errors, webhooks) stays in English, and the lease PDF is the template's.
              * @example es
              */
             household_language?: string | null;
@@ -2338,7 +2338,7 @@ export interface components {
              */
             household_email?: string;
             /**
-             * @description The language the household reads its page and its emails in: a BCP 47 tag such as es, es-PR or en-US, stored canonical (es-pr reads back es-PR). A language the service has no catalogue for falls back to its base language (es-PR reads Spanish), then to English. Unset: the emails are in English and the page follows the household's browser (Accept-Language). Only the household's words change: what the carrier, the landlord and staff read (API fields, errors, webhooks) stays in English.
+             * @description The language the household reads its page, its emails and the lease's signing emails (the e-signature provider's) in: a BCP 47 tag such as es, es-PR or en-US, stored canonical (es-pr reads back es-PR). A language the service has no catalogue for falls back to its base language (es-PR reads Spanish), then to English. Unset: the emails are in English and the page follows the household's browser (Accept-Language). The e-signature provider sets one language per document, so the landlord's signing email is in this language too. Otherwise only the household's words change: what the carrier, the landlord and staff read (API fields, errors, webhooks) stays in English, and the lease PDF is the template's.
              * @example es
              */
             household_language?: string;

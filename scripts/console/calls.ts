@@ -14,7 +14,7 @@ const statuses = ['queued', 'retrying', 'done', 'skipped', 'failed', 'open', 'pa
 export const callCommands: Record<string, Command> = {
   'calls list': {
     usage: 'calls list [--kind esign|payments] [--org ORG_ID] [--env live|sandbox] [--status queued|retrying|done|skipped|failed|open|paid|refunded] [--limit N]',
-    summary: 'The calls to the e-signature provider and the payment processor (contracts sent, withdrawn, read back; checkouts opened; refunds), newest first: status, attempts and the last error. Never a checkout address or a page link.',
+    summary: 'The calls to the e-signature provider and the payment processor (contracts sent, withdrawn, read back; checkouts opened; refunds), newest first: status, attempts and the last error; for a contract sent, the language of its signing emails. Never a checkout address or a page link.',
     async run(sql, options) {
       const kind = options.kind === undefined ? null : oneOf(options, 'kind', kinds);
       const org = options.org === undefined ? null : uuidOption(options, 'org');
@@ -37,7 +37,9 @@ export const callCommands: Record<string, Command> = {
                  coalesce(j.last_error, j.result ->> 'skipped') as why,
                  coalesce(j.result ->> 'provider_ref', j.result ->> 'withdrawn', j.payload ->> 'provider_ref', l.provider_ref, r.provider_ref) as provider_ref,
                  r.amount_cents, r.currency, j.attempts, j.max_attempts, j.created_at, j.completed_at,
-                 case when j.status = 'pending' then j.run_at end as next_attempt_at
+                 case when j.status = 'pending' then j.run_at end as next_attempt_at,
+                 -- The language a contract's signing emails were asked in (send_contract's result).
+                 j.result ->> 'language' as language
             from job_calls j
             left join app.lease_agreements l
               on (j.kind = 'send_contract' and l.id = (j.payload ->> 'lease_id')::uuid)
@@ -48,7 +50,7 @@ export const callCommands: Record<string, Command> = {
           select p.id, 'payments', 'checkout', coalesce(p.carrier_org_id, p.org_id), p.environment, c.claim_ref,
                  case p.status when 'pending' then 'open' when 'succeeded' then 'paid' else p.status end,
                  p.failure_reason, coalesce(p.provider_ref, p.checkout_ref), p.gross_cents, p.currency,
-                 null, null, p.created_at, p.paid_at, null
+                 null, null, p.created_at, p.paid_at, null, null
             from app.payments p
             left join app.claims c on c.id = p.claim_id
            where p.checkout_ref is not null

@@ -13,6 +13,7 @@ import { closeStay } from './commands/booking.ts';
 import { rereadContract } from './commands/callback.ts';
 import { currentHouseholdLink, householdLinkEmail } from './commands/household.ts';
 import { homeListing } from './repository.ts';
+import { chooseLanguage } from '../i18n/index.ts';
 import { recordUndeliveredLink } from './undelivered.ts';
 
 // The placement's durable jobs, all of them (their kinds and payloads: shared/jobs/kinds.ts). Each
@@ -33,9 +34,12 @@ export const sendContract: ServiceJob<'send_contract'> = {
     const landlordEmail = home?.owner_contact_email ?? (tenant.environment === 'sandbox' ? 'landlord@sandbox.invalid' : null);
     if (!landlordEmail) throw new Error("the home's provider has no contact address (operator console: org contact)");
     const { esign } = placementPorts(tenant.environment);
+    // The lease and its addendums alike: the provider's signing emails in the household's language.
+    const { language } = chooseLanguage({ stated: context.household_language });
     const sent = await esign.send({
       leaseId: context.lease_id,
       title: `${context.kind === 'addendum' ? 'Extension addendum' : 'Lease'}: ${home?.name ?? home?.address ?? 'home'} (${context.reference})`,
+      language,
       fields: {
         reference: context.reference,
         property: home?.name ?? '',
@@ -82,7 +86,8 @@ export const sendContract: ServiceJob<'send_contract'> = {
       }
       return 'sent';
     }, { cancelled: 'include' });
-    return { provider_ref: sent.providerRef, outcome };
+    // The language is kept with the call, so an operator reads which one the signing emails went out in (calls list).
+    return { provider_ref: sent.providerRef, outcome, language };
   },
 };
 

@@ -84,13 +84,16 @@ export interface ContractContext {
   signer_email: string | null;
   /** The adjuster on the request, copied when the contract goes to someone else. */
   adjuster_email: string | null;
+  /** The request's household_language (BCP 47), or null when not stated. */
+  household_language: string | null;
   kind: LeaseRow['kind'];
 }
 
 export async function contractContext(tx: Tx, leaseId: string): Promise<ContractContext | null> {
   const [row] = await tx<ContractContext[]>`
     select l.id as lease_id, c.claim_ref as reference, c.external_id, c.id as request_id, l.property_id, l.status,
-           l.move_in_date, l.move_out_date, l.signer_name, l.signer_email, c.policyholder_name, c.adjuster_email, l.kind,
+           l.move_in_date, l.move_out_date, l.signer_name, l.signer_email, c.policyholder_name, c.adjuster_email,
+           c.household_language, l.kind,
            (select to_jsonb(h) from app.home_for_request(c.id, l.property_id) h) as home
       from app.lease_agreements l join app.claims c on c.id = l.claim_id
      where l.id = ${leaseId}`;

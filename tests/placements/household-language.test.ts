@@ -1,8 +1,8 @@
 // The household reads its page and its email in its language: the request's household_language
 // (es-PR reads Spanish), else its browser's, switchable on the page; what the carrier reads stays in English.
 import { describe, expect, it } from 'vitest';
-import { call } from '../helpers.ts';
-import { drainJobs, jobsOf, scene } from './fixtures.ts';
+import { call, consoleCommand } from '../helpers.ts';
+import { drainJobs, jobsOf, placeWithDates, scene } from './fixtures.ts';
 
 async function sent(claim: Record<string, unknown> = {}) {
   const s = await scene('sandbox', { claim });
@@ -59,6 +59,17 @@ describe("the household's language", () => {
     expect(JSON.stringify(job.result)).not.toContain('lang=');
     expect((await call('GET', s.page, { headers: { 'accept-language': 'fr-CA, es-MX;q=0.8, en;q=0.5' } })).text).toContain('<html lang="es-MX">');
     expect((await call('GET', s.page, { headers: { 'accept-language': 'fr' } })).text).toContain('<html lang="en-US">');
+  });
+
+  it("the lease goes to e-signature in the household's language (es-PR asks for es), else English; the console's calls list shows which", async () => {
+    for (const [claim, language] of [[{ household_language: 'es-PR' }, 'es'], [{}, 'en']] as const) {
+      const s = await scene('sandbox', { claim });
+      await placeWithDates(s.api, s.ref, s.home);
+      await drainJobs(s.c.orgId);
+      expect(await jobsOf(s.c.orgId, 'send_contract')).toEqual([expect.objectContaining({ status: 'succeeded', result: expect.objectContaining({ outcome: 'sent', language }) })]);
+      const calls = await consoleCommand<{ data: Record<string, unknown>[] }>('calls', 'list', '--org', s.c.orgId, '--kind', 'esign');
+      expect(calls.data).toEqual([expect.objectContaining({ call: 'send_contract', reference: s.ref, status: 'done', language })]);
+    }
   });
 
   it('the problem pages of a link read in the language the link names', async () => {

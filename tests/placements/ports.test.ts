@@ -43,6 +43,7 @@ const apiUrl = 'https://sign.example.test/api/v2';
 const contract: ContractRequest = {
   leaseId: '6f1c2e8a-6c1d-4f43-9a51-0d0b8f0e1a11',
   title: 'Lease: Maple House (REQ-ABC234)',
+  language: 'en',
   fields: { reference: 'REQ-ABC234', property: 'Maple House', move_in: '2026-12-01', move_out: '2027-03-01', tenant: 'Ada Lovelace' },
   // Given landlord first on purpose: the adapter orders the signers itself.
   signers: [
@@ -121,10 +122,22 @@ describe('Documenso e-signature adapter: send', () => {
             { id: 11, type: 'text', value: '2026-12-01' },
             { id: 12, type: 'text', value: 'Ada Lovelace' },
           ],
-          override: { title: contract.title },
+          override: { title: contract.title, language: 'en' },
         },
       },
     ]);
+  });
+
+  it("asks Documenso for its signing emails in the household's language; one it does not speak is left to the template", async () => {
+    const overrideFor = async (language: string) => {
+      const { transport, calls } = standIn({ 'GET /api/v2/template/42': [json(200, template)], 'POST /api/v2/template/use': [json(200, { id: 5150 })] });
+      await esign(transport).send({ ...contract, language: language as ContractRequest['language'] });
+      return (calls[1].body as { override: unknown }).override;
+    };
+    expect(await overrideFor('es')).toEqual({ title: contract.title, language: 'es' });
+    expect(await overrideFor('en')).toEqual({ title: contract.title, language: 'en' });
+    // Documenso refuses a language outside its own list (400): none is sent, its template's is used.
+    expect(await overrideFor('uk')).toEqual({ title: contract.title });
   });
 
   it('refuses a template that does not have exactly two signers, before creating anything', async () => {

@@ -7,7 +7,8 @@ import { callProvider, fetchProviderFile, ProviderError, required, sameSecret, t
 //   GET  /template/{templateId}       the lease template's signer placeholders and text fields
 //   POST /template/use                creates the document from the template and distributes it
 //                                     (body: templateId, externalId, recipients[{id,email,name}],
-//                                     distributeDocument, prefillFields[{id,type,value}], override.title)
+//                                     distributeDocument, prefillFields[{id,type,value}],
+//                                     override.title, override.language)
 //   GET  /document/{documentId}       the document's status (DRAFT, PENDING, COMPLETED, REJECTED)
 //   POST /document/delete             { documentId }: a pending document is cancelled and its
 //                                     recipients told; its signing links stop working
@@ -32,6 +33,14 @@ export interface DocumensoOptions {
 }
 
 const what = 'e-signature (Documenso)';
+
+/**
+ * The languages Documenso writes its emails to recipients in: its SUPPORTED_LANGUAGE_CODES
+ * (packages/lib/constants/i18n.ts), the enum `override.language` of POST /template/use accepts; a
+ * code outside it is refused with 400. Documenso sets one language per document, for every
+ * recipient: the landlord's signing email is in the household's language too.
+ */
+const documensoLanguages: readonly string[] = ['de', 'en', 'fr', 'es', 'it', 'pl', 'ja'];
 
 interface DocumensoRecipient {
   id: number;
@@ -104,7 +113,8 @@ export function documensoESignature(options: DocumensoOptions): ESignaturePort {
         recipients,
         distributeDocument: true,
         ...(prefillFields.length ? { prefillFields } : {}),
-        override: { title: contract.title },
+        // A language Documenso does not write in is left out, so the template's own is used.
+        override: { title: contract.title, ...(documensoLanguages.includes(contract.language) ? { language: contract.language } : {}) },
       });
       if (typeof document?.id !== 'number') throw new ProviderError('Documenso POST /template/use answered without a document id');
       return { providerRef: String(document.id) };

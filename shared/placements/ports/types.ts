@@ -3,6 +3,8 @@
 // nobody. A sandbox key always gets the sandbox adapters (see ./index.ts): no real party is ever
 // reached from sandbox.
 
+import type { Language } from '../../i18n/index.ts';
+
 /** One party asked to sign a contract, in signing order. */
 export interface Signer {
   role: 'tenant' | 'landlord';
@@ -15,6 +17,11 @@ export interface ContractRequest {
   /** The service's id of this contract version (the lease agreement); the provider's callbacks carry it back. */
   leaseId: string;
   title: string;
+  /**
+   * The household's language (the request's household_language as a catalogue reads it; English
+   * when not stated): the provider's own signing emails are in it where it can write them.
+   */
+  language: Language;
   /** The home, the household and the dates, as the contract template needs them. */
   fields: Record<string, string>;
   signers: Signer[];
