@@ -51,8 +51,12 @@ export type ServiceJobRegistry = { readonly [K in JobKind]: ServiceJob<K> };
 export interface RunOptions {
   sql?: Sql;
   registry: JobRegistry;
-  /** Jobs per claim (default 20; with `ids`, all of them in one claim). */
-  batch?: number;
+  /**
+   * Jobs running at once (default JOB_CONCURRENCY, 4; with `ids`, all of them in one claim). Each
+   * running job holds a connection of the pool, so it stays well below DB_POOL_SIZE: requests and
+   * the webhook dispatcher share that pool, and must find a connection while a backlog drains.
+   */
+  concurrency?: number;
   /** Stop claiming after this long. Default: until nothing is due. */
   budgetMs?: number;
   signal?: AbortSignal;
@@ -70,6 +74,9 @@ export interface RunReport {
 
 /** A job's lease: how long a handler may take before another runner may take the job over. */
 const leaseMs = () => intSetting('JOB_LEASE_MS', 60_000);
+
+/** Jobs one runner runs at once (see RunOptions.concurrency). */
+const jobConcurrency = () => intSetting('JOB_CONCURRENCY', 4);
 
 /** Seconds to wait after failed attempts 1, 2, ...; the last step repeats until max_attempts. */
 export function jobRetrySchedule(): number[] {
@@ -94,15 +101,21 @@ async function abandoned(definition: JobDefinition<unknown>, job: JobRow, error:
     .catch((e) => log.error('abandoned job not announced', { job_id: job.id, kind: job.kind, ...errorFields(e) }));
 }
 
-/** Claims due jobs of the registry's kinds and runs them, until nothing is due or the budget is spent. */
+/**
+ * Claims due jobs of the registry's kinds and runs them, until nothing is due or the budget is spent.
+ * Up to `concurrency` jobs run at once, and more are claimed as soon as half of that room is free:
+ * a slow job holds its own slot, never the jobs claimed with it (a backlog drains at the pace of
+ * the work, not of the slowest job of each claim).
+ */
 export async function runDueJobs(options: RunOptions): Promise<RunReport> {
   const sql = options.sql ?? db();
   // A claimed job's payload is what enqueue's types allowed for its kind; the runner hands it on as read.
   const handlers = new Map<string, JobDefinition<unknown>>(Object.values(options.registry).map((definition) => [definition.kind, definition]));
-  // The given jobs are claimed at once, all of them; otherwise due jobs, `batch` at a time.
-  const batch = options.ids ? options.ids.length : (options.batch ?? 20);
+  const concurrency = options.ids ? options.ids.length : (options.concurrency ?? jobConcurrency());
+  const claimAtLeast = Math.max(1, Math.floor(concurrency / 2));
   const schedule = jobRetrySchedule();
   const deadline = options.budgetMs === undefined ? Infinity : Date.now() + options.budgetMs;
+  const mayClaim = () => Date.now() < deadline && !options.signal?.aborted;
   const report: RunReport = { claimed: 0, succeeded: 0, failed: 0 };
   const failed = async (job: JobRow, error: unknown) => {
     log.warn('job failed', { job_id: job.id, kind: job.kind, attempt: job.attempts, ...errorFields(error) });
@@ -110,34 +123,64 @@ export async function runDueJobs(options: RunOptions): Promise<RunReport> {
     report.failed++;
     if (status === 'abandoned') await abandoned(handlers.get(job.kind)!, job, error, sql);
   };
-  while (Date.now() < deadline && !options.signal?.aborted) {
-    const jobs = await claimJobs(sql, [...handlers.keys()], batch, leaseMs(), { organisations: options.organisations, ids: options.ids });
-    report.claimed += jobs.length;
-    const byKind = new Map<string, JobRow[]>();
-    for (const job of jobs) byKind.set(job.kind, [...(byKind.get(job.kind) ?? []), job]);
-    await Promise.all([...byKind].map(async ([kind, claimed]) => {
-      const handler = handlers.get(kind)!;
-      if (handler.runMany && claimed.length > 1) {
-        try {
-          const results = await handler.runMany(claimed, sql);
-          await completeJobs(sql, claimed.map((job, i) => ({ job, result: results[i] })));
-          report.succeeded += claimed.length;
-        } catch (error) {
-          await Promise.all(claimed.map((job) => failed(job, error)));
-        }
-        return;
+  /** Runs claimed jobs of one kind: together when the kind takes several, else one alone. */
+  const run = async (kind: string, claimed: JobRow[]) => {
+    const handler = handlers.get(kind)!;
+    if (handler.runMany && claimed.length > 1) {
+      try {
+        const results = await handler.runMany(claimed, sql);
+        await completeJobs(sql, claimed.map((job, i) => ({ job, result: results[i] })));
+        report.succeeded += claimed.length;
+      } catch (error) {
+        await Promise.all(claimed.map((job) => failed(job, error)));
       }
-      await Promise.all(claimed.map(async (job) => {
-        try {
-          const result = await handler.run(job.payload, { sql, job });
-          await completeJobs(sql, [{ job, result }]);
-          report.succeeded++;
-        } catch (error) {
-          await failed(job, error);
+      return;
+    }
+    const [job] = claimed;
+    try {
+      const result = await handler.run(job.payload, { sql, job });
+      await completeJobs(sql, [{ job, result }]);
+      report.succeeded++;
+    } catch (error) {
+      await failed(job, error);
+    }
+  };
+
+  const running = new Set<Promise<void>>();
+  let jobsRunning = 0;
+  // The last claim found less than it asked for (or took the given jobs): nothing more to claim now.
+  let drained = false;
+  const start = (kind: string, claimed: JobRow[]) => {
+    jobsRunning += claimed.length;
+    const going: Promise<void> = run(kind, claimed).finally(() => {
+      jobsRunning -= claimed.length;
+      running.delete(going);
+    });
+    running.add(going);
+  };
+  try {
+    for (;;) {
+      const room = concurrency - jobsRunning;
+      if (!drained && mayClaim() && room >= claimAtLeast) {
+        const jobs = await claimJobs(sql, [...handlers.keys()], room, leaseMs(), { organisations: options.organisations, ids: options.ids });
+        report.claimed += jobs.length;
+        drained = jobs.length < room || options.ids !== undefined;
+        const byKind = new Map<string, JobRow[]>();
+        for (const job of jobs) byKind.set(job.kind, [...(byKind.get(job.kind) ?? []), job]);
+        for (const [kind, claimed] of byKind) {
+          if (handlers.get(kind)!.runMany) start(kind, claimed);
+          else for (const job of claimed) start(kind, [job]);
         }
-      }));
-    }));
-    if (jobs.length < batch || options.ids) break;
+      }
+      if (running.size === 0) {
+        if (drained || !mayClaim()) break;
+        continue;
+      }
+      await Promise.race(running);
+    }
+  } finally {
+    // Whatever failed, jobs already started finish and are recorded.
+    await Promise.allSettled(running);
   }
   return report;
 }

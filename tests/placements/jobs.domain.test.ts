@@ -52,6 +52,35 @@ describe('the job runner', () => {
     expect((await job(ids[1])).result).toEqual({ doubled: 4 });
   });
 
+  it('a slow job holds its own slot: the jobs claimed with it and after it run meanwhile, never more than the concurrency at once', async () => {
+    const orgId = await createOrg('carrier');
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let running = 0;
+    let mostAtOnce = 0;
+    const done: string[] = [];
+    const mixed: JobDefinition<{ name: string }> = {
+      kind: 'test.mixed',
+      run: async ({ name }) => {
+        mostAtOnce = Math.max(mostAtOnce, ++running);
+        if (name === 'slow') await released;
+        else await new Promise((r) => setTimeout(r, 5));
+        running--;
+        done.push(name);
+      },
+    };
+    // Queued in this order (claims take the oldest first): the slow one is in the first claim.
+    for (const name of ['slow', 'a', 'b', 'c', 'd']) await queue(orgId, 'test.mixed', { name });
+    const report = runDueJobs({ registry: { [mixed.kind]: mixed }, organisations: [orgId], concurrency: 2 });
+    const deadline = Date.now() + 5000;
+    while (done.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    // Before: the runner waited for the whole claim (the slow job) before claiming again.
+    expect(done).toEqual(['a', 'b', 'c', 'd']);
+    release();
+    expect(await report).toEqual({ claimed: 5, succeeded: 5, failed: 0 });
+    expect(mostAtOnce).toBe(2);
+  });
+
   it('runs jobs claimed together in one call of a kind that takes several, keeping each result; a single job runs alone', async () => {
     const orgId = await createOrg('carrier');
     const calls: number[][] = [];
