@@ -9,6 +9,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import postgres from 'postgres';
 import { runCommand } from '../console/commands.ts';
 import { pgTypes } from '../../shared/db/client.ts';
@@ -16,6 +17,24 @@ import { child, stopped, waitFor } from '../lib/processes.ts';
 import { freePort, median, startScratchDatabase } from '../lib/scratch.ts';
 import { startReceiver, tls } from './receiver.ts';
 import { coldMatching, type ColdMatching } from './cold-matching.ts';
+
+/**
+ * The reader (reader.mjs) on a thread of its own; `done` resolves with its times, and its answers
+ * are added to the run's count by status.
+ */
+function readerOn(statuses: Map<number, number>) {
+  return (reading: { bases: string[]; path: string; key: string; warmUp: number; calls: number; pauseMs: number }) => {
+    const worker = new Worker(new URL('./reader.mjs', import.meta.url), { workerData: reading });
+    const done = new Promise<number[]>((resolve, reject) => {
+      worker.once('message', (result: { times: number[]; statuses: Record<string, number> }) => {
+        for (const [status, n] of Object.entries(result.statuses)) statuses.set(Number(status), (statuses.get(Number(status)) ?? 0) + n);
+        resolve(result.times);
+      });
+      worker.once('error', reject);
+    }).finally(() => worker.terminate());
+    return { done, stop: () => (worker.postMessage('stop'), done) };
+  };
+}
 
 const size = {
   homes: Number(process.env.SURGE_HOMES ?? 20_000),
@@ -159,6 +178,7 @@ async function surge(processes: number): Promise<Figures> {
       }
       return { status: response.status, headers: response.headers, body: json };
     };
+    const startReader = readerOn(statuses);
     const must = async (key: string, method: string, path: string, body?: unknown) => {
       const answer = await api(key, method, path, body);
       if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
@@ -206,15 +226,8 @@ async function surge(processes: number): Promise<Figures> {
     const readRef = (await must(readerKey, 'POST', '/claims', claimBody(0, 999_999, false))).data.claim_ref as string;
     await sql`analyze`;
 
-    // A read alone, before the surge: its idle figure.
-    const timedRead = async () => {
-      const at = performance.now();
-      await must(readerKey, 'GET', `/claims/${readRef}`);
-      return performance.now() - at;
-    };
-    for (let i = 0; i < 20; i++) await timedRead();
-    const readIdle: number[] = [];
-    for (let i = 0; i < 100; i++) readIdle.push(await timedRead());
+    // A read alone, before the surge: its idle figure (on the reader's own thread, as during the surge).
+    const readIdle = await startReader({ bases, path: `/claims/${readRef}`, key: readerKey, warmUp: 20, calls: 100, pauseMs: 0 }).done;
 
     let httpOneAtATime: Figures['httpOneAtATime'];
     let cold: ColdMatching | undefined;
@@ -261,14 +274,8 @@ async function surge(processes: number): Promise<Figures> {
         await sleep(250);
       }
     })();
-    let surging = true;
-    const readSurge: number[] = [];
-    const reader = (async () => {
-      while (surging) {
-        readSurge.push(await timedRead());
-        await sleep(50);
-      }
-    })();
+    // The same read every 50 ms through the surge.
+    const reader = startReader({ bases, path: `/claims/${readRef}`, key: readerKey, warmUp: 0, calls: 0, pauseMs: 50 });
 
     const steps: Record<string, number[]> = {};
     const timedStep = async <T>(name: string, work: () => Promise<T>) => {
@@ -281,21 +288,25 @@ async function surge(processes: number): Promise<Figures> {
     let journeysDone = 0;
     const journeyFailures: string[] = [];
 
+    /**
+     * Waits, as a carrier's integration does, for the `nth` lease.sent about the request (the lease,
+     * then an addendum). After two minutes without it, one read says whether it went out and only
+     * its event is late (which the accounting at the end counts), or whether it never went.
+     */
+    const heard = async (ref: string, nth: number, what: string, sentByRead: () => Promise<boolean>) => {
+      if (await receiver.arrived('lease.sent', ref, nth, 120_000)) return;
+      if (!(await sentByRead())) throw new Error(`${ref}: the ${what} was not sent within two minutes`);
+    };
+
     /** A request driven from its creation to a booking, and on some further: split payers, an extension. */
     const journey = async (carrier: (typeof carriers)[number], ref: string, home: string, j: number) => {
       const key = carrier.journey;
       await timedStep('matches', () => must(key, 'GET', `/claims/${ref}/matches`));
       await timedStep('place', () => must(key, 'POST', `/claims/${ref}/options`, { property_id: home, action: 'place', approve_budget: true }));
       await timedStep('dates', () => must(key, 'POST', `/claims/${ref}/dates`, { property_id: home, move_in: inDays(40), move_out: inDays(130) }));
-      // The contract goes out from the job queue: the time until the carrier sees it sent.
-      await timedStep('contract sent (job queue)', async () => {
-        for (const until = Date.now() + 120_000; ;) {
-          const placement = (await must(key, 'GET', `/claims/${ref}/placement`)).data;
-          if (placement.homes?.[0]?.lease?.status === 'sent_for_signature') return;
-          if (Date.now() > until) throw new Error(`${ref}: the contract was not sent within two minutes`);
-          await sleep(250);
-        }
-      });
+      // The contract goes out from the job queue: the time until the carrier hears it went (lease.sent).
+      await timedStep('contract sent, heard by webhook', () => heard(ref, 1, 'contract', async () =>
+        (await must(key, 'GET', `/claims/${ref}/placement`)).data.homes?.[0]?.lease?.status === 'sent_for_signature'));
       await timedStep('household signs', () => must(key, 'POST', `/sandbox/claims/${ref}/homes/${home}/household`, { action: 'sign' }));
       await timedStep('landlord signs', () => must(key, 'POST', `/sandbox/claims/${ref}/homes/${home}/landlord`, { action: 'sign' }));
       if (j % 3 === 1) {
@@ -306,14 +317,8 @@ async function surge(processes: number): Promise<Figures> {
       }
       if (j % 5 === 2) {
         await timedStep('extension asked', () => must(key, 'POST', `/claims/${ref}/extensions`, { property_id: home, move_out: inDays(160) }));
-        await timedStep('addendum sent (job queue)', async () => {
-          for (const until = Date.now() + 120_000; ;) {
-            const [extension] = (await must(key, 'GET', `/claims/${ref}/extensions?property_id=${home}`)).data;
-            if (extension?.addendum?.status === 'sent_for_signature') return;
-            if (Date.now() > until) throw new Error(`${ref}: the addendum was not sent within two minutes`);
-            await sleep(250);
-          }
-        });
+        await timedStep('addendum sent, heard by webhook', () => heard(ref, 2, 'addendum', async () =>
+          (await must(key, 'GET', `/claims/${ref}/extensions?property_id=${home}`)).data[0]?.addendum?.status === 'sent_for_signature'));
         await must(key, 'POST', `/sandbox/claims/${ref}/homes/${home}/household`, { action: 'sign' });
         await must(key, 'POST', `/sandbox/claims/${ref}/homes/${home}/landlord`, { action: 'sign' });
         await timedStep('extension paid', () => must(key, 'POST', `/sandbox/claims/${ref}/homes/${home}/payment`, { outcome: 'succeeded' }));
@@ -408,8 +413,7 @@ async function surge(processes: number): Promise<Figures> {
     const surgeSeconds = (performance.now() - surgeStarted) / 1000;
     const answers = [...statuses.values()].reduce((a, b) => a + b, 0);
     const limiter = await limiterRun;
-    surging = false;
-    await reader;
+    const readSurge = await reader.stop();
     step(`surge done in ${surgeSeconds.toFixed(0)} s: ${created.length} requests, ${journeysDone} placements booked; waiting for the queue and the webhooks`);
 
     // Drained: every job done and every event of the carriers at the receiver (at most two minutes).
@@ -500,7 +504,7 @@ function print(runs: Figures[]) {
     ['creation to sourced, ms p50 / p99', (f) => p(f.sourcedMs), 'p99 <= 5000', (f) => percentile(f.sourcedMs, 0.99) <= 5000],
     ...[...new Set(runs.flatMap((f) => Object.keys(f.steps)))].map((name) =>
       [`${name}, ms p50 / p99 (n)`, (f: Figures) => `${p(f.steps[name] ?? [])} (${f.steps[name]?.length ?? 0})`, 'reported', null] as Line),
-    ['read p99 during the surge / idle', (f) => `${(percentile(f.readSurge, 0.99) / percentile(f.readIdle, 0.99)).toFixed(2)}x (${ms(percentile(f.readSurge, 0.99))} / ${ms(percentile(f.readIdle, 0.99))} ms)`, '<= 3x', (f) => percentile(f.readSurge, 0.99) <= 3 * percentile(f.readIdle, 0.99)],
+    ['read p99 during the surge / idle (p50s)', (f) => `${(percentile(f.readSurge, 0.99) / percentile(f.readIdle, 0.99)).toFixed(2)}x (${ms(percentile(f.readSurge, 0.99))} / ${ms(percentile(f.readIdle, 0.99))} ms; ${ms(percentile(f.readSurge, 0.5))} / ${ms(percentile(f.readIdle, 0.5))})`, '<= 3x', (f) => percentile(f.readSurge, 0.99) <= 3 * percentile(f.readIdle, 0.99)],
     ['event to delivery, ms p50 / p99', (f) => p(f.deliveryMs), 'p99 <= 5000', (f) => percentile(f.deliveryMs, 0.99) <= 5000],
     ['job queue: deepest (due jobs) / empty again after, s', (f) => `${f.deepestQueue} / ${f.drainSeconds.toFixed(1)}`, 'reported', null],
     ['deliveries per second (first to last)', (f) => f.deliveriesPerSecond.toFixed(0), 'reported', null],

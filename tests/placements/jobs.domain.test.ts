@@ -81,6 +81,21 @@ describe('the job runner', () => {
     expect(mostAtOnce).toBe(2);
   });
 
+  it('a job queued while the run goes (a backlog still arriving) runs in the same run, not a tick later', async () => {
+    const orgId = await createOrg('carrier');
+    const ran: number[] = [];
+    const chain: JobDefinition<{ n: number }> = {
+      kind: 'test.chain',
+      run: async ({ n }) => {
+        ran.push(n);
+        if (n < 3) await queue(orgId, 'test.chain', { n: n + 1 });
+      },
+    };
+    await queue(orgId, 'test.chain', { n: 1 });
+    expect(await runDueJobs({ registry: { [chain.kind]: chain }, organisations: [orgId], concurrency: 2 })).toEqual({ claimed: 3, succeeded: 3, failed: 0 });
+    expect(ran).toEqual([1, 2, 3]);
+  });
+
   it('runs jobs claimed together in one call of a kind that takes several, keeping each result; a single job runs alone', async () => {
     const orgId = await createOrg('carrier');
     const calls: number[][] = [];
