@@ -3098,7 +3098,7 @@ export interface components {
         };
         Placement: {
             homes: components["schemas"]["PlacementHome"][];
-            /** @description The carrier's pay-in-app page for the home in play on the request (a signed link valid for a short time; read the placement again for a fresh one): it shows every payer's share of what is due and takes the carrier's own share only. null while no home is on the request. */
+            /** @description The carrier's pay-in-app page for the home in play on the request (a signed link valid for a short time; read the placement again for a fresh one): it shows every payer's share of what is due and takes the carrier's own share only. With no home in play, a stay cancelled once moved in, for the nights used before the cancellation it may still owe. null while no home is on the request. */
             pay_in_app_url: string | null;
             /** @description One pay link per payer the request names (rent_payer, deposit_payer, fees_payer), in that order: forward each payer its own. A link shows and takes its payer's share only; a form posted through it for another payer's share is refused (403) and records nothing. Empty while no home is on the request. */
             pay_links: {
@@ -11967,7 +11967,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled); lease_not_signed: the lease is not fully signed yet; charges_disabled: the landlord's account cannot take charges; nothing_due: every period started so far is paid, or the payer named owes nothing now. */
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request (or was cancelled, with nothing of its stay left to pay: a stay cancelled once moved in still pays the nights used before the cancellation); lease_not_signed: the lease is not fully signed yet; charges_disabled: the landlord's account cannot take charges; nothing_due: every period started so far is paid, or the payer named owes nothing now. */
             409: {
                 headers: {
                     [name: string]: unknown;

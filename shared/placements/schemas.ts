@@ -347,7 +347,8 @@ export const Placement = z
     homes: z.array(PlacementHome),
     pay_in_app_url: z.string().nullable().describe(
       'The carrier\'s pay-in-app page for the home in play on the request (a signed link valid for a short time; read the placement again for a fresh one): ' +
-      'it shows every payer\'s share of what is due and takes the carrier\'s own share only. null while no home is on the request.',
+      'it shows every payer\'s share of what is due and takes the carrier\'s own share only. With no home in play, a stay cancelled once moved in, ' +
+      'for the nights used before the cancellation it may still owe. null while no home is on the request.',
     ),
     pay_links: z.array(z.object({
       payer: z.enum(payers).describe('Whose share the link pays: the carrier, the claims administrator (tpa) or the policyholder (the household).'),

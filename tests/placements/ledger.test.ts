@@ -2,7 +2,7 @@
 // the statement an adjuster files (GET /claims/{reference}/statement).
 import { describe, expect, it } from 'vitest';
 import { openClaim, insertHome } from '../claims/fixtures.ts';
-import { createKey, client } from '../helpers.ts';
+import { call, createKey, client } from '../helpers.ts';
 import { clockAt, drainJobs, inDays, scene, type Api } from './fixtures.ts';
 
 const day = (from: string, days: number) => new Date(Date.parse(`${from}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
@@ -125,6 +125,37 @@ describe('the ledger of a stay', () => {
     expect(Math.round((b.totals.paid - b.totals.refunded) * 100)).toBe(Math.round(a.totals.paid * 100));
     expect(b.totals).toMatchObject({ due_now: 0, refund_due: 0 });
     expect(b.entries.map((e: { kind: string }) => e.kind)).toEqual(expect.arrayContaining(['release', 'restore', 'transfer']));
+  });
+
+  it('a stay cancelled once moved in, a month begun unpaid: the nights used before the cancellation are still paid, through the payment helper and the pay page', async () => {
+    const s = await scene();
+    const moveIn = inDays(40);
+    const stay = await signedStay(s, moveIn, day(moveIn, 100));
+    await payDue(s.api, stay.ref, stay.home);
+    await clockAt(s.api, moveIn);
+    expect((await s.api.post(`/claims/${stay.ref}/confirm-move-in`, { property_id: stay.home })).status).toBe(200);
+    // The second month has begun (two nights used) and is not paid when the stay is cancelled.
+    await clockAt(s.api, day(moveIn, 32));
+    const cancelled = await s.api.post(`/claims/${stay.ref}/cancel-booking`, { property_id: stay.home, force: true });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const owing = await statement(s.api, stay.ref, stay.home);
+    expect(owing.totals.due_now).toBeGreaterThan(0);
+    // The pay page offers it. Before: "Payment is not possible", and the helper answered 409 not_on_request.
+    const link = new URL((await s.api.get(`/claims/${stay.ref}/placement`)).body.data.pay_in_app_url as string);
+    const page = await call('GET', link.pathname.replace(/^\/functions\/v1/, '') + link.search);
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain('not possible');
+    expect(page.text).toContain('Pay');
+    const paid = await s.api.post(`/sandbox/claims/${stay.ref}/homes/${stay.home}/payment`, { outcome: 'succeeded' });
+    expect(paid.status, paid.text).toBe(200);
+    const settled = await statement(s.api, stay.ref, stay.home);
+    expect(settled.totals).toMatchObject({ due_now: 0, refund_due: 0 });
+    expect(settled.totals.paid).toBe(settled.totals.charged);
+    // Paid, nothing is left: the placement is refused again as cancelled, and nothing was booked again.
+    const again = await s.api.post(`/sandbox/claims/${stay.ref}/homes/${stay.home}/payment`, { outcome: 'succeeded' });
+    expect(again.body.error?.code).toBe('not_on_request');
+    const placement = (await s.api.get(`/claims/${stay.ref}/placement`)).body.data.homes[0];
+    expect(placement.option_status).toBe('cancelled');
   });
 
   it('the statement: entries, payments and totals by payer, the ALE consumed, and a cancellation that reverses what is unpaid', async () => {

@@ -28,7 +28,7 @@ export const paymentRoutes = createRoutes().openapi(
     errors: {
       ...homeHelperErrors,
       409: {
-        not_on_request: 'the home is not on the request (or was cancelled)',
+        not_on_request: 'the home is not on the request (or was cancelled, with nothing of its stay left to pay: a stay cancelled once moved in still pays the nights used before the cancellation)',
         lease_not_signed: 'the lease is not fully signed yet',
         charges_disabled: 'the landlord\'s account cannot take charges',
         nothing_due: 'every period started so far is paid, or the payer named owes nothing now.',
@@ -41,9 +41,10 @@ export const paymentRoutes = createRoutes().openapi(
   async (c) => {
     const { reference, propertyId } = c.req.valid('param');
     const { outcome, payer } = c.req.valid('json');
+    // A cancelled placement is let through to pay what its stay still owes, if anything (payable says).
     const home = await answer(c.get('caller'), reference, propertyId, async (tx, claim, placement) => {
       await paySandbox(tx, claim, placement, outcome, { payer });
-    });
+    }, { orCancelled: true });
     return c.json(single(home), 200);
   },
 );

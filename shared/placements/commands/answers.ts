@@ -194,7 +194,8 @@ export async function answer(
   reference: string,
   propertyId: string,
   act: (tx: Tx, claim: ClaimRow, placement: PlacementRow) => Promise<void>,
-  // Refund answers also concern a placement cancelled after payment (cancel-booking with force).
+  // Refund answers also concern a placement cancelled after payment (cancel-booking with force), and a
+  // payment what a stay cancelled once moved in still owes.
   options: { orCancelled?: boolean } = {},
 ) {
   return inPlacement(tenant, { reference, propertyId }, async ({ tx, claim, placement }) => {

@@ -79,8 +79,8 @@ export interface PayActions {
 
 /**
  * The link's placement in its tenant's transaction (the link's organisation and environment), or
- * null when it is gone. Paying locks it and refuses a cancelled one; the view reads without locks
- * and shows a cancelled placement as such. A link issued under another contract version is refused
+ * null when it is gone. Paying locks it; a cancelled one pays only what its stay still owes (see
+ * payable); the view reads without locks. A link issued under another contract version is refused
  * (PayLinkRejected replaced) either way.
  */
 function inLinkedPlacement<T>(link: PayLink, lock: boolean, work: (tx: Tx, claim: ClaimRow, placement: PlacementRow) => Promise<T>): Promise<T | null> {
@@ -88,7 +88,7 @@ function inLinkedPlacement<T>(link: PayLink, lock: boolean, work: (tx: Tx, claim
   return inPlacementById(tenant, link.placementId, ({ tx, claim, placement }) => {
     assertLinkLease(link, placement.current_lease_id);
     return work(tx, claim, placement);
-  }, { lock, cancelled: lock ? 'refuse' : 'include' });
+  }, { lock, cancelled: 'include' });
 }
 
 /** The refusals the page words plainly, never by a state's name; another is the service's own reason. */
@@ -113,9 +113,7 @@ async function view(link: PayLink): Promise<PayView | null> {
         .filter((p) => p.paid_at !== null)
         .map((p) => ({ chargeType: p.charge_type, periodStart: p.period_start, duplicate: p.duplicate_of !== null, cents: Number(p.gross_cents), at: p.paid_at!.toISOString(), status: p.status === 'refunded' ? ('refunded' as const) : ('paid' as const), payer: p.payer })),
     };
-    if (placement.option_status === 'cancelled') {
-      return { ...base, state: 'unavailable' as const, reason: 'cancelled' as const };
-    }
+    const cancelled = { ...base, state: 'unavailable' as const, reason: 'cancelled' as const };
     try {
       const state = await payable(tx, claim, placement);
       const payee = { ...base, payee: state.payee.name, currency: state.currency };
@@ -136,6 +134,8 @@ async function view(link: PayLink): Promise<PayView | null> {
       };
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
+      // A cancelled placement with nothing of its stay left to pay.
+      if (placement.option_status === 'cancelled') return cancelled;
       const notUnlocked = error.code === 'lease_not_signed';
       const plain = plainReasons.find((code) => code === error.code);
       return { ...base, state: notUnlocked ? ('not_unlocked' as const) : ('unavailable' as const), ...(plain ? { reason: plain } : { reason: 'other' as const, detail: error.message }) };

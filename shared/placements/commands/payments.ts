@@ -55,10 +55,20 @@ export interface Due {
  * What is due is read from the stay's ledger (../stay-ledger.ts): the first charge, in the order
  * they are paid (a signed extension first, then the first payment, then rent by period), with a part
  * no settled payment paid; a rent period only from its first day.
+ *
+ * A cancelled placement is paid only for what its stay still charges and is due: a stay cancelled
+ * once moved in keeps the nights used before the cancellation (the lease they were signed on was
+ * withdrawn by it), and their payer still pays them. Otherwise it is refused as before, as a home
+ * no longer on the request.
  */
 export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<Payable> {
   const lease = await currentLease(tx, placement);
-  if (!lease || lease.status !== 'fully_signed') {
+  const cancelled = placement.option_status === 'cancelled';
+  const notOnRequest = () => new ApiError('not_on_request', 'This home is not on the request (the placement was cancelled) and nothing of its stay is left to pay.', 'property_id', {}, 409);
+  const signedByBoth = lease?.status === 'fully_signed' ||
+    (cancelled && lease?.status === 'withdrawn' && lease.policyholder_signed_at !== null && lease.owner_signed_at !== null);
+  if (!lease || !signedByBoth) {
+    if (cancelled) throw notOnRequest();
     throw new ApiError('lease_not_signed', `Payment is unlocked once the lease is fully signed; it is ${lease?.status ?? 'not issued yet'}.`);
   }
   const payee = await payeeOf(tx, placement.property_id);
@@ -68,6 +78,7 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow):
   const [ledger, now] = await Promise.all([ledgerOf(tx, claim, placement), tenantNow(tx)]);
   const currency = ledger.currency ?? lease.terms?.home.currency ?? 'usd';
   const charge = chargeDueNow(ledger.charges, ledger.paid, utcDay(now));
+  if (!charge && cancelled) throw notOnRequest();
   if (!charge) return { lease, payee, currency, due: null };
   const version = charge.leaseId === lease.id ? lease : await lockLease(tx, charge.leaseId);
   return { lease: version ?? lease, payee, currency, due: { charge, shares: sharesDue(charge, payerOf(claim), ledger.paid) } };
@@ -211,7 +222,7 @@ export async function recordCharge(
       await scheduleCloseout(tx, placement.id, booking.check_out);
     }
   }
-  if (payment.charge_type === 'extension' && wholePaid && state.lease.kind === 'addendum') {
+  if (payment.charge_type === 'extension' && wholePaid && state.lease.kind === 'addendum' && placement.option_status !== 'cancelled') {
     await putExtensionInEffect(tx, claim, placement, state.lease, { grossCents: Number(payment.gross_cents), currency: payment.currency });
   }
   await emit(tx, 'payment.succeeded', {

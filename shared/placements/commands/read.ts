@@ -48,9 +48,12 @@ async function payLinkOrNull(home: PlacementHomeRow, payer: Payer, caller: Calle
  */
 function payingHome(homes: PlacementHomeRow[]): PlacementHomeRow | null {
   const inPlay = homes.filter((h) => h.option_status !== 'cancelled' && h.option_status !== 'declined');
+  // With none in play, a stay cancelled once moved in: it may still owe the nights used before its
+  // cancellation, and its pay page says whether anything is left to pay.
+  const owing = homes.filter((h) => h.option_status === 'cancelled' && h.booking?.move_in_confirmed_at);
   const rank = (h: PlacementHomeRow) =>
     (h.booking?.booking_status === 'confirmed' ? 10 : 0) + ['awaiting_lease', 'sent_for_signature', 'policyholder_signed', 'fully_signed'].indexOf(h.lease_status ?? '') + 1;
-  return inPlay.reduce<PlacementHomeRow | null>((best, h) => (!best || rank(h) >= rank(best) ? h : best), null);
+  return (inPlay.length > 0 ? inPlay : owing).reduce<PlacementHomeRow | null>((best, h) => (!best || rank(h) >= rank(best) ? h : best), null);
 }
 
 /** One home on a request as rendered, read in the caller's transaction (the sandbox helpers' answer). */
