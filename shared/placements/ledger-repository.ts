@@ -105,15 +105,3 @@ export async function paidByCharge(tx: Tx, placementId: string): Promise<PaidByC
   ]));
 }
 
-
-/**
- * What came back on a placement's settled payments (not duplicates, whose refunds return what was
- * paid twice and counted for nothing), in cents.
- */
-export async function refundedOf(tx: Tx, placementId: string): Promise<number> {
-  const [row] = await tx<{ cents: string | null }[]>`
-    select sum(refunded_cents) as cents from app.payments
-     where claim_home_id = ${placementId} and status in ('succeeded', 'refunded') and duplicate_of is null
-       and period_start is not null and lease_agreement_id is not null`;
-  return Number(row.cents ?? 0);
-}

@@ -169,36 +169,17 @@ export function shorteningEntries(entries: readonly Entry[], moveOut: string, ca
  * extended stay's tier) for a stay that moved in on `moveIn`: nights released before are restored
  * where they were signed, and the nights beyond every version's signed nights are charged anew on
  * the extension's own charge. A part of a charge is paid once: where a restore would put more on a
- * part already paid (`paid`) than was paid for it, and still with the payer, the excess moves to the
- * extension's charge (a transfer out of the one, into the other), so the payer pays it with the
- * extension. What already came back (`refundedCents`, the refunds issued on the stay's payments) was
- * what had been paid beyond the charges: it is no longer there to pay for nights taken back.
+ * part already paid (`paid`) than was paid for it, the excess moves to the extension's charge (a
+ * transfer out of the one, into the other), so the payer pays it with the extension.
  */
-export function extensionEntries(
-  entries: readonly Entry[], addendumId: string, p: PriceCents, moveIn: string, from: string, to: string, paid: PaidByCharge, refundedCents: number,
-): NewEntry[] {
+export function extensionEntries(entries: readonly Entry[], addendumId: string, p: PriceCents, moveIn: string, from: string, to: string, paid: PaidByCharge): NewEntry[] {
   const posted: NewEntry[] = [];
   const own = { leaseId: addendumId, chargeType: 'extension' as const, periodStart: from, cause: 'signed' as const, postedFor: addendumId };
-  const charges = chargesOf(entries);
-  const nets = new Map(charges.map((charge) => [chargeKey(charge), charge.net]));
-  // The refunds came out of what was paid beyond the charges, taken here from the parts that hold
-  // such an excess in the order of the charges (rent before deposits before fees): the totals owed
-  // back and paid come out the same whichever excess a refund is counted against.
-  const refundedFrom = new Map<string, number>();
-  let refundLeft = refundedCents;
-  for (const charge of charges) {
-    for (const part of chargeParts) {
-      const excess = (paid.get(chargeKey(charge))?.[part] ?? 0) - charge.net[part];
-      const taken = Math.min(refundLeft, Math.max(0, excess));
-      refundLeft -= taken;
-      if (taken > 0) refundedFrom.set(`${chargeKey(charge)}|${part}`, taken);
-    }
-  }
-  // What each paid part of a charge was paid beyond what it holds now, less what of that came back:
-  // room for restores it already paid for.
+  // What each paid part of a charge was paid beyond what it holds now: room for restores it already paid for.
+  const nets = new Map(chargesOf(entries).map((charge) => [chargeKey(charge), charge.net]));
   const room = (key: string, part: ChargePart) => {
     const paidPart = paid.get(key)?.[part] ?? 0;
-    return paidPart > 0 ? paidPart - (nets.get(key)?.[part] ?? 0) - (refundedFrom.get(`${key}|${part}`) ?? 0) : Infinity;
+    return paidPart > 0 ? paidPart - (nets.get(key)?.[part] ?? 0) : Infinity;
   };
   let signedTo = from;
   for (const c of nightCharges(entries)) {

@@ -5,7 +5,7 @@ import {
   chargesOf, extensionEntries, leaseCharges, overpaidTotal, reversalEntries, shorteningEntries, transferReversals,
   type Entry, type LedgerCharge, type NewEntry, type PaidByCharge,
 } from './ledger.ts';
-import { entriesOf, paidByCharge, postEntries, refundedOf } from './ledger-repository.ts';
+import { entriesOf, paidByCharge, postEntries } from './ledger-repository.ts';
 import { addendaOf, currentLease, type PlacementRow } from './repository.ts';
 import { signedPrices } from './signed-prices.ts';
 
@@ -24,6 +24,7 @@ export interface Ledger {
 
 /** What a contract version signed by both posts: the lease's stay, or an addendum's added nights. */
 async function signedEntries(tx: Tx, claim: ClaimRow, placement: PlacementRow, version: LeaseRow, lease: LeaseRow, entries: Entry[]) {
+  const paid = await paidByCharge(tx, placement.id);
   if (version.kind === 'lease') {
     const stay = { moveIn: version.move_in_date, moveOut: version.move_out_date };
     const { prices, currency } = await signedPrices(tx, claim, placement, version, stay);
@@ -31,8 +32,7 @@ async function signedEntries(tx: Tx, claim: ClaimRow, placement: PlacementRow, v
   }
   // An extension's nights are priced at the tier of the extended stay's length.
   const { prices, currency } = await signedPrices(tx, claim, placement, version, { moveIn: lease.move_in_date, moveOut: version.move_out_date });
-  const [paid, refunded] = await Promise.all([paidByCharge(tx, placement.id), refundedOf(tx, placement.id)]);
-  return { currency, posted: extensionEntries(entries, version.id, prices, lease.move_in_date, version.move_in_date, version.move_out_date, paid, refunded) };
+  return { currency, posted: extensionEntries(entries, version.id, prices, lease.move_in_date, version.move_in_date, version.move_out_date, paid) };
 }
 
 /**
