@@ -135,7 +135,7 @@ async function view(link: PayLink): Promise<PayView | null> {
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       // A cancelled placement with nothing of its stay left to pay.
-      if (placement.option_status === 'cancelled') return cancelled;
+      if (error.code === 'not_on_request') return cancelled;
       const notUnlocked = error.code === 'lease_not_signed';
       const plain = plainReasons.find((code) => code === error.code);
       return { ...base, state: notUnlocked ? ('not_unlocked' as const) : ('unavailable' as const), ...(plain ? { reason: plain } : { reason: 'other' as const, detail: error.message }) };

@@ -72,13 +72,18 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow):
     throw new ApiError('lease_not_signed', `Payment is unlocked once the lease is fully signed; it is ${lease?.status ?? 'not issued yet'}.`);
   }
   const payee = await payeeOf(tx, placement.property_id);
-  if (!payee.charges_enabled) {
-    throw new ApiError('charges_disabled', "The landlord's payment account cannot take charges right now; nothing can be paid until the landlord finishes setup.");
-  }
+  const chargesDisabled = () =>
+    new ApiError('charges_disabled', "The landlord's payment account cannot take charges right now; nothing can be paid until the landlord finishes setup.");
+  // A cancelled placement with nothing left to pay is refused as such, whatever the landlord's account.
+  if (!payee.charges_enabled && !cancelled) throw chargesDisabled();
   const [ledger, now] = await Promise.all([ledgerOf(tx, claim, placement), tenantNow(tx)]);
   const currency = ledger.currency ?? lease.terms?.home.currency ?? 'usd';
-  const charge = chargeDueNow(ledger.charges, ledger.paid, utcDay(now));
+  // The cancellation withdrew any extension not in effect (one in effect was paid whole): what a
+  // cancelled stay still collects is the nights of its own charges, never an extension's charge.
+  const collectable = cancelled ? ledger.charges.filter((c) => c.chargeType !== 'extension') : ledger.charges;
+  const charge = chargeDueNow(collectable, ledger.paid, utcDay(now));
   if (!charge && cancelled) throw notOnRequest();
+  if (!payee.charges_enabled) throw chargesDisabled();
   if (!charge) return { lease, payee, currency, due: null };
   const version = charge.leaseId === lease.id ? lease : await lockLease(tx, charge.leaseId);
   return { lease: version ?? lease, payee, currency, due: { charge, shares: sharesDue(charge, payerOf(claim), ledger.paid) } };
