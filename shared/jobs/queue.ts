@@ -65,6 +65,8 @@ const scheduled = (tx: Tx, kind: JobKind, payload: unknown, options: EnqueueOpti
 export interface JobFilter {
   organisations?: string[];
   ids?: string[];
+  /** Jobs this runner is still running: a job whose lease ran out while it runs is not claimed by the same runner again. */
+  running?: string[];
 }
 
 /**
@@ -75,10 +77,11 @@ export interface JobFilter {
 export async function claimJobs(sql: Sql, kinds: string[], limit: number, leaseMs: number, filter: JobFilter = {}): Promise<JobRow[]> {
   const ofOrganisations = filter.organisations ? sql`and org_id = any (${filter.organisations}::uuid[])` : sql``;
   const onlyThese = filter.ids ? sql`and id = any (${filter.ids}::uuid[])` : sql``;
+  const notRunning = filter.running?.length ? sql`and id <> all (${filter.running}::uuid[])` : sql``;
   return sql<JobRow[]>`
     with due as (
       select id from app.jobs
-       where status = 'pending' and run_at <= now() and kind = any (${kinds}::text[]) ${ofOrganisations} ${onlyThese}
+       where status = 'pending' and run_at <= now() and kind = any (${kinds}::text[]) ${ofOrganisations} ${onlyThese} ${notRunning}
        order by run_at
        limit ${limit}
        for update skip locked

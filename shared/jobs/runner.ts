@@ -116,7 +116,9 @@ export async function runDueJobs(options: RunOptions): Promise<RunReport> {
   const sql = options.sql ?? db();
   // A claimed job's payload is what enqueue's types allowed for its kind; the runner hands it on as read.
   const handlers = new Map<string, JobDefinition<unknown>>(Object.values(options.registry).map((definition) => [definition.kind, definition]));
-  const concurrency = options.ids ? options.ids.length : (options.concurrency ?? jobConcurrency());
+  if (options.ids?.length === 0) return { claimed: 0, succeeded: 0, failed: 0 };
+  // At least one at a time, whatever a setting says (none at all would never claim, and never end).
+  const concurrency = options.ids ? options.ids.length : Math.max(1, Math.floor(options.concurrency ?? jobConcurrency()));
   const claimAtLeast = Math.max(1, Math.floor(concurrency / 2));
   const schedule = jobRetrySchedule();
   const deadline = options.budgetMs === undefined ? Infinity : Date.now() + options.budgetMs;
@@ -152,13 +154,16 @@ export async function runDueJobs(options: RunOptions): Promise<RunReport> {
   };
 
   const running = new Set<Promise<void>>();
+  const runningIds = new Set<string>();
   let jobsRunning = 0;
   // The last claim found less than it asked for (or took the given jobs): no claim until a job ends.
   let drained = false;
   const start = (kind: string, claimed: JobRow[]) => {
     jobsRunning += claimed.length;
+    for (const job of claimed) runningIds.add(job.id);
     const going: Promise<void> = run(kind, claimed).finally(() => {
       jobsRunning -= claimed.length;
+      for (const job of claimed) runningIds.delete(job.id);
       running.delete(going);
     });
     running.add(going);
@@ -167,7 +172,7 @@ export async function runDueJobs(options: RunOptions): Promise<RunReport> {
     for (;;) {
       const room = concurrency - jobsRunning;
       if (!drained && mayClaim() && room >= claimAtLeast) {
-        const jobs = await claimJobs(sql, [...handlers.keys()], room, leaseMs(), { organisations: options.organisations, ids: options.ids });
+        const jobs = await claimJobs(sql, [...handlers.keys()], room, leaseMs(), { organisations: options.organisations, ids: options.ids, running: [...runningIds] });
         report.claimed += jobs.length;
         drained = jobs.length < room || options.ids !== undefined;
         const byKind = new Map<string, JobRow[]>();

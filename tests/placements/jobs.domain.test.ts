@@ -96,6 +96,32 @@ describe('the job runner', () => {
     expect(ran).toEqual([1, 2, 3]);
   });
 
+  it('never claims again a job it is still running whose lease ran out; a concurrency below one still runs one at a time', async () => {
+    const orgId = await createOrg('carrier');
+    const ran: string[] = [];
+    const timed: JobDefinition<{ name: string; ms: number }> = {
+      kind: 'test.timed',
+      run: async ({ name, ms }) => {
+        ran.push(name);
+        await new Promise((r) => setTimeout(r, ms));
+      },
+    };
+    await queue(orgId, 'test.timed', { name: 'slow', ms: 300 });
+    await queue(orgId, 'test.timed', { name: 'quick', ms: 100 });
+    process.env.JOB_LEASE_MS = '50';
+    try {
+      // When the quick one ends the slow one's lease has run out: the runner claims again, but not it.
+      await runDueJobs({ registry: { [timed.kind]: timed }, organisations: [orgId], concurrency: 2 });
+    } finally {
+      delete process.env.JOB_LEASE_MS;
+    }
+    expect(ran.sort()).toEqual(['quick', 'slow']);
+
+    await queue(orgId, 'test.timed', { name: 'alone', ms: 1 });
+    expect(await runDueJobs({ registry: { [timed.kind]: timed }, organisations: [orgId], concurrency: 0 })).toEqual({ claimed: 1, succeeded: 1, failed: 0 });
+    expect(await runDueJobs({ registry: { [timed.kind]: timed }, ids: [] })).toEqual({ claimed: 0, succeeded: 0, failed: 0 });
+  });
+
   it('runs jobs claimed together in one call of a kind that takes several, keeping each result; a single job runs alone', async () => {
     const orgId = await createOrg('carrier');
     const calls: number[][] = [];
