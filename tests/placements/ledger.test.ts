@@ -40,6 +40,18 @@ async function signedStay(s: Awaited<ReturnType<typeof scene>>, moveIn: string, 
   return { ref: claim.claim_ref, home };
 }
 
+/** A 100-night stay of a new scene, its first month paid, moved in, the clock on day 32 (the second month begun, unpaid). */
+async function movedInStay() {
+  const s = await scene();
+  const moveIn = inDays(40);
+  const stay = await signedStay(s, moveIn, day(moveIn, 100));
+  await payDue(s.api, stay.ref, stay.home);
+  await clockAt(s.api, moveIn);
+  expect((await s.api.post(`/claims/${stay.ref}/confirm-move-in`, { property_id: stay.home })).status).toBe(200);
+  await clockAt(s.api, day(moveIn, 32));
+  return { s, moveIn, stay };
+}
+
 describe('the ledger of a stay', () => {
   it('a stay booked for 100 nights, shortened to 45 after move-in and extended to 80 pays what a stay booked for 80 pays', async () => {
     const s = await scene();
@@ -86,14 +98,8 @@ describe('the ledger of a stay', () => {
   });
 
   it('a stay cancelled once moved in, a month begun unpaid: the nights used before the cancellation are still paid, through the payment helper and the pay page', async () => {
-    const s = await scene();
-    const moveIn = inDays(40);
-    const stay = await signedStay(s, moveIn, day(moveIn, 100));
-    await payDue(s.api, stay.ref, stay.home);
-    await clockAt(s.api, moveIn);
-    expect((await s.api.post(`/claims/${stay.ref}/confirm-move-in`, { property_id: stay.home })).status).toBe(200);
     // The second month has begun (two nights used) and is not paid when the stay is cancelled.
-    await clockAt(s.api, day(moveIn, 32));
+    const { s, stay } = await movedInStay();
     const cancelled = await s.api.post(`/claims/${stay.ref}/cancel-booking`, { property_id: stay.home, force: true });
     expect(cancelled.status, cancelled.text).toBe(200);
     const owing = await statement(s.api, stay.ref, stay.home);
@@ -159,14 +165,8 @@ describe('the ledger of a stay', () => {
     expect((await s.api.get(`/claims/${stay.ref}/statement?property_id=${await insertHome(s.providerOrg, { environment: 'sandbox' })}`)).status).toBe(409);
   });
   it('an extension moving restored nights onto a paid charge, left unpaid, lapses whole; a closed-out stay cancelled keeps its nights', async () => {
-    const s = await scene();
-    const moveIn = inDays(40);
-    const stay = await signedStay(s, moveIn, day(moveIn, 100));
-    await payDue(s.api, stay.ref, stay.home);
-    await clockAt(s.api, moveIn);
-    expect((await s.api.post(`/claims/${stay.ref}/confirm-move-in`, { property_id: stay.home })).status).toBe(200);
     // Shortened inside the second month, which is then paid at its shortened amount.
-    await clockAt(s.api, day(moveIn, 32));
+    const { s, moveIn, stay } = await movedInStay();
     expect((await s.api.post(`/claims/${stay.ref}/dates`, { property_id: stay.home, move_in: moveIn, move_out: day(moveIn, 45) })).status).toBe(200);
     await payDue(s.api, stay.ref, stay.home);
     const shortened = await statement(s.api, stay.ref, stay.home);
