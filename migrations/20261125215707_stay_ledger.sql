@@ -3,7 +3,8 @@
 -- have signed it (the lease: each billing period's rent, pet rent and utilities, with the first
 -- period's one-off fees and deposits; an extension's addendum: its added nights); a shortening posts
 -- the release of the nights it gives back; an extension first takes back nights released earlier, at
--- the price they were signed at; a lapsed extension and a cancellation post reversals. What is due,
+-- the price they were signed at (moving to its own charge what a part already paid had not paid for);
+-- a lapsed extension releases its nights and moves back what it moved; a cancellation posts reversals. What is due,
 -- the pay page, the checkout's check of a processor notification, shortening refunds and the
 -- statement all read these rows, never the stay's current dates.
 --
@@ -28,9 +29,10 @@ create table app.ledger_entries (
   period_start date not null,
   part text not null check (part in ('rent', 'deposit', 'fees')),
   line text not null,
-  kind text not null check (kind in ('charge', 'release', 'restore', 'reversal')),
+  kind text not null check (kind in ('charge', 'release', 'restore', 'reversal', 'transfer')),
   cause text not null check (cause in ('signed', 'shortened', 'extended', 'lapsed', 'cancelled')),
   adjusts uuid references app.ledger_entries (id),
+  posted_for uuid references app.lease_agreements (id),
   nights_from date,
   nights_to date,
   monthly_cents bigint,
@@ -42,7 +44,7 @@ create table app.ledger_entries (
   check ((kind = 'charge') = (adjusts is null)),
   check ((nights_from is null) = (nights_to is null) and (nights_from is null or nights_from < nights_to)),
   check (nights_from is null or (monthly_cents is not null and billing_start is not null and billing_days > 0)),
-  check (case when kind in ('charge', 'restore') then amount_cents >= 0 else amount_cents <= 0 end),
+  check (case when kind in ('charge', 'restore') then amount_cents >= 0 when kind in ('release', 'reversal') then amount_cents <= 0 else true end),
   foreign key (claim_id, org_id, environment) references app.claims (id, org_id, environment),
   foreign key (claim_home_id, org_id, environment) references app.claim_homes (id, org_id, environment)
 );
@@ -56,10 +58,11 @@ select app.enable_tenant_isolation('app.ledger_entries');
 grant select, insert on app.ledger_entries to svc_api;
 
 comment on table app.ledger_entries is
-  'The posted money of a stay (shared/placements/ledger.ts): charges when a contract version is signed by both, releases when a stay is shortened, restores when it is extended over nights released before, reversals when an extension lapses or a placement is cancelled. Append-only.';
+  'The posted money of a stay (shared/placements/ledger.ts): charges when a contract version is signed by both, releases when a stay is shortened or an extension lapses, restores (and transfers) when it is extended over nights released before, reversals when a placement is cancelled. Append-only.';
 comment on column app.ledger_entries.lease_agreement_id is 'The contract version whose charge this entry belongs to, and whose signed terms priced it.';
 comment on column app.ledger_entries.period_start is 'With lease_agreement_id and charge_type, the charge a payer pays (app.payments.period_start).';
-comment on column app.ledger_entries.kind is 'charge (posted when signed), release (nights given back), restore (released nights taken back by an extension), reversal (a lapse or a cancellation).';
+comment on column app.ledger_entries.kind is 'charge (posted when signed), release (nights given back), restore (released nights taken back by an extension), reversal (a cancellation), transfer (what a restore put on a part already paid beyond what was paid for it, moved to the extension''s charge, and moved back when it lapses).';
+comment on column app.ledger_entries.posted_for is 'The contract version whose signing posted the entry (its charges, and the restores and transfers of an extension); null for a release or reversal.';
 comment on column app.ledger_entries.adjusts is 'The charge entry a release, restore or reversal changes.';
 comment on column app.ledger_entries.nights_to is 'The day after the last night covered (nights are [nights_from, nights_to)); null for a one-off fee or a deposit.';
 comment on column app.ledger_entries.monthly_cents is 'The monthly amount the nights were priced from (the signed tier''s rent, pet rent or utilities).';
