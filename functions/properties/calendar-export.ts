@@ -1,6 +1,5 @@
 import type { z } from '@hono/zod-openapi';
-import type { Tx } from '../../shared/db/client.ts';
-import type { Environment } from '../../shared/db/tenant.ts';
+import { withTenant, type Tenant } from '../../shared/db/tenant.ts';
 import { notFound } from '../../shared/http/errors.ts';
 import { sha256Hex } from '../../shared/keys.ts';
 import { deleteExport, readExport, replaceExport, type ExportRow } from '../../shared/properties/calendar-export-repository.ts';
@@ -8,7 +7,8 @@ import { generateFeedToken } from '../../shared/properties/ical-feed.ts';
 import { resolveHome } from './homes-repository.ts';
 import type { CalendarExport } from './schemas.ts';
 
-// The commands on a home's iCalendar export address: issue (or rotate), read, revoke.
+// The commands on a home's iCalendar export address: issue (or rotate), read, revoke; each in its own
+// unit of work in the caller's tenant.
 
 const render = (row: ExportRow, url: string | null): z.infer<typeof CalendarExport> => ({
   property_id: row.property_id,
@@ -18,21 +18,27 @@ const render = (row: ExportRow, url: string | null): z.infer<typeof CalendarExpo
 });
 
 /** Issues a new address for the home's feed; the one before it stops answering in the same commit. */
-export async function issueExport(tx: Tx, ref: string, environment: Environment, baseUrl: string) {
-  const homeId = await resolveHome(tx, ref);
-  const token = generateFeedToken(environment);
-  const row = await replaceExport(tx, homeId, await sha256Hex(token));
-  return render(row, `${baseUrl}/calendar/${token}.ics`);
+export function issueExport(tenant: Tenant, ref: string, baseUrl: string) {
+  return withTenant(tenant, async (tx) => {
+    const homeId = await resolveHome(tx, ref);
+    const token = generateFeedToken(tenant.environment);
+    const row = await replaceExport(tx, homeId, await sha256Hex(token));
+    return render(row, `${baseUrl}/calendar/${token}.ics`);
+  });
 }
 
-export async function showExport(tx: Tx, ref: string) {
-  const row = await readExport(tx, await resolveHome(tx, ref));
-  if (!row) throw notFound('calendar export');
-  return render(row, null);
+export function showExport(tenant: Tenant, ref: string) {
+  return withTenant(tenant, async (tx) => {
+    const row = await readExport(tx, await resolveHome(tx, ref));
+    if (!row) throw notFound('calendar export');
+    return render(row, null);
+  });
 }
 
-export async function revokeExport(tx: Tx, ref: string) {
-  const homeId = await resolveHome(tx, ref);
-  if (!(await deleteExport(tx, homeId))) throw notFound('calendar export');
-  return { property_id: homeId, revoked: true as const };
+export function revokeExport(tenant: Tenant, ref: string) {
+  return withTenant(tenant, async (tx) => {
+    const homeId = await resolveHome(tx, ref);
+    if (!(await deleteExport(tx, homeId))) throw notFound('calendar export');
+    return { property_id: homeId, revoked: true as const };
+  });
 }

@@ -1,6 +1,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { Tx } from '../../shared/db/client.ts';
 import { config } from '../../shared/config.ts';
+import { withTenant, type Tenant } from '../../shared/db/tenant.ts';
 import { ApiError, notFound } from '../../shared/http/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { enqueue } from '../../shared/jobs/queue.ts';
@@ -10,7 +11,8 @@ import { resolveHome } from './homes-repository.ts';
 import type { CalendarImport, CalendarImportInput } from './schemas.ts';
 
 // The commands on a home's imported calendars: register an address (fetched at once, then on a
-// schedule), list them with their fetch state, remove one (its blocks go with it), fetch one now.
+// schedule), list them with their fetch state, remove one (its blocks go with it), fetch one now;
+// each in its own unit of work in the caller's tenant.
 
 /**
  * The address as answered: a channel's export address carries its key in the query (Airbnb's
@@ -23,7 +25,7 @@ export function shownUrl(stored: string): string {
   return url.search ? `${shown}?…` : shown;
 }
 
-export const renderImport = (row: ImportRow): z.infer<typeof CalendarImport> => ({
+const renderImport = (row: ImportRow): z.infer<typeof CalendarImport> => ({
   id: row.id,
   property_id: row.property_id,
   url: shownUrl(row.url),
@@ -39,30 +41,36 @@ export const renderImport = (row: ImportRow): z.infer<typeof CalendarImport> => 
 const fetchNow = (tx: Tx, importId: string) => enqueue(tx, 'fetch_calendar_import', { import_id: importId });
 
 /** Registers the address under the rules of webhook destinations; a second registration of it answers the first. */
-export async function registerImport(tx: Tx, ref: string, input: z.infer<typeof CalendarImportInput>) {
+export function registerImport(tenant: Tenant, ref: string, input: z.infer<typeof CalendarImportInput>) {
   const checked = checkEndpointUrl(input.url, config.webhookAllowPrivateNetworks());
   if (!checked.ok) throw new ApiError('invalid_field', checked.reason, 'url');
-  const homeId = await resolveHome(tx, ref);
-  const created = await insertImport(tx, homeId, checked.url, input.name ?? null);
-  if (!created) return { created: false, row: (await listImports(tx, homeId)).find((row) => row.url === checked.url)! };
-  await fetchNow(tx, created.id);
-  return { created: true, row: created };
+  return withTenant(tenant, async (tx) => {
+    const homeId = await resolveHome(tx, ref);
+    const created = await insertImport(tx, homeId, checked.url, input.name ?? null);
+    if (!created) return { created: false, feed: renderImport((await listImports(tx, homeId)).find((row) => row.url === checked.url)!) };
+    await fetchNow(tx, created.id);
+    return { created: true, feed: renderImport(created) };
+  });
 }
 
-export async function homeImports(tx: Tx, ref: string) {
-  return (await listImports(tx, await resolveHome(tx, ref))).map(renderImport);
+export function homeImports(tenant: Tenant, ref: string) {
+  return withTenant(tenant, async (tx) => (await listImports(tx, await resolveHome(tx, ref))).map(renderImport));
 }
 
-export async function removeImport(tx: Tx, ref: string, importId: string) {
-  const homeId = await resolveHome(tx, ref);
-  if (!isUuid(importId) || !(await deleteImport(tx, homeId, importId))) throw notFound('calendar feed');
-  return { id: importId, deleted: true as const };
+export function removeImport(tenant: Tenant, ref: string, importId: string) {
+  return withTenant(tenant, async (tx) => {
+    const homeId = await resolveHome(tx, ref);
+    if (!isUuid(importId) || !(await deleteImport(tx, homeId, importId))) throw notFound('calendar feed');
+    return { id: importId, deleted: true as const };
+  });
 }
 
-export async function refreshImport(tx: Tx, ref: string, importId: string) {
-  const homeId = await resolveHome(tx, ref);
-  const row = isUuid(importId) ? await readImport(tx, importId, homeId) : undefined;
-  if (!row) throw notFound('calendar feed');
-  await fetchNow(tx, row.id);
-  return renderImport(row);
+export function refreshImport(tenant: Tenant, ref: string, importId: string) {
+  return withTenant(tenant, async (tx) => {
+    const homeId = await resolveHome(tx, ref);
+    const row = isUuid(importId) ? await readImport(tx, importId, homeId) : undefined;
+    if (!row) throw notFound('calendar feed');
+    await fetchNow(tx, row.id);
+    return renderImport(row);
+  });
 }

@@ -1,10 +1,9 @@
-import { withTenant } from '../../../shared/db/tenant.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, listOf } from '../../../shared/http/routes.ts';
 import { list } from '../../../shared/http/envelope.ts';
 import { publicBaseUrl } from '../../../shared/placements/pay-link.ts';
 import { issueExport, revokeExport, showExport } from '../calendar-export.ts';
-import { homeImports, refreshImport, registerImport, removeImport, renderImport } from '../calendar-imports.ts';
+import { homeImports, refreshImport, registerImport, removeImport } from '../calendar-imports.ts';
 import {
   CalendarExport, CalendarImport, CalendarImportInput, CalendarImportParams, DeletedCalendarImport, HomeRefParams, RevokedCalendarExport,
 } from '../schemas.ts';
@@ -38,8 +37,7 @@ calendarRoutes
       errors: { 404: { not_found: 'no such home for this organisation in this environment.' } },
     }),
     async (c) => {
-      const caller = c.get('caller');
-      const issued = await withTenant(caller, (tx) => issueExport(tx, c.req.valid('param').ref, caller.environment, publicBaseUrl(c.req.url)));
+      const issued = await issueExport(c.get('caller'), c.req.valid('param').ref, publicBaseUrl(c.req.url));
       return c.json(single(issued), 201);
     },
   )
@@ -56,7 +54,7 @@ calendarRoutes
       responses: { 200: jsonResponse(dataOf(CalendarExport), 'The export, without its address.') },
       errors: noExport,
     }),
-    async (c) => c.json(single(await withTenant(c.get('caller'), (tx) => showExport(tx, c.req.valid('param').ref))), 200),
+    async (c) => c.json(single(await showExport(c.get('caller'), c.req.valid('param').ref)), 200),
   )
   .openapi(
     defineRoute({
@@ -71,7 +69,7 @@ calendarRoutes
       responses: { 200: jsonResponse(dataOf(RevokedCalendarExport), 'Revoked.') },
       errors: noExport,
     }),
-    async (c) => c.json(single(await withTenant(c.get('caller'), (tx) => revokeExport(tx, c.req.valid('param').ref))), 200),
+    async (c) => c.json(single(await revokeExport(c.get('caller'), c.req.valid('param').ref)), 200),
   )
   .openapi(
     defineRoute({
@@ -97,8 +95,8 @@ calendarRoutes
       errors: { 404: { not_found: 'no such home for this organisation in this environment.' }, 422: { invalid_field: 'url is not https, or not on the public internet.' } },
     }),
     async (c) => {
-      const { created, row } = await withTenant(c.get('caller'), (tx) => registerImport(tx, c.req.valid('param').ref, c.req.valid('json')));
-      return created ? c.json(single(renderImport(row)), 201) : c.json(single(renderImport(row)), 200);
+      const { created, feed } = await registerImport(c.get('caller'), c.req.valid('param').ref, c.req.valid('json'));
+      return created ? c.json(single(feed), 201) : c.json(single(feed), 200);
     },
   )
   .openapi(
@@ -113,7 +111,7 @@ calendarRoutes
       responses: { 200: jsonResponse(listOf(CalendarImport), 'The imported calendars, oldest first.') },
       errors: { 404: { not_found: 'no such home for this organisation in this environment.' } },
     }),
-    async (c) => c.json(list(await withTenant(c.get('caller'), (tx) => homeImports(tx, c.req.valid('param').ref))), 200),
+    async (c) => c.json(list(await homeImports(c.get('caller'), c.req.valid('param').ref)), 200),
   )
   .openapi(
     defineRoute({
@@ -130,7 +128,7 @@ calendarRoutes
     }),
     async (c) => {
       const { ref, feed_id } = c.req.valid('param');
-      return c.json(single(await withTenant(c.get('caller'), (tx) => removeImport(tx, ref, feed_id))), 200);
+      return c.json(single(await removeImport(c.get('caller'), ref, feed_id)), 200);
     },
   )
   .openapi(
@@ -148,6 +146,6 @@ calendarRoutes
     }),
     async (c) => {
       const { ref, feed_id } = c.req.valid('param');
-      return c.json(single(await withTenant(c.get('caller'), (tx) => refreshImport(tx, ref, feed_id))), 202);
+      return c.json(single(await refreshImport(c.get('caller'), ref, feed_id)), 202);
     },
   );
