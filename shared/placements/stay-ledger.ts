@@ -2,7 +2,7 @@ import type { Tx } from '../db/client.ts';
 import type { ClaimRow } from '../claims/repository.ts';
 import type { LeaseRow } from './lease.ts';
 import {
-  chargesOf, extensionEntries, leaseCharges, overpaidTotal, reversalEntries, shorteningEntries, transferReversals,
+  chargeKey, chargesOf, extensionEntries, leaseCharges, overpaidTotal, reversalEntries, shorteningEntries, transferReversals,
   type Entry, type LedgerCharge, type NewEntry, type PaidByCharge,
 } from './ledger.ts';
 import { entriesOf, paidByCharge, postEntries } from './ledger-repository.ts';
@@ -111,8 +111,14 @@ export async function postLapse(tx: Tx, claim: ClaimRow, placement: PlacementRow
 export async function postCancellation(tx: Tx, claim: ClaimRow, placement: PlacementRow, movedIn: boolean, from: string): Promise<void> {
   const ledger = await ledgerOf(tx, claim, placement);
   const addenda = new Set(ledger.entries.flatMap((e) => (e.kind === 'transfer' && e.postedFor ? [e.postedFor] : [])));
+  // Once moved in, an extension paid stays as paid; one signed and unpaid goes with the placement, and
+  // what it moved onto its charge goes back, as when it lapses (nothing of it is left to pay).
+  const unpaid = new Set([...addenda].filter((id) => {
+    const own = extensionCharge(ledger, id);
+    return own !== null && !ledger.paid.has(chargeKey(own));
+  }));
   const adjustments = movedIn
-    ? shorteningEntries(ledger.entries, from, 'cancelled')
+    ? [...shorteningEntries(ledger.entries, from, 'cancelled'), ...transferReversals(ledger.entries, 'cancelled', unpaid)]
     : [...reversalEntries(ledger.entries, 'cancelled'), ...transferReversals(ledger.entries, 'cancelled', addenda)];
   await postAdjustments(tx, placement, ledger, ledger.currency ?? 'usd', adjustments);
 }

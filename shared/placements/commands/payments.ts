@@ -78,10 +78,7 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow):
   if (!payee.charges_enabled && !cancelled) throw chargesDisabled();
   const [ledger, now] = await Promise.all([ledgerOf(tx, claim, placement), tenantNow(tx)]);
   const currency = ledger.currency ?? lease.terms?.home.currency ?? 'usd';
-  // The cancellation withdrew any extension not in effect (one in effect was paid whole): what a
-  // cancelled stay still collects is the nights of its own charges, never an extension's charge.
-  const collectable = cancelled ? ledger.charges.filter((c) => c.chargeType !== 'extension') : ledger.charges;
-  const charge = chargeDueNow(collectable, ledger.paid, utcDay(now));
+  const charge = chargeDueNow(ledger.charges, ledger.paid, utcDay(now));
   if (!charge && cancelled) throw notOnRequest();
   if (!payee.charges_enabled) throw chargesDisabled();
   if (!charge) return { lease, payee, currency, due: null };
