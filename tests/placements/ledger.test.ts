@@ -2,7 +2,7 @@
 // the statement an adjuster files (GET /claims/{reference}/statement).
 import { describe, expect, it } from 'vitest';
 import { openClaim, insertHome } from '../claims/fixtures.ts';
-import { call, createKey, client } from '../helpers.ts';
+import { call, createKey, client, ownerSql } from '../helpers.ts';
 import { clockAt, drainJobs, inDays, scene, type Api } from './fixtures.ts';
 
 const day = (from: string, days: number) => new Date(Date.parse(`${from}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
@@ -50,6 +50,26 @@ async function movedInStay() {
   expect((await s.api.post(`/claims/${stay.ref}/confirm-move-in`, { property_id: stay.home })).status).toBe(200);
   await clockAt(s.api, day(moveIn, 32));
   return { s, moveIn, stay };
+}
+
+/**
+ * A stay moved in, shortened inside its second month (then paid at its shortened amount), and
+ * extended over the released nights, signed and unpaid: what the paid month had not paid for moved
+ * to the extension's charge (a transfer pair).
+ */
+async function extendedOverPaidMonth() {
+  const { s, moveIn, stay } = await movedInStay();
+  expect((await s.api.post(`/claims/${stay.ref}/dates`, { property_id: stay.home, move_in: moveIn, move_out: day(moveIn, 45) })).status).toBe(200);
+  await payDue(s.api, stay.ref, stay.home);
+  const shortened = await statement(s.api, stay.ref, stay.home);
+  expect(shortened.totals).toMatchObject({ due_now: 0, refund_due: 0 });
+  expect((await s.api.post(`/claims/${stay.ref}/extensions`, { property_id: stay.home, move_out: day(moveIn, 50) })).status).toBe(201);
+  await drainJobs(s.c.orgId);
+  await signBoth(s.api, stay.ref, stay.home);
+  const extended = await statement(s.api, stay.ref, stay.home);
+  expect(extended.entries.filter((e: { kind: string }) => e.kind === 'transfer')).toHaveLength(2);
+  expect(extended.totals.due_now).toBe(extended.totals.charged - extended.totals.paid);
+  return { s, moveIn, stay, shortened };
 }
 
 describe('the ledger of a stay', () => {
@@ -104,6 +124,12 @@ describe('the ledger of a stay', () => {
     expect(cancelled.status, cancelled.text).toBe(200);
     const owing = await statement(s.api, stay.ref, stay.home);
     expect(owing.totals.due_now).toBeGreaterThan(0);
+    // Owing, but the landlord's account cannot take charges: said as such, not as a home gone.
+    await ownerSql()`update app.payout_accounts set charges_enabled = false where org_id = ${s.providerOrg} and environment = 'sandbox'`;
+    const disabled = await s.api.post(`/sandbox/claims/${stay.ref}/homes/${stay.home}/payment`, { outcome: 'succeeded' });
+    expect(disabled.status).toBe(409);
+    expect(disabled.body.error?.code).toBe('charges_disabled');
+    await ownerSql()`update app.payout_accounts set charges_enabled = true where org_id = ${s.providerOrg} and environment = 'sandbox'`;
     // The pay page offers it. Before: "Payment is not possible", and the helper answered 409 not_on_request.
     const link = new URL((await s.api.get(`/claims/${stay.ref}/placement`)).body.data.pay_in_app_url as string);
     const page = await call('GET', link.pathname.replace(/^\/functions\/v1/, '') + link.search);
@@ -164,20 +190,19 @@ describe('the ledger of a stay', () => {
     expect((await s.api.get(`/claims/${stay.ref}/statement`)).status).toBe(422);
     expect((await s.api.get(`/claims/${stay.ref}/statement?property_id=${await insertHome(s.providerOrg, { environment: 'sandbox' })}`)).status).toBe(409);
   });
+  it('a stay cancelled once moved in with a signed extension unpaid: what the extension moved goes back, nothing of it is left to pay', async () => {
+    const { s, stay } = await extendedOverPaidMonth();
+    expect((await s.api.post(`/claims/${stay.ref}/cancel-booking`, { property_id: stay.home, force: true })).status).toBe(200);
+    const cancelled = await statement(s.api, stay.ref, stay.home);
+    // Before: the transfer stayed on the withdrawn extension's charge, due, and paying it paid released nights.
+    expect(cancelled.totals.due_now).toBe(0);
+    expect(cancelled.entries.filter((e: { kind: string; cause: string }) => e.kind === 'transfer' && e.cause === 'cancelled')).toHaveLength(2);
+    expect(Math.round((cancelled.totals.paid - cancelled.totals.refund_due) * 100)).toBe(Math.round(cancelled.totals.charged * 100));
+    expect((await s.api.post(`/sandbox/claims/${stay.ref}/homes/${stay.home}/payment`, { outcome: 'succeeded' })).body.error?.code).toBe('not_on_request');
+  });
+
   it('an extension moving restored nights onto a paid charge, left unpaid, lapses whole; a closed-out stay cancelled keeps its nights', async () => {
-    // Shortened inside the second month, which is then paid at its shortened amount.
-    const { s, moveIn, stay } = await movedInStay();
-    expect((await s.api.post(`/claims/${stay.ref}/dates`, { property_id: stay.home, move_in: moveIn, move_out: day(moveIn, 45) })).status).toBe(200);
-    await payDue(s.api, stay.ref, stay.home);
-    const shortened = await statement(s.api, stay.ref, stay.home);
-    expect(shortened.totals).toMatchObject({ due_now: 0, refund_due: 0 });
-    // Extended over those released nights: what the paid month had not paid for moves to the extension's charge.
-    expect((await s.api.post(`/claims/${stay.ref}/extensions`, { property_id: stay.home, move_out: day(moveIn, 50) })).status).toBe(201);
-    await drainJobs(s.c.orgId);
-    await signBoth(s.api, stay.ref, stay.home);
-    const extended = await statement(s.api, stay.ref, stay.home);
-    expect(extended.entries.filter((e: { kind: string }) => e.kind === 'transfer')).toHaveLength(2);
-    expect(extended.totals.due_now).toBe(extended.totals.charged - extended.totals.paid);
+    const { s, moveIn, stay, shortened } = await extendedOverPaidMonth();
     // Left unpaid, it lapses at the closeout: nothing of it is asked for any more, and the stay is charged as shortened.
     expect((await s.api.post('/sandbox/clock/advance', { frozen_time: `${day(moveIn, 46)}T12:00:00Z` })).status).toBe(200);
     const lapsed = await statement(s.api, stay.ref, stay.home);
