@@ -1,6 +1,6 @@
 import type { Tx } from '../db/client.ts';
-import type { ChargePart } from './billing.ts';
-import { chargeKey, type Entry, type NewEntry, type PaidByCharge } from './ledger.ts';
+import type { ChargePart, Payer } from './billing.ts';
+import type { Entry, NewEntry } from './ledger.ts';
 
 // The ledger's SQL (app.ledger_entries, append-only: inserts and reads only), in the request's
 // tenant transaction with the placement locked by the command that posts.
@@ -23,6 +23,9 @@ interface EntryRow {
   billing_start: string | null;
   billing_days: number | null;
   amount_cents: string;
+  payer: Payer | null;
+  payment_id: string | null;
+  refund_request_id: string | null;
   created_at: Date;
 }
 
@@ -42,6 +45,9 @@ const toEntry = (r: EntryRow): Entry => ({
   nights: r.nights_from ? { from: r.nights_from, to: r.nights_to! } : null,
   basis: r.monthly_cents === null ? null : { monthlyCents: Number(r.monthly_cents), billingStart: r.billing_start!, billingDays: r.billing_days! },
   amountCents: Number(r.amount_cents),
+  payer: r.payer,
+  paymentId: r.payment_id,
+  refundRequestId: r.refund_request_id,
 });
 
 /** The placement's entries in posting order. */
@@ -73,35 +79,31 @@ export async function postEntries(tx: Tx, placement: { id: string; claim_id: str
     billing_start: e.basis?.billingStart ?? null,
     billing_days: e.basis?.billingDays ?? null,
     amount_cents: e.amountCents,
+    payer: e.payer ?? null,
+    payment_id: e.paymentId ?? null,
+    refund_request_id: e.refundRequestId ?? null,
   }));
   await tx`
     insert into app.ledger_entries (org_id, environment, claim_id, claim_home_id, property_id, currency, lease_agreement_id, charge_type,
                                     period_start, part, line, kind, cause, adjusts, posted_for, nights_from, nights_to, monthly_cents,
-                                    billing_start, billing_days, amount_cents)
+                                    billing_start, billing_days, amount_cents, payer, payment_id, refund_request_id)
     select app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.id}, ${placement.property_id}, ${currency.toLowerCase()},
            e.lease_agreement_id, e.charge_type, e.period_start, e.part, e.line, e.kind, e.cause, e.adjusts, e.posted_for, e.nights_from,
-           e.nights_to, e.monthly_cents, e.billing_start, e.billing_days, e.amount_cents
+           e.nights_to, e.monthly_cents, e.billing_start, e.billing_days, e.amount_cents, e.payer, e.payment_id, e.refund_request_id
       -- In the order given, so the positions follow it.
       from jsonb_array_elements(${tx.json(rows as never)}) with ordinality as a(value, n)
      cross join lateral jsonb_to_record(a.value) as e(
         lease_agreement_id uuid, charge_type text, period_start date, part text, line text, kind text, cause text, adjusts uuid,
-        posted_for uuid, nights_from date, nights_to date, monthly_cents bigint, billing_start date, billing_days integer, amount_cents bigint)
+        posted_for uuid, nights_from date, nights_to date, monthly_cents bigint, billing_start date, billing_days integer, amount_cents bigint,
+        payer text, payment_id uuid, refund_request_id uuid)
      order by a.n
     on conflict do nothing`;
 }
 
-/** What the settled payments (not duplicates) of a placement paid of each charge, by part, in cents. */
-export async function paidByCharge(tx: Tx, placementId: string): Promise<PaidByCharge> {
-  const rows = await tx<{ lease_agreement_id: string; charge_type: Entry['chargeType']; period_start: string; rent: string; deposit: string; fees: string }[]>`
-    select lease_agreement_id, charge_type, period_start,
-           sum(rent_cents) as rent, sum(deposit_cents) as deposit, sum(fees_cents) as fees
-      from app.payments
-     where claim_home_id = ${placementId} and status in ('succeeded', 'refunded') and duplicate_of is null
-       and period_start is not null and lease_agreement_id is not null
-     group by lease_agreement_id, charge_type, period_start`;
-  return new Map(rows.map((r) => [
-    chargeKey({ leaseId: r.lease_agreement_id, chargeType: r.charge_type, periodStart: r.period_start }),
-    { rent: Number(r.rent), deposit: Number(r.deposit), fees: Number(r.fees) },
-  ]));
+/** What a refund request's posted entries return, in all and of rent (the service fee follows the rent). */
+export async function refundedBy(tx: Tx, refundRequestId: string): Promise<{ cents: number; rentCents: number }> {
+  const [row] = await tx<{ cents: string; rent_cents: string }[]>`
+    select coalesce(sum(amount_cents), 0) as cents, coalesce(sum(amount_cents) filter (where part = 'rent'), 0) as rent_cents
+      from app.ledger_entries where refund_request_id = ${refundRequestId} and kind = 'refund'`;
+  return { cents: Number(row.cents), rentCents: Number(row.rent_cents) };
 }
-

@@ -1,5 +1,5 @@
 import { splitCharge } from '../properties/earnings.ts';
-import { chargeParts, partCents, unpaidShares, type ChargeLine, type ChargePart, type ChargeShare, type ChargeType, type DueCharge, type PayerOf, type RentBasis } from './billing.ts';
+import { chargeParts, partCents, unpaidShares, type ChargeLine, type ChargePart, type ChargeShare, type ChargeType, type DueCharge, type Payer, type PayerOf, type RentBasis } from './billing.ts';
 import { billingPeriods, daysBetween, type BillingPeriod } from './periods.ts';
 import type { PriceCents } from './pricing.ts';
 import { addDays } from './stay.ts';
@@ -25,10 +25,16 @@ import { en } from '../i18n/en.ts';
 //   charge they were released from), then charges the nights no version signed yet on its own charge.
 // - A lapsed extension releases its nights (those it restored too) and moves back what it moved; a
 //   cancellation before move-in reverses everything the stay still charges, one after move-in
-//   releases the nights from the day it takes effect.
+//   releases the nights from the day it takes effect. Nights released that an extension had taken
+//   back beyond what was settled for them move back off the extension's charge with them.
+// - Money that moves is an entry too: a payment lowers what its payer owes on each part it paid
+//   (kind payment), a refund raises it again on each part it returns (kind refund). So, per charge
+//   and part, what is owed is the sum of its entries, and what was settled is its payments less its
+//   refunds: nothing is read from the processor's payment rows. A refund of a deposit, or beyond
+//   what is owed back (goodwill), also releases what it gives, so it never makes anything due again.
 
-export type EntryKind = 'charge' | 'release' | 'restore' | 'reversal' | 'transfer';
-export type EntryCause = 'signed' | 'shortened' | 'extended' | 'lapsed' | 'cancelled';
+export type EntryKind = 'charge' | 'release' | 'restore' | 'reversal' | 'transfer' | 'payment' | 'refund';
+export type EntryCause = 'signed' | 'shortened' | 'extended' | 'lapsed' | 'cancelled' | 'paid' | 'refunded' | 'duplicate' | 'deposit_returned' | 'goodwill';
 
 /** An entry to post. */
 export interface NewEntry {
@@ -46,7 +52,13 @@ export interface NewEntry {
   nights: { from: string; to: string } | null;
   /** What the nights were priced from: the monthly amount and the billing period. */
   basis: { monthlyCents: number; billingStart: string; billingDays: number } | null;
+  /** Positive: owed by the part's payer; negative: given back to it, or paid by it. */
   amountCents: number;
+  /** A payment or refund: who paid or was refunded, and on which processor payment. */
+  payer?: Payer | null;
+  paymentId?: string | null;
+  /** A refund, and the release of a deposit returned or of goodwill: the refund request it belongs to. */
+  refundRequestId?: string | null;
 }
 
 /** A posted entry. */
@@ -153,15 +165,65 @@ function adjustment(c: NightCharge, kind: EntryKind, cause: EntryCause, from: st
   };
 }
 
-/** A shortening to `moveOut`: the nights from it on are released from every charge still holding them. */
+/**
+ * A shortening to `moveOut`: the nights from it on are released from every charge still holding
+ * them. Where an extension had moved nights of a charge onto its own (restored beyond what was
+ * settled for them), those nights go first, and what was moved comes back off the extension's charge.
+ */
 export function shorteningEntries(entries: readonly Entry[], moveOut: string, cause: EntryCause = 'shortened'): NewEntry[] {
   const released: NewEntry[] = [];
+  const moved = outstandingTransfers(entries);
   for (const c of nightCharges(entries)) {
     // From the new move-out, or the entry's first night when all its nights come after it; nothing when none is still charged.
     const from = c.entry.nights!.from > moveOut ? c.entry.nights!.from : moveOut;
-    if (c.chargedTo > from) released.push(adjustment(c, 'release', cause, from, c.chargedTo));
+    if (c.chargedTo <= from) continue;
+    const release = adjustment(c, 'release', cause, from, c.chargedTo);
+    released.push(release, ...transfersBack(moved, c.entry.id, -release.amountCents, cause));
   }
   return released;
+}
+
+/** The side of a transfer that lands on the extension's own charge (the other leaves the charge whose nights it restored). */
+const onExtensionsCharge = (e: NewEntry) => e.leaseId === e.postedFor && e.chargeType === 'extension';
+
+/** What one extension moved off one charge entry and has not moved back, with a side of each as posted. */
+interface OpenTransfer {
+  source: NewEntry;
+  own: NewEntry;
+  cents: number;
+}
+
+/** Every transfer still open, the latest first: by charge entry and extension, summed over the pairs posted for them. */
+function outstandingTransfers(entries: readonly NewEntry[]): OpenTransfer[] {
+  const byPair = new Map<string, { source?: NewEntry; own?: NewEntry; cents: number; last: number }>();
+  entries.forEach((e, at) => {
+    if (e.kind !== 'transfer') return;
+    const key = `${e.adjusts}|${e.postedFor}`;
+    const pair = byPair.get(key) ?? { cents: 0, last: at };
+    if (onExtensionsCharge(e)) pair.own ??= e;
+    else {
+      pair.source ??= e;
+      pair.cents -= e.amountCents;
+    }
+    pair.last = at;
+    byPair.set(key, pair);
+  });
+  return [...byPair.values()]
+    .sort((a, b) => b.last - a.last)
+    .flatMap((p) => (p.source && p.own && p.cents > 0 ? [{ source: p.source, own: p.own, cents: p.cents }] : []));
+}
+
+/** Moves back up to `cents` of what extensions moved off the charge entry `adjusts`, the latest first (and counts it moved). */
+function transfersBack(open: OpenTransfer[], adjusts: string, cents: number, cause: EntryCause): NewEntry[] {
+  const back: NewEntry[] = [];
+  for (const t of open.filter((o) => o.source.adjusts === adjusts)) {
+    const moved = Math.min(cents, t.cents);
+    if (moved <= 0) break;
+    back.push({ ...t.source, cause, amountCents: moved }, { ...t.own, cause, amountCents: -moved });
+    t.cents -= moved;
+    cents -= moved;
+  }
+  return back;
 }
 
 /**
@@ -172,14 +234,20 @@ export function shorteningEntries(entries: readonly Entry[], moveOut: string, ca
  * part already paid (`paid`) than was paid for it, the excess moves to the extension's charge (a
  * transfer out of the one, into the other), so the payer pays it with the extension.
  */
-export function extensionEntries(entries: readonly Entry[], addendumId: string, p: PriceCents, moveIn: string, from: string, to: string, paid: PaidByCharge): NewEntry[] {
+export function extensionEntries(entries: readonly Entry[], addendumId: string, p: PriceCents, moveIn: string, from: string, to: string): NewEntry[] {
   const posted: NewEntry[] = [];
-  const own = { leaseId: addendumId, chargeType: 'extension' as const, periodStart: from, cause: 'signed' as const, postedFor: addendumId };
-  // What each paid part of a charge was paid beyond what it holds now: room for restores it already paid for.
+  // The extension's own charge is keyed by the first night it bills of its own (the day after every
+  // night a version signed before), so its period_start says the nights it is for; one that only
+  // takes nights back (its charge then carries transfers alone) is keyed by its first night.
+  const signedBefore = nightCharges(entries).reduce((end, c) => (c.entry.nights!.to > end ? c.entry.nights!.to : end), from);
+  const own = { leaseId: addendumId, chargeType: 'extension' as const, periodStart: signedBefore < to ? signedBefore : from, cause: 'signed' as const, postedFor: addendumId };
+  // What each paid part of a charge has settled (paid less refunded) beyond what it holds now: room
+  // for restores it already paid for. A refund takes its amount out of that room.
   const nets = new Map(chargesOf(entries).map((charge) => [chargeKey(charge), charge.net]));
+  const settled = settlementsOf(entries);
   const room = (key: string, part: ChargePart) => {
-    const paidPart = paid.get(key)?.[part] ?? 0;
-    return paidPart > 0 ? paidPart - (nets.get(key)?.[part] ?? 0) : Infinity;
+    const was = settled.get(key);
+    return was && was.paid[part] > 0 ? settledCents(was, part) - (nets.get(key)?.[part] ?? 0) : Infinity;
   };
   let signedTo = from;
   for (const c of nightCharges(entries)) {
@@ -206,12 +274,25 @@ export function extensionEntries(entries: readonly Entry[], addendumId: string, 
   return posted;
 }
 
-/** Transfers back what an extension moved between charges (it lapsed, or the stay was cancelled). */
-export function transferReversals(entries: readonly Entry[], cause: EntryCause, addendumIds: ReadonlySet<string>): NewEntry[] {
-  const undone = new Set(entries.filter((e) => e.kind === 'transfer' && e.cause !== 'extended').map((e) => `${e.adjusts}|${chargeKey(e)}|${e.postedFor}`));
-  return entries
-    .filter((e) => e.kind === 'transfer' && e.cause === 'extended' && e.postedFor && addendumIds.has(e.postedFor) && !undone.has(`${e.adjusts}|${chargeKey(e)}|${e.postedFor}`))
-    .map((e) => ({ ...e, cause, amountCents: -e.amountCents }));
+/**
+ * Transfers back what the extensions `addendumIds` moved between charges and have not moved back
+ * (it lapsed, or the stay was cancelled before move-in). `entries` includes what the same change
+ * posts before it, so nothing moves back twice.
+ */
+export function transferReversals(entries: readonly NewEntry[], cause: EntryCause, addendumIds: ReadonlySet<string>): NewEntry[] {
+  return outstandingTransfers(entries)
+    .filter((t) => addendumIds.has(t.source.postedFor!))
+    .flatMap((t) => [{ ...t.source, cause, amountCents: t.cents }, { ...t.own, cause, amountCents: -t.cents }]);
+}
+
+/** What is left of each one-off fee or deposit charged (a cancellation may have reversed it, a refund returned part of a deposit). */
+export function flatChargesLeft(entries: readonly Entry[]): { entry: Entry; cents: number }[] {
+  const left = new Map<string, { entry: Entry; cents: number }>();
+  for (const e of entries) {
+    if (e.kind === 'charge' && !e.nights) left.set(e.id, { entry: e, cents: e.amountCents });
+    else if (e.adjusts && left.has(e.adjusts)) left.get(e.adjusts)!.cents += e.amountCents;
+  }
+  return [...left.values()];
 }
 
 /** A reversal of everything the stay's charges still hold (a cancellation before move-in). */
@@ -220,11 +301,8 @@ export function reversalEntries(entries: readonly Entry[], cause: EntryCause): N
   for (const c of nightCharges(entries)) {
     if (c.chargedTo > c.entry.nights!.from) reversed.push(adjustment(c, 'reversal', cause, c.entry.nights!.from, c.chargedTo));
   }
-  const adjustedFlat = new Set(entries.filter((e) => e.kind !== 'charge' && !e.nights).map((e) => e.adjusts));
-  for (const entry of entries) {
-    if (entry.kind === 'charge' && !entry.nights && !adjustedFlat.has(entry.id)) {
-      reversed.push({ ...entry, kind: 'reversal', cause, adjusts: entry.id, amountCents: -entry.amountCents });
-    }
+  for (const { entry, cents } of flatChargesLeft(entries)) {
+    if (cents > 0) reversed.push({ ...entry, kind: 'reversal', cause, adjusts: entry.id, postedFor: null, amountCents: -cents });
   }
   return reversed;
 }
@@ -250,7 +328,7 @@ const typeOrder: Record<ChargeType, number> = { extension: 0, initial: 1, rent: 
 /** The stay's charges (sum of their entries), in the order they are paid: extensions first, then the first payment, then rent by period. */
 export function chargesOf(entries: readonly NewEntry[]): LedgerCharge[] {
   const byKey = new Map<string, { key: ChargeKey; entries: NewEntry[] }>();
-  for (const entry of entries) {
+  for (const entry of entries.filter((e) => !isSettlement(e))) {
     const key = chargeKey(entry);
     if (!byKey.has(key)) byKey.set(key, { key: { leaseId: entry.leaseId, chargeType: entry.chargeType, periodStart: entry.periodStart }, entries: [] });
     byKey.get(key)!.entries.push(entry);
@@ -314,18 +392,48 @@ function chargeOfEntries(key: ChargeKey, entries: NewEntry[]): LedgerCharge {
   };
 }
 
-/** What each settled payment paid of a charge, by part (cents), keyed by chargeKey. */
-export type PaidByCharge = ReadonlyMap<string, Readonly<Record<ChargePart, number>>>;
+/** A payment or a refund: money that moved between a payer and the landlord, not a charge. */
+export const isSettlement = (e: Pick<NewEntry, 'kind'>) => e.kind === 'payment' || e.kind === 'refund';
+
+/** What was paid and refunded on each part of a charge, and who paid each part. */
+export interface Settled {
+  paid: Record<ChargePart, number>;
+  refunded: Record<ChargePart, number>;
+  payer: Partial<Record<ChargePart, Payer>>;
+}
+
+/** What was settled of each charge, keyed by chargeKey. */
+export type SettledByCharge = ReadonlyMap<string, Settled>;
+
+const noParts = (): Record<ChargePart, number> => ({ rent: 0, deposit: 0, fees: 0 });
+
+/** What the payments and refunds posted settled of each charge; a duplicate charge and its automatic refund count for nothing. */
+export function settlementsOf(entries: readonly NewEntry[]): SettledByCharge {
+  const byKey = new Map<string, Settled>();
+  for (const e of entries) {
+    if (!isSettlement(e) || e.cause === 'duplicate') continue;
+    const key = chargeKey(e);
+    const own = byKey.get(key) ?? byKey.set(key, { paid: noParts(), refunded: noParts(), payer: {} }).get(key)!;
+    if (e.kind === 'payment') {
+      own.paid[e.part] -= e.amountCents;
+      own.payer[e.part] = e.payer!;
+    } else own.refunded[e.part] += e.amountCents;
+  }
+  return byKey;
+}
+
+/** What a part holds of its payer's money: paid less refunded. */
+export const settledCents = (own: Settled, part: ChargePart) => own.paid[part] - own.refunded[part];
 
 /** The parts of a charge with money in them that no settled payment paid. */
-export function unpaidPartsOf(charge: LedgerCharge, paid: PaidByCharge): ChargePart[] {
-  const own = paid.get(chargeKey(charge));
-  return chargeParts.filter((part) => partCents(charge, part) > 0 && !(own && own[part] > 0));
+export function unpaidPartsOf(charge: LedgerCharge, settled: SettledByCharge): ChargePart[] {
+  const own = settled.get(chargeKey(charge));
+  return chargeParts.filter((part) => partCents(charge, part) > 0 && !(own && own.paid[part] > 0));
 }
 
 /** The shares of a charge still to pay, one per payer of its unpaid parts. */
-export function sharesDue(charge: LedgerCharge, payers: PayerOf, paid: PaidByCharge): ChargeShare[] {
-  const covered = new Set(chargeParts.filter((part) => !unpaidPartsOf(charge, paid).includes(part)));
+export function sharesDue(charge: LedgerCharge, payers: PayerOf, settled: SettledByCharge): ChargeShare[] {
+  const covered = new Set(chargeParts.filter((part) => !unpaidPartsOf(charge, settled).includes(part)));
   return unpaidShares(charge, payers, covered);
 }
 
@@ -334,21 +442,21 @@ export function sharesDue(charge: LedgerCharge, payers: PayerOf, paid: PaidByCha
  * paid; a rent period only from its first day (the first payment and an extension at once). Null
  * when everything due so far is paid.
  */
-export function chargeDueNow(charges: readonly LedgerCharge[], paid: PaidByCharge, today: string): LedgerCharge | null {
-  const charge = charges.find((c) => unpaidPartsOf(c, paid).length > 0);
+export function chargeDueNow(charges: readonly LedgerCharge[], settled: SettledByCharge, today: string): LedgerCharge | null {
+  const charge = charges.find((c) => unpaidPartsOf(c, settled).length > 0);
   return !charge || (charge.chargeType === 'rent' && charge.periodStart > today) ? null : charge;
 }
 
 /**
- * What is owed back on a charge, by part: what was paid for a part beyond what the charge now holds
- * (nights released or reversed after they were paid).
+ * What is owed back on a charge, by part: what its payer settled for a part (paid less refunded)
+ * beyond what the charge now holds (nights released or reversed after they were paid).
  */
-export function overpaidOf(charge: LedgerCharge, paid: PaidByCharge): Record<ChargePart, number> {
-  const own = paid.get(chargeKey(charge)) ?? { rent: 0, deposit: 0, fees: 0 };
-  const over = (part: ChargePart) => Math.max(0, own[part] - Math.max(0, charge.net[part]));
+export function overpaidOf(charge: LedgerCharge, settled: SettledByCharge): Record<ChargePart, number> {
+  const own = settled.get(chargeKey(charge));
+  const over = (part: ChargePart) => (own ? Math.max(0, settledCents(own, part) - Math.max(0, charge.net[part])) : 0);
   return { rent: over('rent'), deposit: over('deposit'), fees: over('fees') };
 }
 
 /** What is owed back over all the charges. */
-export const overpaidTotal = (charges: readonly LedgerCharge[], paid: PaidByCharge) =>
-  charges.reduce((sum, charge) => sum + Object.values(overpaidOf(charge, paid)).reduce((a, b) => a + b, 0), 0);
+export const overpaidTotal = (charges: readonly LedgerCharge[], settled: SettledByCharge) =>
+  charges.reduce((sum, charge) => sum + Object.values(overpaidOf(charge, settled)).reduce((a, b) => a + b, 0), 0);

@@ -1,30 +1,31 @@
 import type { Tx } from '../db/client.ts';
 import type { ClaimRow } from '../claims/repository.ts';
 import type { LeaseRow } from './lease.ts';
+import { chargeParts, type Payer } from './billing.ts';
 import {
-  chargeKey, chargesOf, extensionEntries, leaseCharges, overpaidTotal, reversalEntries, shorteningEntries, transferReversals,
-  type Entry, type LedgerCharge, type NewEntry, type PaidByCharge,
+  chargesOf, extensionEntries, leaseCharges, overpaidTotal, reversalEntries, settlementsOf, shorteningEntries, transferReversals,
+  type Entry, type LedgerCharge, type NewEntry, type SettledByCharge,
 } from './ledger.ts';
-import { entriesOf, paidByCharge, postEntries } from './ledger-repository.ts';
+import { refundEntries, type RefundAsk } from './ledger-refunds.ts';
+import { entriesOf, postEntries } from './ledger-repository.ts';
 import { addendaOf, currentLease, type PlacementRow } from './repository.ts';
 import { signedPrices } from './signed-prices.ts';
 
-// Posting to a stay's ledger (./ledger.ts) from the commands that change the stay, and reading it
-// back for what is due, the pay page and the statement. Every function runs in the request's tenant
+// Posting to a stay's ledger (./ledger.ts) from the commands that change the stay or move its
+// money (a payment, a refund), and reading it back for what is due, the pay page and the statement. Every function runs in the request's tenant
 // transaction; the ones that post need the placement locked (../unit-of-work.ts), so two changes
 // of one stay take turns and each posts from the entries the other left.
 
-/** The ledger of a placement as it stands: its entries, the charges they add up to, and what was paid of each. */
+/** The ledger of a placement as it stands: its entries, the charges they add up to, and what was settled of each. */
 export interface Ledger {
   entries: Entry[];
   charges: LedgerCharge[];
-  paid: PaidByCharge;
+  settled: SettledByCharge;
   currency: string | null;
 }
 
 /** What a contract version signed by both posts: the lease's stay, or an addendum's added nights. */
 async function signedEntries(tx: Tx, claim: ClaimRow, placement: PlacementRow, version: LeaseRow, lease: LeaseRow, entries: Entry[]) {
-  const paid = await paidByCharge(tx, placement.id);
   if (version.kind === 'lease') {
     const stay = { moveIn: version.move_in_date, moveOut: version.move_out_date };
     const { prices, currency } = await signedPrices(tx, claim, placement, version, stay);
@@ -32,7 +33,7 @@ async function signedEntries(tx: Tx, claim: ClaimRow, placement: PlacementRow, v
   }
   // An extension's nights are priced at the tier of the extended stay's length.
   const { prices, currency } = await signedPrices(tx, claim, placement, version, { moveIn: lease.move_in_date, moveOut: version.move_out_date });
-  return { currency, posted: extensionEntries(entries, version.id, prices, lease.move_in_date, version.move_in_date, version.move_out_date, paid) };
+  return { currency, posted: extensionEntries(entries, version.id, prices, lease.move_in_date, version.move_in_date, version.move_out_date) };
 }
 
 /**
@@ -61,9 +62,9 @@ export async function postSigned(tx: Tx, claim: ClaimRow, placement: PlacementRo
  */
 export async function ledgerOf(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<Ledger> {
   const lease = await currentLease(tx, placement);
-  const [read, paid] = await Promise.all([entriesOf(tx, placement.id), paidByCharge(tx, placement.id)]);
+  const read = await entriesOf(tx, placement.id);
   const entries = lease?.status === 'fully_signed' && (await postUnposted(tx, claim, placement, lease, read)) ? await entriesOf(tx, placement.id) : read;
-  return { entries, charges: chargesOf(entries), paid, currency: lease?.terms?.home.currency ?? null };
+  return { entries, charges: chargesOf(entries), settled: settlementsOf(entries), currency: lease?.terms?.home.currency ?? null };
 }
 
 /** Posts the signed lease and its signed extensions not posted yet, oldest first; answers whether it posted any. */
@@ -79,9 +80,9 @@ async function postUnposted(tx: Tx, claim: ClaimRow, placement: PlacementRow, le
 
 /** Posts adjustments and answers what they changed in what is owed back (cents, at least 0). */
 async function postAdjustments(tx: Tx, placement: PlacementRow, ledger: Ledger, currency: string, adjustments: NewEntry[]): Promise<number> {
-  const before = overpaidTotal(ledger.charges, ledger.paid);
+  const before = overpaidTotal(ledger.charges, ledger.settled);
   await postEntries(tx, placement, currency, adjustments);
-  const after = overpaidTotal(chargesOf(await entriesOf(tx, placement.id)), ledger.paid);
+  const after = overpaidTotal(chargesOf(await entriesOf(tx, placement.id)), ledger.settled);
   return Math.max(0, after - before);
 }
 
@@ -98,29 +99,80 @@ export async function postShortening(tx: Tx, claim: ClaimRow, placement: Placeme
  */
 export async function postLapse(tx: Tx, claim: ClaimRow, placement: PlacementRow, addendumId: string, moveOut: string): Promise<void> {
   const ledger = await ledgerOf(tx, claim, placement);
-  const adjustments = [...shorteningEntries(ledger.entries, moveOut, 'lapsed'), ...transferReversals(ledger.entries, 'lapsed', new Set([addendumId]))];
+  const released = shorteningEntries(ledger.entries, moveOut, 'lapsed');
+  const adjustments = [...released, ...transferReversals([...ledger.entries, ...released], 'lapsed', new Set([addendumId]))];
   await postAdjustments(tx, placement, ledger, ledger.currency ?? 'usd', adjustments);
 }
 
 /**
- * A cancellation: before move-in everything the stay still charges is reversed; after it, the
- * nights from `from` on are released (the fees and deposits of a stay begun stay). What was paid
- * beyond what remains is owed back (the statement's refund due; the landlord returns it through a
- * refund request).
+ * A cancellation: before move-in everything the stay still charges is reversed, and what extensions
+ * moved between charges goes back; after it, the nights from `from` on are released (the fees and
+ * deposits of a stay begun stay), and with them what an extension had moved onto its charge for
+ * them. What was settled beyond what remains is owed back (the statement's refund due; the landlord
+ * returns it through a refund request).
  */
 export async function postCancellation(tx: Tx, claim: ClaimRow, placement: PlacementRow, movedIn: boolean, from: string): Promise<void> {
   const ledger = await ledgerOf(tx, claim, placement);
+  if (movedIn) {
+    await postAdjustments(tx, placement, ledger, ledger.currency ?? 'usd', shorteningEntries(ledger.entries, from, 'cancelled'));
+    return;
+  }
   const addenda = new Set(ledger.entries.flatMap((e) => (e.kind === 'transfer' && e.postedFor ? [e.postedFor] : [])));
-  // Once moved in, an extension paid stays as paid; one signed and unpaid goes with the placement, and
-  // what it moved onto its charge goes back, as when it lapses (nothing of it is left to pay).
-  const unpaid = new Set([...addenda].filter((id) => {
-    const own = extensionCharge(ledger, id);
-    return own !== null && !ledger.paid.has(chargeKey(own));
+  const reversed = reversalEntries(ledger.entries, 'cancelled');
+  await postAdjustments(tx, placement, ledger, ledger.currency ?? 'usd', [...reversed, ...transferReversals([...ledger.entries, ...reversed], 'cancelled', addenda)]);
+}
+
+/** A payment as the ledger posts it (an app.payments row). */
+export interface SettledPayment {
+  id: string;
+  lease_agreement_id: string;
+  charge_type: LedgerCharge['chargeType'];
+  period_start: string;
+  payer: Payer;
+  currency: string;
+  rent_cents: number | string;
+  deposit_cents: number | string;
+  fees_cents: number | string;
+  duplicate_of: string | null;
+}
+
+/** A whole payment as entries, part by part: paid (lowering what its payer owes), or all of it refunded. */
+function wholePaymentEntries(payment: SettledPayment, kind: 'payment' | 'refund', refundRequestId: string | null = null): NewEntry[] {
+  const cause = payment.duplicate_of ? 'duplicate' : kind === 'payment' ? 'paid' : 'refunded';
+  return chargeParts.filter((part) => Number(payment[`${part}_cents`]) > 0).map((part) => ({
+    leaseId: payment.lease_agreement_id,
+    chargeType: payment.charge_type,
+    periodStart: payment.period_start,
+    part,
+    line: kind === 'payment' ? 'Payment' : 'Refund',
+    kind,
+    cause,
+    adjusts: null,
+    postedFor: null,
+    nights: null,
+    basis: null,
+    amountCents: (kind === 'payment' ? -1 : 1) * Number(payment[`${part}_cents`]),
+    payer: payment.payer,
+    paymentId: payment.id,
+    refundRequestId,
   }));
-  const adjustments = movedIn
-    ? [...shorteningEntries(ledger.entries, from, 'cancelled'), ...transferReversals(ledger.entries, 'cancelled', unpaid)]
-    : [...reversalEntries(ledger.entries, 'cancelled'), ...transferReversals(ledger.entries, 'cancelled', addenda)];
-  await postAdjustments(tx, placement, ledger, ledger.currency ?? 'usd', adjustments);
+}
+
+/** What a settled payment paid, part by part, posted once (a duplicate charge as such: it counts for nothing). */
+export const postPayment = (tx: Tx, placement: PlacementRow, payment: SettledPayment) =>
+  postEntries(tx, placement, payment.currency, wholePaymentEntries(payment, 'payment'));
+
+/** A duplicate charge's automatic refund: all of it back, part by part, as it was paid. */
+export const postDuplicateRefund = (tx: Tx, placement: PlacementRow, payment: SettledPayment, refundRequestId: string) =>
+  postEntries(tx, placement, payment.currency, wholePaymentEntries(payment, 'refund', refundRequestId));
+
+/** Posts what a refund returns (../ledger-refunds.ts) and answers it in cents: in all, and of rent. */
+export async function postRefund(tx: Tx, claim: ClaimRow, placement: PlacementRow, ask: RefundAsk): Promise<{ cents: number; rentCents: number }> {
+  const ledger = await ledgerOf(tx, claim, placement);
+  const posted = refundEntries(ledger.entries, ask);
+  await postEntries(tx, placement, ledger.currency ?? 'usd', posted);
+  const refunds = posted.filter((e) => e.kind === 'refund');
+  return { cents: refunds.reduce((sum, e) => sum + e.amountCents, 0), rentCents: refunds.filter((e) => e.part === 'rent').reduce((sum, e) => sum + e.amountCents, 0) };
 }
 
 /** An extension's own charge (its added nights beyond any night signed before), or null when it only takes back nights. */

@@ -1,7 +1,7 @@
 // The pure billing modules: periods of a stay, a signed lease's charges on the ledger, and what is due now.
 import { describe, expect, it } from 'vitest';
 import { chargeParts, payerOf, type ChargePart, type DueCharge, type PayerOf } from '../../shared/placements/billing.ts';
-import { chargeDueNow, chargeKey, chargesOf, leaseCharges, sharesDue, type PaidByCharge } from '../../shared/placements/ledger.ts';
+import { chargeDueNow, chargeKey, chargesOf, leaseCharges, sharesDue, type SettledByCharge } from '../../shared/placements/ledger.ts';
 import { addMonths, billingPeriods } from '../../shared/placements/periods.ts';
 import { price, type PricedHome } from '../../shared/placements/pricing.ts';
 
@@ -26,9 +26,10 @@ const paidWhole = (...starts: string[]): PaidParts => new Map(starts.map((start)
  */
 function dueNow(p: ReturnType<typeof price>, stay: { moveIn: string; moveOut: string }, payers: PayerOf, paid: PaidParts, today: string) {
   const charges = chargesOf(leaseCharges('lease', p, stay));
-  const byCharge: PaidByCharge = new Map(charges.map((c) => {
+  const byCharge: SettledByCharge = new Map(charges.map((c) => {
     const parts = paid.get(c.periodStart) ?? new Set<ChargePart>();
-    return [chargeKey(c), Object.fromEntries(chargeParts.map((part) => [part, parts.has(part) ? 1 : 0])) as Record<ChargePart, number>];
+    const paidParts = Object.fromEntries(chargeParts.map((part) => [part, parts.has(part) ? 1 : 0])) as Record<ChargePart, number>;
+    return [chargeKey(c), { paid: paidParts, refunded: { rent: 0, deposit: 0, fees: 0 }, payer: {} }];
   }));
   const charge = chargeDueNow(charges, byCharge, today);
   return charge ? { charge, shares: sharesDue(charge, payers, byCharge) } : null;

@@ -78,7 +78,7 @@ describe('the ledger against a model of nights and prices', () => {
             post(entries, shorteningEntries(entries, dayOf(s.to)));
             model.end = s.to;
           } else if (s.kind === 'extend' && s.to > model.end) {
-            post(entries, extensionEntries(entries, `addendum${i}`, prices(s.rate), moveIn, dayOf(model.end), dayOf(s.to), new Map()));
+            post(entries, extensionEntries(entries, `addendum${i}`, prices(s.rate), moveIn, dayOf(model.end), dayOf(s.to)));
             for (let n = model.end; n < s.to; n++) model.rates[n] ??= s.rate;
             model.end = s.to;
           }

@@ -5,9 +5,9 @@ import { ApiError } from '../../http/errors.ts';
 import { fromCents } from '../../money.ts';
 import { payerOf, type ChargeShare, type ChargeType, type Payer } from '../billing.ts';
 import { lockLease, type LeaseRow } from '../lease.ts';
-import { chargeDueNow, chargeKey, chargesOf, sharesDue, unpaidPartsOf, type LedgerCharge } from '../ledger.ts';
-import { paidByCharge } from '../ledger-repository.ts';
-import { ledgerOf } from '../stay-ledger.ts';
+import { chargeDueNow, chargeKey, chargesOf, settlementsOf, sharesDue, unpaidPartsOf, type LedgerCharge } from '../ledger.ts';
+import { entriesOf } from '../ledger-repository.ts';
+import { ledgerOf, postDuplicateRefund, postPayment } from '../stay-ledger.ts';
 import { putExtensionInEffect } from './extensions.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { onHome, providerBookingFields } from '../render.ts';
@@ -78,12 +78,12 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow):
   if (!payee.charges_enabled && !cancelled) throw chargesDisabled();
   const [ledger, now] = await Promise.all([ledgerOf(tx, claim, placement), tenantNow(tx)]);
   const currency = ledger.currency ?? lease.terms?.home.currency ?? 'usd';
-  const charge = chargeDueNow(ledger.charges, ledger.paid, utcDay(now));
+  const charge = chargeDueNow(ledger.charges, ledger.settled, utcDay(now));
   if (!charge && cancelled) throw notOnRequest();
   if (!payee.charges_enabled) throw chargesDisabled();
   if (!charge) return { lease, payee, currency, due: null };
   const version = charge.leaseId === lease.id ? lease : await lockLease(tx, charge.leaseId);
-  return { lease: version ?? lease, payee, currency, due: { charge, shares: sharesDue(charge, payerOf(claim), ledger.paid) } };
+  return { lease: version ?? lease, payee, currency, due: { charge, shares: sharesDue(charge, payerOf(claim), ledger.settled) } };
 }
 
 /**
@@ -120,6 +120,7 @@ async function refundDuplicate(tx: Tx, claim: ClaimRow, placement: PlacementRow,
   const amount = fromCents(Number(payment.gross_cents));
   const refund = await insertAutomaticRefund(tx, payment, `A second charge for what payment ${payment.duplicate_of} already paid: refunded automatically.`);
   if (!refund) return;
+  await postDuplicateRefund(tx, placement, settledPayment(payment), refund.id);
   await enqueue(tx, 'issue_refund', { refund_request_id: refund.id }, { dedupeKey: refund.id });
   log.warn('duplicate charge refunded automatically', { payment_id: payment.id, duplicate_of: payment.duplicate_of, placement_id: placement.id });
   await emit(tx, 'payment.duplicate', {
@@ -198,12 +199,13 @@ export async function recordCharge(
 
   const payment = await insertSucceeded(tx, write);
   if (!payment) return null;
+  await postPayment(tx, placement, settledPayment(payment));
   if (payment.duplicate_of) {
     await refundDuplicate(tx, claim, placement, payment);
     return payment;
   }
   let bookingId = existing?.id ?? null;
-  const wholePaid = unpaidPartsOf(whole, await paidByCharge(tx, placement.id)).length === 0;
+  const wholePaid = unpaidPartsOf(whole, settlementsOf(await entriesOf(tx, placement.id))).length === 0;
   // A charge that clears on a placement cancelled meanwhile is recorded (money moved, and it can be
   // refunded) but books nothing.
   if (!existing && wholePaid && placement.option_status !== 'cancelled') {
@@ -248,6 +250,11 @@ export async function recordCharge(
   }, provider);
   return payment;
 }
+
+/** A settled payment of a charge, as the ledger posts it: every payment the service records names its charge and payer. */
+const settledPayment = (p: PaymentRow) => ({
+  ...p, lease_agreement_id: p.lease_agreement_id!, period_start: p.period_start!, payer: p.payer!,
+});
 
 /** What a pay page showed for one payer's share: paying it is refused once that is no longer what is due. */
 export interface ShownShare {

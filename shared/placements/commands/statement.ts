@@ -3,8 +3,8 @@ import type { Caller } from '../../http/context.ts';
 import { fromCents } from '../../money.ts';
 import { tenantNow, utcDay } from '../../clock/time.ts';
 import { chargeParts, payerOf, type ChargePart, type Payer } from '../billing.ts';
-import { chargeDueNow, chargeKey, overpaidOf, sharesDue } from '../ledger.ts';
-import { paymentsOf, type PaymentRow } from '../money-repository.ts';
+import { chargeDueNow, chargeKey, isSettlement, overpaidOf, sharesDue } from '../ledger.ts';
+import { paymentsOf } from '../money-repository.ts';
 import { versionNumbers } from '../repository.ts';
 import type { Statement } from '../schemas.ts';
 import { ledgerOf } from '../stay-ledger.ts';
@@ -12,8 +12,10 @@ import { inPlacement } from '../unit-of-work.ts';
 import { addDays } from '../stay.ts';
 
 // GET /claims/{reference}/statement?property_id= (this service's addition): the stay's ledger as an
-// adjuster files it with the claim. Every figure is a sum of posted entries and settled payments;
-// what is due now is what the checkout charges (the same ledger read, ../stay-ledger.ts).
+// adjuster files it with the claim. Every figure is a sum of posted entries: charges and their
+// changes, and the payments and refunds that moved money; what is due now is what the checkout
+// charges (the same ledger read, ../stay-ledger.ts). The processor's payment rows are listed beside
+// them as the processor's record.
 
 type Totals = { charged: number; paid: number; refunded: number; due_now: number; refund_due: number };
 const zero = (): Totals => ({ charged: 0, paid: 0, refunded: 0, due_now: 0, refund_due: 0 });
@@ -27,18 +29,11 @@ export async function readStatement(caller: Caller, reference: string, propertyI
       ledgerOf(tx, claim, placement), paymentsOf(tx, placement.id), versionNumbers(tx, placement.id), tenantNow(tx),
     ]);
     const payers = payerOf(claim);
-    const settled = payments.filter((p) => p.status === 'succeeded' || p.status === 'refunded');
-    const counted = settled.filter((p) => !p.duplicate_of);
+    // Who pays a part of a charge: who paid it, else the request's payer of the part now.
+    const payerOfPart = (key: string, part: ChargePart): Payer => ledger.settled.get(key)?.payer[part] ?? payers[part];
     // The payment that paid each part of each charge.
-    const settledBy = new Map<string, PaymentRow>();
-    for (const p of counted) {
-      for (const part of chargeParts) {
-        if (Number(p[`${part}_cents`]) > 0 && p.lease_agreement_id && p.period_start) {
-          settledBy.set(`${chargeKey({ leaseId: p.lease_agreement_id, chargeType: p.charge_type, periodStart: p.period_start })}|${part}`, p);
-        }
-      }
-    }
-    const payerOfPart = (key: string, part: ChargePart): Payer => settledBy.get(`${key}|${part}`)?.payer ?? payers[part];
+    const settledBy = new Map<string, string>();
+    for (const e of ledger.entries) if (e.kind === 'payment' && e.cause === 'paid') settledBy.set(`${chargeKey(e)}|${e.part}`, e.paymentId!);
 
     const totals = zero();
     const byPayer = new Map<Payer, Totals>();
@@ -48,10 +43,14 @@ export async function readStatement(caller: Caller, reference: string, propertyI
       of(payer)[field] += cents;
     };
 
+    const refundedOn = new Map<string, number>();
     const entries = ledger.entries.map((e) => {
       const key = chargeKey(e);
-      const payer = payerOfPart(key, e.part);
-      add(payer, 'charged', e.amountCents);
+      const payer = e.payer ?? payerOfPart(key, e.part);
+      if (!isSettlement(e)) add(payer, 'charged', e.amountCents);
+      // A duplicate charge and its automatic refund count for nothing.
+      else if (e.cause !== 'duplicate') add(payer, e.kind === 'payment' ? 'paid' : 'refunded', Math.abs(e.amountCents));
+      if (e.kind === 'refund') refundedOn.set(e.paymentId!, (refundedOn.get(e.paymentId!) ?? 0) + e.amountCents);
       return {
         id: e.id,
         posted_at: e.postedAt.toISOString(),
@@ -67,29 +66,22 @@ export async function readStatement(caller: Caller, reference: string, propertyI
         nights: e.nights ? { first_night: e.nights.from, last_night: addDays(e.nights.to, -1), count: Math.round((Date.parse(e.nights.to) - Date.parse(e.nights.from)) / 86_400_000) } : null,
         amount: fromCents(e.amountCents),
         adjusts: e.adjusts,
-        settled_by: settledBy.get(`${key}|${e.part}`)?.id ?? null,
+        settled_by: isSettlement(e) ? null : settledBy.get(`${key}|${e.part}`) ?? null,
+        payment_id: e.paymentId ?? null,
+        refund_request_id: e.refundRequestId ?? null,
       };
     });
-    for (const p of counted) {
-      const payer = p.payer ?? payers.rent;
-      add(payer, 'paid', Number(p.gross_cents));
-      add(payer, 'refunded', Number(p.refunded_cents));
-    }
-    const due = chargeDueNow(ledger.charges, ledger.paid, utcDay(now));
-    for (const share of due ? sharesDue(due, payers, ledger.paid) : []) add(share.payer, 'due_now', share.split.grossCents);
-    // Owed back: paid beyond what each charge now holds, less what already came back, by payer.
-    const overpaid = new Map<Payer, number>();
+    const due = chargeDueNow(ledger.charges, ledger.settled, utcDay(now));
+    for (const share of due ? sharesDue(due, payers, ledger.settled) : []) add(share.payer, 'due_now', share.split.grossCents);
+    // Owed back: what each part settled beyond what its charge now holds, to whoever paid it.
     for (const charge of ledger.charges) {
-      const over = overpaidOf(charge, ledger.paid);
-      for (const part of chargeParts.filter((p) => over[p] > 0)) {
-        const payer = payerOfPart(chargeKey(charge), part);
-        overpaid.set(payer, (overpaid.get(payer) ?? 0) + over[part]);
-      }
+      const over = overpaidOf(charge, ledger.settled);
+      for (const part of chargeParts.filter((p) => over[p] > 0)) add(payerOfPart(chargeKey(charge), part), 'refund_due', over[part]);
     }
-    for (const [payer, cents] of overpaid) add(payer, 'refund_due', Math.max(0, cents - of(payer).refunded));
 
-    const consumed = ledger.entries.filter((e) => e.part !== 'deposit').reduce((sum, e) => sum + e.amountCents, 0);
+    const consumed = ledger.entries.filter((e) => e.part !== 'deposit' && !isSettlement(e)).reduce((sum, e) => sum + e.amountCents, 0);
     const limit = claim.ale_limit_cents === null ? null : Number(claim.ale_limit_cents);
+    const settled = payments.filter((p) => p.status === 'succeeded' || p.status === 'refunded');
     return {
       request_id: claim.id,
       reference: claim.claim_ref,
@@ -104,7 +96,7 @@ export async function readStatement(caller: Caller, reference: string, propertyI
         payer: p.payer,
         status: p.status as 'succeeded' | 'refunded',
         amount: fromCents(Number(p.gross_cents)),
-        refunded: fromCents(Number(p.refunded_cents)),
+        refunded: fromCents(refundedOn.get(p.id) ?? 0),
         paid_at: p.paid_at!.toISOString(),
         duplicate_of: p.duplicate_of,
       })),
