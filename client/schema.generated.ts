@@ -348,8 +348,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Ask the landlord to refund a payment, in whole or in part
-         * @description Opens a refund request for a settled payment on the home (payment_id; default the most recent; also after a cancellation), for amount (default all that is left of it; never more than was paid less what was refunded). A partial refund leaves the rest refundable. The landlord approves or declines (provider side: POST /properties/refund-requests/{id}; in sandbox the landlord helper); an approval refunds the payment on the landlord’s account with the platform fee, and payment.refunded reports the outcome either way. One request is open at a time; after a decline a new one may follow.
+         * Ask the landlord to refund what is owed back, or a deposit
+         * @description Opens a refund request (also after a cancellation). By default it asks for what is owed back to a payer: what that payer settled beyond what the stay now charges (the statement's refund_due for it), on the payment that paid it; purpose deposit asks for the deposits held instead. amount may ask for less; more is 422 naming what is owed, unless goodwill is true (then the rest is the landlord's goodwill, shown as such on the statement). The landlord approves or declines (provider side: POST /properties/refund-requests/{id}, told by refund.requested; in sandbox the landlord helper). An approval returns what is owed then (a stay changed meanwhile returns no more than it owes back then) with the service fee on the rent returned, and payment.refunded reports the outcome either way. One request is open at a time; after a decline a new one may follow.
          *
          *     Requires: options:write.
          */
@@ -981,7 +981,7 @@ export interface paths {
         put?: never;
         /**
          * Approve or decline a refund request
-         * @description approve: the payment is refunded on your payment-processor account, the platform fee with it (status approved, then refunded within seconds; the carrier gets payment.refunded with outcome approved). decline: the payment stays; the carrier gets payment.refunded with outcome declined and may ask again.
+         * @description approve: what the request asked, up to what is owed back (or held) as the stay stands now (or all of it, asked with goodwill), is refunded on your payment-processor account, with the platform fee on the rent returned (status approved, then refunded within seconds; the carrier gets payment.refunded with outcome approved and the amount returned). When the stay changed so that nothing is owed back any more, approve answers 409 nothing_to_refund: decline it. decline: the payment stays; the carrier gets payment.refunded with outcome declined and may ask again.
          *
          *     Requires: properties:write.
          */
@@ -1830,6 +1830,26 @@ export interface webhooks {
          * @description Sent to one endpoint by POST /webhooks/{id}/test, whatever it subscribes to. Signed with X-Service-Signature; see the webhooks guide.
          */
         post: operations["webhookPing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.requested (provider)": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A carrier asked for a refund on one of the provider's homes: approve or decline it.
+         * @description Sent to provider endpoints subscribed to refund.requested. Signed with X-Service-Signature; see the webhooks guide.
+         */
+        post: operations["refundRequestedForProviders"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3447,11 +3467,13 @@ export interface components {
             decision: "approve" | "decline";
         };
         RefundInput: {
-            /** @description How much to refund, in major units; default: all that is left of the payment. Never more than was paid less what was refunded. */
+            /** @description How much to refund, in major units; default: all the purpose returns to that payer (up to what is left of the payment; with goodwill and nothing owed, all that is left of it). */
             amount?: number;
+            /** @description Allow more than the purpose returns (up to what is left of the payment): the rest is the landlord's goodwill, posted as such (a release with cause goodwill beside the refund), never due again. Without it, asking for more is 422 naming what is owed. */
+            goodwill?: boolean;
             /**
              * Format: uuid
-             * @description The settled payment to refund (payments[].id on the placement); default: the most recent one.
+             * @description The settled payment the money goes back on (payments[].id on the placement); its payer is the one refunded. Default: the payment of a payer the stay owes something back for this purpose (the one that paid such a charge), or with goodwill the most recent one.
              */
             payment_id?: string;
             /**
@@ -3459,13 +3481,33 @@ export interface components {
              * @description The home (property id).
              */
             property_id: string;
+            /**
+             * @description What the refund returns. owed_back (default): what the payer settled beyond what the stay now charges (nights released by a shortening, a cancellation): the statement's refund_due for that payer. deposit: the deposits the stay holds of that payer, which no longer count as held once returned.
+             * @enum {string}
+             */
+            purpose?: "owed_back" | "deposit";
             /** @description Read by the landlord. */
             reason?: string;
         };
         RefundRequested: {
-            /** @description The amount asked for, in cents: the amount given, or all that was left of the payment. */
+            /** @description The amount asked for, in major units, as every other answer. */
+            amount: number;
+            /** @description The amount asked for, in cents (the specification's field; `amount` says the same in major units). */
             amount_cents: number;
             currency: string;
+            goodwill: boolean;
+            /**
+             * @description Who is refunded: the payer of that payment.
+             * @enum {string}
+             */
+            payer: "carrier" | "tpa" | "policyholder";
+            /**
+             * Format: uuid
+             * @description The payment the money goes back on.
+             */
+            payment_id: string;
+            /** @enum {string} */
+            purpose: "owed_back" | "deposit";
             /** Format: uuid */
             refund_request_id: string;
             /** @enum {string} */
@@ -3661,17 +3703,17 @@ export interface components {
             };
             /** @description The same totals for each payer with anything charged or paid. */
             by_payer: {
-                /** @description The sum of every entry: what the stay costs as it now stands, deposits included. */
+                /** @description The sum of every entry but payments and refunds: what the stay costs as it now stands, deposits included. */
                 charged: number;
                 /** @description What the checkout asks for now (the pay page and the payment helper charge exactly this). */
                 due_now: number;
-                /** @description What settled payments paid for the stay (second charges refunded automatically left out). */
+                /** @description The payment entries: what settled payments paid for the stay (second charges refunded automatically left out). */
                 paid: number;
                 /** @enum {string} */
                 payer: "carrier" | "tpa" | "policyholder";
-                /** @description What was paid beyond what the stay now charges (nights released after they were paid, a cancellation), not yet refunded: asked of the landlord with POST refund-request. */
+                /** @description What was settled (paid less refunded) beyond what the stay now charges, part by part (nights released after they were paid, a cancellation): asked of the landlord with POST refund-request, whose default it is. */
                 refund_due: number;
-                /** @description What came back on those payments. */
+                /** @description The refund entries: what came back on those payments. */
                 refunded: number;
             }[];
             /** @description null before a lease is signed (nothing posted). */
@@ -3685,8 +3727,11 @@ export interface components {
                 adjusts: string | null;
                 /** @description Positive: owed by the payer; negative: taken off. */
                 amount: number;
-                /** @enum {string} */
-                cause: "signed" | "shortened" | "extended" | "lapsed" | "cancelled";
+                /**
+                 * @description What posted it; paid and refunded: a payment or refund; duplicate: a second charge and its automatic refund (they cancel out); deposit_returned and goodwill: the release a refund of a deposit, or beyond what was owed back, posts beside it.
+                 * @enum {string}
+                 */
+                cause: "signed" | "shortened" | "extended" | "lapsed" | "cancelled" | "paid" | "refunded" | "duplicate" | "deposit_returned" | "goodwill";
                 /**
                  * @description The charge the entry belongs to: initial (the first payment), rent (a later period), extension.
                  * @enum {string}
@@ -3695,10 +3740,10 @@ export interface components {
                 /** Format: uuid */
                 id: string;
                 /**
-                 * @description charge: posted when a contract version was signed by both; release: nights a shortening (or a lapsed extension) gave back; restore: released nights an extension took back, at the price they were signed at; reversal: what a cancellation took off; transfer: a pair (one out of a charge, one into the extension's) moving what a restore put on a part already paid beyond what was paid for it, so it is paid with the extension; moved back when the extension lapses.
+                 * @description charge: posted when a contract version was signed by both; release: nights a shortening (or a lapsed extension) gave back, or a deposit a refund returned, or what a goodwill refund gave; restore: released nights an extension took back, at the price they were signed at; reversal: what a cancellation took off; transfer: a pair (one out of a charge, one into the extension's) moving what a restore put on a part already paid beyond what was settled for it (paid less refunded), so it is paid with the extension; moved back when those nights go again or the extension lapses; payment: a payer paid the part (negative: it owes that much less); refund: money returned to the payer on the part (positive). Skip kinds you do not know: more may come.
                  * @enum {string}
                  */
-                kind: "charge" | "release" | "restore" | "reversal" | "transfer";
+                kind: "charge" | "release" | "restore" | "reversal" | "transfer" | "payment" | "refund";
                 /** @description Rent, Pet rent, Utilities, a one-off fee or a deposit. */
                 label: string;
                 /**
@@ -3733,6 +3778,11 @@ export interface components {
                  */
                 payer: "carrier" | "tpa" | "policyholder";
                 /**
+                 * Format: uuid
+                 * @description A payment or refund entry: the payment (payments[].id) the money moved on.
+                 */
+                payment_id: string | null;
+                /**
                  * Format: date
                  * @description With lease_id and charge_type, the charge a payer pays (a payment's period_start).
                  * @example 2026-12-01
@@ -3742,7 +3792,12 @@ export interface components {
                 posted_at: string;
                 /**
                  * Format: uuid
-                 * @description The settled payment that paid this part of the charge, if any.
+                 * @description A refund entry, or the release of a deposit returned or of goodwill: its refund request.
+                 */
+                refund_request_id: string | null;
+                /**
+                 * Format: uuid
+                 * @description The settled payment that paid this part of the charge, if any (null on a payment or refund entry).
                  */
                 settled_by: string | null;
                 /** @description That version's number. */
@@ -3767,7 +3822,7 @@ export interface components {
                 /** @enum {string|null} */
                 payer: "carrier" | "tpa" | "policyholder" | null;
                 period_start: string | null;
-                /** @description What came back on it so far. */
+                /** @description What came back on it so far (its refund entries). */
                 refunded: number;
                 /** @enum {string} */
                 status: "succeeded" | "refunded";
@@ -3778,15 +3833,15 @@ export interface components {
             /** Format: uuid */
             request_id: string;
             totals: {
-                /** @description The sum of every entry: what the stay costs as it now stands, deposits included. */
+                /** @description The sum of every entry but payments and refunds: what the stay costs as it now stands, deposits included. */
                 charged: number;
                 /** @description What the checkout asks for now (the pay page and the payment helper charge exactly this). */
                 due_now: number;
-                /** @description What settled payments paid for the stay (second charges refunded automatically left out). */
+                /** @description The payment entries: what settled payments paid for the stay (second charges refunded automatically left out). */
                 paid: number;
-                /** @description What was paid beyond what the stay now charges (nights released after they were paid, a cancellation), not yet refunded: asked of the landlord with POST refund-request. */
+                /** @description What was settled (paid less refunded) beyond what the stay now charges, part by part (nights released after they were paid, a cancellation): asked of the landlord with POST refund-request, whose default it is. */
                 refund_due: number;
-                /** @description What came back on those payments. */
+                /** @description The refund entries: what came back on those payments. */
                 refunded: number;
             };
         };
@@ -6794,7 +6849,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; nothing_to_refund: no settled payment on the home with anything left to refund (or payment_id names none); refund_pending: a refund request is already open. */
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; nothing_to_refund: nothing is owed back (or no deposit is held) to return, and goodwill is not asked; or no settled payment on the home with anything left to refund (or payment_id names none); refund_pending: a refund request is already open. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6822,7 +6877,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_field: property_id missing or not a uuid, reason empty or too long, payment_id not a uuid, amount not positive whole cents or more than is left to refund (field amount). */
+            /** @description invalid_field: property_id missing or not a uuid, reason empty or too long, payment_id not a uuid, purpose not owed_back or deposit, goodwill not a boolean; amount not positive whole cents, more than is owed back (or held) without goodwill, or more than is left of the payment (field amount, naming what is owed). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11348,7 +11403,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_refund_request: the request was already answered. */
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; no_refund_request: the request was already answered; nothing_to_refund: approve: the stay changed since the request so that nothing is owed back (or held) to return; decline it. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11357,7 +11412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_refund_request";
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "no_refund_request" | "nothing_to_refund";
                         };
                     };
                 };
@@ -11807,7 +11862,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: no application to approve or decline; already_answered: the landlord already approved or declined the application; lease_not_signable: the lease (or the open extension's addendum) is not awaiting the countersignature; decline_extension without an extension awaiting signature; no_refund_request: no refund request is open. */
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: no application to approve or decline; already_answered: the landlord already approved or declined the application; lease_not_signable: the lease (or the open extension's addendum) is not awaiting the countersignature; decline_extension without an extension awaiting signature; no_refund_request: no refund request is open; nothing_to_refund: approve_refund: the stay changed since the request so that nothing is owed back (or held) to return; decline it. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11816,7 +11871,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open" | "already_answered" | "lease_not_signable" | "no_refund_request";
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "option_not_open" | "already_answered" | "lease_not_signable" | "no_refund_request" | "nothing_to_refund";
                         };
                     };
                 };
@@ -15441,6 +15496,68 @@ export interface operations {
                     };
                     /** @constant */
                     event: "ping";
+                    /** Format: uuid */
+                    id: string;
+                    replay?: boolean;
+                    simulated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundRequestedForProviders: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    created_at: string;
+                    data: {
+                        /** @description What is asked, in major units. */
+                        amount: number;
+                        currency: string;
+                        /** @description The home's api_external_id. */
+                        external_id: string | null;
+                        /** @description Asked beyond what is owed back or held: what it gives beyond it is the landlord's goodwill. */
+                        goodwill: boolean;
+                        /**
+                         * Format: uuid
+                         * @description The payment the money would go back on.
+                         */
+                        payment_id: string;
+                        /** Format: uuid */
+                        property_id: string;
+                        /**
+                         * @description owed_back: what the payer settled beyond what the stay now charges; deposit: the deposit held.
+                         * @enum {string}
+                         */
+                        purpose: "owed_back" | "deposit";
+                        reason: string | null;
+                        /** @description The housing request the payment was for. */
+                        reference: string;
+                        /**
+                         * Format: uuid
+                         * @description Approve or decline it with POST /properties/refund-requests/{id}.
+                         */
+                        refund_request_id: string;
+                    };
+                    /** @constant */
+                    event: "refund.requested";
                     /** Format: uuid */
                     id: string;
                     replay?: boolean;

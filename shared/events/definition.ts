@@ -32,6 +32,8 @@ export const eventNames = [
   // takes nights a stay here holds; an imported calendar has failed to be read several times running.
   'calendar.conflict',
   'calendar.feed_failing',
+  // This service's addition about refunds (provider side): a refund was asked, for the landlord to answer.
+  'refund.requested',
 ] as const;
 
 export type EventName = (typeof eventNames)[number];

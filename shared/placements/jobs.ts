@@ -5,6 +5,8 @@ import { enqueue } from '../jobs/queue.ts';
 import type { ServiceJob } from '../jobs/runner.ts';
 import { paymentsPort, placementPorts } from './ports/index.ts';
 import { fromCents } from '../money.ts';
+import { platformFeeOf } from '../properties/earnings.ts';
+import { refundedBy } from './ledger-repository.ts';
 import { confirmedBooking, homeLabel, moveRefundRequest, recordRefunded, refundContext } from './money-repository.ts';
 import { onHome } from './render.ts';
 import { contractContext, moveLease } from './lease.ts';
@@ -151,8 +153,9 @@ export const sendHouseholdLink: ServiceJob<'send_household_link'> = {
 };
 
 /**
- * issue_refund: refunds the payment on the landlord's account (idempotent at the processor by the
- * refund request's id), then records it: the request refunded, the payment refunded, payment.refunded.
+ * issue_refund: refunds on the landlord's account what the approval posted to the stay's ledger
+ * (idempotent at the processor by the refund request's id), with the service fee on the rent it
+ * returns, then records it: the request refunded, the processor's record of the payment, payment.refunded.
  */
 export const issueRefund: ServiceJob<'issue_refund'> = {
   kind: 'issue_refund',
@@ -162,22 +165,24 @@ export const issueRefund: ServiceJob<'issue_refund'> = {
     if (!context || context.request.status !== 'approved') return { skipped: `refund request is ${context?.request.status ?? 'gone'}` };
     const port = paymentsPort(job.environment);
     if (port.kind === 'live' && (!context.connected_account || !context.payment_ref)) throw new Error('the payment has no processor reference or account');
+    const returned = await withTenant(tenant, (tx) => refundedBy(tx, refund_request_id));
     const refund = await port.refund({
       connectedAccount: context.connected_account ?? '',
       paymentRef: context.payment_ref ?? '',
-      amountCents: Number(context.request.amount_cents),
+      amountCents: returned.cents,
+      platformFeeCents: platformFeeOf(returned.rentCents),
       metadata: { refund_request_id, environment: job.environment },
       idempotencyKey: `refund:${refund_request_id}`,
     });
     await inPlacementById(tenant, context.request.claim_home_id, async ({ tx, claim }) => {
       const done = await moveRefundRequest(tx, refund_request_id, 'approved', 'refunded', { provider_ref: refund.providerRef });
       if (!done) return;
-      await recordRefunded(tx, done.payment_id, Number(done.amount_cents), 'add');
+      await recordRefunded(tx, done.payment_id, returned.cents, 'add');
       await emit(tx, 'payment.refunded', {
         ...onHome(claim, done),
         refund_request_id,
         outcome: 'approved',
-        amount: fromCents(Number(done.amount_cents)),
+        amount: fromCents(returned.cents),
         currency: done.currency,
       });
     });

@@ -214,16 +214,13 @@ export async function paymentsOf(tx: Tx, placementId: string): Promise<PaymentRo
   return tx<PaymentRow[]>`select * from app.payments where claim_home_id = ${placementId} order by created_at, id`;
 }
 
-/**
- * A settled payment of a placement with something left to refund (cleared, not wholly refunded),
- * locked: the one named, or the most recent.
- */
-export async function latestSettled(tx: Tx, placementId: string, paymentId?: string): Promise<PaymentRow | null> {
-  const [row] = await tx<PaymentRow[]>`
-    select * from app.payments where claim_home_id = ${placementId} and status = 'succeeded' and duplicate_of is null
-       ${paymentId ? tx`and id = ${paymentId}` : tx``}
-     order by paid_at desc, id desc limit 1 for update`;
-  return row ?? null;
+/** The settled payments of a placement that count for its stay (not duplicates), the most recent first. */
+export async function settledPayments(tx: Tx, placementId: string): Promise<PaymentRow[]> {
+  return tx<PaymentRow[]>`
+    select * from app.payments
+     where claim_home_id = ${placementId} and status in ('succeeded', 'refunded') and duplicate_of is null
+       and lease_agreement_id is not null and period_start is not null
+     order by paid_at desc, id desc`;
 }
 
 /**
@@ -359,6 +356,10 @@ export interface RefundRequestRow {
   covers_deposit: boolean;
   reason: string | null;
   status: 'pending_owner_approval' | 'approved' | 'declined' | 'refunded' | 'failed';
+  /** What the refund returns: what is owed back to the payer, or the deposits held. */
+  purpose: 'owed_back' | 'deposit';
+  /** Asked beyond what the purpose returns: the rest is posted as goodwill. */
+  goodwill: boolean;
   decided_at: Date | null;
   refunded_at: Date | null;
   provider_ref: string | null;
@@ -373,12 +374,13 @@ export async function insertRefundRequest(
   payment: PaymentRow,
   reason: string | null,
   amountCents: number,
+  what: Pick<RefundRequestRow, 'purpose' | 'goodwill'>,
 ): Promise<RefundRequestRow | null> {
   const [row] = await tx.savepoint((sp) => sp<RefundRequestRow[]>`
     insert into app.refund_requests (org_id, environment, claim_id, claim_home_id, property_id, provider_org_id, payment_id,
-                                     amount_cents, currency, covers_deposit, reason)
+                                     amount_cents, currency, covers_deposit, reason, purpose, goodwill)
     values (app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.id}, ${placement.property_id}, ${payment.org_id},
-            ${payment.id}, ${amountCents}, ${payment.currency}, ${payment.covers_deposit}, ${reason})
+            ${payment.id}, ${amountCents}, ${payment.currency}, ${payment.covers_deposit}, ${reason}, ${what.purpose}, ${what.goodwill})
     on conflict do nothing
     returning *`);
   return row ?? null;

@@ -395,18 +395,32 @@ export const RefundInput = z
   .strictObject({
     property_id: PropertyId,
     reason: storable(z.string().trim().min(1).max(2000)).optional().describe('Read by the landlord.'),
-    payment_id: z.string().uuid().optional().describe('The settled payment to refund (payments[].id on the placement); default: the most recent one.'),
+    purpose: z.enum(['owed_back', 'deposit']).optional().describe(
+      'What the refund returns. owed_back (default): what the payer settled beyond what the stay now charges (nights released by a ' +
+        'shortening, a cancellation): the statement\'s refund_due for that payer. deposit: the deposits the stay holds of that payer, ' +
+        'which no longer count as held once returned.'),
+    goodwill: z.boolean().optional().describe(
+      'Allow more than the purpose returns (up to what is left of the payment): the rest is the landlord\'s goodwill, posted as such ' +
+        '(a release with cause goodwill beside the refund), never due again. Without it, asking for more is 422 naming what is owed.'),
+    payment_id: z.string().uuid().optional().describe(
+      'The settled payment the money goes back on (payments[].id on the placement); its payer is the one refunded. Default: the payment ' +
+        'of a payer the stay owes something back for this purpose (the one that paid such a charge), or with goodwill the most recent one.'),
     amount: money({ positive: true }).optional()
-      .describe('How much to refund, in major units; default: all that is left of the payment. Never more than was paid less what was refunded.'),
+      .describe('How much to refund, in major units; default: all the purpose returns to that payer (up to what is left of the payment; with goodwill and nothing owed, all that is left of it).'),
   })
   .openapi('RefundInput');
 
 export const RefundRequested = z
   .object({
     refund_request_id: z.string().uuid(),
-    amount_cents: z.number().int().describe('The amount asked for, in cents: the amount given, or all that was left of the payment.'),
+    amount_cents: z.number().int().describe('The amount asked for, in cents (the specification\'s field; `amount` says the same in major units).'),
+    amount: amount('The amount asked for, in major units, as every other answer.'),
     currency: z.string(),
     status: z.literal('pending_owner_approval'),
+    payment_id: z.string().uuid().describe('The payment the money goes back on.'),
+    payer: z.enum(payers).describe('Who is refunded: the payer of that payment.'),
+    purpose: z.enum(['owed_back', 'deposit']),
+    goodwill: z.boolean(),
   })
   .openapi('RefundRequested');
 
@@ -417,12 +431,17 @@ export const StatementQuery = z.object({ property_id: PropertyId });
 const StatementEntry = z.object({
   id: z.string().uuid(),
   posted_at: z.string().describe('When the entry was posted. Entries are never changed or removed; a change of the stay posts new ones.'),
-  kind: z.enum(['charge', 'release', 'restore', 'reversal', 'transfer']).describe(
-    'charge: posted when a contract version was signed by both; release: nights a shortening (or a lapsed extension) gave back; ' +
+  kind: z.enum(['charge', 'release', 'restore', 'reversal', 'transfer', 'payment', 'refund']).describe(
+    'charge: posted when a contract version was signed by both; release: nights a shortening (or a lapsed extension) gave back, ' +
+      'or a deposit a refund returned, or what a goodwill refund gave; ' +
       'restore: released nights an extension took back, at the price they were signed at; reversal: what a cancellation took off; ' +
       'transfer: a pair (one out of a charge, one into the extension\'s) moving what a restore put on a part already paid beyond what ' +
-      'was paid for it, so it is paid with the extension; moved back when the extension lapses.'),
-  cause: z.enum(['signed', 'shortened', 'extended', 'lapsed', 'cancelled']),
+      'was settled for it (paid less refunded), so it is paid with the extension; moved back when those nights go again or the extension lapses; ' +
+      'payment: a payer paid the part (negative: it owes that much less); refund: money returned to the payer on the part (positive). ' +
+      'Skip kinds you do not know: more may come.'),
+  cause: z.enum(['signed', 'shortened', 'extended', 'lapsed', 'cancelled', 'paid', 'refunded', 'duplicate', 'deposit_returned', 'goodwill']).describe(
+    'What posted it; paid and refunded: a payment or refund; duplicate: a second charge and its automatic refund (they cancel out); ' +
+      'deposit_returned and goodwill: the release a refund of a deposit, or beyond what was owed back, posts beside it.'),
   charge_type: z.enum(chargeTypes).describe('The charge the entry belongs to: initial (the first payment), rent (a later period), extension.'),
   period_start: PlacementDate.describe('With lease_id and charge_type, the charge a payer pays (a payment\'s period_start).'),
   lease_id: z.string().uuid().describe('The contract version whose signed terms priced the entry (the lease, or an extension\'s addendum).'),
@@ -434,7 +453,9 @@ const StatementEntry = z.object({
     .describe('The nights the entry covers (charged, released, restored or reversed); null for a one-off fee or a deposit.'),
   amount: amount('Positive: owed by the payer; negative: taken off.'),
   adjusts: z.string().uuid().nullable().describe('The charge entry a release, restore or reversal changes.'),
-  settled_by: z.string().uuid().nullable().describe('The settled payment that paid this part of the charge, if any.'),
+  settled_by: z.string().uuid().nullable().describe('The settled payment that paid this part of the charge, if any (null on a payment or refund entry).'),
+  payment_id: z.string().uuid().nullable().describe('A payment or refund entry: the payment (payments[].id) the money moved on.'),
+  refund_request_id: z.string().uuid().nullable().describe('A refund entry, or the release of a deposit returned or of goodwill: its refund request.'),
 });
 
 const StatementPayment = z.object({
@@ -445,17 +466,17 @@ const StatementPayment = z.object({
   payer: z.enum(payers).nullable(),
   status: z.enum(['succeeded', 'refunded']),
   amount: amount('What the payer paid (gross).'),
-  refunded: amount('What came back on it so far.'),
+  refunded: amount('What came back on it so far (its refund entries).'),
   paid_at: z.string(),
   duplicate_of: z.string().uuid().nullable().describe('A second charge for what another payment paid: refunded automatically, not counted as paid for the stay.'),
 });
 
 const StatementTotals = z.object({
-  charged: amount('The sum of every entry: what the stay costs as it now stands, deposits included.'),
-  paid: amount('What settled payments paid for the stay (second charges refunded automatically left out).'),
-  refunded: amount('What came back on those payments.'),
+  charged: amount('The sum of every entry but payments and refunds: what the stay costs as it now stands, deposits included.'),
+  paid: amount('The payment entries: what settled payments paid for the stay (second charges refunded automatically left out).'),
+  refunded: amount('The refund entries: what came back on those payments.'),
   due_now: amount('What the checkout asks for now (the pay page and the payment helper charge exactly this).'),
-  refund_due: amount('What was paid beyond what the stay now charges (nights released after they were paid, a cancellation), not yet refunded: asked of the landlord with POST refund-request.'),
+  refund_due: amount('What was settled (paid less refunded) beyond what the stay now charges, part by part (nights released after they were paid, a cancellation): asked of the landlord with POST refund-request, whose default it is.'),
 });
 
 export const Statement = z

@@ -1,4 +1,5 @@
 import type { TimelineRow, TimelineSource } from '../claims/timeline-source.ts';
+import { platformFeeRateBps } from '../properties/earnings.ts';
 
 // The placement's timeline entries, from the placement's own timestamps. placementTimeline: the home
 // put on the request and offered or placed, the household's answers, each contract version's dates
@@ -141,7 +142,9 @@ export const moneyTimeline: TimelineSource = {
     'payment.failed': (d) => `${charge(d)} of ${money(d, 'amount')} failed${d.failure_reason ? `: "${d.failure_reason}"` : ''}.`,
     'payment.refunded': (d) => `Refund of ${money(d, 'amount')} issued by the landlord (service fee ${money(d, 'platform_fee_refunded')} returned with it).`,
     'refund.declined': (d) => `Refund of ${money(d, 'amount')} declined by the landlord.`,
-    'deposit.refund_requested': (d) => `Refund of ${money(d, 'amount')} requested, deposit included.`,
+    'deposit.refund_requested': (d) => d.purpose === 'deposit'
+      ? `Return of the deposit requested: ${money(d, 'amount')}.`
+      : `Refund of ${money(d, 'amount')} requested, of what is owed back on a payment that included the deposit.`,
     'payment.duplicate': (d) => `A second charge of ${money(d, 'amount')} cleared for what was already paid; it is refunded automatically.`,
   },
   entries: (tx, claim) => tx<TimelineRow[]>`
@@ -176,10 +179,13 @@ export const moneyTimeline: TimelineSource = {
       from app.payments p where p.claim_id = ${claim.id} and p.duplicate_of is not null
     union all
     select r.refunded_at, 'payment.refunded', r.property_id,
-           jsonb_build_object('refund_request_id', r.id, 'payment_id', r.payment_id, 'amount', r.amount_cents / 100.0, 'currency', r.currency,
-                              -- The service fee comes back in proportion to the amount refunded.
-                              'platform_fee_refunded', round(p.platform_fee_cents * r.amount_cents / nullif(p.gross_cents, 0)) / 100.0)
-      from app.refund_requests r join app.payments p on p.id = r.payment_id
+           jsonb_build_object('refund_request_id', r.id, 'payment_id', r.payment_id, 'amount', e.cents / 100.0, 'currency', r.currency,
+                              -- The service fee on the rent returned comes back with it (the ledger's refund entries say what was returned).
+                              'platform_fee_refunded', round(e.rent_cents * ${platformFeeRateBps}::numeric / 10000) / 100.0,
+                              'purpose', r.purpose, 'goodwill', r.goodwill)
+      from app.refund_requests r
+     cross join lateral (select coalesce(sum(amount_cents), 0) as cents, coalesce(sum(amount_cents) filter (where part = 'rent'), 0) as rent_cents
+                           from app.ledger_entries where refund_request_id = r.id and kind = 'refund') e
      where r.claim_id = ${claim.id} and r.refunded_at is not null
     union all
     select r.decided_at, 'refund.declined', r.property_id,
@@ -189,6 +195,6 @@ export const moneyTimeline: TimelineSource = {
     -- Its status as asked (every carrier's request starts there); the landlord's answer is its own entry.
     select r.created_at, 'deposit.refund_requested', r.property_id,
            jsonb_build_object('refund_request_id', r.id, 'payment_id', r.payment_id, 'amount', r.amount_cents / 100.0, 'currency', r.currency,
-                              'status', 'pending_owner_approval')
-      from app.refund_requests r where r.claim_id = ${claim.id} and r.covers_deposit and not r.automatic`,
+                              'status', 'pending_owner_approval', 'purpose', r.purpose)
+      from app.refund_requests r where r.claim_id = ${claim.id} and (r.covers_deposit or r.purpose = 'deposit') and not r.automatic`,
 };

@@ -29,13 +29,16 @@ export interface ChargeSplit {
 
 const share = (cents: number, bps: number) => Math.round((cents * bps) / 10_000);
 
+/** The platform fee on an amount of rent: what a charge takes, and what a refund of that rent returns. */
+export const platformFeeOf = (rentCents: number) => share(rentCents, platformFeeRateBps);
+
 /** Splits a charge into gross, the two fees and the provider's net. A zero charge costs nothing. */
 export function splitCharge({ rentCents, depositCents = 0, feesCents = 0 }: ChargeParts): ChargeSplit {
   for (const [name, value] of Object.entries({ rentCents, depositCents, feesCents })) {
     if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer of cents`);
   }
   const grossCents = rentCents + depositCents + feesCents;
-  const platformFeeCents = share(rentCents, platformFeeRateBps);
+  const platformFeeCents = platformFeeOf(rentCents);
   const processingFeeCents = grossCents === 0 ? 0 : share(grossCents, processingFeeRateBps) + processingFeeFixedCents;
   return { grossCents, platformFeeCents, processingFeeCents, netCents: grossCents - platformFeeCents - processingFeeCents };
 }

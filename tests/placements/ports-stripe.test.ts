@@ -58,18 +58,33 @@ describe('live payments adapter (Stripe, stand-in transport)', () => {
     expect(call.form.get('expires_at')).toBe(String(Date.parse('2026-12-01T10:00:00Z') / 1000));
   });
 
-  it('refunds on the connected account and refunds the application fee with it', async () => {
-    const transport = standIn(() => ({ id: 're_1', object: 'refund', status: 'succeeded' }));
+  it('refunds on the connected account, and returns the service fee on the rent refunded as an application fee refund', async () => {
+    const transport = standIn((request) =>
+      request.url.pathname === '/v1/refunds' ? { id: 're_1', object: 'refund', status: 'succeeded' }
+        : request.url.pathname === '/v1/payment_intents/pi_1' ? { id: 'pi_1', object: 'payment_intent', latest_charge: { id: 'ch_1', object: 'charge', application_fee: 'fee_1' } }
+        : { id: 'fr_1', object: 'fee_refund' });
     const port = stripePayments({ secretKey: 'sk_test_x', webhookSecret: secret, fetch: transport.fetch });
     expect(
-      await port.refund({ connectedAccount: 'acct_landlord', paymentRef: 'pi_1', amountCents: 5000, metadata: { refund_request_id: 'r1' }, idempotencyKey: 'refund-r1' }),
+      await port.refund({ connectedAccount: 'acct_landlord', paymentRef: 'pi_1', amountCents: 100_000, platformFeeCents: 8000, metadata: { refund_request_id: 'r1' }, idempotencyKey: 'refund-r1' }),
     ).toEqual({ providerRef: 're_1', status: 'succeeded' });
-    const [call] = transport.calls;
-    expect(call.url.pathname).toBe('/v1/refunds');
-    expect(call.headers.get('stripe-account')).toBe('acct_landlord');
-    expect(call.form.get('refund_application_fee')).toBe('true');
-    expect(call.form.get('payment_intent')).toBe('pi_1');
-    expect(call.form.get('amount')).toBe('5000');
+    const [refund, intent, fee] = transport.calls;
+    expect(refund.url.pathname).toBe('/v1/refunds');
+    expect(refund.headers.get('stripe-account')).toBe('acct_landlord');
+    // Not Stripe's proportional fee refund (over the whole charge, deposits included): 8 % of the rent refunded.
+    expect(refund.form.get('refund_application_fee')).toBe('false');
+    expect(refund.form.get('payment_intent')).toBe('pi_1');
+    expect(refund.form.get('amount')).toBe('100000');
+    expect(intent.headers.get('stripe-account')).toBe('acct_landlord');
+    expect(fee.url.pathname).toBe('/v1/application_fees/fee_1/refunds');
+    expect(fee.headers.get('stripe-account')).toBeNull();
+    expect(fee.headers.get('idempotency-key')).toBe('refund-r1:fee');
+    expect(fee.form.get('amount')).toBe('8000');
+
+    // A refund of deposits or fees only returns no service fee: no fee refund is made.
+    const plain = standIn(() => ({ id: 're_2', object: 'refund', status: 'succeeded' }));
+    await stripePayments({ secretKey: 'sk_test_x', webhookSecret: secret, fetch: plain.fetch })
+      .refund({ connectedAccount: 'acct_landlord', paymentRef: 'pi_2', amountCents: 150_000, platformFeeCents: 0, metadata: {}, idempotencyKey: 'refund-r2' });
+    expect(plain.calls.map((call) => call.url.pathname)).toEqual(['/v1/refunds']);
   });
 
   it('creates the connected account once, then an onboarding link', async () => {
@@ -94,7 +109,7 @@ describe('live payments adapter (Stripe, stand-in transport)', () => {
     const failing = (async () =>
       Response.json({ error: { type: 'invalid_request_error', message: 'No such account' } }, { status: 400 })) as unknown as typeof fetch;
     const port = stripePayments({ secretKey: 'sk_test_x', webhookSecret: secret, fetch: failing });
-    await expect(port.refund({ connectedAccount: 'acct_x', paymentRef: 'pi_1', amountCents: 1, metadata: {}, idempotencyKey: 'k' })).rejects.toThrow(
+    await expect(port.refund({ connectedAccount: 'acct_x', paymentRef: 'pi_1', amountCents: 1, platformFeeCents: 0, metadata: {}, idempotencyKey: 'k' })).rejects.toThrow(
       /No such account/,
     );
   });

@@ -10,6 +10,8 @@ import { call } from '../helpers.ts';
 export function useProcessorStandIn(secret: string) {
   const checkouts: URLSearchParams[] = [];
   const refunds: URLSearchParams[] = [];
+  /** The service fee returned with refunds: application fee refunds on the platform's account. */
+  const feeRefunds: URLSearchParams[] = [];
   beforeAll(() => {
     process.env.STRIPE_SECRET_KEY = 'sk_test_standin';
     process.env.STRIPE_WEBHOOK_SECRET = secret;
@@ -27,6 +29,12 @@ export function useProcessorStandIn(secret: string) {
         refunds.push(form);
         return Response.json({ id: `re_${refunds.length}`, object: 'refund', status: 'succeeded' });
       }
+      const intent = url.pathname.match(/^\/v1\/payment_intents\/([^/]+)$/);
+      if (intent) return Response.json({ id: intent[1], object: 'payment_intent', latest_charge: { id: `ch_${intent[1]}`, object: 'charge', application_fee: `fee_${intent[1]}` } });
+      if (/^\/v1\/application_fees\/[^/]+\/refunds$/.test(url.pathname)) {
+        feeRefunds.push(form);
+        return Response.json({ id: `fr_${feeRefunds.length}`, object: 'fee_refund' });
+      }
       checkouts.push(form);
       return Response.json({ id: `cs_test_${checkouts.length}`, object: 'checkout.session', url: `https://checkout.stripe.com/c/pay/cs_test_${checkouts.length}` });
     });
@@ -41,7 +49,7 @@ export function useProcessorStandIn(secret: string) {
       headers: { 'content-type': 'application/json', 'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: key }) },
     });
   };
-  return { checkouts, refunds, notify };
+  return { checkouts, refunds, feeRefunds, notify };
 }
 
 /** The metadata a checkout gives its PaymentIntent: what the processor sends back with it. */

@@ -86,12 +86,15 @@ export const bookingRoutes = createRoutes()
       path: '/{reference}/refund-request',
       operationId: 'requestRefund',
       tags,
-      summary: 'Ask the landlord to refund a payment, in whole or in part',
+      summary: 'Ask the landlord to refund what is owed back, or a deposit',
       description:
-        'Opens a refund request for a settled payment on the home (payment_id; default the most recent; also after a cancellation), for amount ' +
-        '(default all that is left of it; never more than was paid less what was refunded). A partial refund leaves the rest refundable. The landlord approves or declines ' +
-        '(provider side: POST /properties/refund-requests/{id}; in sandbox the landlord helper); an approval refunds the payment on the landlord’s ' +
-        'account with the platform fee, and payment.refunded reports the outcome either way. One request is open at a time; after a decline a new one may follow.',
+        'Opens a refund request (also after a cancellation). By default it asks for what is owed back to a payer: what that payer settled ' +
+        'beyond what the stay now charges (the statement\'s refund_due for it), on the payment that paid it; purpose deposit asks for the ' +
+        'deposits held instead. amount may ask for less; more is 422 naming what is owed, unless goodwill is true (then the rest is the ' +
+        'landlord\'s goodwill, shown as such on the statement). The landlord approves or declines (provider side: POST ' +
+        '/properties/refund-requests/{id}, told by refund.requested; in sandbox the landlord helper). An approval returns what is owed then ' +
+        '(a stay changed meanwhile returns no more than it owes back then) with the service fee on the rent returned, and payment.refunded ' +
+        'reports the outcome either way. One request is open at a time; after a decline a new one may follow.',
       scope: 'options:write',
       request: { params: ReferenceParam, body: jsonBody(RefundInput) },
       responses: { 202: jsonResponse(dataOf(RefundRequested), 'The refund request, waiting for the landlord.') },
@@ -101,11 +104,11 @@ export const bookingRoutes = createRoutes()
           not_on_request: 'the home was never added to this request.',
         },
         409: {
-          nothing_to_refund: 'no settled payment on the home with anything left to refund (or payment_id names none)',
+          nothing_to_refund: 'nothing is owed back (or no deposit is held) to return, and goodwill is not asked; or no settled payment on the home with anything left to refund (or payment_id names none)',
           refund_pending: 'a refund request is already open.',
         },
         422: {
-          invalid_field: 'property_id missing or not a uuid, reason empty or too long, payment_id not a uuid, amount not positive whole cents or more than is left to refund (field amount).',
+          invalid_field: 'property_id missing or not a uuid, reason empty or too long, payment_id not a uuid, purpose not owed_back or deposit, goodwill not a boolean; amount not positive whole cents, more than is owed back (or held) without goodwill, or more than is left of the payment (field amount, naming what is owed).',
         },
       },
     }),

@@ -37,8 +37,10 @@ export const refundRoutes = createRoutes()
       tags,
       summary: 'Approve or decline a refund request',
       description:
-        'approve: the payment is refunded on your payment-processor account, the platform fee with it (status approved, then refunded within ' +
-        'seconds; the carrier gets payment.refunded with outcome approved). decline: the payment stays; the carrier gets payment.refunded with ' +
+        'approve: what the request asked, up to what is owed back (or held) as the stay stands now (or all of it, asked with goodwill), is ' +
+        'refunded on your payment-processor account, with the platform fee on the rent returned (status approved, then refunded within ' +
+        'seconds; the carrier gets payment.refunded with outcome approved and the amount returned). When the stay changed so that nothing is ' +
+        'owed back any more, approve answers 409 nothing_to_refund: decline it. decline: the payment stays; the carrier gets payment.refunded with ' +
         'outcome declined and may ask again.',
       scope: 'properties:write',
       request: { params: RefundRequestParams, body: jsonBody(RefundDecision) },
@@ -49,6 +51,7 @@ export const refundRoutes = createRoutes()
         },
         409: {
           no_refund_request: 'the request was already answered.',
+          nothing_to_refund: 'approve: the stay changed since the request so that nothing is owed back (or held) to return; decline it.',
         },
         422: {
           invalid_field: 'decision is not approve or decline.',

@@ -93,6 +93,7 @@ export const counterpartRoutes = createRoutes()
           already_answered: 'the landlord already approved or declined the application',
           lease_not_signable: 'the lease (or the open extension\'s addendum) is not awaiting the countersignature; decline_extension without an extension awaiting signature',
           no_refund_request: 'no refund request is open.',
+          nothing_to_refund: 'approve_refund: the stay changed since the request so that nothing is owed back (or held) to return; decline it.',
         },
         422: {
           invalid_field: 'unknown action.',

@@ -132,6 +132,19 @@ export const ProviderRefundFailedPayload = z.object({
   failed_at: z.string(),
 });
 
+export const ProviderRefundRequestedPayload = z.object({
+  refund_request_id: z.string().uuid().describe('Approve or decline it with POST /properties/refund-requests/{id}.'),
+  reference: z.string().describe('The housing request the payment was for.'),
+  payment_id: z.string().uuid().describe('The payment the money would go back on.'),
+  property_id: z.string().uuid(),
+  external_id: z.string().nullable().describe("The home's api_external_id."),
+  amount: z.number().describe('What is asked, in major units.'),
+  currency: z.string(),
+  purpose: z.enum(['owed_back', 'deposit']).describe('owed_back: what the payer settled beyond what the stay now charges; deposit: the deposit held.'),
+  goodwill: z.boolean().describe('Asked beyond what is owed back or held: what it gives beyond it is the landlord\'s goodwill.'),
+  reason: z.string().nullable(),
+});
+
 export const providerEvents = [
   {
     // Beyond the specification's table: the landlord's part of the send flow through the API.
@@ -191,6 +204,26 @@ export const providerEvents = [
     simulatable: true,
     payload: ProviderPaymentFailedPayload,
     sample: { ...samplePayment, failure_reason: 'card_declined' },
+  },
+  {
+    // Beyond the specification's table: the landlord approves refunds, so it is told when one is asked.
+    event: 'refund.requested',
+    audience: 'provider',
+    summary: "A carrier asked for a refund on one of the provider's homes: approve or decline it.",
+    simulatable: true,
+    payload: ProviderRefundRequestedPayload,
+    sample: {
+      refund_request_id: '3c8e1f5a-6d2b-4a9c-8e7f-1b0d3c5e7a92',
+      reference: sampleRequest.reference,
+      payment_id: samplePayment.payment_id,
+      property_id: samplePayment.property_id,
+      external_id: sampleHomeRef,
+      amount: 1754.84,
+      currency: 'usd',
+      purpose: 'owed_back',
+      goodwill: false,
+      reason: 'Moved out early',
+    },
   },
   {
     // Beyond the specification's table: the money is on the provider's account, so it is told too.

@@ -13,8 +13,8 @@ import { tenantNow, utcDay } from '../../clock/time.ts';
 import { checkNotPast, earliestToday, latestToday } from '../stay.ts';
 import { inPlacement } from '../unit-of-work.ts';
 import {
-  cancelBookingRow, completeBooking, confirmedBooking, homeLabel, latestSettled, otherHomesState, payeeOf, recordMoveIn, setCheckOut,
-  stayBooking, type HomeState,
+  cancelBookingRow, completeBooking, confirmedBooking, homeLabel, otherHomesState, payeeOf, recordMoveIn, setCheckOut,
+  settledPayments, stayBooking, type HomeState,
 } from '../money-repository.ts';
 import { announceBookingChange } from './announce.ts';
 import {
@@ -79,7 +79,8 @@ export interface CancelInput {
  */
 export async function cancelBooking(caller: Caller, reference: string, input: CancelInput) {
   return inPlacement(caller, { reference, propertyId: input.property_id }, async ({ tx, claim, placement }) => {
-    const paid = await latestSettled(tx, placement.id);
+    // Money settled and not all of it back, as the processor has it.
+    const paid = (await settledPayments(tx, placement.id)).find((p) => p.status === 'succeeded');
     if (paid && !input.force) {
       throw new ApiError('already_paid', 'Money has settled on this placement; cancel with force: true, and request a refund from the landlord.', undefined, {
         payment: { id: paid.id, amount_total_cents: Number(paid.gross_cents), currency: paid.currency },
@@ -127,7 +128,7 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
       property_id: placement.property_id,
       cancelled: true,
       property: label.name,
-      was_paid: paid !== null,
+      was_paid: paid !== undefined,
     };
   }, { missingStatus: 404 });
 }

@@ -8,70 +8,152 @@ import { cursorRowId, rowPage } from '../../http/paging.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { fromCents, toCents } from '../../money.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
+import { payerWords, type Payer } from '../billing.ts';
+import { chargeKey, type Entry } from '../ledger.ts';
+import { depositsHeldFor, owedBackTo, totalOf, type RefundPurpose } from '../ledger-refunds.ts';
+import { ledgerOf, postRefund } from '../stay-ledger.ts';
 import { inPlacement, inPlacementById } from '../unit-of-work.ts';
 import {
-  homeLabel, insertRefundRequest, latestSettled, moveRefundRequest, openRefundRequest, payeeOf, providerRefundRequest, providerRefundRequests, 
-  type RefundRequestRow,
+  homeLabel, insertRefundRequest, moveRefundRequest, openRefundRequest, payeeOf, providerRefundRequest, providerRefundRequests, settledPayments,
+  type PaymentRow, type RefundRequestRow,
 } from '../money-repository.ts';
 import { onHome, renderRefundForProvider } from '../render.ts';
 import type { PlacementRow } from '../repository.ts';
 
 // Refunds: the carrier asks (POST refund-request), the landlord approves or declines (the sandbox
 // `landlord` helper, or the provider's own POST /properties/refund-requests/{id}), and an approval
-// issues the refund on the landlord's processor account as a durable job (the platform fee refunded
-// with it). payment.refunded reports the outcome either way. Any settled payment of the home is
-// refundable (the most recent by default), in whole or in part, never beyond what was paid less what
-// came back; one request is open at a time per home (a unique index decides races).
+// posts what the refund returns to the stay's ledger (../ledger-refunds.ts) and issues it on the
+// landlord's processor account as a durable job (the service fee on the rent returned comes back
+// with it). payment.refunded reports the outcome either way.
+//
+// A refund says what it returns: by default what is owed back to the payer of the refunded payment
+// (the statement's refund_due for that payer: what it settled beyond what the stay now charges), or
+// the deposits the stay holds of that payer (purpose deposit). More than that only with goodwill,
+// which then shows as such. The amount is checked when asked and again when approved: a stay that
+// changed meanwhile refunds only what is owed then. One request is open at a time per home (a
+// unique index decides races).
 
 export interface RefundInput {
   property_id: string;
   reason?: string;
   payment_id?: string;
   amount?: number;
+  purpose?: RefundPurpose;
+  goodwill?: boolean;
+}
+
+const pending = () => new ApiError('refund_pending', 'A refund request on this home is already open; wait for the landlord’s answer.');
+
+/** What the stay can return to `payer` for `purpose`, in cents, the charge `first` first. */
+const returnableTo = (entries: readonly Entry[], purpose: RefundPurpose, payer: Payer, first: PaymentRow | null = null) =>
+  totalOf((purpose === 'deposit' ? depositsHeldFor : owedBackTo)(entries, payer, first && chargeOf(first)));
+
+const chargeOf = (p: PaymentRow) => ({ leaseId: p.lease_agreement_id!, chargeType: p.charge_type, periodStart: p.period_start! });
+
+/** What is left to refund on a payment: what it paid, less the refunds posted on it. */
+const refundableOn = (entries: readonly Entry[], payment: PaymentRow) =>
+  Number(payment.gross_cents) - entries.filter((e) => e.kind === 'refund' && e.paymentId === payment.id).reduce((sum, e) => sum + e.amountCents, 0);
+
+/**
+ * The payment a request refunds: the one named; else, of the payers the stay owes something back
+ * for this purpose (the most recent payment's payer first), the payment of the first charge with
+ * something to return, or that payer's most recent; else, with goodwill, the most recent payment
+ * with anything left. Null when there is none.
+ */
+function refundedPayment(entries: readonly Entry[], payments: PaymentRow[], input: RefundInput, purpose: RefundPurpose): PaymentRow | null {
+  const open = payments.filter((p) => refundableOn(entries, p) > 0);
+  if (input.payment_id) return open.find((p) => p.id === input.payment_id) ?? null;
+  for (const payer of new Set(open.flatMap((p) => (p.payer ? [p.payer] : [])))) {
+    const [first] = (purpose === 'deposit' ? depositsHeldFor : owedBackTo)(entries, payer);
+    if (!first) continue;
+    const own = open.filter((p) => p.payer === payer);
+    return own.find((p) => chargeKey(chargeOf(p)) === chargeKey(first.charge)) ?? own[0];
+  }
+  return input.goodwill ? open[0] ?? null : null;
 }
 
 export async function requestRefund(caller: Caller, reference: string, input: RefundInput) {
   // A cancelled placement (cancel-booking with force) is still refundable.
   return inPlacement(caller, { reference, propertyId: input.property_id }, async ({ tx, claim, placement }) => {
-    if (await openRefundRequest(tx, placement.id)) {
-      throw new ApiError('refund_pending', 'A refund request on this home is already open; wait for the landlord’s answer.');
-    }
-    const payment = await latestSettled(tx, placement.id, input.payment_id);
+    if (await openRefundRequest(tx, placement.id)) throw pending();
+    const purpose = input.purpose ?? 'owed_back';
+    const [{ entries }, payments] = await Promise.all([ledgerOf(tx, claim, placement), settledPayments(tx, placement.id)]);
+    const payment = refundedPayment(entries, payments, input, purpose);
     if (!payment) {
       throw new ApiError('nothing_to_refund', input.payment_id
         ? 'That payment is not a settled payment of this home with anything left to refund.'
-        : 'No settled payment on this home to refund.');
+        : purpose === 'deposit'
+          ? 'This home holds no deposit paid to return.'
+          : payments.length === 0
+            ? 'No settled payment on this home to refund.'
+            : 'Nothing is owed back on this home: every payment pays for what the stay charges (refund_due is 0 on the statement). To return money anyway, ask with goodwill: true.');
     }
-    const refundable = Number(payment.gross_cents) - Number(payment.refunded_cents);
-    const amountCents = input.amount === undefined ? refundable : toCents(input.amount);
+    const payer = payment.payer!;
+    const refundable = refundableOn(entries, payment);
+    const returnable = returnableTo(entries, purpose, payer, payment);
+    const currency = payment.currency.toUpperCase();
+    const amountCents = input.amount === undefined ? Math.min(refundable, returnable || (input.goodwill ? refundable : 0)) : toCents(input.amount);
+    const what = purpose === 'deposit' ? 'of deposits is held' : 'is owed back';
     if (amountCents > refundable) {
-      throw new ApiError('invalid_field', `amount: at most ${fromCents(refundable)} ${payment.currency.toUpperCase()} is left to refund on this payment.`, 'amount');
+      throw new ApiError('invalid_field', `amount: at most ${fromCents(refundable)} ${currency} is left to refund on this payment.`, 'amount');
     }
-    const request = await insertRefundRequest(tx, placement, payment, input.reason ?? null, amountCents);
-    if (!request) throw new ApiError('refund_pending', 'A refund request on this home is already open; wait for the landlord’s answer.');
-    const [payee, label] = await Promise.all([payeeOf(tx, placement.property_id), homeLabel(tx, placement.property_id)]);
-    await enqueue(tx, 'send_email', {
-      to: payee.contact_email ? [payee.contact_email] : [],
-      subject: `Refund requested for ${label.name ?? 'your home'} (${claim.claim_ref})`,
-      text: `A refund of ${fromCents(Number(request.amount_cents))} ${request.currency.toUpperCase()} was requested` +
-        `${request.reason ? `: ${request.reason}` : ''}. Approve or decline it with POST /properties/refund-requests/${request.id}.`,
-      topic: 'refund.requested',
-    });
+    if (amountCents > returnable && !input.goodwill) {
+      throw new ApiError('invalid_field',
+        `amount: ${fromCents(returnable)} ${currency} ${what} to ${payerWords[payer]} on this home; to return more, ask with goodwill: true.`, 'amount');
+    }
+    if (amountCents <= 0) {
+      throw new ApiError('nothing_to_refund', `Nothing ${what} to ${payerWords[payer]} on this payment; to return money anyway, ask with goodwill: true.`);
+    }
+    const request = await insertRefundRequest(tx, placement, payment, input.reason ?? null, amountCents, { purpose, goodwill: input.goodwill ?? false });
+    if (!request) throw pending();
+    await announceRequest(tx, claim, placement, request);
     return {
       refund_request_id: request.id,
       amount_cents: Number(request.amount_cents),
+      amount: fromCents(Number(request.amount_cents)),
       currency: request.currency,
       status: 'pending_owner_approval' as const,
+      payment_id: payment.id,
+      payer,
+      purpose,
+      goodwill: request.goodwill,
     };
   }, { cancelled: 'include', missingStatus: 404 });
 }
 
+/** The landlord approves refunds, so it hears of a request at once: by email, and as refund.requested on its own events. */
+async function announceRequest(tx: Tx, claim: ClaimRow, placement: PlacementRow, request: RefundRequestRow) {
+  const [payee, label] = await Promise.all([payeeOf(tx, placement.property_id), homeLabel(tx, placement.property_id)]);
+  const amount = fromCents(Number(request.amount_cents));
+  await enqueue(tx, 'send_email', {
+    to: payee.contact_email ? [payee.contact_email] : [],
+    subject: `Refund requested for ${label.name ?? 'your home'} (${claim.claim_ref})`,
+    text: `A refund of ${amount} ${request.currency.toUpperCase()} was requested` +
+      `${request.reason ? `: ${request.reason}` : ''}. Approve or decline it with POST /properties/refund-requests/${request.id}.`,
+    topic: 'refund.requested',
+  });
+  await emit(tx, 'refund.requested', {
+    refund_request_id: request.id,
+    reference: claim.claim_ref,
+    payment_id: request.payment_id,
+    property_id: placement.property_id,
+    external_id: label.external_id,
+    amount,
+    currency: request.currency,
+    purpose: request.purpose,
+    goodwill: request.goodwill,
+    reason: request.reason,
+  }, { orgId: request.provider_org_id, environment: claim.environment });
+}
+
 /**
  * The landlord's answer to the open refund request of a placement, in the carrier's tenant
- * transaction. Approving queues the refund (issue_refund); declining reports payment.refunded with
- * outcome declined and lets the carrier ask again.
+ * transaction. Approving posts what the refund returns, as the stay stands now (never more than is
+ * owed back or held then, but for goodwill), and queues it (issue_refund); 409 nothing_to_refund
+ * when the stay changed so that nothing is left to return (decline it). Declining reports
+ * payment.refunded with outcome declined and lets the carrier ask again.
  */
-export async function decideRefund(tx: Tx, claim: ClaimRow, placement: Pick<PlacementRow, 'id' | 'property_id'>, approve: boolean): Promise<RefundRequestRow> {
+export async function decideRefund(tx: Tx, claim: ClaimRow, placement: PlacementRow, approve: boolean): Promise<RefundRequestRow> {
   const open = await openRefundRequest(tx, placement.id);
   if (!open || open.status !== 'pending_owner_approval') {
     throw new ApiError('no_refund_request', 'No refund request is waiting for the landlord on this home.');
@@ -80,6 +162,14 @@ export async function decideRefund(tx: Tx, claim: ClaimRow, placement: Pick<Plac
     const declined = (await moveRefundRequest(tx, open.id, 'pending_owner_approval', 'declined'))!;
     await emit(tx, 'payment.refunded', { ...onHome(claim, placement), refund_request_id: open.id, outcome: 'declined', amount: 0, currency: open.currency });
     return declined;
+  }
+  const payment = (await settledPayments(tx, placement.id)).find((p) => p.id === open.payment_id);
+  const posted = payment && payment.payer ? await postRefund(tx, claim, placement, {
+    purpose: open.purpose, payer: payment.payer, cents: Number(open.amount_cents), goodwill: open.goodwill,
+    paymentId: payment.id, first: chargeOf(payment), refundRequestId: open.id,
+  }) : { cents: 0 };
+  if (posted.cents === 0) {
+    throw new ApiError('nothing_to_refund', 'Nothing is owed back on this home any more: the stay changed since the refund was asked (see the statement). Decline the request.');
   }
   const approved = (await moveRefundRequest(tx, open.id, 'pending_owner_approval', 'approved'))!;
   await enqueue(tx, 'issue_refund', { refund_request_id: open.id }, { dedupeKey: open.id });

@@ -13,7 +13,8 @@ import {
 //
 // - Every charge is a DIRECT charge on the landlord's connected account (the `Stripe-Account`
 //   header), the service's fee taken as `application_fee_amount`: the service never holds money.
-// - Refunds are made on the same connected account and refund the application fee with them.
+// - Refunds are made on the same connected account; the application fee on the rent refunded comes back
+//   as an application fee refund on the platform's account.
 // - Notifications come from a Connect webhook endpoint (events of connected accounts carry
 //   `account`); their signature is verified over the raw body with the endpoint's signing secret.
 
@@ -81,11 +82,22 @@ export function stripePayments(settings: StripeSettings): PaymentsPort {
         {
           payment_intent: request.paymentRef,
           amount: request.amountCents,
-          refund_application_fee: true,
+          // Stripe would return the fee in proportion to the whole charge, deposits included; the
+          // service returns its fee on the rent refunded only, as its own application fee refund.
+          refund_application_fee: false,
           metadata: request.metadata,
         },
         { stripeAccount: request.connectedAccount, idempotencyKey: request.idempotencyKey },
       );
+      if (request.platformFeeCents > 0) {
+        const intent = await stripe.paymentIntents.retrieve(request.paymentRef, { expand: ['latest_charge'] }, { stripeAccount: request.connectedAccount });
+        const charge = intent.latest_charge;
+        const fee = charge && typeof charge !== 'string' ? charge.application_fee : null;
+        const feeId = typeof fee === 'string' ? fee : fee?.id;
+        if (!feeId) throw new Error('the refunded payment has no application fee to return');
+        // Application fees are the platform's: refunded on the platform's own account.
+        await stripe.applicationFees.createRefund(feeId, { amount: request.platformFeeCents, metadata: request.metadata }, { idempotencyKey: `${request.idempotencyKey}:fee` });
+      }
       return { providerRef: refund.id, status: refund.status ?? 'pending' };
     },
 

@@ -115,6 +115,8 @@ export interface RefundRequest {
   /** The processor's id of the charge's payment (pi_...). */
   paymentRef: string;
   amountCents: number;
+  /** The service fee to return with it: the platform fee on the rent refunded (nothing on deposits or fees). */
+  platformFeeCents: number;
   metadata: Record<string, string>;
   idempotencyKey: string;
 }
@@ -152,7 +154,7 @@ export interface PaymentsPort {
   readonly kind: 'live' | 'sandbox';
   /** Creates a hosted checkout for one charge; the payer is redirected to `url`. */
   createCheckout(request: CheckoutRequest): Promise<{ providerRef: string; url: string }>;
-  /** Refunds (part of) a charge on the connected account, the application fee refunded with it. */
+  /** Refunds (part of) a charge on the connected account, and returns `platformFeeCents` of its application fee. */
   refund(request: RefundRequest): Promise<{ providerRef: string; status: string }>;
   /** A one-time onboarding link, creating the connected account when there is none yet. */
   accountLink(request: AccountLinkRequest): Promise<{ connectedAccount: string; url: string }>;

@@ -1,0 +1,125 @@
+import { chargeParts, type ChargePart, type Payer } from './billing.ts';
+import {
+  chargeKey, chargesOf, flatChargesLeft, overpaidOf, settledCents, settlementsOf, type ChargeKey, type Entry, type LedgerCharge, type NewEntry,
+} from './ledger.ts';
+
+// What a refund returns, as entries of the stay's ledger (./ledger.ts). A refund says what it is
+// for: what is owed back to its payer (what the payer settled for parts beyond what the stay now
+// charges: nights released, a cancellation), or the deposits the stay holds of that payer. Beyond
+// either, only a goodwill refund returns more, and it releases what it gives, so nothing it returns
+// is ever due again. Pure functions over the posted entries; the command posts them (./commands/refunds.ts).
+
+export type RefundPurpose = 'owed_back' | 'deposit';
+
+/** A part of a charge a refund can return, and how much of it. */
+export interface Returnable {
+  charge: LedgerCharge;
+  part: ChargePart;
+  cents: number;
+}
+
+export const totalOf = (parts: readonly Returnable[]) => parts.reduce((sum, p) => sum + p.cents, 0);
+
+/** Charges in the order a refund takes from them: the charge `first` (the refunded payment's) first, then in paying order. */
+function refundOrder(charges: LedgerCharge[], first: ChargeKey | null): LedgerCharge[] {
+  const key = first ? chargeKey(first) : null;
+  return [...charges.filter((c) => chargeKey(c) === key), ...charges.filter((c) => chargeKey(c) !== key)];
+}
+
+/** What is owed back to `payer`, part by part. */
+export function owedBackTo(entries: readonly NewEntry[], payer: Payer, first: ChargeKey | null = null): Returnable[] {
+  const settled = settlementsOf(entries);
+  return refundOrder(chargesOf(entries), first).flatMap((charge) => {
+    const over = overpaidOf(charge, settled);
+    const own = settled.get(chargeKey(charge));
+    return chargeParts.filter((part) => over[part] > 0 && own?.payer[part] === payer).map((part) => ({ charge, part, cents: over[part] }));
+  });
+}
+
+/** The deposits `payer` paid that the stay still holds (paid, less refunded, up to what the charge still holds), charge by charge. */
+export function depositsHeldFor(entries: readonly NewEntry[], payer: Payer, first: ChargeKey | null = null): Returnable[] {
+  const settled = settlementsOf(entries);
+  return refundOrder(chargesOf(entries), first).flatMap((charge) => {
+    const own = settled.get(chargeKey(charge));
+    if (own?.payer.deposit !== payer) return [];
+    const held = Math.min(settledCents(own, 'deposit'), Math.max(0, charge.net.deposit));
+    return held > 0 ? [{ charge, part: 'deposit' as const, cents: held }] : [];
+  });
+}
+
+/** What is owed back to each payer that paid anything, in cents. */
+export function owedBackByPayer(entries: readonly NewEntry[]): Map<Payer, number> {
+  const owed = new Map<Payer, number>();
+  for (const own of settlementsOf(entries).values()) for (const payer of Object.values(own.payer)) owed.set(payer, 0);
+  for (const payer of owed.keys()) owed.set(payer, totalOf(owedBackTo(entries, payer)));
+  return owed;
+}
+
+export interface RefundAsk {
+  purpose: RefundPurpose;
+  payer: Payer;
+  cents: number;
+  goodwill: boolean;
+  /** The processor payment the money goes back on, and the charge it paid (taken from first). */
+  paymentId: string;
+  first: ChargeKey;
+  refundRequestId: string;
+}
+
+/**
+ * The entries a refund posts: one refund entry per part it returns (what is owed back or the
+ * deposits held, by its purpose; a deposit returned also releases the deposit), and, for a
+ * goodwill refund, what it gives beyond that from the refunded payment's own charge, released as
+ * goodwill. Answers fewer cents than asked when there is not that much to return.
+ */
+export function refundEntries(entries: readonly Entry[], ask: RefundAsk): NewEntry[] {
+  const posted: NewEntry[] = [];
+  let left = ask.cents;
+  const settlement = { kind: 'refund' as const, cause: 'refunded' as const, adjusts: null, postedFor: null, nights: null, basis: null, payer: ask.payer, paymentId: ask.paymentId, refundRequestId: ask.refundRequestId };
+  const refund = (charge: LedgerCharge, part: ChargePart, cents: number): NewEntry =>
+    ({ ...settlement, leaseId: charge.leaseId, chargeType: charge.chargeType, periodStart: charge.periodStart, part, line: 'Refund', amountCents: cents });
+  const release = (of: Entry, cents: number, cause: 'deposit_returned' | 'goodwill', line: string): NewEntry =>
+    ({ ...of, kind: 'release', cause, adjusts: of.id, postedFor: null, nights: null, basis: null, line, amountCents: -cents, refundRequestId: ask.refundRequestId });
+
+  const returnable = ask.purpose === 'deposit' ? depositsHeldFor(entries, ask.payer, ask.first) : owedBackTo(entries, ask.payer, ask.first);
+  const deposits = flatChargesLeft(entries).filter((d) => d.entry.part === 'deposit' && d.cents > 0);
+  for (const r of returnable) {
+    const cents = Math.min(left, r.cents);
+    if (cents <= 0) break;
+    posted.push(refund(r.charge, r.part, cents));
+    left -= cents;
+    if (ask.purpose !== 'deposit') continue;
+    // The deposit comes back: the charge no longer holds it, line by line.
+    let toRelease = cents;
+    for (const d of deposits.filter((d) => chargeKey(d.entry) === chargeKey(r.charge))) {
+      const cut = Math.min(toRelease, d.cents);
+      if (cut <= 0) continue;
+      posted.push(release(d.entry, cut, 'deposit_returned', d.entry.line));
+      d.cents -= cut;
+      toRelease -= cut;
+    }
+  }
+  if (left > 0 && ask.goodwill) posted.push(...goodwillEntries(entries, ask, left, posted, refund, release));
+  return posted;
+}
+
+/** Goodwill beyond what the purpose returns: from the refunded payment's own charge, rent, then fees, then deposits, up to what each still holds of the payer's money. */
+function goodwillEntries(
+  entries: readonly Entry[], ask: RefundAsk, cents: number, already: readonly NewEntry[],
+  refund: (charge: LedgerCharge, part: ChargePart, cents: number) => NewEntry,
+  release: (of: Entry, cents: number, cause: 'goodwill', line: string) => NewEntry,
+): NewEntry[] {
+  const key = chargeKey(ask.first);
+  const charge = chargesOf(entries).find((c) => chargeKey(c) === key);
+  const own = settlementsOf([...entries, ...already]).get(key);
+  if (!charge || !own) return [];
+  const posted: NewEntry[] = [];
+  for (const part of ['rent', 'fees', 'deposit'] as const) {
+    const anchor = entries.find((e) => e.kind === 'charge' && e.part === part && chargeKey(e) === key);
+    const cut = Math.min(cents, own.payer[part] === ask.payer ? settledCents(own, part) : 0);
+    if (!anchor || cut <= 0) continue;
+    posted.push(refund(charge, part, cut), release(anchor, cut, 'goodwill', 'Goodwill'));
+    cents -= cut;
+  }
+  return posted;
+}
