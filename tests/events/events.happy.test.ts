@@ -158,7 +158,7 @@ describe('GET /events/types', () => {
     const res = await client(provider.live).get('/events/types');
     expect(res.body.data.map((t: any) => t.event).sort()).toEqual([
       'application.received', 'booking.confirmed', 'booking.updated', 'calendar.conflict', 'calendar.feed_failing', 'payment.failed',
-      'payment.refund_failed', 'payment.succeeded',
+      'payment.refund_failed', 'payment.succeeded', 'refund.requested',
     ]);
     expect(res.body.data.every((t: any) => t.audience === 'provider' && t.simulatable)).toBe(true);
   });

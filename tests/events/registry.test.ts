@@ -10,10 +10,11 @@ describe('event registry', () => {
       'lease.signed', 'payment.succeeded', 'payment.failed', 'booking.confirmed', 'booking.updated',
       // This service's additions, simulatable like the specification's booking events.
       'booking.dates_changed', 'application.received', 'payment.duplicate', 'payment.refund_failed', 'household_link.undelivered', 'calendar.conflict', 'calendar.feed_failing',
+      'refund.requested',
     ];
     expect(eventsFor('provider').map((d) => d.event).sort()).toEqual([
       'application.received', 'booking.confirmed', 'booking.updated', 'calendar.conflict', 'calendar.feed_failing', 'payment.failed',
-      'payment.refund_failed', 'payment.succeeded',
+      'payment.refund_failed', 'payment.succeeded', 'refund.requested',
     ]);
     expect(eventsFor('carrier').map((d) => d.event)).toContain('payment.refunded');
     for (const definition of eventDefinitions) {

@@ -85,8 +85,9 @@ describe.runIf(spec)('the specification, the code table and the document agree',
     const additions = ['payment.refunded', 'booking.dates_changed', 'payment.duplicate', 'payment.refund_failed', 'household_link.undelivered'];
     expect(carrier.filter((e) => !additions.includes(e)).sort()).toEqual(listed('Events for carriers:'));
     // application.received is this service's addition for the landlord's answer through the API; calendar.conflict
-    // (an imported calendar over a stay booked here) and calendar.feed_failing (an imported calendar failing to be read) too.
-    const providerAdditions = ['application.received', 'payment.refund_failed', 'calendar.conflict', 'calendar.feed_failing'];
+    // (an imported calendar over a stay booked here) and calendar.feed_failing (an imported calendar failing to be read) too,
+    // and refund.requested (a refund asked, which the landlord approves).
+    const providerAdditions = ['application.received', 'payment.refund_failed', 'calendar.conflict', 'calendar.feed_failing', 'refund.requested'];
     expect(eventsFor('provider').map((d) => d.event).filter((e) => !providerAdditions.includes(e)).sort()).toEqual(listed('Events for providers:'));
   });
 });

@@ -21,7 +21,7 @@ async function abandonedRefund() {
   process.env.JOBS_RUN_AFTER_COMMIT = 'false';
   const s = await signedLease();
   await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' });
-  const asked = await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home, amount: 100 });
+  const asked = await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home, amount: 100, goodwill: true });
   expect(asked.status).toBe(202);
   const refundId = asked.body.data.refund_request_id as string;
   expect((await s.providerApi.post(`/properties/refund-requests/${refundId}`, { decision: 'approve' })).status).toBe(200);

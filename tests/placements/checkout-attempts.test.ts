@@ -154,7 +154,7 @@ describe('checkout attempts (live, stand-in processor)', () => {
     expect(timeline).toEqual(expect.arrayContaining(['payment.succeeded', 'payment.duplicate', 'payment.refunded']));
     expect(timeline.filter((t: string) => t === 'payment.succeeded')).toHaveLength(1);
     // The carrier's own refund request is not blocked by the automatic one, and never picks the duplicate.
-    const asked = await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home, amount: 10 });
+    const asked = await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home, amount: 10, goodwill: true });
     expect(asked.status).toBe(202);
     expect((await s.placement()).deposit_refunds.at(-1)).toMatchObject({ payment_id: second.id, automatic: false });
     // The pay page shows it as what it is.

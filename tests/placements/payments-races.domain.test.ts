@@ -46,7 +46,7 @@ describe('payments under concurrency', () => {
   it('a refund requested twice at once opens one request and refunds once', async () => {
     const s = await signedLease();
     await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' });
-    const asks = await Promise.all([1, 2, 3].map(() => s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home })));
+    const asks = await Promise.all([1, 2, 3].map(() => s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home, goodwill: true })));
     expect(asks.map((r) => r.status).sort()).toEqual([202, 409, 409]);
     expect(asks.filter((r) => r.status === 409).map((r) => r.body.error?.code)).toEqual(['refund_pending', 'refund_pending']);
     const approvals = await Promise.all([1, 2].map(() => s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/landlord`, { action: 'approve_refund' })));

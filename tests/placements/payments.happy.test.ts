@@ -191,7 +191,12 @@ describe('after payment: move-in, cancellation and refunds (sandbox)', () => {
 
     const asked = await api.post(`/claims/${ref}/refund-request`, { property_id: home, reason: 'Cancelled before move-in' });
     expect(asked.status).toBe(202);
-    expect(asked.body.data).toEqual({ refund_request_id: expect.any(String), amount_cents: record(refused.body.error?.payment).amount_total_cents, currency: 'usd', status: 'pending_owner_approval' });
+    // Cancelled before move-in: all of it is owed back, and that is the default.
+    const total = record(refused.body.error?.payment).amount_total_cents as number;
+    expect(asked.body.data).toEqual({
+      refund_request_id: expect.any(String), amount_cents: total, amount: total / 100, currency: 'usd', status: 'pending_owner_approval',
+      payment_id: record(refused.body.error?.payment).id, payer: 'carrier', purpose: 'owed_back', goodwill: false,
+    });
     expect((await api.post(`/claims/${ref}/refund-request`, { property_id: home })).body.error?.code).toBe('refund_pending');
 
     const declined = await api.post(`/sandbox/claims/${ref}/homes/${home}/landlord`, { action: 'decline_refund' });

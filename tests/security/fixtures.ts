@@ -99,7 +99,7 @@ async function refundRequest({ owner }: Context) {
   const paid = await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' });
   if (paid.status !== 200) throw new Error(`security fixture: payment: ${paid.status} ${paid.text}`);
   await drainJobs(s.c.orgId);
-  const id = created('refund request', await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home }), (b) => b.data.refund_request_id as string);
+  const id = created('refund request', await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home, goodwill: true }), (b) => b.data.refund_request_id as string);
   return { id, orgs: [s.c.orgId] };
 }
 

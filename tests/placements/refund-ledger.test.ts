@@ -1,0 +1,222 @@
+// Money that goes back, through the HTTP surface: every refund is an entry of the stay's ledger that
+// says what it returns, so a stay shortened, refunded and extended again pays what the same final
+// dates booked directly pay, to the cent, for each payer.
+import { describe, expect, it } from 'vitest';
+import { insertHome, openClaim } from '../claims/fixtures.ts';
+import { ownerSql } from '../helpers.ts';
+import { clockAt, drainJobs, events, inDays, scene, type Api } from './fixtures.ts';
+
+type Scene = Awaited<ReturnType<typeof scene>>;
+interface Stay { ref: string; home: string }
+interface Totals { charged: number; paid: number; refunded: number; due_now: number; refund_due: number }
+
+const day = (from: string, days: number) => new Date(Date.parse(`${from}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+const cents = (amount: number) => Math.round(amount * 100);
+
+async function ok(res: Promise<{ status: number; text: string; body: any }>, status = 200) {
+  const done = await res;
+  expect(done.status, done.text).toBe(status);
+  return done.body;
+}
+
+async function signBoth(api: Api, stay: Stay) {
+  for (const who of ['household', 'landlord']) await ok(api.post(`/sandbox/claims/${stay.ref}/homes/${stay.home}/${who}`, { action: 'sign' }));
+}
+
+/** Pays everything due now, charge after charge. */
+async function payDue(api: Api, stay: Stay) {
+  for (;;) {
+    const res = await api.post(`/sandbox/claims/${stay.ref}/homes/${stay.home}/payment`, { outcome: 'succeeded' });
+    if (res.status === 409 && res.body.error?.code === 'nothing_due') return;
+    expect(res.status, res.text).toBe(200);
+  }
+}
+
+const statement = async (api: Api, stay: Stay) => (await ok(api.get(`/claims/${stay.ref}/statement?property_id=${stay.home}`))).data;
+
+/** What each payer paid net of refunds, in cents. */
+async function netPaid(api: Api, stay: Stay): Promise<Record<string, number>> {
+  const s = await statement(api, stay);
+  return Object.fromEntries(s.by_payer.map((t: Totals & { payer: string }) => [t.payer, cents(t.paid) - cents(t.refunded)]));
+}
+
+/** A home at 3,000 a month with utilities 200, a deposit of 1,500 and fees of 150 + 50, placed on a new request, dated and signed by both. */
+async function signedStay(s: Scene, moveIn: string, nights: number, claim: Record<string, unknown> = {}): Promise<Stay> {
+  const home = await insertHome(s.providerOrg, { environment: 'sandbox', monthly_rate_cents: 300_000, cleaning_fee_cents: 15_000 });
+  await ownerSql()`update app.properties set utilities_included = false, utilities_monthly_cents = 20000, application_fee_cents = 5000 where id = ${home}`;
+  const request = await openClaim(s.api, { target_move_in: moveIn, est_length_months: 3, ...claim });
+  await ok(s.api.post(`/claims/${request.claim_ref}/options`, { property_id: home, action: 'place', approve_budget: true }));
+  await ok(s.api.post(`/claims/${request.claim_ref}/dates`, { property_id: home, move_in: moveIn, move_out: day(moveIn, nights) }));
+  await drainJobs(s.c.orgId);
+  const stay = { ref: request.claim_ref, home };
+  await signBoth(s.api, stay);
+  return stay;
+}
+
+/** Two stays of one scene from the same day: the one changed along the way, and the final dates booked directly. */
+async function twoStays(nights: number, finalNights: number, claim: Record<string, unknown> = {}) {
+  const s = await scene();
+  const moveIn = inDays(40);
+  const changed = await signedStay(s, moveIn, nights, claim);
+  const direct = await signedStay(s, moveIn, finalNights, claim);
+  for (const stay of [changed, direct]) await payDue(s.api, stay);
+  await clockAt(s.api, moveIn);
+  for (const stay of [changed, direct]) await ok(s.api.post(`/claims/${stay.ref}/confirm-move-in`, { property_id: stay.home }));
+  // The second month begins and is paid on its first day.
+  await clockAt(s.api, day(moveIn, 32));
+  for (const stay of [changed, direct]) await payDue(s.api, stay);
+  return { s, moveIn, changed, direct };
+}
+
+const shorten = (s: Scene, stay: Stay, moveIn: string, nights: number) =>
+  ok(s.api.post(`/claims/${stay.ref}/dates`, { property_id: stay.home, move_in: moveIn, move_out: day(moveIn, nights) }));
+
+async function extend(s: Scene, stay: Stay, moveIn: string, nights: number) {
+  const res = await ok(s.api.post(`/claims/${stay.ref}/extensions`, { property_id: stay.home, move_out: day(moveIn, nights) }), 201);
+  await drainJobs(s.c.orgId);
+  await signBoth(s.api, stay);
+  return res.data;
+}
+
+/** Asks a refund (the defaults unless told), has the landlord approve it, and issues it. */
+async function refund(s: Scene, stay: Stay, body: Record<string, unknown> = {}) {
+  const asked = await ok(s.api.post(`/claims/${stay.ref}/refund-request`, { property_id: stay.home, ...body }), 202);
+  await ok(s.api.post(`/sandbox/claims/${stay.ref}/homes/${stay.home}/landlord`, { action: 'approve_refund' }));
+  await drainJobs(s.c.orgId);
+  return asked.data;
+}
+
+/** Both stays paid through their last night: then each has paid for every night it has. */
+async function payToTheEnd(s: Scene, moveIn: string, finalNights: number, ...stays: Stay[]) {
+  await clockAt(s.api, day(moveIn, finalNights - 1));
+  for (const stay of stays) await payDue(s.api, stay);
+  for (const stay of stays) expect((await statement(s.api, stay)).totals).toMatchObject({ due_now: 0, refund_due: 0 });
+}
+
+describe('refunds are entries of the stay\'s ledger', () => {
+  it('100 nights, month 2 paid, shortened to 45, that refunded, extended to 80: pays what 80 nights booked directly pay', async () => {
+    const { s, moveIn, changed, direct } = await twoStays(100, 80);
+    await shorten(s, changed, moveIn, 45);
+    const owed = (await statement(s.api, changed)).totals.refund_due;
+    expect(owed).toBeGreaterThan(0);
+    const asked = await refund(s, changed);
+    // Amounts in major units beside the specification's cents; the default is what is owed back.
+    expect(asked).toMatchObject({ amount: owed, amount_cents: cents(owed), purpose: 'owed_back', goodwill: false, payer: 'carrier' });
+    expect((await statement(s.api, changed)).totals).toMatchObject({ refund_due: 0, refunded: owed });
+    // The extension takes the refunded nights back: they are due again, with it.
+    const extension = await extend(s, changed, moveIn, 80);
+    expect(extension.amount).toBeGreaterThanOrEqual(owed);
+    await payDue(s.api, changed);
+    await payToTheEnd(s, moveIn, 80, changed, direct);
+    expect(await netPaid(s.api, changed)).toEqual(await netPaid(s.api, direct));
+    const st = await statement(s.api, changed);
+    expect(cents(st.totals.paid) - cents(st.totals.refunded)).toBe(cents(st.totals.charged));
+  });
+
+  it('shortened twice, refunded, extended past the first move-out', async () => {
+    const { s, moveIn, changed, direct } = await twoStays(100, 110);
+    await shorten(s, changed, moveIn, 60);
+    await shorten(s, changed, moveIn, 45);
+    await refund(s, changed);
+    await extend(s, changed, moveIn, 110);
+    await payDue(s.api, changed);
+    await payToTheEnd(s, moveIn, 110, changed, direct);
+    expect(await netPaid(s.api, changed)).toEqual(await netPaid(s.api, direct));
+  });
+
+  it('extended and paid, shortened into the extension, its payment partly refunded, extended again', async () => {
+    const { s, moveIn, changed, direct } = await twoStays(62, 130);
+    await extend(s, changed, moveIn, 100);
+    await payDue(s.api, changed);
+    await shorten(s, changed, moveIn, 80);
+    const owed = (await statement(s.api, changed)).totals.refund_due;
+    expect(owed).toBeGreaterThan(0);
+    // Part of what is owed back, on the extension's own payment.
+    const payments = (await statement(s.api, changed)).payments;
+    await refund(s, changed, { payment_id: payments.at(-1).id, amount: Math.floor(owed / 2) });
+    expect((await statement(s.api, changed)).totals.refund_due).toBeCloseTo(owed - Math.floor(owed / 2), 2);
+    await refund(s, changed);
+    await extend(s, changed, moveIn, 130);
+    await payDue(s.api, changed);
+    // The direct stay signed 130 nights at one tier; the changed one's extensions priced their nights
+    // at the extended stay's tier: the same tier here, so the same money.
+    await payToTheEnd(s, moveIn, 130, changed, direct);
+    expect(await netPaid(s.api, changed)).toEqual(await netPaid(s.api, direct));
+  });
+
+  it('split payers: each payer\'s refund_due refunded, extended back; each pays what it pays booked directly', async () => {
+    const split = { rent_payer: 'carrier', deposit_payer: 'policyholder', fees_payer: 'policyholder', has_pets: true, number_of_pets: 1, pet_details: 'A calm dog', pet_breeds: ['Labrador'] };
+    const { s, moveIn, changed, direct } = await twoStays(100, 80, split);
+    await shorten(s, changed, moveIn, 45);
+    const owing = (await statement(s.api, changed)).by_payer.filter((t: Totals) => t.refund_due > 0);
+    expect(owing.map((t: { payer: string }) => t.payer).sort()).toEqual(['carrier', 'policyholder']);
+    // One request at a time: the defaults refund one payer what it is owed back, then the other.
+    const first = await refund(s, changed);
+    const second = await refund(s, changed);
+    expect([first.payer, second.payer].sort()).toEqual(['carrier', 'policyholder']);
+    for (const asked of [first, second]) expect(asked.amount).toBe(owing.find((t: { payer: string }) => t.payer === asked.payer).refund_due);
+    expect((await statement(s.api, changed)).totals.refund_due).toBe(0);
+    await extend(s, changed, moveIn, 80);
+    await payDue(s.api, changed);
+    await payToTheEnd(s, moveIn, 80, changed, direct);
+    expect(await netPaid(s.api, changed)).toEqual(await netPaid(s.api, direct));
+  });
+
+  it('a refund asked, left unanswered while the stay is extended back, then approved: returns only what is owed then (nothing)', async () => {
+    const { s, moveIn, changed, direct } = await twoStays(100, 80);
+    await shorten(s, changed, moveIn, 45);
+    await ok(s.api.post(`/claims/${changed.ref}/refund-request`, { property_id: changed.home }), 202);
+    await extend(s, changed, moveIn, 80);
+    expect((await statement(s.api, changed)).totals.refund_due).toBe(0);
+    // Before: the approval still paid out 1,754.84.
+    const approved = await s.api.post(`/sandbox/claims/${changed.ref}/homes/${changed.home}/landlord`, { action: 'approve_refund' });
+    expect(approved.status).toBe(409);
+    expect(approved.body.error).toMatchObject({ code: 'nothing_to_refund', message: expect.stringContaining('Decline') });
+    await ok(s.api.post(`/sandbox/claims/${changed.ref}/homes/${changed.home}/landlord`, { action: 'decline_refund' }));
+    await payDue(s.api, changed);
+    await payToTheEnd(s, moveIn, 80, changed, direct);
+    expect(await netPaid(s.api, changed)).toEqual(await netPaid(s.api, direct));
+  });
+
+  it('shortened, then a refund with the defaults: returns what is owed back, never the nights kept', async () => {
+    const { s, moveIn, changed, direct } = await twoStays(100, 45);
+    await shorten(s, changed, moveIn, 45);
+    const owed = (await statement(s.api, changed)).totals.refund_due;
+    const asked = await refund(s, changed);
+    // Before: the whole month-2 payment (3,200) came back, and the 14 nights kept were never due again.
+    expect(asked.amount).toBe(owed);
+    await payToTheEnd(s, moveIn, 45, changed, direct);
+    expect(await netPaid(s.api, changed)).toEqual(await netPaid(s.api, direct));
+    // Asking more than is owed back is refused, naming what is owed; nothing is left to ask for.
+    const [latest] = (await statement(s.api, changed)).payments.slice(-1);
+    const more = await s.api.post(`/claims/${changed.ref}/refund-request`, { property_id: changed.home, payment_id: latest.id, amount: 10 });
+    expect(more.status).toBe(422);
+    expect(more.body.error).toMatchObject({ code: 'invalid_field', field: 'amount', message: expect.stringContaining('0 USD is owed back') });
+    expect((await s.api.post(`/claims/${changed.ref}/refund-request`, { property_id: changed.home })).body.error?.code).toBe('nothing_to_refund');
+    expect((await s.api.post(`/claims/${changed.ref}/refund-request`, { property_id: changed.home, amount: 10 })).body.error?.code).toBe('nothing_to_refund');
+  });
+
+  it('a deposit returned is its own refund: rent owed back stays owed back; the service fee returned is 8 % of the rent returned', async () => {
+    const { s, moveIn, changed } = await twoStays(100, 100);
+    await shorten(s, changed, moveIn, 45);
+    const owed = (await statement(s.api, changed)).totals.refund_due;
+    const deposit = await refund(s, changed, { purpose: 'deposit' });
+    expect(deposit).toMatchObject({ purpose: 'deposit', amount: 1500 });
+    const after = await statement(s.api, changed);
+    // Before: a refund of 1,500 meant as the deposit lowered refund_due for the released rent by 1,500.
+    expect(after.totals.refund_due).toBe(owed);
+    expect(after.entries.filter((e: { cause: string }) => e.cause === 'deposit_returned').map((e: { amount: number }) => e.amount)).toEqual([-1500]);
+    expect((await s.api.post(`/claims/${changed.ref}/refund-request`, { property_id: changed.home, purpose: 'deposit' })).body.error?.code).toBe('nothing_to_refund');
+    // Rent only: 1,000 of the rent owed back returns 80 of service fee (8 %), not a share of a payment with the deposit in it.
+    const rent = await refund(s, changed, { amount: 1000 });
+    const refundedEntries = (await statement(s.api, changed)).entries.filter((e: { refund_request_id: string; kind: string }) => e.refund_request_id === rent.refund_request_id && e.kind === 'refund');
+    expect(refundedEntries.map((e: { part: string; amount: number }) => [e.part, e.amount])).toEqual([['rent', 1000]]);
+    const timeline = (await ok(s.api.get(`/claims/${changed.ref}/timeline`))).data;
+    expect(timeline.find((e: { type: string; detail: { refund_request_id?: string } }) => e.type === 'payment.refunded' && e.detail.refund_request_id === rent.refund_request_id))
+      .toMatchObject({ detail: { amount: 1000, platform_fee_refunded: 80 } });
+    const deposits = timeline.filter((e: { type: string }) => e.type === 'deposit.refund_requested');
+    expect(deposits.find((e: { detail: { refund_request_id: string } }) => e.detail.refund_request_id === deposit.refund_request_id).summary).toContain('Return of the deposit');
+    // The landlord is told of each request as it is asked.
+    expect((await events(s.providerOrg, 'refund.requested')).map((e) => e.payload.purpose)).toEqual(['deposit', 'owed_back']);
+  });
+});
