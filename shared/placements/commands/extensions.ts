@@ -149,7 +149,7 @@ export async function putExtensionInEffect(tx: Tx, claim: ClaimRow, placement: P
       amount: fromCents(paid.grossCents),
       currency: paid.currency,
     }),
-    scheduleCloseout(tx, placement.id, done.move_out_date),
+    scheduleCloseout(tx, placement.id, done.move_out_date, done.id),
   ]);
 }
 
