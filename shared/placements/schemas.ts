@@ -178,7 +178,11 @@ export const Extension = z
     amount: z.number().describe('What the extension charges, once, on the landlord\'s account: the added nights\' share of each month\'s rent, pet rent and utilities. No deposit or one-off fee again.'),
     lines: z.array(z.object({ label: z.string(), amount: z.number() })),
     currency: z.string(),
-    budget: BudgetReview.describe('The budget review of the extended stay (the call counts as the carrier\'s approval of it).'),
+    budget: BudgetReview.describe(
+      'The budget review of the extended stay (the call counts as the carrier\'s approval of it). monthly is the tier the extension\'s own nights ' +
+      'are priced at; totals are what the stay\'s ledger charges once the extension is signed (the nights signed before at their signed price), ' +
+      'as its signing posted them or, before that, would post them now.',
+    ),
     created_at: z.string(),
     effective_at: z.string().nullable().describe('When its payment cleared and the stay took the new move-out.'),
   })

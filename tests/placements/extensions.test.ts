@@ -164,6 +164,8 @@ async function movedIn() {
   return { ...s, moveIn };
 }
 
+const statement = async (s: { api: Api; ref: string; home: string }) => (await s.api.get(`/claims/${s.ref}/statement?property_id=${s.home}`)).body.data;
+
 describe('extending a stay shortened after move-in', () => {
   it('an extension that only takes back the released nights takes effect when signed and closes out on its move-out', async () => {
     const s = await movedIn();
@@ -177,5 +179,22 @@ describe('extending a stay shortened after move-in', () => {
     expect((await s.api.post('/sandbox/clock/advance', noon(day(s.moveIn, 91)))).status).toBe(200);
     expect((await s.api.get(`/claims/${s.ref}`)).body.data.status_primary).toBe('move_out_closeout');
     expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].booking).toMatchObject({ booking_status: 'completed', check_out: day(s.moveIn, 90) });
+  });
+
+  it("the extension's budget is what the ledger charges for the extended stay: the nights signed before at their signed tier", async () => {
+    const s = await movedIn();
+    expect((await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: s.moveIn, move_out: day(s.moveIn, 21) })).status).toBe(200);
+    const asked = (await s.api.post(`/claims/${s.ref}/extensions`, { property_id: s.home, move_out: day(s.moveIn, 120) })).body.data;
+    await drainJobs(s.c.orgId);
+    await signBoth(s.api, s.ref, s.home);
+    const signed = (await s.api.get(`/claims/${s.ref}/extensions?property_id=${s.home}`)).body.data[0];
+    const ledger = await statement(s);
+    // The 90 signed nights at 3,000, the extension's own 30 at 2,400. Before: every night at 2,400.
+    expect(signed.budget.totals.cost_of_stay).toBe(ledger.ale.ale_consumed);
+    expect(signed.budget.against_budget.ale_consumed_by_stay).toBe(ledger.ale.ale_consumed);
+    expect(signed.budget.totals.first_payment).toBe(ledger.payments[0].amount);
+    // Before both signed it showed what its signing would post: the same figures.
+    expect(asked.budget.totals).toEqual(signed.budget.totals);
+    expect(signed.budget.monthly).toMatchObject({ rent_tier: 2400, tier_applied: 'rent_4_6_months' });
   });
 });
