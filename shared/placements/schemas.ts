@@ -192,8 +192,12 @@ export const LeaseCreated = z
   .object({
     id: z.string().uuid().describe('The contract version (lease id).'),
     move_in_date: z.string(),
-    move_out_date: z.string(),
+    move_out_date: z.string().describe('The move-out the version was signed (or is issued) with; a shortening never changes it.'),
     status: LeaseStatus.describe('awaiting_lease: the contract goes out within seconds (lease.sent).'),
+    shortened_move_out_date: z.string().nullable().describe(
+      'A shortening\'s answer (POST dates once moved in): the stay\'s new, earlier move-out, as the placement read\'s lease.shortened_move_out_date ' +
+      'shows it; move_out_date stays the signed one. null otherwise.',
+    ),
   })
   .openapi('LeaseCreated');
 

@@ -167,6 +167,20 @@ async function movedIn() {
 const statement = async (s: { api: Api; ref: string; home: string }) => (await s.api.get(`/claims/${s.ref}/statement?property_id=${s.home}`)).body.data;
 
 describe('extending a stay shortened after move-in', () => {
+  it("the shortening answers the lease as the placement read shows it: the signed move-out, and the stay's new end beside it", async () => {
+    const s = await movedIn();
+    const shortened = await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: s.moveIn, move_out: day(s.moveIn, 21) });
+    expect(shortened.status, shortened.text).toBe(200);
+    const lease = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].lease!;
+    expect(lease).toMatchObject({ move_out_date: day(s.moveIn, 90), shortened_move_out_date: day(s.moveIn, 21) });
+    // Before: the answer said move_out_date day 21 where the placement read said day 90.
+    expect(shortened.body.data).toEqual({
+      id: lease.id, move_in_date: s.moveIn, move_out_date: lease.move_out_date, status: 'fully_signed', shortened_move_out_date: lease.shortened_move_out_date,
+    });
+    // The same shortening again answers the same.
+    expect((await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: s.moveIn, move_out: day(s.moveIn, 21) })).body.data).toEqual(shortened.body.data);
+  });
+
   it('an extension that only takes back the released nights takes effect when signed and closes out on its move-out', async () => {
     const s = await movedIn();
     expect((await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: s.moveIn, move_out: day(s.moveIn, 21) })).status).toBe(200);

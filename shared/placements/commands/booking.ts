@@ -188,8 +188,8 @@ export async function closeStay(tx: Tx, claim: ClaimRow, placement: PlacementRow
  * signed lease keeps its dates; the change is recorded (app.stay_changes) with what it does to the
  * money already paid, the booking ends earlier, the nights after the new move-out are released, the
  * last period is billed for the days used, and the closeout moves to the new date. A stay whose
- * move-out came is refused (could_not_set_dates). Returns the lease's dates as the stay now has
- * them, or null when the call is not a shortening (the caller answers already_signed).
+ * move-out came is refused (could_not_set_dates). Returns the signed lease and the stay's new
+ * move-out, or null when the call is not a shortening (the caller answers already_signed).
  */
 export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, moveIn: string, moveOut: string, now: Date) {
   const booking = await stayBooking(tx, placement.id);
@@ -199,7 +199,7 @@ export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementR
     throw new ApiError('could_not_set_dates', `The stay ended on ${previousMoveOut} (its move-out date); it can no longer be shortened.`, 'move_out');
   }
   // The same shortening again (a retry) changes nothing and answers the same.
-  if (moveOut === previousMoveOut && previousMoveOut !== lease.move_out_date) return { ...lease, move_out_date: moveOut };
+  if (moveOut === previousMoveOut && previousMoveOut !== lease.move_out_date) return { lease, moveOut };
   if (moveOut >= previousMoveOut) return null;
   checkNotPast(moveOut, 'move_out', now);
   const { refundDueCents, currency } = await postShortening(tx, claim, placement, moveOut);
@@ -221,5 +221,5 @@ export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementR
     }),
     scheduleCloseout(tx, placement.id, moveOut),
   ]);
-  return { ...lease, move_out_date: moveOut };
+  return { lease, moveOut };
 }
