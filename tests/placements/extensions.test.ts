@@ -211,4 +211,23 @@ describe('extending a stay shortened after move-in', () => {
     expect(asked.budget.totals).toEqual(signed.budget.totals);
     expect(signed.budget.monthly).toMatchObject({ rent_tier: 2400, tier_applied: 'rent_4_6_months' });
   });
+
+  it('a shortening inside the nights of a signed, unpaid extension says to pay it first; paid, the shortening releases those nights from its charge', async () => {
+    const s = await movedIn();
+    expect((await s.api.post(`/claims/${s.ref}/extensions`, { property_id: s.home, move_out: day(s.moveIn, 120) })).status).toBe(201);
+    await drainJobs(s.c.orgId);
+    await signBoth(s.api, s.ref, s.home);
+    const inside = { property_id: s.home, move_in: s.moveIn, move_out: day(s.moveIn, 100) };
+    // Before: 422 invalid_field "move_in must not be in the past." (409 already_signed on the move-in day).
+    const refused = await s.api.post(`/claims/${s.ref}/dates`, inside);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'extension_pending', field: 'move_out', message: expect.stringContaining('Pay the extension') });
+    expect((await statement(s)).entries.filter((e: { kind: string }) => e.kind === 'release')).toHaveLength(0);
+
+    expect((await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' })).status).toBe(200);
+    const shortened = await s.api.post(`/claims/${s.ref}/dates`, inside);
+    expect(shortened.status, shortened.text).toBe(200);
+    const released = (await statement(s)).entries.filter((e: { kind: string }) => e.kind === 'release');
+    expect(released.map((e: any) => [e.charge_type, e.nights.first_night])).toEqual([['extension', day(s.moveIn, 100)], ['extension', day(s.moveIn, 100)]]);
+  });
 });

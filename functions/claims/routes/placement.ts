@@ -175,6 +175,7 @@ export const placementRoutes = createRoutes()
           not_on_request: 'the home was not put on the request with POST options',
           dates_unavailable: 'something holds part of the range (error.conflicts[] has start_date, end_date, reason)',
           already_signed: 'the lease is fully signed; cancel instead.',
+          extension_pending: '(field move_out) a shortening to a day inside the nights of an extension not in effect yet (unsigned or unpaid): pay it first, then shorten.',
         },
         422: {
           stay_too_short: '(field move_out) under 30 days',
