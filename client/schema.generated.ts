@@ -113,7 +113,7 @@ export interface paths {
         put?: never;
         /**
          * Set (or change) the dates: reserves the calendar and issues the lease
-         * @description The calendar is held for the whole range (service hold; two calls racing for overlapping dates of one home cannot both win) and the lease goes out for signature within seconds when the home has the standard template (status sent_for_signature, lease.sent). Sending new dates re-dates: the unsigned contract is withdrawn and kept as superseded, the old hold is released. The same dates again change nothing. Rules: at least 30 days; the whole range free; move_in not in the past; move_out after move_in; dates YYYY-MM-DD. The home must be approved to lease (placed, or the application approved by the landlord).
+         * @description The calendar is held for the whole range (service hold; two calls racing for overlapping dates of one home cannot both win) and the lease goes out for signature within seconds when the home has the standard template (status sent_for_signature, lease.sent). Sending new dates re-dates: the unsigned contract is withdrawn and kept as superseded, the old hold is released. The same dates again change nothing. Rules: at least 30 days; the whole range free; move_in not in the past; move_out after move_in; dates YYYY-MM-DD. The home must be approved to lease (placed, or the application approved by the landlord). Once moved in, the same move_in with an earlier move_out shortens the stay; its answer is the signed lease as GET placement shows it: move_out_date the signed move-out, shortened_move_out_date the stay's new end.
          *
          *     Requires: options:write.
          */
@@ -2980,7 +2980,10 @@ export interface components {
              */
             id: string;
             move_in_date: string;
+            /** @description The move-out the version was signed (or is issued) with; a shortening never changes it. */
             move_out_date: string;
+            /** @description A shortening's answer (POST dates once moved in): the stay's new, earlier move-out, as the placement read's lease.shortened_move_out_date shows it; move_out_date stays the signed one. null otherwise. */
+            shortened_move_out_date: string | null;
             /**
              * @description awaiting_lease: the contract goes out within seconds (lease.sent).
              * @enum {string}
@@ -4936,7 +4939,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; dates_unavailable: something holds part of the range (error.conflicts[] has start_date, end_date, reason); already_signed: the lease is fully signed; cancel instead. */
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home was not put on the request with POST options; dates_unavailable: something holds part of the range (error.conflicts[] has start_date, end_date, reason); already_signed: the lease is fully signed; cancel instead; extension_pending: (field move_out) a shortening to a day inside the nights of an extension not in effect yet (unsigned or unpaid): pay it first, then shorten. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4945,7 +4948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "dates_unavailable" | "already_signed";
+                            code: "idempotency_key_reused" | "request_in_progress" | "idempotent_answer_lost" | "not_on_request" | "dates_unavailable" | "already_signed" | "extension_pending";
                         };
                     };
                 };

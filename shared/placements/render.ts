@@ -82,8 +82,7 @@ export function renderPlacementHome(row: PlacementHomeRow): z.infer<typeof Place
     budget_approved: row.budget_approved,
     adjuster_placed_at: iso(row.adjuster_placed_at),
     signer: row.signer_name ? { name: row.signer_name, email: row.signer_email } : null,
-    // A stay shortened after move-in keeps its signed dates; the placement holds the earlier move-out.
-    lease: live ? renderLease(live, stayMoveOut(row, live) < live.move_out_date ? row.move_out_date : null) : null,
+    lease: live ? renderLease(live, shortenedMoveOut(stayMoveOut(row, live), live)) : null,
     lease_history: row.leases.filter((l) => l !== live).map((l) => renderLease(l)),
     booking: renderBooking(row.booking),
     payments_succeeded: row.payments_succeeded,
@@ -175,12 +174,22 @@ export function providerBookingFields(
   };
 }
 
-/** A contract version as POST dates, dates/approve-proposal and signer answer it. */
-export const leaseCreated = (lease: LeaseRow) => ({
+/**
+ * Where a stay shortened after move-in now ends, or null: a contract version keeps the dates it was
+ * signed with (`move_out_date`) wherever it is shown, and the stay's earlier end is shown beside them.
+ */
+const shortenedMoveOut = (stayEnd: string, lease: { move_out_date: string }) => (stayEnd < lease.move_out_date ? stayEnd : null);
+
+/**
+ * A contract version as POST dates, dates/approve-proposal and signer answer it; `stayEnd` is where
+ * the stay now ends (a shortening's answer), the version's own move-out otherwise.
+ */
+export const leaseCreated = (lease: LeaseRow, stayEnd = lease.move_out_date) => ({
   id: lease.id,
   move_in_date: lease.move_in_date,
   move_out_date: lease.move_out_date,
   status: lease.status,
+  shortened_move_out_date: shortenedMoveOut(stayEnd, lease),
 });
 
 /** A refund request as the landlord reads it. */

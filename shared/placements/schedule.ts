@@ -15,7 +15,13 @@ export const scheduleInStay = (tx: Tx, placementId: string, today: string) =>
 /**
  * The closeout of a stay that moves out on `moveOut`. A stay shortened or extended schedules a new
  * one for its new date; the job of an older date finds the stay no longer ends then and does nothing.
+ * An extension passes its addendum (`by`): it may bring the stay back to a move-out a closeout was
+ * queued for already, and that job may never close it (queued before the organisation's sandbox
+ * clock existed, it waits for the wall clock), so each extension queues a closeout of its own.
  */
-export const scheduleCloseout = (tx: Tx, placementId: string, moveOut: string) =>
-  enqueue(tx, 'close_stay', { placement_id: placementId, move_out: moveOut }, { dedupeKey: `${placementId}:${moveOut}`, runAt: midnight(moveOut) });
+export const scheduleCloseout = (tx: Tx, placementId: string, moveOut: string, by?: string) =>
+  enqueue(tx, 'close_stay', { placement_id: placementId, move_out: moveOut }, {
+    dedupeKey: by ? `${placementId}:${moveOut}:${by}` : `${placementId}:${moveOut}`,
+    runAt: midnight(moveOut),
+  });
 

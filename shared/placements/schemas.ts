@@ -178,7 +178,11 @@ export const Extension = z
     amount: z.number().describe('What the extension charges, once, on the landlord\'s account: the added nights\' share of each month\'s rent, pet rent and utilities. No deposit or one-off fee again.'),
     lines: z.array(z.object({ label: z.string(), amount: z.number() })),
     currency: z.string(),
-    budget: BudgetReview.describe('The budget review of the extended stay (the call counts as the carrier\'s approval of it).'),
+    budget: BudgetReview.describe(
+      'The budget review of the extended stay (the call counts as the carrier\'s approval of it). monthly is the tier the extension\'s own nights ' +
+      'are priced at; totals are what the stay\'s ledger charges once the extension is signed (the nights signed before at their signed price), ' +
+      'as its signing posted them or, before that, would post them now.',
+    ),
     created_at: z.string(),
     effective_at: z.string().nullable().describe('When its payment cleared and the stay took the new move-out.'),
   })
@@ -188,8 +192,12 @@ export const LeaseCreated = z
   .object({
     id: z.string().uuid().describe('The contract version (lease id).'),
     move_in_date: z.string(),
-    move_out_date: z.string(),
+    move_out_date: z.string().describe('The move-out the version was signed (or is issued) with; a shortening never changes it.'),
     status: LeaseStatus.describe('awaiting_lease: the contract goes out within seconds (lease.sent).'),
+    shortened_move_out_date: z.string().nullable().describe(
+      'A shortening\'s answer (POST dates once moved in): the stay\'s new, earlier move-out, as the placement read\'s lease.shortened_move_out_date ' +
+      'shows it; move_out_date stays the signed one. null otherwise.',
+    ),
   })
   .openapi('LeaseCreated');
 

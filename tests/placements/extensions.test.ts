@@ -3,12 +3,14 @@
 import { describe, expect, it } from 'vitest';
 import { openClaim } from '../claims/fixtures.ts';
 import { client, createKey, ownerSql } from '../helpers.ts';
-import { drainJobs, events, inDays, scene, type Api } from './fixtures.ts';
+import { clockAt, drainJobs, events, inDays, scene, type Api } from './fixtures.ts';
 
-/** A booked stay on a home whose rent tiers fall with length: 2,500 a month for 1-3 months, 2,000 for 4-6. */
-async function booked(moveIn = inDays(40), moveOut = inDays(130)) {
+const tiers = { rent_1_3_months_cents: 250_000, rent_4_6_months_cents: 200_000 };
+
+/** A booked stay on a home whose rent tiers fall with length: by default 2,500 a month for 1-3 months, 2,000 for 4-6. */
+async function booked(moveIn = inDays(40), moveOut = inDays(130), home: Record<string, number | boolean> = tiers) {
   const s = await scene();
-  await ownerSql()`update app.properties set rent_1_3_months_cents = 250000, rent_4_6_months_cents = 200000 where id = ${s.home}`;
+  await ownerSql()`update app.properties set ${ownerSql()(home)} where id = ${s.home}`;
   expect((await s.api.post(`/claims/${s.ref}/options`, { property_id: s.home, action: 'place', approve_budget: true })).status).toBe(200);
   expect((await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: moveIn, move_out: moveOut })).status).toBe(200);
   await drainJobs(s.c.orgId);
@@ -139,5 +141,93 @@ describe('POST /claims/{reference}/extensions', () => {
         select start_date, end_date from app.availability_blocks where property_id = ${s.home} and source = 'service' order by start_date`;
       for (let i = 1; i < holds.length; i++) expect(holds[i].start_date > holds[i - 1].end_date).toBe(true);
     }
+  });
+});
+
+const day = (from: string, days: number) => new Date(Date.parse(`${from}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+const noon = (iso: string) => ({ frozen_time: `${iso}T12:00:00Z` });
+
+/**
+ * A stay of 90 nights at 3,000 a month (2,400 from 4 months), utilities 200, deposit 1,500, fees
+ * 150 + 50: booked and paid, then moved in on the sandbox clock (set at the move-in, after the
+ * booking), the clock on day 10.
+ */
+async function movedIn() {
+  const moveIn = inDays(40);
+  const s = await booked(moveIn, day(moveIn, 90), {
+    monthly_rate_cents: 300_000, rent_1_3_months_cents: 300_000, rent_4_6_months_cents: 240_000,
+    utilities_included: false, utilities_monthly_cents: 20_000, cleaning_fee_cents: 15_000, application_fee_cents: 5_000,
+  });
+  await clockAt(s.api, moveIn);
+  expect((await s.api.post(`/claims/${s.ref}/confirm-move-in`, { property_id: s.home })).status).toBe(200);
+  expect((await s.api.post('/sandbox/clock/advance', noon(day(moveIn, 10)))).status).toBe(200);
+  return { ...s, moveIn };
+}
+
+const statement = async (s: { api: Api; ref: string; home: string }) => (await s.api.get(`/claims/${s.ref}/statement?property_id=${s.home}`)).body.data;
+
+describe('extending a stay shortened after move-in', () => {
+  it("the shortening answers the lease as the placement read shows it: the signed move-out, and the stay's new end beside it", async () => {
+    const s = await movedIn();
+    const shortened = await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: s.moveIn, move_out: day(s.moveIn, 21) });
+    expect(shortened.status, shortened.text).toBe(200);
+    const lease = (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].lease!;
+    expect(lease).toMatchObject({ move_out_date: day(s.moveIn, 90), shortened_move_out_date: day(s.moveIn, 21) });
+    // Before: the answer said move_out_date day 21 where the placement read said day 90.
+    expect(shortened.body.data).toEqual({
+      id: lease.id, move_in_date: s.moveIn, move_out_date: lease.move_out_date, status: 'fully_signed', shortened_move_out_date: lease.shortened_move_out_date,
+    });
+    // The same shortening again answers the same.
+    expect((await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: s.moveIn, move_out: day(s.moveIn, 21) })).body.data).toEqual(shortened.body.data);
+  });
+
+  it('an extension that only takes back the released nights takes effect when signed and closes out on its move-out', async () => {
+    const s = await movedIn();
+    expect((await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: s.moveIn, move_out: day(s.moveIn, 21) })).status).toBe(200);
+    const asked = await s.api.post(`/claims/${s.ref}/extensions`, { property_id: s.home, move_out: day(s.moveIn, 90) });
+    expect([asked.status, asked.body.data.amount]).toEqual([201, 0]);
+    await drainJobs(s.c.orgId);
+    await signBoth(s.api, s.ref, s.home);
+    expect((await s.api.get(`/claims/${s.ref}/extensions?property_id=${s.home}`)).body.data[0].status).toBe('in_effect');
+    // Past the move-out on the clock. Before: the booking stayed confirmed and the request in_stay.
+    expect((await s.api.post('/sandbox/clock/advance', noon(day(s.moveIn, 91)))).status).toBe(200);
+    expect((await s.api.get(`/claims/${s.ref}`)).body.data.status_primary).toBe('move_out_closeout');
+    expect((await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0].booking).toMatchObject({ booking_status: 'completed', check_out: day(s.moveIn, 90) });
+  });
+
+  it("the extension's budget is what the ledger charges for the extended stay: the nights signed before at their signed tier", async () => {
+    const s = await movedIn();
+    expect((await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: s.moveIn, move_out: day(s.moveIn, 21) })).status).toBe(200);
+    const asked = (await s.api.post(`/claims/${s.ref}/extensions`, { property_id: s.home, move_out: day(s.moveIn, 120) })).body.data;
+    await drainJobs(s.c.orgId);
+    await signBoth(s.api, s.ref, s.home);
+    const signed = (await s.api.get(`/claims/${s.ref}/extensions?property_id=${s.home}`)).body.data[0];
+    const ledger = await statement(s);
+    // The 90 signed nights at 3,000, the extension's own 30 at 2,400. Before: every night at 2,400.
+    expect(signed.budget.totals.cost_of_stay).toBe(ledger.ale.ale_consumed);
+    expect(signed.budget.against_budget.ale_consumed_by_stay).toBe(ledger.ale.ale_consumed);
+    expect(signed.budget.totals.first_payment).toBe(ledger.payments[0].amount);
+    // Before both signed it showed what its signing would post: the same figures.
+    expect(asked.budget.totals).toEqual(signed.budget.totals);
+    expect(signed.budget.monthly).toMatchObject({ rent_tier: 2400, tier_applied: 'rent_4_6_months' });
+  });
+
+  it('a shortening inside the nights of a signed, unpaid extension says to pay it first; paid, the shortening releases those nights from its charge', async () => {
+    const s = await movedIn();
+    expect((await s.api.post(`/claims/${s.ref}/extensions`, { property_id: s.home, move_out: day(s.moveIn, 120) })).status).toBe(201);
+    await drainJobs(s.c.orgId);
+    await signBoth(s.api, s.ref, s.home);
+    const inside = { property_id: s.home, move_in: s.moveIn, move_out: day(s.moveIn, 100) };
+    // Before: 422 invalid_field "move_in must not be in the past." (409 already_signed on the move-in day).
+    const refused = await s.api.post(`/claims/${s.ref}/dates`, inside);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'extension_pending', field: 'move_out', message: expect.stringContaining('Pay the extension') });
+    expect((await statement(s)).entries.filter((e: { kind: string }) => e.kind === 'release')).toHaveLength(0);
+
+    expect((await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded' })).status).toBe(200);
+    const shortened = await s.api.post(`/claims/${s.ref}/dates`, inside);
+    expect(shortened.status, shortened.text).toBe(200);
+    const released = (await statement(s)).entries.filter((e: { kind: string }) => e.kind === 'release');
+    expect(released.map((e: any) => [e.charge_type, e.nights.first_night])).toEqual([['extension', day(s.moveIn, 100)], ['extension', day(s.moveIn, 100)]]);
   });
 });

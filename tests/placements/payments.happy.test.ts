@@ -108,7 +108,7 @@ describe('after payment: move-in, cancellation and refunds (sandbox)', () => {
     const earlier = new Date(Date.parse(`${lease.move_out_date}T00:00:00Z`) - 20 * 86_400_000).toISOString().slice(0, 10);
     const shortened = await api.post(`/claims/${ref}/dates`, { property_id: home, move_in: lease.move_in_date, move_out: earlier });
     expect(shortened.status).toBe(200);
-    expect(shortened.body.data).toMatchObject({ id: lease.id, move_out_date: earlier, status: 'fully_signed' });
+    expect(shortened.body.data).toMatchObject({ id: lease.id, move_out_date: lease.move_out_date, shortened_move_out_date: earlier, status: 'fully_signed' });
     expect((await providerApi.get('/properties/bookings')).body.data[0].check_out).toBe(earlier);
     expect((await events(providerOrg, 'booking.updated')).map((e) => e.payload.change)).toEqual(['move_in_confirmed', 'dates_changed']);
     const [hold] = await ownerSql()<{ end_date: string }[]>`select end_date from app.availability_blocks where lease_agreement_id = ${lease.id}`;
@@ -122,7 +122,7 @@ describe('after payment: move-in, cancellation and refunds (sandbox)', () => {
     })]);
     // The same shortening again answers the same and records nothing more.
     expect((await api.post(`/claims/${ref}/dates`, { property_id: home, move_in: lease.move_in_date, move_out: earlier })).body.data)
-      .toMatchObject({ id: lease.id, move_out_date: earlier });
+      .toMatchObject({ id: lease.id, move_out_date: lease.move_out_date, shortened_move_out_date: earlier });
     expect((await api.get(`/claims/${ref}/timeline`)).body.data.filter((e) => e.type === 'dates.changed')).toHaveLength(1);
     const later = await api.post(`/claims/${ref}/dates`, { property_id: home, move_in: lease.move_in_date, move_out: lease.move_out_date });
     expect(later.body.error?.code).toBe('already_signed');

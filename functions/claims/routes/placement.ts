@@ -158,7 +158,9 @@ export const placementRoutes = createRoutes()
         'goes out for signature within seconds when the home has the standard template (status sent_for_signature, lease.sent). Sending new dates ' +
         're-dates: the unsigned contract is withdrawn and kept as superseded, the old hold is released. The same dates again change nothing. ' +
         'Rules: at least 30 days; the whole range free; move_in not in the past; move_out after move_in; dates YYYY-MM-DD. ' +
-        'The home must be approved to lease (placed, or the application approved by the landlord).',
+        'The home must be approved to lease (placed, or the application approved by the landlord). ' +
+        'Once moved in, the same move_in with an earlier move_out shortens the stay; its answer is the signed lease as GET placement shows it: ' +
+        'move_out_date the signed move-out, shortened_move_out_date the stay\'s new end.',
       scope: 'options:write',
       request: { params: ReferenceParam, body: jsonBody(DatesInput) },
       responses: { 200: jsonResponse(dataOf(LeaseCreated), 'The contract version (status awaiting_lease, or the live one on a retry).') },
@@ -173,6 +175,7 @@ export const placementRoutes = createRoutes()
           not_on_request: 'the home was not put on the request with POST options',
           dates_unavailable: 'something holds part of the range (error.conflicts[] has start_date, end_date, reason)',
           already_signed: 'the lease is fully signed; cancel instead.',
+          extension_pending: '(field move_out) a shortening to a day inside the nights of an extension not in effect yet (unsigned or unpaid): pay it first, then shorten.',
         },
         422: {
           stay_too_short: '(field move_out) under 30 days',

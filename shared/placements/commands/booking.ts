@@ -20,7 +20,7 @@ import { announceBookingChange } from './announce.ts';
 import {
   cancelPlacement, completeStayHolds, contactAddresses, currentLease, openAddendum, recordShortening, releaseStayHolds, stayMoveOut, type PlacementRow,
 } from '../repository.ts';
-import { withdrawExtension } from './extensions.ts';
+import { extensionStatus, withdrawExtension } from './extensions.ts';
 import { postCancellation, postLapse, postShortening } from '../stay-ledger.ts';
 import { scheduleCloseout, scheduleInStay } from '../schedule.ts';
 
@@ -183,14 +183,27 @@ export async function closeStay(tx: Tx, claim: ClaimRow, placement: PlacementRow
 }
 
 /**
+ * A move-out inside the nights of an extension not in effect yet: those nights are not the stay's
+ * until the extension is paid, so there is nothing of the stay to release there. Said as such
+ * (rather than as a change of a signed lease), with what to do instead.
+ */
+async function refuseInsideOpenExtension(tx: Tx, placement: PlacementRow, stayEnd: string, moveOut: string): Promise<void> {
+  const open = await openAddendum(tx, placement.id);
+  if (!open || moveOut >= open.move_out_date) return;
+  throw new ApiError('extension_pending',
+    `The stay ends on ${stayEnd}: the nights after it are the extension's to ${open.move_out_date} (${extensionStatus(open).replace('_', ' ')}), ` +
+    `the stay's only once it is paid. Pay the extension, then shorten to ${moveOut}; or leave it unpaid and it lapses when the stay ends.`, 'move_out');
+}
+
+/**
  * POST dates once moved in: an earlier move_out (same move_in) shortens the stay, at any time before
  * its move-out: the new move-out is not in the past, and may come before 30 days (the minimum is the
  * booking's; a family leaving early pays for the nights used). The
  * signed lease keeps its dates; the change is recorded (app.stay_changes) with what it does to the
  * money already paid, the booking ends earlier, the nights after the new move-out are released, the
  * last period is billed for the days used, and the closeout moves to the new date. A stay whose
- * move-out came is refused (could_not_set_dates). Returns the lease's dates as the stay now has
- * them, or null when the call is not a shortening (the caller answers already_signed).
+ * move-out came is refused (could_not_set_dates). Returns the signed lease and the stay's new
+ * move-out, or null when the call is not a shortening (the caller answers already_signed).
  */
 export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, moveIn: string, moveOut: string, now: Date) {
   const booking = await stayBooking(tx, placement.id);
@@ -200,8 +213,11 @@ export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementR
     throw new ApiError('could_not_set_dates', `The stay ended on ${previousMoveOut} (its move-out date); it can no longer be shortened.`, 'move_out');
   }
   // The same shortening again (a retry) changes nothing and answers the same.
-  if (moveOut === previousMoveOut && previousMoveOut !== lease.move_out_date) return { ...lease, move_out_date: moveOut };
-  if (moveOut >= previousMoveOut) return null;
+  if (moveOut === previousMoveOut && previousMoveOut !== lease.move_out_date) return { lease, moveOut };
+  if (moveOut >= previousMoveOut) {
+    await refuseInsideOpenExtension(tx, placement, previousMoveOut, moveOut);
+    return null;
+  }
   checkNotPast(moveOut, 'move_out', now);
   const { refundDueCents, currency } = await postShortening(tx, claim, placement, moveOut);
   await recordShortening(tx, placement, lease, { previousMoveOut, moveOut, refundDueCents, currency });
@@ -222,5 +238,5 @@ export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementR
     }),
     scheduleCloseout(tx, placement.id, moveOut),
   ]);
-  return { ...lease, move_out_date: moveOut };
+  return { lease, moveOut };
 }

@@ -47,7 +47,7 @@ export async function setDates(caller: Caller, reference: string, body: DatesInp
     // is then in the past, and the family may leave before 30 days); any other change of a signed
     // lease stays refused.
     const shortened = lease?.status === 'fully_signed' ? await shortenStay(tx, claim, placement, lease, body.move_in, body.move_out, now) : null;
-    if (shortened) return leaseCreated(shortened);
+    if (shortened) return leaseCreated(shortened.lease, shortened.moveOut);
     checkStayLength(body.move_in, body.move_out);
     checkNotPast(body.move_in, 'move_in', now);
     assertNotSigned(lease);

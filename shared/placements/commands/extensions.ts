@@ -10,7 +10,7 @@ import { tenantNow } from '../../clock/time.ts';
 import { moveLease, type LeaseRow, type WithdrawalReason } from '../lease.ts';
 import { budgetReview, termsOf } from '../pricing.ts';
 import { signedPrices } from '../signed-prices.ts';
-import { chargesOf } from '../ledger.ts';
+import { chargesOf, type NewEntry } from '../ledger.ts';
 import { entriesOf } from '../ledger-repository.ts';
 import { previewSigned } from '../stay-ledger.ts';
 import { splitCharge } from '../../properties/earnings.ts';
@@ -38,10 +38,11 @@ import type { ExtensionInput } from '../schemas.ts';
 /** The extension as the API shows it: its addendum, the added nights and their price. */
 export async function renderExtension(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, addendum: LeaseRow) {
   const { prices, currency } = await signedPrices(tx, claim, placement, addendum, { moveIn: lease.move_in_date, moveOut: addendum.move_out_date });
-  const due = await extensionPrice(tx, claim, placement, lease, addendum);
-  const review = budgetReview(addendum.terms!.home, prices, { budget_approved: true, approved_at: addendum.created_at.toISOString(), on_request: true }, {
-    basis: 'signed_terms', lease_id: lease.id,
-  });
+  const { stay, own } = await extendedLedger(tx, claim, placement, lease, addendum);
+  const due = chargesOf(own)[0] ?? { lines: [], split: splitCharge({ rentCents: 0 }) };
+  const review = budgetReview(addendum.terms!.home, { ...prices, ...stayTotals(stay, prices.aleLimit) }, {
+    budget_approved: true, approved_at: addendum.created_at.toISOString(), on_request: true,
+  }, { basis: 'signed_terms', lease_id: lease.id });
   return {
     id: addendum.id,
     property_id: placement.property_id,
@@ -65,15 +66,41 @@ export async function renderExtension(tx: Tx, claim: ClaimRow, placement: Placem
 const iso = (at: Date | null) => at?.toISOString() ?? null;
 
 /**
- * What the extension's own charge asks the payer for: as posted when both signed it (its added
- * nights beyond any night signed before, and what taking back released nights put on a part already
- * paid; those nights come back on the charge they were signed in), or, before that, what its signing
- * would post now.
+ * The stay's ledger as the extension's signing leaves it, and the entries of its own charge: as
+ * posted when both signed it (its added nights beyond any night signed before, and what taking back
+ * released nights put on a part already paid; those nights come back on the charge they were signed
+ * in), or, before that, what its signing would post now. Later changes of the stay are not in it, as
+ * a signed lease's review shows what its signing posted.
  */
-async function extensionPrice(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, addendum: LeaseRow) {
-  const posted = (await entriesOf(tx, placement.id)).filter((e) => e.leaseId === addendum.id && e.postedFor === addendum.id);
-  const own = (posted.length > 0 ? posted : await previewSigned(tx, claim, placement, addendum, lease)).filter((e) => e.leaseId === addendum.id);
-  return chargesOf(own)[0] ?? { lines: [], split: splitCharge({ rentCents: 0 }) };
+async function extendedLedger(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, addendum: LeaseRow) {
+  const entries = await entriesOf(tx, placement.id);
+  const posted = entries.filter((e) => e.postedFor === addendum.id);
+  if (posted.length > 0) {
+    const last = Math.max(...posted.map((e) => e.position));
+    return { stay: entries.filter((e) => e.position <= last), own: posted.filter((e) => e.leaseId === addendum.id) };
+  }
+  const preview = await previewSigned(tx, claim, placement, addendum, lease);
+  return { stay: [...entries, ...preview], own: preview.filter((e) => e.leaseId === addendum.id) };
+}
+
+/**
+ * The totals of the extension's budget from the ledger, so they are what the extended stay charges:
+ * the nights signed before keep the price they were signed at, only the extension's own nights are
+ * at its tier. The first payment is the lease's, as its signing posted it; deposits are not a cost.
+ */
+function stayTotals(stay: readonly NewEntry[], aleLimit: number | null) {
+  const charges = chargesOf(stay);
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  const rentOverStay = sum(charges.map((c) => c.net.rent));
+  const costOfStay = rentOverStay + sum(charges.map((c) => c.net.fees));
+  return {
+    rentOverStay,
+    costOfStay,
+    serviceFeeOverStay: sum(charges.map((c) => c.split.platformFeeCents)),
+    firstPayment: sum(stay.filter((e) => e.chargeType === 'initial' && e.kind === 'charge').map((e) => e.amountCents)),
+    aleConsumedByStay: costOfStay,
+    withinAleLimit: aleLimit === null || costOfStay <= aleLimit,
+  };
 }
 
 export type ExtensionStatus = 'awaiting_signature' | 'awaiting_payment' | 'in_effect' | 'withdrawn';
@@ -149,7 +176,7 @@ export async function putExtensionInEffect(tx: Tx, claim: ClaimRow, placement: P
       amount: fromCents(paid.grossCents),
       currency: paid.currency,
     }),
-    scheduleCloseout(tx, placement.id, done.move_out_date),
+    scheduleCloseout(tx, placement.id, done.move_out_date, done.id),
   ]);
 }
 
