@@ -18,6 +18,8 @@ import { readHomeRef, readImport, reconcileConflicts, recordFailure, recordSucce
 export const importIntervalSeconds = () => intSetting('CALENDAR_IMPORT_INTERVAL_SECONDS', 1800);
 const timeoutMs = () => intSetting('CALENDAR_IMPORT_TIMEOUT_MS', 10_000);
 const maxBytes = () => intSetting('CALENDAR_IMPORT_MAX_BYTES', 1_000_000);
+/** Calendars one home may import: each is fetched every interval, and every fetch replaces its blocks. */
+export const maxFeedsPerHome = () => intSetting('CALENDAR_IMPORT_MAX_FEEDS_PER_HOME', 10);
 /** Failed fetches in a row after which the provider is told (calendar.feed_failing), once per run of failures. */
 const failingAfter = () => intSetting('CALENDAR_IMPORT_FAILING_AFTER', 3);
 /** How far ahead nights are read: a rule repeating for ever stops here. */

@@ -1,10 +1,10 @@
 // Imported calendars built to be costly (feed bombs), served over HTTPS by the test itself: each is
 // a failed fetch within seconds that keeps the blocks of the last success, read in a worker as the
 // local server reads (and in process, as the Edge Runtime reads); /health answers while the worst
-// is read.
+// is read; a home imports a limited number of calendars; a refresh while one is pending is one.
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, client, createKey } from '../helpers.ts';
+import { call, client, createKey, ownerSql } from '../helpers.ts';
 import { drainJobs, inDays, scene } from '../placements/fixtures.ts';
 import { useReceiver } from '../webhooks/support.ts';
 import { useCalendarFeedReader, type CalendarFeedReader } from '../../shared/properties/calendar-import-job.ts';
@@ -56,6 +56,7 @@ async function homeWithFeed() {
 
 afterEach(() => {
   delete process.env.CALENDAR_IMPORT_READ_TIMEOUT_MS;
+  delete process.env.CALENDAR_IMPORT_MAX_FEEDS_PER_HOME;
 });
 
 const readers: [string, CalendarFeedReader | undefined][] = [['in a worker (the local server)', workerFeedReader], ['in process (the Edge Runtime)', undefined]];
@@ -113,5 +114,55 @@ describe('reading in a worker', () => {
     expect(await fetchNow(worstAccepted())).toBeLessThan(8_000);
     expect(await state()).toMatchObject({ consecutive_failures: 1, last_error: 'reading the calendar took longer than 20 ms: stopped', blocks: 1 });
     expect(await blocks()).toEqual([[inDays(50), inDays(54)]]);
+  });
+});
+
+describe('feeds of a home', () => {
+  it('are at most CALENDAR_IMPORT_MAX_FEEDS_PER_HOME: one more is refused naming the limit; one already there still answers', async () => {
+    process.env.CALENDAR_IMPORT_MAX_FEEDS_PER_HOME = '2';
+    const s = await scene('sandbox', { home: { environment: 'sandbox' } });
+    const provider = client((await createKey(s.providerOrg, 'sandbox')).key);
+    const url = (n: number) => receiver.url(`/many-${n}-${s.home}.ics`);
+    expect((await provider.post(`/properties/${s.home}/calendar-feeds`, { url: url(1) })).status).toBe(201);
+    const second = await provider.post(`/properties/${s.home}/calendar-feeds`, { url: url(2) });
+    expect(second.status).toBe(201);
+    const refused = await provider.post(`/properties/${s.home}/calendar-feeds`, { url: url(3) });
+    expect([refused.status, refused.body.error?.code, refused.body.error?.field]).toEqual([422, 'invalid_field', 'url']);
+    expect(refused.body.error?.message).toMatch(/imports 2 calendars, the most one home may import \(2\)/);
+    expect((await provider.post(`/properties/${s.home}/calendar-feeds`, { url: url(1) })).status).toBe(200);
+    expect((await provider.delete(`/properties/${s.home}/calendar-feeds/${second.body.data.id}`)).status).toBe(200);
+    expect((await provider.post(`/properties/${s.home}/calendar-feeds`, { url: url(3) })).status).toBe(201);
+  });
+});
+
+describe('refreshing a feed', () => {
+  it('while the fetch a refresh queued has not started is that refresh: one job, the same answer', async () => {
+    const s = await scene('sandbox', { home: { environment: 'sandbox' } });
+    const provider = client((await createKey(s.providerOrg, 'sandbox')).key);
+    const path = `/refresh-${crypto.randomUUID()}.ics`;
+    receiver.answer(path, { body: good });
+    const registered = await provider.post(`/properties/${s.home}/calendar-feeds`, { url: receiver.url(path) });
+    const feed = registered.body.data;
+    const fetchesNow = async () => (await ownerSql()<{ n: number }[]>`
+      select count(*)::int as n from app.jobs
+       where org_id = ${s.providerOrg} and kind = 'fetch_calendar_import' and payload ->> 'import_id' = ${feed.id} and run_at <= now() and status = 'pending'`)[0].n;
+    const refresh = () => provider.post(`/properties/${s.home}/calendar-feeds/${feed.id}/refresh`, {});
+
+    // The registration's fetch is pending: refreshing, even at once, adds nothing.
+    const answers = await Promise.all([refresh(), refresh(), refresh()]);
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
+    expect(answers[1].body).toEqual(answers[0].body);
+    expect(await fetchesNow()).toBe(1);
+    await drainJobs(s.providerOrg);
+    expect(receiver.at(path)).toHaveLength(1);
+
+    // Once it ran, a refresh queues one fetch again, and only one.
+    const first = await refresh();
+    const again = await refresh();
+    expect([first.status, again.status]).toEqual([202, 202]);
+    expect(again.body).toEqual(first.body);
+    expect(await fetchesNow()).toBe(1);
+    await drainJobs(s.providerOrg);
+    expect(receiver.at(path)).toHaveLength(2);
   });
 });
