@@ -10,7 +10,7 @@ import { NotICalendar, type ImportedRange } from '../../shared/properties/ical-i
 import type { CalendarFeedReader } from '../../shared/properties/calendar-import-job.ts';
 
 /** How long one reading may take, from the moment the worker has the text. */
-const timeoutMs = () => intSetting('CALENDAR_IMPORT_READ_TIMEOUT_MS', 5_000);
+const timeoutMs = () => intSetting('CALENDAR_IMPORT_READ_TIMEOUT_MS', 10_000);
 /** The worker's heap, in megabytes: past it the worker is ended and the fetch fails. */
 const memoryMb = () => intSetting('CALENDAR_IMPORT_READ_MEMORY_MB', 128);
 /** Workers reading at once; the others wait their turn (each reading holds a core while it runs). */
