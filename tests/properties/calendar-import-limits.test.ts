@@ -103,7 +103,7 @@ describe('reading in a worker', () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       await importing;
-      expect(Math.max(...latencies), name).toBeLessThan(2_000);
+      expect(Math.max(...latencies), `${name}: ${latencies.map(Math.round).join(' ')} ms`).toBeLessThan(2_000);
       expect((await state()).consecutive_failures, name).toBe(name === 'worst accepted' ? 0 : 1);
     }
   });
