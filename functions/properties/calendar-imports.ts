@@ -5,7 +5,10 @@ import { withTenant, type Tenant } from '../../shared/db/tenant.ts';
 import { ApiError, notFound } from '../../shared/http/errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { enqueue } from '../../shared/jobs/queue.ts';
-import { deleteImport, insertImport, listImports, readImport, type ImportRow } from '../../shared/properties/calendar-import-repository.ts';
+import {
+  deleteImport, insertImport, listImports, lockImportsOf, readImport, recordRefresh, refreshPending, type ImportRow,
+} from '../../shared/properties/calendar-import-repository.ts';
+import { maxFeedsPerHome } from '../../shared/properties/calendar-import-job.ts';
 import { checkEndpointUrl } from '../../shared/webhooks/destination.ts';
 import { resolveHome } from './homes-repository.ts';
 import type { CalendarImport, CalendarImportInput } from './schemas.ts';
@@ -38,16 +41,33 @@ const renderImport = (row: ImportRow): z.infer<typeof CalendarImport> => ({
   blocks: row.blocks,
 });
 
-const fetchNow = (tx: Tx, importId: string) => enqueue(tx, 'fetch_calendar_import', { import_id: importId });
+/**
+ * Queues a fetch now, unless the one queued by the last refresh (or the registration) has not
+ * started: a refresh while one is pending is that refresh, whatever the number of calls.
+ */
+async function fetchNow(tx: Tx, importId: string) {
+  if (await refreshPending(tx, importId)) return;
+  const jobId = await enqueue(tx, 'fetch_calendar_import', { import_id: importId });
+  await recordRefresh(tx, importId, jobId!);
+}
 
-/** Registers the address under the rules of webhook destinations; a second registration of it answers the first. */
+/**
+ * Registers the address under the rules of webhook destinations; a second registration of it answers
+ * the first. A home imports a limited number of calendars (each is fetched every interval).
+ */
 export function registerImport(tenant: Tenant, ref: string, input: z.infer<typeof CalendarImportInput>) {
   const checked = checkEndpointUrl(input.url, config.webhookAllowPrivateNetworks());
   if (!checked.ok) throw new ApiError('invalid_field', checked.reason, 'url');
   return withTenant(tenant, async (tx) => {
     const homeId = await resolveHome(tx, ref);
+    const feeds = await lockImportsOf(tx, homeId);
+    const registered = feeds.find((row) => row.url === checked.url);
+    if (registered) return { created: false, feed: renderImport(registered) };
+    const most = maxFeedsPerHome();
+    if (feeds.length >= most) {
+      throw new ApiError('invalid_field', `The home imports ${feeds.length} calendars, the most one home may import (${most}): remove one (DELETE …/calendar-feeds/{feed_id}) to add another.`, 'url');
+    }
     const created = await insertImport(tx, homeId, checked.url, input.name ?? null);
-    if (!created) return { created: false, feed: renderImport((await listImports(tx, homeId)).find((row) => row.url === checked.url)!) };
     await fetchNow(tx, created.id);
     return { created: true, feed: renderImport(created) };
   });
@@ -65,10 +85,11 @@ export function removeImport(tenant: Tenant, ref: string, importId: string) {
   });
 }
 
+/** Fetches the feed now; the feed is locked meanwhile, so that two refreshes at once queue one fetch. */
 export function refreshImport(tenant: Tenant, ref: string, importId: string) {
   return withTenant(tenant, async (tx) => {
     const homeId = await resolveHome(tx, ref);
-    const row = isUuid(importId) ? await readImport(tx, importId, homeId) : undefined;
+    const row = isUuid(importId) ? await readImport(tx, importId, homeId, { lock: true }) : undefined;
     if (!row) throw notFound('calendar feed');
     await fetchNow(tx, row.id);
     return renderImport(row);

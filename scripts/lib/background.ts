@@ -4,7 +4,8 @@ import { config } from '../../shared/config.ts';
 import { log, errorFields } from '../../shared/log.ts';
 import { dispatchDue, type DispatchOptions } from '../../shared/webhooks/dispatcher.ts';
 import { pinnedTransport } from './pinned-transport.ts';
-import { useCalendarFeedNetwork } from '../../shared/properties/calendar-import-job.ts';
+import { useCalendarFeedNetwork, useCalendarFeedReader } from '../../shared/properties/calendar-import-job.ts';
+import { workerFeedReader } from './calendar-reader.ts';
 import { purgeExpiredEvents } from '../../shared/webhooks/retention.ts';
 import { runDueJobs } from '../../shared/jobs/runner.ts';
 import { jobRegistry } from '../../shared/jobs/registry.ts';
@@ -80,6 +81,8 @@ function startEventRetention(): StopJob {
 export function startBackgroundJobs(): StopJob {
   // Calendar-feed fetches (jobs of this process) connect only to the addresses checked, as deliveries do.
   useCalendarFeedNetwork({ transport: pinnedTransport({ allowPrivate: config.webhookAllowPrivateNetworks() }) });
+  // And are read in worker threads, off the event loop that answers requests.
+  useCalendarFeedReader(workerFeedReader);
   const stops = [startWebhookDispatch(), startJobRunner(), startEventRetention()];
   return async () => {
     await Promise.all([...stops.map((stop) => stop()), settleRunsAfterCommit()]);

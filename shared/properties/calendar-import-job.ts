@@ -5,7 +5,7 @@ import type { ServiceJob } from '../jobs/runner.ts';
 import type { Tx } from '../db/client.ts';
 import { DestinationRefused, refusedDestination, systemResolver, type HostResolver } from '../webhooks/destination.ts';
 import type { WebhookTransport } from '../webhooks/dispatcher.ts';
-import { importedRanges, NotICalendar } from './ical-import.ts';
+import { importedRanges, NotICalendar, type ImportedRange, type ImportWindow } from './ical-import.ts';
 import { emit, emitMany } from '../events/outbox.ts';
 import { readHomeRef, readImport, reconcileConflicts, recordFailure, recordSuccess } from './calendar-import-repository.ts';
 
@@ -18,6 +18,8 @@ import { readHomeRef, readImport, reconcileConflicts, recordFailure, recordSucce
 export const importIntervalSeconds = () => intSetting('CALENDAR_IMPORT_INTERVAL_SECONDS', 1800);
 const timeoutMs = () => intSetting('CALENDAR_IMPORT_TIMEOUT_MS', 10_000);
 const maxBytes = () => intSetting('CALENDAR_IMPORT_MAX_BYTES', 1_000_000);
+/** Calendars one home may import: each is fetched every interval, and every fetch replaces its blocks. */
+export const maxFeedsPerHome = () => intSetting('CALENDAR_IMPORT_MAX_FEEDS_PER_HOME', 10);
 /** Failed fetches in a row after which the provider is told (calendar.feed_failing), once per run of failures. */
 const failingAfter = () => intSetting('CALENDAR_IMPORT_FAILING_AFTER', 3);
 /** How far ahead nights are read: a rule repeating for ever stops here. */
@@ -36,6 +38,24 @@ let network: { resolve: HostResolver; transport: WebhookTransport } = { resolve:
 export function useCalendarFeedNetwork(next: Partial<typeof network>): typeof network {
   const previous = network;
   network = { ...network, ...next };
+  return previous;
+}
+
+/**
+ * How a feed's text becomes its ranges. By default in this process, bounded by the reading's own
+ * budget of steps (shared/properties/ical-import.ts): what the Edge Runtime does, where a function
+ * cannot start a worker. The local server passes a worker (scripts/lib/calendar-reader.ts) that is
+ * also held to a time and memory limit and stopped past them, so that a feed never holds the
+ * event loop that answers requests. Either throws with the reason the provider is shown.
+ */
+export type CalendarFeedReader = (text: string, window: ImportWindow) => Promise<ImportedRange[]>;
+
+let feedReader: CalendarFeedReader = async (text, window) => importedRanges(text, window);
+
+/** Replaces how feeds are read (a runtime's entry; tests); returns what was used before. */
+export function useCalendarFeedReader(next: CalendarFeedReader): CalendarFeedReader {
+  const previous = feedReader;
+  feedReader = next;
   return previous;
 }
 
@@ -110,7 +130,7 @@ export const fetchCalendarImport: ServiceJob<'fetch_calendar_import'> = {
     let outcome: { ok: true; nights: number } | { ok: false; error: string };
     try {
       const text = await fetchFeed(row.url);
-      const ranges = importedRanges(text, { from: day(now), to: day(now + horizonDays * 86_400_000) });
+      const ranges = await feedReader(text, { from: day(now), to: day(now + horizonDays * 86_400_000) });
       await withTenant(tenant, async (tx) => {
         await recordSuccess(tx, row, ranges, `Imported from ${row.name ?? new URL(row.url).hostname}`);
         // The booking here stands whatever the other channel says: an overlap is a conflict for a person.

@@ -21,13 +21,21 @@ const selection = (tx: Tx) => tx`
   i.id, i.property_id, i.url, i.name, i.created_at, i.last_fetched_at, i.last_success_at, i.last_error, i.consecutive_failures,
   (select count(*)::int from app.availability_blocks b where b.calendar_import_id = i.id) as blocks`;
 
-/** Registers an address for the home; undefined when the home has it already. */
-export async function insertImport(tx: Tx, homeId: string, url: string, name: string | null): Promise<ImportRow | undefined> {
+/**
+ * The home's imported calendars, read under the home's calendar lock (app.lock_calendar, held to the
+ * transaction's end): two registrations at once count the same feeds, the second after the first.
+ */
+export async function lockImportsOf(tx: Tx, homeId: string): Promise<ImportRow[]> {
+  await tx`select app.lock_calendar(${homeId})`;
+  return listImports(tx, homeId);
+}
+
+/** Registers an address for the home (the caller checked that the home has no such address). */
+export async function insertImport(tx: Tx, homeId: string, url: string, name: string | null): Promise<ImportRow> {
   const [row] = await tx<ImportRow[]>`
     insert into app.calendar_imports (property_id, org_id, environment, url, name)
     values (${homeId}, app.current_org(), app.current_env(), ${url}, ${name})
-    on conflict (property_id, environment, url) do nothing
-    returning *, 0 as blocks`;
+    returning id, property_id, url, name, created_at, last_fetched_at, last_success_at, last_error, consecutive_failures, 0 as blocks`;
   return row;
 }
 
@@ -35,11 +43,26 @@ export async function listImports(tx: Tx, homeId: string): Promise<ImportRow[]> 
   return tx<ImportRow[]>`select ${selection(tx)} from app.calendar_imports i where i.property_id = ${homeId} order by i.created_at, i.id`;
 }
 
-export async function readImport(tx: Tx, importId: string, homeId?: string): Promise<ImportRow | undefined> {
+/** The feed, optionally of one home only; locked to the transaction's end when `lock` is set (a refresh). */
+export async function readImport(tx: Tx, importId: string, homeId?: string, options: { lock?: boolean } = {}): Promise<ImportRow | undefined> {
   const [row] = await tx<ImportRow[]>`
     select ${selection(tx)} from app.calendar_imports i
-     where i.id = ${importId} and (${homeId ?? null}::uuid is null or i.property_id = ${homeId ?? null}::uuid)`;
+     where i.id = ${importId} and (${homeId ?? null}::uuid is null or i.property_id = ${homeId ?? null}::uuid)
+     ${options.lock ? tx`for update of i` : tx``}`;
   return row;
+}
+
+/** Whether the fetch a refresh (or the registration) queued last has yet to start: a refresh now is that one. */
+export async function refreshPending(tx: Tx, importId: string): Promise<boolean> {
+  const [row] = await tx`
+    select 1 from app.calendar_imports i join app.jobs j on j.id = i.refresh_job_id
+     where i.id = ${importId} and j.status = 'pending' and j.locked_until is null`;
+  return row !== undefined;
+}
+
+/** Keeps the fetch a refresh (or the registration) queued, for the next refresh to find. */
+export async function recordRefresh(tx: Tx, importId: string, jobId: string) {
+  await tx`update app.calendar_imports set refresh_job_id = ${jobId} where id = ${importId}`;
 }
 
 /** Removes the address and, with it, the blocks read from it (the nights it took are free again). */

@@ -3,10 +3,12 @@
 import { readFileSync } from 'node:fs';
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
-import { importedRanges, NotICalendar } from '../../shared/properties/ical-import.ts';
+import { feedLimits, importedRanges, NotICalendar } from '../../shared/properties/ical-import.ts';
+import { movedInstancesSharingOneUid, singleNights } from '../fixtures/ical/generated.ts';
 
 const feed = (name: string) => readFileSync(new URL(`../fixtures/ical/${name}.ics`, import.meta.url), 'utf8');
 const window = { from: '2026-11-26', to: '2027-09-03' };
+const onDay = (iso: string, days: number) => new Date(Date.parse(`${iso}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10).replaceAll('-', '');
 const inline = (lines: string[]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Test//EN', ...lines, 'END:VCALENDAR', ''].join('\r\n');
 
 describe('reading another channel\'s calendar', () => {
@@ -80,4 +82,59 @@ describe('reading another channel\'s calendar', () => {
       expect(() => importedRanges(text, window), freq).toThrow(/repeats every (second|minute)/);
     }
   });
+
+  // Feeds built to be costly: each is refused as it is read, in well under the time a fetch may take,
+  // in this process as on the Edge Runtime (where nothing stops a reading from outside).
+  const timed = (text: string) => {
+    const started = performance.now();
+    try {
+      importedRanges(text, window);
+      return { ms: performance.now() - started, refused: undefined };
+    } catch (error) {
+      return { ms: performance.now() - started, refused: (error as Error).message };
+    }
+  };
+
+  it('refuses a time zone whose offset changes more often than yearly (hourly or minutely since 1601), before expanding it', () => {
+    for (const [name, every] of [['timezone-hourly', 'hourly'], ['timezone-minutely', 'minutely']]) {
+      const { ms, refused } = timed(feed(name));
+      expect(refused, name).toBe(`the time zone Europe/Restless changes ${every}, not yearly: not read`);
+      expect(ms, name).toBeLessThan(500);
+    }
+  });
+
+  it('stops a rule whose parts never match (the 30th of February) at the feed\'s steps, where ical.js would turn for ever', () => {
+    const { ms, refused } = timed(feed('rule-never-matches'));
+    expect(refused).toBe(`the calendar's rules need more than ${feedLimits.maxFeedSteps} steps to be read up to ${window.to}`);
+    expect(ms).toBeLessThan(5_000);
+  });
+
+  it('counts events and moved instances as read, and nights taken by single events as by rules', () => {
+    expect(timed(singleNights(15_000)).refused).toBe(`the calendar has 15000 events, more than the ${feedLimits.maxEvents} read`);
+    expect(timed(movedInstancesSharingOneUid()).refused).toBe(`the calendar has 15400 events, more than the ${feedLimits.maxEvents} read`);
+    expect(timed(movedInstancesSharingOneUid(100, 1_001)).refused).toBe(`the calendar has more than ${feedLimits.maxMovedInstances} moved or cancelled instances`);
+    // 4,900 one-night stays in the window and a daily rule over it: fewer events than the cap, more nights taken.
+    const stays = Array.from({ length: 4_900 }, (_, i) => ['BEGIN:VEVENT', `UID:s${i}`, `DTSTART;VALUE=DATE:${onDay(window.from, i % 200)}`, 'END:VEVENT']);
+    const nights = inline([...stays.flat(), 'BEGIN:VEVENT', 'UID:daily', 'DTSTART;VALUE=DATE:20200101', 'RRULE:FREQ=DAILY', 'END:VEVENT']);
+    expect(timed(nights).refused).toBe(`the calendar takes nights more than ${feedLimits.maxFeedOccurrences} times before ${window.to}`);
+  });
+
+  it('relates the moved instances of a UID once, however many events share it', () => {
+    // 3,999 events (each a rule of one occurrence) on consecutive days under one UID, and the most
+    // moved instances a feed may have, of that UID: every other day cancelled.
+    const first = '2026-06-01';
+    const lines: string[] = [];
+    for (let i = 0; i < 3_999; i++) lines.push('BEGIN:VEVENT', 'UID:one', `DTSTART;VALUE=DATE:${onDay(first, i)}`, 'RRULE:FREQ=DAILY;COUNT=1', 'END:VEVENT');
+    for (let i = 0; i < feedLimits.maxMovedInstances; i++) {
+      lines.push('BEGIN:VEVENT', 'UID:one', `RECURRENCE-ID;VALUE=DATE:${onDay(first, 2 * i)}`, `DTSTART;VALUE=DATE:${onDay(first, 2 * i)}`, 'STATUS:CANCELLED', 'END:VEVENT');
+    }
+    const started = performance.now();
+    const ranges = importedRanges(inline(lines), window);
+    expect(performance.now() - started).toBeLessThan(3_000);
+    const iso = (compact: string) => compact.replace(/(\d{4})(\d{2})(\d{2})/, '$1-$2-$3');
+    const kept = Array.from({ length: 2 * feedLimits.maxMovedInstances }, (_, day) => iso(onDay(first, day)))
+      .filter((date, day) => day % 2 === 1 && date >= window.from && date <= window.to);
+    expect(ranges).toEqual(kept.map((date) => ({ uid: 'one', start_date: date, end_date: date })));
+  });
 });
+

@@ -85,14 +85,19 @@ calendarRoutes
         'those nights as taken. A fetch that fails (no answer within 10 s, more than 1 MB, not iCalendar, not 200) keeps the blocks of ' +
         'the last success and shows `last_error` and `consecutive_failures`. The address must be https on the public internet (the ' +
         'rules of webhook endpoints; every fetch checks again where the name resolves). Registering an address the home has answers ' +
-        'it (200).',
+        'it (200). A home imports at most 10 calendars by default (422 beyond). A feed is read whole or not at all: one beyond the limits of ' +
+        'reading (5,000 events, 1,000 moved instances, 5,000 nights ranges in the next two years, time zones changing more often than ' +
+        'yearly, rules too costly to expand) is a failed fetch that keeps the blocks of the last success.',
       scope: 'properties:write',
       request: { params: HomeRefParams, body: jsonBody(CalendarImportInput) },
       responses: {
         201: jsonResponse(dataOf(CalendarImport), 'Registered; the first fetch is queued.'),
         200: jsonResponse(dataOf(CalendarImport), 'The home had this address already.'),
       },
-      errors: { 404: { not_found: 'no such home for this organisation in this environment.' }, 422: { invalid_field: 'url is not https, or not on the public internet.' } },
+      errors: {
+        404: { not_found: 'no such home for this organisation in this environment.' },
+        422: { invalid_field: 'url is not https, or not on the public internet; or the home imports the most calendars one home may (10 by default), as the message says.' },
+      },
     }),
     async (c) => {
       const { created, feed } = await registerImport(c.get('caller'), c.req.valid('param').ref, c.req.valid('json'));
@@ -138,7 +143,9 @@ calendarRoutes
       operationId: 'refreshCalendarFeed',
       tags: ['Availability'],
       summary: 'Fetch an imported calendar now',
-      description: 'Queues a fetch of the feed now, besides its schedule; read the feed back for its outcome.',
+      description:
+        'Queues a fetch of the feed now, besides its schedule; read the feed back for its outcome. While the fetch a refresh queued has ' +
+        'not started, another refresh is the same one: nothing more is queued, and the answer is the same.',
       scope: 'properties:write',
       request: { params: CalendarImportParams },
       responses: { 202: jsonResponse(dataOf(CalendarImport), 'The fetch is queued; the state shown is the one before it.') },
