@@ -26,6 +26,8 @@ export interface JobPayloads {
   advance_stay: { placement_id: string; to: 'in_stay' | 'move_out_closeout' };
   /** The placement: close out a stay on its move-out date (commands/booking.ts closeStay). */
   close_stay: { placement_id: string; move_out: string };
+  /** The placement: post what its signed versions charge where a stay signed before the ledger existed has it unposted (shared/placements/jobs.ts). */
+  post_signed_charges: { placement_id: string };
   /** Calendars: fetch one imported iCalendar feed into its home's blocks (shared/properties/calendar-import-job.ts). */
   fetch_calendar_import: { import_id: string };
   /** Sourcing: the opening round of new requests (shared/claims/sourcing.ts). */

@@ -1,4 +1,4 @@
-import { advanceStay, closeStayJob, issueRefund, rereadContractJob, sendHouseholdLink, sendContract, sendEmail, withdrawContract } from '../placements/jobs.ts';
+import { advanceStay, closeStayJob, issueRefund, postSignedCharges, rereadContractJob, sendHouseholdLink, sendContract, sendEmail, withdrawContract } from '../placements/jobs.ts';
 import { sourceNewRequests } from '../claims/sourcing.ts';
 import { fetchCalendarImport } from '../properties/calendar-import-job.ts';
 import type { ServiceJobRegistry } from './runner.ts';
@@ -15,6 +15,7 @@ export const jobRegistry: ServiceJobRegistry = {
   issue_refund: issueRefund,
   advance_stay: advanceStay,
   close_stay: closeStayJob,
+  post_signed_charges: postSignedCharges,
   source_new_requests: sourceNewRequests,
   fetch_calendar_import: fetchCalendarImport,
 };

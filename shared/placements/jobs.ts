@@ -7,6 +7,7 @@ import { paymentsPort, placementPorts } from './ports/index.ts';
 import { fromCents } from '../money.ts';
 import { platformFeeOf } from '../properties/earnings.ts';
 import { refundedBy } from './ledger-repository.ts';
+import { postSignedVersions } from './stay-ledger.ts';
 import { confirmedBooking, homeLabel, moveRefundRequest, recordRefunded, refundContext } from './money-repository.ts';
 import { onHome } from './render.ts';
 import { contractContext, moveLease } from './lease.ts';
@@ -238,6 +239,22 @@ export const closeStayJob: ServiceJob<'close_stay'> = {
     const outcome = await inPlacementById(tenantOf(job), placement_id, async ({ tx, claim, placement }) => {
       const closed = await closeStay(tx, claim, placement, move_out);
       return closed ? { completed: closed.id } : { skipped: 'the stay was cancelled, already closed, or ends on another date' };
+    });
+    return outcome ?? { skipped: 'the placement is gone' };
+  },
+};
+
+/**
+ * post_signed_charges: posts what a stay's signed versions charge where it is not posted yet (a stay
+ * signed before the ledger existed), in a command of its own under the placement's lock, so no
+ * read has to post. Queued once per such stay by the migration that made reading never post.
+ */
+export const postSignedCharges: ServiceJob<'post_signed_charges'> = {
+  kind: 'post_signed_charges',
+  async run({ placement_id }, { job }) {
+    const outcome = await inPlacementById(tenantOf(job), placement_id, async ({ tx, claim, placement }) => {
+      await postSignedVersions(tx, claim, placement);
+      return { posted: true };
     });
     return outcome ?? { skipped: 'the placement is gone' };
   },

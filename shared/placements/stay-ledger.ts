@@ -55,16 +55,26 @@ export async function postSigned(tx: Tx, claim: ClaimRow, placement: PlacementRo
   await postEntries(tx, placement, currency, posted);
 }
 
-/**
- * The ledger of the placement, with every version signed by both posted: one signed before the
- * ledger existed (or signed without passing through the signing command) is posted on first use,
- * from its signed terms, as its signing would have. The entries are read again only then.
- */
-export async function ledgerOf(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<Ledger> {
-  const lease = await currentLease(tx, placement);
-  const read = await entriesOf(tx, placement.id);
-  const entries = lease?.status === 'fully_signed' && (await postUnposted(tx, claim, placement, lease, read)) ? await entriesOf(tx, placement.id) : read;
+/** The ledger of the placement as posted. Reading never posts: a change posts, in its command, under the placement's lock. */
+export async function ledgerOf(tx: Tx, placement: PlacementRow): Promise<Ledger> {
+  const [lease, entries] = await Promise.all([currentLease(tx, placement), entriesOf(tx, placement.id)]);
   return { entries, charges: chargesOf(entries), settled: settlementsOf(entries), currency: lease?.terms?.home.currency ?? null };
+}
+
+/**
+ * The ledger a change posts to: first every version signed by both and not posted yet (one signed
+ * before the ledger existed: the post_signed_charges job posts those, and a change that comes first
+ * posts them itself), from its signed terms, as its signing would have.
+ */
+async function ledgerToChange(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<Ledger> {
+  await postSignedVersions(tx, claim, placement);
+  return ledgerOf(tx, placement);
+}
+
+/** Posts what the placement's signed versions charge and is not posted yet (a stay signed before the ledger existed); in its command, under its lock. */
+export async function postSignedVersions(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<void> {
+  const lease = await currentLease(tx, placement);
+  if (lease?.status === 'fully_signed') await postUnposted(tx, claim, placement, lease, await entriesOf(tx, placement.id));
 }
 
 /** Posts the signed lease and its signed extensions not posted yet, oldest first; answers whether it posted any. */
@@ -88,7 +98,7 @@ async function postAdjustments(tx: Tx, placement: PlacementRow, ledger: Ledger, 
 
 /** A shortening to `moveOut`: releases the nights after it. Answers the refund it makes due. */
 export async function postShortening(tx: Tx, claim: ClaimRow, placement: PlacementRow, moveOut: string) {
-  const ledger = await ledgerOf(tx, claim, placement);
+  const ledger = await ledgerToChange(tx, claim, placement);
   const currency = ledger.currency ?? 'usd';
   return { refundDueCents: await postAdjustments(tx, placement, ledger, currency, shorteningEntries(ledger.entries, moveOut)), currency };
 }
@@ -98,7 +108,7 @@ export async function postShortening(tx: Tx, claim: ClaimRow, placement: Placeme
  * (those it restored too) and what it moved between charges goes back.
  */
 export async function postLapse(tx: Tx, claim: ClaimRow, placement: PlacementRow, addendumId: string, moveOut: string): Promise<void> {
-  const ledger = await ledgerOf(tx, claim, placement);
+  const ledger = await ledgerToChange(tx, claim, placement);
   const released = shorteningEntries(ledger.entries, moveOut, 'lapsed');
   const adjustments = [...released, ...transferReversals([...ledger.entries, ...released], 'lapsed', new Set([addendumId]))];
   await postAdjustments(tx, placement, ledger, ledger.currency ?? 'usd', adjustments);
@@ -112,7 +122,7 @@ export async function postLapse(tx: Tx, claim: ClaimRow, placement: PlacementRow
  * returns it through a refund request).
  */
 export async function postCancellation(tx: Tx, claim: ClaimRow, placement: PlacementRow, movedIn: boolean, from: string): Promise<void> {
-  const ledger = await ledgerOf(tx, claim, placement);
+  const ledger = await ledgerToChange(tx, claim, placement);
   if (movedIn) {
     await postAdjustments(tx, placement, ledger, ledger.currency ?? 'usd', shorteningEntries(ledger.entries, from, 'cancelled'));
     return;
@@ -168,7 +178,7 @@ export const postDuplicateRefund = (tx: Tx, placement: PlacementRow, payment: Se
 
 /** Posts what a refund returns (../ledger-refunds.ts) and answers it in cents: in all, and of rent. */
 export async function postRefund(tx: Tx, claim: ClaimRow, placement: PlacementRow, ask: RefundAsk): Promise<{ cents: number; rentCents: number }> {
-  const ledger = await ledgerOf(tx, claim, placement);
+  const ledger = await ledgerToChange(tx, claim, placement);
   const posted = refundEntries(ledger.entries, ask);
   await postEntries(tx, placement, ledger.currency ?? 'usd', posted);
   const refunds = posted.filter((e) => e.kind === 'refund');

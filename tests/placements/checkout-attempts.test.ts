@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ownerSql } from '../helpers.ts';
 import { amountOf, metadataOf, useProcessorStandIn } from './processor-stand-in.ts';
 import { drainJobs } from './fixtures.ts';
-import { events, fetchPage, formOf, formsOf, pagePath, payUrl, postForm, signedLease } from './payment-fixtures.ts';
+import { events, fetchPage, formOf, formsOf, pagePath, payUrl, postForm, signedLease, signLiveLease } from './payment-fixtures.ts';
 
 const { checkouts: sessions, refunds, notify: notifyProcessor } = useProcessorStandIn('whsec_attempts_test');
 
@@ -24,7 +24,7 @@ const notify = (intent: string, type: 'payment_intent.succeeded' | 'payment_inte
 async function livePlacement(claim: Record<string, unknown> = {}) {
   const s = await signedLease('live', { claim });
   await ownerSql()`update app.payout_accounts set processor_account_id = 'acct_attempts' where org_id = ${s.providerOrg} and environment = 'live'`;
-  await ownerSql()`update app.lease_agreements set status = 'fully_signed', sent_at = now(), policyholder_signed_at = now(), owner_signed_at = now() where id = ${s.lease.id}`;
+  await signLiveLease(s.lease.id);
   const path = pagePath(await payUrl(s.api, s.ref));
   const placement = async () => (await s.api.get(`/claims/${s.ref}/placement`)).body.data.homes[0];
   return { ...s, path, placement };

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decodeJwt } from 'jose';
 import { ownerSql } from '../helpers.ts';
 import { signPayLink } from '../../shared/placements/pay-link.ts';
-import { fetchPage, formsOf, pagePath, postForm, signedLease } from './payment-fixtures.ts';
+import { fetchPage, formsOf, pagePath, postForm, signedLease, signLiveLease } from './payment-fixtures.ts';
 
 const split = { rent_payer: 'carrier', deposit_payer: 'policyholder', fees_payer: 'tpa' };
 
@@ -78,7 +78,7 @@ describe('a live pay page whose processor is unset or unreachable', () => {
   async function livePage() {
     const s = await splitLease('live');
     await ownerSql()`update app.payout_accounts set processor_account_id = 'acct_unreachable' where org_id = ${s.providerOrg} and environment = 'live'`;
-    await ownerSql()`update app.lease_agreements set status = 'fully_signed', sent_at = now(), policyholder_signed_at = now(), owner_signed_at = now() where id = ${s.lease.id}`;
+    await signLiveLease(s.lease.id);
     const path = pagePath((await s.placement()).pay_in_app_url!);
     return { ...s, path, form: formsOf((await fetchPage(path)).text)[0] };
   }

@@ -1,9 +1,23 @@
 // Shared set-up of the payment tests: a sandbox request with a fully signed lease, and the pay page
 // driven as a browser would (fetch the page, read its form, submit it).
-import { call, client, createKey } from '../helpers.ts';
+import { call, client, createKey, ownerSql } from '../helpers.ts';
 import { drainJobs, placeWithDates, scene } from './fixtures.ts';
 
 export { events, inDays } from './fixtures.ts';
+
+/**
+ * A live lease signed by both, as the e-signature provider's callbacks would leave it (live tests
+ * have no e-signature provider), with what it charges posted to the stay's ledger as its signing
+ * posts it (the post_signed_charges job: a signing outside the signing command posts nothing).
+ */
+export async function signLiveLease(leaseId: string) {
+  const [lease] = await ownerSql()<{ org_id: string; environment: string; claim_home_id: string }[]>`
+    update app.lease_agreements set status = 'fully_signed', sent_at = coalesce(sent_at, now()), policyholder_signed_at = now(), owner_signed_at = now()
+     where id = ${leaseId} returning org_id, environment, claim_home_id`;
+  await ownerSql()`insert into app.jobs (kind, org_id, environment, payload)
+                   values ('post_signed_charges', ${lease.org_id}, ${lease.environment}, ${ownerSql().json({ placement_id: lease.claim_home_id })})`;
+  await drainJobs(lease.org_id);
+}
 
 /** A carrier request with a fully signed lease on a provider's home; the provider has an API key too. */
 export async function signedLease(environment: 'live' | 'sandbox' = 'sandbox', options: Parameters<typeof scene>[1] = {}) {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ownerSql } from '../helpers.ts';
 import { amountOf, metadataOf, useProcessorStandIn } from './processor-stand-in.ts';
-import { events, fetchPage, formsOf, pagePath, payLinks, payUrl, postForm, signedLease } from './payment-fixtures.ts';
+import { events, fetchPage, formsOf, pagePath, payLinks, payUrl, postForm, signedLease, signLiveLease } from './payment-fixtures.ts';
 
 const split = { rent_payer: 'carrier', deposit_payer: 'policyholder', fees_payer: 'tpa' };
 
@@ -129,7 +129,7 @@ describe('a charge split between payers (live, stand-in processor)', () => {
   it('one checkout per share, each naming its payer and parts; each notification records its share; the last books', async () => {
     const s = await splitLease('live');
     await ownerSql()`update app.payout_accounts set processor_account_id = 'acct_shares' where org_id = ${s.providerOrg} and environment = 'live'`;
-    await ownerSql()`update app.lease_agreements set status = 'fully_signed', sent_at = now(), policyholder_signed_at = now(), owner_signed_at = now() where id = ${s.lease.id}`;
+    await signLiveLease(s.lease.id);
     const links = await payLinks(s.api, s.ref);
     for (const payer of ['carrier', 'policyholder', 'tpa']) {
       const [form] = formsOf((await fetchPage(links[payer])).text);

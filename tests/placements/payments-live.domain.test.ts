@@ -6,7 +6,7 @@ import { call, client, createKey, ownerSql } from '../helpers.ts';
 import { insertHome } from '../claims/fixtures.ts';
 import { inDays, placeWithDates } from './fixtures.ts';
 import { amountOf, metadataOf, useProcessorStandIn } from './processor-stand-in.ts';
-import { events, fetchPage, pagePath, payUrl, postForm, signedLease, submitPage } from './payment-fixtures.ts';
+import { events, fetchPage, pagePath, payUrl, postForm, signedLease, signLiveLease, submitPage } from './payment-fixtures.ts';
 
 const { checkouts, notify } = useProcessorStandIn('whsec_live_test');
 
@@ -14,7 +14,7 @@ const { checkouts, notify } = useProcessorStandIn('whsec_live_test');
 async function signLive(leaseId: string) {
   await ownerSql()`update app.lease_agreements set status = 'sent_for_signature', sent_at = now() where id = ${leaseId} and status = 'awaiting_lease'`;
   await ownerSql()`update app.lease_agreements set status = 'policyholder_signed', policyholder_signed_at = now() where id = ${leaseId}`;
-  await ownerSql()`update app.lease_agreements set status = 'fully_signed', owner_signed_at = now() where id = ${leaseId}`;
+  await signLiveLease(leaseId);
 }
 
 const intentEvent = (id: string, type: string, metadata: Record<string, string>, amount: number) => ({

@@ -244,3 +244,24 @@ describe('existing stays keep their figures', () => {
     expect(after.payments).toEqual(before.payments);
   });
 });
+
+describe('reading never posts', () => {
+  it('a stay signed before the ledger existed is posted by its job (or its next change), never by a read', async () => {
+    const s = await scene();
+    const stay = await signedStay(s, inDays(40), 60);
+    const direct = await statement(s.api, stay);
+    const [{ id: placementId }] = await ownerSql()<{ id: string }[]>`select id from app.claim_homes where property_id = ${stay.home}`;
+    const entries = () => ownerSql()<{ n: number }[]>`select count(*)::int as n from app.ledger_entries where claim_home_id = ${placementId}`;
+    // As signed before the ledger existed: nothing posted.
+    await ownerSql()`delete from app.ledger_entries where claim_home_id = ${placementId}`;
+    for (let read = 0; read < 2; read++) expect((await statement(s.api, stay)).entries).toEqual([]);
+    await ok(s.api.get(`/claims/${stay.ref}/placement`));
+    expect((await entries())[0].n).toBe(0);
+    // The migration queues a job per such stay; it posts what the signing would have.
+    await ownerSql()`insert into app.jobs (kind, org_id, environment, payload) values ('post_signed_charges', ${s.c.orgId}, 'sandbox', ${ownerSql().json({ placement_id: placementId })})`;
+    await drainJobs(s.c.orgId);
+    const posted = await statement(s.api, stay);
+    expect(posted.totals).toEqual(direct.totals);
+    expect(posted.entries.map((e: { label: string; amount: number }) => [e.label, e.amount])).toEqual(direct.entries.map((e: { label: string; amount: number }) => [e.label, e.amount]));
+  });
+});

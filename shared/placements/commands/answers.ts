@@ -79,7 +79,7 @@ export async function sign(tx: Tx, claim: ClaimRow, placement: PlacementRow, by:
     await postSigned(tx, claim, placement, moved);
     if (moved.kind === 'addendum') {
       // An extension that only takes back nights released before has nothing of its own to pay: it takes effect now.
-      const ledger = await ledgerOf(tx, claim, placement);
+      const ledger = await ledgerOf(tx, placement);
       if (!extensionCharge(ledger, moved.id)) await putExtensionInEffect(tx, claim, placement, moved, { grossCents: 0, currency: ledger.currency ?? 'usd' });
       return;
     }

@@ -12,6 +12,7 @@ import { withTenant } from '../../db/tenant.ts';
 import { payable, paySandbox, requireShown, type ShownShare } from './payments.ts';
 import { homeOnRequest, type PlacementRow } from '../repository.ts';
 import { inPlacementById } from '../unit-of-work.ts';
+import { postSignedVersions } from '../stay-ledger.ts';
 
 // The pay page's data and its payment, in the tenant transaction of the request the link names:
 // the same commands as the sandbox `payment` helper (sandbox) and the checkout on the landlord's
@@ -154,6 +155,7 @@ async function pay(link: PayLink, submission: Parameters<PayActions['pay']>[1], 
   // Live without a processor: refused before anything is recorded (NotConfigured names the setting).
   if (link.environment === 'live') paymentsPort('live');
   const outcome = await inLinkedPlacement(link, true, async (tx, claim, placement): Promise<PayStep> => {
+    await postSignedVersions(tx, claim, placement);
     if (link.environment === 'sandbox') {
       const [payment] = await paySandbox(tx, claim, placement, submission.outcome ?? 'succeeded', submission);
       return { result: payment.status === 'failed' ? ('failed' as const) : ('succeeded' as const) };

@@ -7,7 +7,7 @@ import { payerOf, type ChargeShare, type ChargeType, type Payer } from '../billi
 import { lockLease, type LeaseRow } from '../lease.ts';
 import { chargeDueNow, chargeKey, chargesOf, settlementsOf, sharesDue, unpaidPartsOf, type LedgerCharge } from '../ledger.ts';
 import { entriesOf } from '../ledger-repository.ts';
-import { ledgerOf, postDuplicateRefund, postPayment } from '../stay-ledger.ts';
+import { ledgerOf, postDuplicateRefund, postPayment, postSignedVersions } from '../stay-ledger.ts';
 import { putExtensionInEffect } from './extensions.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { onHome, providerBookingFields } from '../render.ts';
@@ -76,7 +76,7 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow):
     new ApiError('charges_disabled', "The landlord's payment account cannot take charges right now; nothing can be paid until the landlord finishes setup.");
   // A cancelled placement with nothing left to pay is refused as such, whatever the landlord's account.
   if (!payee.charges_enabled && !cancelled) throw chargesDisabled();
-  const [ledger, now] = await Promise.all([ledgerOf(tx, claim, placement), tenantNow(tx)]);
+  const [ledger, now] = await Promise.all([ledgerOf(tx, placement), tenantNow(tx)]);
   const currency = ledger.currency ?? lease.terms?.home.currency ?? 'usd';
   const charge = chargeDueNow(ledger.charges, ledger.settled, utcDay(now));
   if (!charge && cancelled) throw notOnRequest();
@@ -93,7 +93,9 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow):
  * Empty when the ledger has no such charge.
  */
 export async function chargesNamed(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, chargeType: ChargeType, periodStart: string): Promise<LedgerCharge[]> {
-  const { entries } = await ledgerOf(tx, claim, placement);
+  // The notification's command records a payment: a stay signed before the ledger existed is posted first.
+  await postSignedVersions(tx, claim, placement);
+  const { entries } = await ledgerOf(tx, placement);
   const key = chargeKey({ leaseId: lease.id, chargeType, periodStart });
   const own = entries.filter((e) => chargeKey(e) === key);
   return own.length === 0 ? [] : [...chargesOf(own), ...chargesOf(own.filter((e) => e.kind === 'charge'))];
@@ -283,6 +285,7 @@ export function requireShown(state: Payable, shown: ShownShare): Due {
 export async function paySandbox(
   tx: Tx, claim: ClaimRow, placement: PlacementRow, outcome: 'succeeded' | 'failed', which: { payer?: Payer } | ShownShare = {},
 ): Promise<PaymentRow[]> {
+  await postSignedVersions(tx, claim, placement);
   const state = await payable(tx, claim, placement);
   const { charge, shares } = 'amountCents' in which ? requireShown(state, which) : requireDue(state, which.payer);
   const payments: PaymentRow[] = [];

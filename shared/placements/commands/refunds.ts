@@ -77,7 +77,7 @@ export async function requestRefund(caller: Caller, reference: string, input: Re
   return inPlacement(caller, { reference, propertyId: input.property_id }, async ({ tx, claim, placement }) => {
     if (await openRefundRequest(tx, placement.id)) throw pending();
     const purpose = input.purpose ?? 'owed_back';
-    const [{ entries }, payments] = await Promise.all([ledgerOf(tx, claim, placement), settledPayments(tx, placement.id)]);
+    const [{ entries }, payments] = await Promise.all([ledgerOf(tx, placement), settledPayments(tx, placement.id)]);
     const payment = refundedPayment(entries, payments, input, purpose);
     if (!payment) {
       throw new ApiError('nothing_to_refund', input.payment_id

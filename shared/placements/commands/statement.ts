@@ -26,7 +26,7 @@ const major = (t: Totals) => ({
 export async function readStatement(caller: Caller, reference: string, propertyId: string): Promise<z.infer<typeof Statement>> {
   return inPlacement(caller, { reference, propertyId }, async ({ tx, claim, placement }) => {
     const [ledger, payments, versions, now] = await Promise.all([
-      ledgerOf(tx, claim, placement), paymentsOf(tx, placement.id), versionNumbers(tx, placement.id), tenantNow(tx),
+      ledgerOf(tx, placement), paymentsOf(tx, placement.id), versionNumbers(tx, placement.id), tenantNow(tx),
     ]);
     const payers = payerOf(claim);
     // Who pays a part of a charge: who paid it, else the request's payer of the part now.
