@@ -23,7 +23,7 @@ describe('placing a home to a fully signed lease (sandbox)', () => {
 
     const dates = await api.post(`/claims/${ref}/dates`, { property_id: home, move_in: inDays(40), move_out: inDays(130) });
     expect(dates.status).toBe(200);
-    expect(dates.body.data).toEqual({ id: expect.any(String), move_in_date: inDays(40), move_out_date: inDays(130), status: 'awaiting_lease' });
+    expect(dates.body.data).toEqual({ id: expect.any(String), shortened_move_out_date: null, move_in_date: inDays(40), move_out_date: inDays(130), status: 'awaiting_lease' });
 
     expect(await drainJobs(c.orgId)).toMatchObject({ failed: 0 });
     const sent = (await api.get(`/claims/${ref}/placement`)).body.data;
