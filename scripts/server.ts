@@ -3,13 +3,13 @@
 import postgres from 'postgres';
 import { openDatabase, type LocalDatabase } from './lib/database.ts';
 import { MigrationError, migrate } from './lib/migrate.ts';
-import { StartupError, checkPortFree } from './lib/startup.ts';
-import { config, setting, intSetting, boolSetting } from '../shared/config.ts';
+import { StartupError, checkPortFree, publicAddressRefusal } from './lib/startup.ts';
+import { config, setting, boolSetting } from '../shared/config.ts';
 import { log, errorFields } from '../shared/log.ts';
 import { startBackgroundJobs } from './lib/background.ts';
 import { reportScheduling, warningsTo } from './lib/scheduling.ts';
 
-const port = intSetting('PORT', 54321);
+const port = config.port();
 const dataDir = setting('DATA_DIR', '.data');
 const embedded = !process.env.DATABASE_URL;
 
@@ -30,6 +30,8 @@ try {
   } catch (error) {
     throw new StartupError((error as Error).message);
   }
+  const publicAddress = publicAddressRefusal();
+  if (publicAddress) throw new StartupError(publicAddress);
   await checkPortFree(port, 'PORT');
   database = await openDatabase({ dataDir, checkUrl: true, log: (m) => log.warn('database', { detail: m }) });
 } catch (error) {

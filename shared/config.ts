@@ -54,8 +54,12 @@ export const config = {
   payLinkTtlSeconds: () => intSetting('PAY_LINK_TTL_SECONDS', 3600),
   /** How long a household's link to a home sent to it stays valid, in seconds (14 days). */
   householdLinkTtlSeconds: () => intSetting('HOUSEHOLD_LINK_TTL_SECONDS', 14 * 86_400),
-  /** The service's public address ending in /functions/v1; unset, taken from the request. */
+  /** The local server's port (the default is Supabase's local API port, so local URLs match `supabase start`). */
+  port: () => intSetting('PORT', 54321),
+  /** The service's public address ending in /functions/v1 (shared/http/public-url.ts reads it, with its local default). */
   publicBaseUrl: () => setting('PUBLIC_BASE_URL', ''),
+  /** A live-mode processor key (`sk_live_`, `rk_live_`): the deployment takes real money, so it is production. */
+  liveModeProcessor: () => /^(sk|rk)_live_/.test(setting('STRIPE_SECRET_KEY', '')),
   /** Shared secret of the internal webhook-dispatcher function; unset, the function refuses every call. */
   webhookDispatcherSecret: () => setting('WEBHOOK_DISPATCHER_SECRET', ''),
 };

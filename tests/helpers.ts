@@ -77,6 +77,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** The client address the server sees (X-Forwarded-For). */
   address?: string;
+  /** The host the request is addressed to (its Host header), which the sender chooses. */
+  host?: string;
 }
 
 const defaultAddress = `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
@@ -98,7 +100,7 @@ export async function call<Method extends string, Path extends string>(
     body = JSON.stringify(options.body);
     if (!headers.has('content-type')) headers.set('content-type', 'application/json');
   }
-  const response = await route(new Request(`http://localhost/functions/v1${path}`, { method, headers, body }));
+  const response = await route(new Request(`http://${options.host ?? 'localhost'}/functions/v1${path}`, { method, headers, body }));
   const text = await response.text();
   let parsed: unknown = text;
   try {

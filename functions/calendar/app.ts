@@ -6,7 +6,7 @@ import { sha256Hex } from '../../shared/keys.ts';
 import { errorFields, log } from '../../shared/log.ts';
 import { feedByTokenHash } from '../../shared/properties/calendar-export-repository.ts';
 import { feedTokenShape, renderFeed } from '../../shared/properties/ical-feed.ts';
-import { publicBaseUrl } from '../../shared/placements/pay-link.ts';
+import { publicBaseUrl } from '../../shared/http/public-url.ts';
 
 // A home's calendar for the other channels it is listed on: GET /calendar/<token>.ics answers the
 // iCalendar feed. Channels poll it without headers, so the token in the address is its only
@@ -38,7 +38,7 @@ export function createCalendarApp() {
     const token = c.req.param('file').replace(/\.ics$/, '');
     const feed = feedTokenShape.test(token) ? await feedByTokenHash(await sha256Hex(token)) : undefined;
     if (!feed) return refused(c, new ApiError('not_found', 'No calendar at this address: it was never issued, or it was replaced or revoked.'));
-    const body = renderFeed(feed, new URL(publicBaseUrl(c.req.url)).hostname);
+    const body = renderFeed(feed, new URL(publicBaseUrl()).hostname);
     const etag = `"${(await sha256Hex(body)).slice(0, 32)}"`;
     const headers = {
       ETag: etag,

@@ -4,7 +4,8 @@ import { renderError } from '../../shared/http/app.ts';
 import { single } from '../../shared/http/envelope.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { requestId } from '../../shared/http/middleware/request-id.ts';
-import { boundedBody } from '../../shared/http/middleware/body.ts';
+import { boundedBody, refuseKeysNamedTwice } from '../../shared/http/middleware/body.ts';
+import { limitByAddress } from '../../shared/http/middleware/authenticate.ts';
 import { log } from '../../shared/log.ts';
 import { placementPorts } from '../../shared/placements/ports/index.ts';
 import { CallbackRejected, type ESignaturePort } from '../../shared/placements/ports/types.ts';
@@ -23,10 +24,14 @@ export function createCallbackApp(port: () => ESignaturePort = () => placementPo
   // strict: false answers /esign-callback/ like /esign-callback (a provider may be set up with either).
   const app = new Hono<AppEnv>({ strict: false });
   app.use('*', requestId());
+  // The secret is a static one: guesses at it are limited per address as guesses at API keys are.
+  app.use('*', limitByAddress());
   // A provider's callback is a few kilobytes: past 1 MB it is not one, and is not read further.
   app.use('*', boundedBody(1024 * 1024, (c) => renderError(new ApiError('file_too_large', 'The body is larger than the 1 MB a callback may be.'), c)));
   app.post('/esign-callback', async (c) => {
     const raw = await c.req.text();
+    // Read as the API reads JSON: one value per key, whatever a parser in between kept.
+    refuseKeysNamedTwice(raw);
     const esign = port();
     let notice;
     try {

@@ -73,7 +73,7 @@ export function createHouseholdApp() {
     if (link instanceof Response) return link;
     try {
       const view = await householdView(link);
-      return view ? html(c, renderHouseholdPage(view, c.req.param('token'), wordsOf(c, view.language)), 200) : gone(c);
+      return view ? html(c, renderHouseholdPage(view, c.req.param('token'), wordsOf(c, view.language)), 200, { photos: true }) : gone(c);
     } catch (error) {
       if (error instanceof PayLinkRejected) return rejected(c, error);
       throw error;

@@ -5,7 +5,7 @@ import { ApiError } from '../../shared/http/errors.ts';
 import { requestId } from '../../shared/http/middleware/request-id.ts';
 import { boundedBody } from '../../shared/http/middleware/body.ts';
 import { errorFields, log } from '../../shared/log.ts';
-import { PayLinkRejected, readPayLink, readSetupLink, type PayLink } from '../../shared/placements/pay-link.ts';
+import { payPageUrl, PayLinkRejected, readPayLink, readSetupLink, type PayLink } from '../../shared/placements/pay-link.ts';
 import { payActions, type PayActions } from '../../shared/placements/commands/pay.ts';
 import { renderPayPage, renderSetupPage } from './page.ts';
 import { html, methodNotAllowedPage, readForm, renderNoticePage, renderProblemPage } from '../../shared/http/page.ts';
@@ -104,7 +104,7 @@ export function createPayApp(actions: PayActions) {
 
   app.post('/pay/setup/:token', async (c) => {
     try {
-      return c.redirect(await startSetup(c, c.req.param('token')), 303);
+      return c.redirect(await startSetup(c.req.param('token')), 303);
     } catch (error) {
       return setupRefused(c, error);
     }
@@ -132,13 +132,12 @@ export function createPayApp(actions: PayActions) {
     const form = Submission.safeParse(await readForm(c));
     if (!form.success) return problem(c, 'unreadable', 422, w);
     if (link.environment === 'live' && form.data.outcome) return problem(c, 'sandboxOnly', 422, w);
-    const returnUrl = new URL(c.req.url);
-    returnUrl.search = '';
     try {
       const outcome = await actions.pay(
         link,
         { outcome: form.data.outcome ?? (link.environment === 'sandbox' ? 'succeeded' : undefined), amountCents: form.data.amount_cents, chargeType: form.data.charge_type, payer: form.data.payer },
-        returnUrl.toString(),
+        // The processor sends the payer back to this page, at the service's public address.
+        payPageUrl(c.req.param('token')),
       );
       // Post/redirect/get: a reload of the result never pays twice.
       return c.redirect('redirect' in outcome ? outcome.redirect : resultAddress(c, outcome.result), 303);

@@ -1,6 +1,7 @@
 import type { z } from '@hono/zod-openapi';
 import { withTenant, type Tenant } from '../../shared/db/tenant.ts';
 import { notFound } from '../../shared/http/errors.ts';
+import { publicBaseUrl } from '../../shared/http/public-url.ts';
 import { sha256Hex } from '../../shared/keys.ts';
 import { deleteExport, readExport, replaceExport, type ExportRow } from '../../shared/properties/calendar-export-repository.ts';
 import { generateFeedToken } from '../../shared/properties/ical-feed.ts';
@@ -18,12 +19,12 @@ const render = (row: ExportRow, url: string | null): z.infer<typeof CalendarExpo
 });
 
 /** Issues a new address for the home's feed; the one before it stops answering in the same commit. */
-export function issueExport(tenant: Tenant, ref: string, baseUrl: string) {
+export function issueExport(tenant: Tenant, ref: string) {
   return withTenant(tenant, async (tx) => {
     const homeId = await resolveHome(tx, ref);
     const token = generateFeedToken(tenant.environment);
     const row = await replaceExport(tx, homeId, await sha256Hex(token));
-    return render(row, `${baseUrl}/calendar/${token}.ics`);
+    return render(row, `${publicBaseUrl()}/calendar/${token}.ics`);
   });
 }
 

@@ -9,6 +9,7 @@ import {
   deleteImport, insertImport, listImports, lockImportsOf, readImport, recordRefresh, refreshPending, type ImportRow,
 } from '../../shared/properties/calendar-import-repository.ts';
 import { maxFeedsPerHome } from '../../shared/properties/calendar-import-job.ts';
+import { shownUrl } from '../../shared/properties/feed-address.ts';
 import { checkEndpointUrl } from '../../shared/webhooks/destination.ts';
 import { resolveHome } from './homes-repository.ts';
 import type { CalendarImport, CalendarImportInput } from './schemas.ts';
@@ -16,17 +17,6 @@ import type { CalendarImport, CalendarImportInput } from './schemas.ts';
 // The commands on a home's imported calendars: register an address (fetched at once, then on a
 // schedule), list them with their fetch state, remove one (its blocks go with it), fetch one now;
 // each in its own unit of work in the caller's tenant.
-
-/**
- * The address as answered: a channel's export address carries its key in the query (Airbnb's
- * `?s=…`), and anyone with it reads the home's bookings elsewhere, so the query (and any user info)
- * is hidden from every reader of the home; the whole address stays stored for the fetch.
- */
-export function shownUrl(stored: string): string {
-  const url = new URL(stored);
-  const shown = `${url.protocol}//${url.username || url.password ? '…@' : ''}${url.host}${url.pathname}`;
-  return url.search ? `${shown}?…` : shown;
-}
 
 const renderImport = (row: ImportRow): z.infer<typeof CalendarImport> => ({
   id: row.id,

@@ -9,7 +9,7 @@ import { ConsoleError, uuidOption, type Command, type Options } from './options.
 /** Why the settings forbid live stand-ins, or undefined when they allow them. */
 export function liveStandInsRefusal(): string | undefined {
   if (!boolSetting('LOCAL_LIVE_TESTING', false)) return 'live stand-ins are for local live testing only: set LOCAL_LIVE_TESTING=true on a deployment that is not in production';
-  if (/^(sk|rk)_live_/.test(config.stripeSecretKey())) return 'STRIPE_SECRET_KEY is a live-mode key (production): only the payment processor connects a live payout account';
+  if (config.liveModeProcessor()) return 'STRIPE_SECRET_KEY is a live-mode key (production): only the payment processor connects a live payout account';
   return undefined;
 }
 

@@ -2,6 +2,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import postgres from 'postgres';
+import { config } from '../../shared/config.ts';
+import { publicBaseUrlProblem } from '../../shared/http/public-url.ts';
 
 // Start-up checks, run before anything is started: each failure is one StartupError whose message
 // names the cause and the fix (the server prints it as one line and exits non-zero).
@@ -16,6 +18,20 @@ export function checkServerVersion(versionNum: number, where: string): void {
     const major = Math.floor(versionNum / 10000);
     throw new StartupError(`${where} runs PostgreSQL ${major}; the service needs PostgreSQL 15 or newer: upgrade the server or point ${where} at a newer one`);
   }
+}
+
+/**
+ * Why the server may not start with the PUBLIC_BASE_URL it has, or undefined. Unset, links go to the
+ * local server's own loopback address (local development and sandbox use, so `npm start` needs no
+ * setting); a deployment with a live-mode processor key is production, and its links must carry its
+ * public address.
+ */
+export function publicAddressRefusal(): string | undefined {
+  if (config.publicBaseUrl()) return publicBaseUrlProblem();
+  if (config.liveModeProcessor()) {
+    return 'PUBLIC_BASE_URL is not set and STRIPE_SECRET_KEY is a live-mode key (production): set PUBLIC_BASE_URL to the service\'s public address ending in /functions/v1';
+  }
+  return undefined;
 }
 
 /** Refuses a port something else already listens on (127.0.0.1, where the server and the database listen). */

@@ -4,7 +4,7 @@ import type { AppEnv } from './context.ts';
 import { ApiError } from './errors.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { readBody } from './middleware/body.ts';
-import { requestId } from './middleware/request-id.ts';
+import { loggablePath, requestId } from './middleware/request-id.ts';
 import { countUsage } from './middleware/usage.ts';
 import type { Routes } from './routes.ts';
 import { log, errorFields } from '../log.ts';
@@ -59,7 +59,7 @@ export async function renderError(error: Error, c: Context<AppEnv>) {
       request_id: c.get('requestId'),
       fingerprint: await errorFingerprint(error),
       method: c.req.method,
-      path: new URL(c.req.url).pathname,
+      path: loggablePath(new URL(c.req.url).pathname),
       ...errorFields(error),
     });
     apiError = new ApiError('server_error', 'Something went wrong on our side. Retry with backoff; quote the X-Request-Id if it persists.');

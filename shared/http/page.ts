@@ -70,12 +70,23 @@ export function renderProblemPage(title: string, text: string, hint?: string, la
 ${hint ? `<p class="muted">${escapeHtml(hint)}</p>` : ''}</section>`, lang);
 }
 
-/** A page answer: never cached, never framed, no referrer, and nothing loaded from anywhere. */
-export const html = (c: Context<AppEnv>, body: string, status: number) => {
+/**
+ * Where a page's form may send the browser: the page itself, and on from there (the browser holds a
+ * form's redirects to form-action too) to the payment processor's own pages: its checkout, from the
+ * pay page, and its payout onboarding, from the setup page.
+ */
+const formTargets = "'self' https://checkout.stripe.com https://connect.stripe.com";
+
+/**
+ * A page answer: never cached, never framed, no referrer, no script, and nothing loaded but its own
+ * inline style. `photos`: the household's page shows the home's photos, which the provider hosts
+ * where it likes (https only), so that page alone may load images, from https addresses.
+ */
+export const html = (c: Context<AppEnv>, body: string, status: number, { photos = false } = {}) => {
   c.header('Cache-Control', 'no-store');
   c.header('Referrer-Policy', 'no-referrer');
   c.header('X-Frame-Options', 'DENY');
-  c.header('Content-Security-Policy', "default-src 'none'; img-src https:; style-src 'unsafe-inline'; form-action 'self' https:; base-uri 'none'");
+  c.header('Content-Security-Policy', `default-src 'none'; ${photos ? 'img-src https:; ' : ''}style-src 'unsafe-inline'; form-action ${formTargets}; base-uri 'none'; frame-ancestors 'none'`);
   return c.html(body, status as 200);
 };
 

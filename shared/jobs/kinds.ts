@@ -12,7 +12,7 @@ export interface JobPayloads {
   /** The placement: stop the signature links of a superseded or withdrawn contract. */
   withdraw_contract: { provider_ref: string; reason: string };
   /** The placement: the household's link to a home sent to it, signed when the email goes out (commands/household.ts). */
-  send_household_link: { placement_id: string; base_url: string };
+  send_household_link: { placement_id: string };
   /** The placement: read a contract again at the e-signature provider after its callback, and apply what it shows (commands/callback.ts). */
   reread_contract: { provider_ref: string };
   /** The placement: one message through the email port. */

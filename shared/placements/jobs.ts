@@ -126,12 +126,12 @@ export const sendEmail: ServiceJob<'send_email'> = {
  */
 export const sendHouseholdLink: ServiceJob<'send_household_link'> = {
   kind: 'send_household_link',
-  async run({ placement_id, base_url }, { job }) {
+  async run({ placement_id }, { job }) {
     const tenant = tenantOf(job);
     const message = await inPlacementById(tenant, placement_id, async ({ tx, claim, placement }) => {
       if (placement.option_status === 'declined' || placement.option_status === 'cancelled') return null;
       const [link, home] = await Promise.all([
-        currentHouseholdLink(tx, tenant.orgId, claim, placement, base_url),
+        currentHouseholdLink(tx, tenant.orgId, claim, placement),
         homeListing(tx, claim.id, placement.property_id),
       ]);
       return householdLinkEmail(link, home?.name ?? home?.address ?? 'a home', claim);

@@ -6,6 +6,7 @@ import { nowOf } from '../clock/time.ts';
 import { NotConfigured } from './ports/provider.ts';
 import { log } from '../log.ts';
 import { payers } from '../claims/values.ts';
+import { publicBaseUrl } from '../http/public-url.ts';
 import type { Payer } from './billing.ts';
 
 // The pay-in-app link: a short-lived signed token (HS256) for one placement (a home on a request)
@@ -217,18 +218,11 @@ export async function contactDigest(email: string): Promise<string> {
 }
 
 /** The household page's address for a link: <public base>/household/<token>. */
-export function householdPageUrl(baseUrl: string, token: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}/household/${token}`;
+export function householdPageUrl(token: string): string {
+  return `${publicBaseUrl()}/household/${token}`;
 }
 
 /** The pay page's address for a link: <public base>/pay/<token>. */
-export function payPageUrl(baseUrl: string, token: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}/pay/${token}`;
-}
-
-/** The service's public base (ending in /functions/v1): PUBLIC_BASE_URL, else the request's own origin. */
-export function publicBaseUrl(requestUrl: string): string {
-  const configured = config.publicBaseUrl();
-  if (configured) return configured.replace(/\/+$/, '');
-  return `${new URL(requestUrl).origin}/functions/v1`;
+export function payPageUrl(token: string): string {
+  return `${publicBaseUrl()}/pay/${token}`;
 }

@@ -7,6 +7,7 @@ import { DestinationRefused, refusedDestination, systemResolver, type HostResolv
 import type { WebhookTransport } from '../webhooks/dispatcher.ts';
 import { importedRanges, NotICalendar, type ImportedRange, type ImportWindow } from './ical-import.ts';
 import { emit, emitMany } from '../events/outbox.ts';
+import { shownUrl } from './feed-address.ts';
 import { readHomeRef, readImport, reconcileConflicts, recordFailure, recordSuccess } from './calendar-import-repository.ts';
 
 // The durable fetch of an imported calendar, run by the job runner that the webhook scheduler drives
@@ -64,6 +65,16 @@ export const calendarFeedAnswerBytes = () => maxBytes() + 64 * 1024;
 
 const day = (at: number) => new Date(at).toISOString().slice(0, 10);
 
+/** Where a redirect pointed, as an address is shown (a channel may redirect to a keyed address). */
+function shownLocation(location: string | null, base: URL): string {
+  if (location === null) return '(no location)';
+  try {
+    return shownUrl(new URL(location, base).toString());
+  } catch {
+    return '(an unreadable location)';
+  }
+}
+
 /** The feed's text, or throws with the reason the provider is shown. */
 async function fetchFeed(raw: string): Promise<string> {
   const url = new URL(raw);
@@ -81,7 +92,7 @@ async function fetchFeed(raw: string): Promise<string> {
     if (error instanceof DestinationRefused) throw new Error(error.message);
     throw new Error('the address could not be reached');
   }
-  if (response.status >= 300 && response.status < 400) throw new Error(`redirect to ${response.headers.get('location') ?? '(no location)'} not followed`);
+  if (response.status >= 300 && response.status < 400) throw new Error(`redirect to ${shownLocation(response.headers.get('location'), url)} not followed`);
   if (response.status !== 200) throw new Error(`answered HTTP ${response.status}`);
   const declared = Number(response.headers.get('content-length') ?? NaN);
   if (declared > maxBytes()) throw new Error(`the calendar is larger than ${maxBytes()} bytes`);
@@ -156,7 +167,7 @@ export const fetchCalendarImport: ServiceJob<'fetch_calendar_import'> = {
             property_id: row.property_id,
             external_id: home.api_external_id,
             property: home,
-            url: row.url,
+            url: shownUrl(row.url),
             consecutive_failures: failures,
             last_error: message,
             last_success_at: row.last_success_at?.toISOString() ?? null,

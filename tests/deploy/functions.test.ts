@@ -86,6 +86,18 @@ describe('the deployed functions under Deno', () => {
   }, 120_000);
 });
 
+describe('the public address on the Edge Runtime', () => {
+  it('a function that hands out addresses refuses to start without PUBLIC_BASE_URL, naming it (never the request\'s Host)', async () => {
+    const calendar = functions.find((fn) => fn.name === 'calendar')!;
+    const run = await runDeno(['run', '--quiet', ...resolutionFlags(calendar.importMap), ...edgePermissions, calendar.entrypoint], {
+      cwd: bundle,
+      env: { ...functionEnv(await freePort()), PUBLIC_BASE_URL: '' },
+    });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('PUBLIC_BASE_URL is not set');
+  }, 120_000);
+});
+
 /** The settings Supabase gives every function, pointed at the test database. */
 function functionEnv(port: number): Record<string, string> {
   return {
@@ -99,6 +111,7 @@ function functionEnv(port: number): Record<string, string> {
     STRIPE_SECRET_KEY: 'sk_test_stand_in',
     STRIPE_WEBHOOK_SECRET: 'whsec_stand_in',
     PAY_LINK_SECRET: 'stand-in-pay-link-secret-of-32-chars-or-more',
+    PUBLIC_BASE_URL: 'https://project.supabase.example/functions/v1',
     LOG_LEVEL: 'warn',
   };
 }

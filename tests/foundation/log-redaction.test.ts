@@ -15,6 +15,27 @@ describe('the request log', () => {
     expect(loggablePath('/functions/v1/claims/REQ-7KQ2MX/placement')).toBe('/functions/v1/claims/REQ-7KQ2MX/placement');
   });
 
+  it('reads a path as the router does: encoded, partial or misshapen tokens are hidden too', () => {
+    const [header, payload, signature] = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLW9mLWxpbms'.split('.');
+    const feed = `cal_test_${'a1B2c3D4e5'.repeat(4)}`;
+    const cases: [string, string][] = [
+      [`/household/${header}%2E${payload}.${signature}`, '/household/[link]'],
+      [`/household/${header}%252E${payload}%252E${signature}/lease`, '/household/[link]/lease'],
+      [`/pay/${header}.${payload}`, '/pay/[link]'],
+      [`/pay/${header}.${payload}.`, '/pay/[link]'],
+      [`/pay/setup/${payload}`, '/pay/setup/[link]'],
+      [`/calendar/cal_test_%75${feed.slice('cal_test_u'.length)}.ics`, '/calendar/[feed]'],
+      [`/calendar/${feed.slice(0, 20)}`, '/calendar/[feed]'],
+      // Elsewhere than a page, a segment that reads as a token once decoded.
+      [`/claims/${payload}`, '/claims/[link]'],
+      [`/properties/%63al_${feed.slice(4)}/calendar-export`, '/properties/[feed]/calendar-export'],
+    ];
+    for (const [path, logged] of cases) {
+      expect(loggablePath(`/functions/v1${path}`), path).toBe(`/functions/v1${logged}`);
+      expect(loggablePath(path), path).toBe(logged);
+    }
+  });
+
   it('logs one line per request, with the link redacted', async () => {
     const lines: string[] = [];
     vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));

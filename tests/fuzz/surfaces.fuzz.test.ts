@@ -110,9 +110,10 @@ const doc = openApiDocument() as unknown as { paths: Record<string, Record<strin
 const documented = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).map(Number);
 
 const surfaces: Surface[] = [
-  // The callbacks: 200, 401 (signature), 404 (other paths), 413 (past 1 MB), 503 (provider not configured).
+  // The callbacks: 200, 401 (signature), 404 (other paths), 413 (past 1 MB), 503 (provider not configured);
+  // 429 for the e-signature callback's address past the failed-authentication limit.
   { name: 'the payment processor callback', method: fc.constant('POST'), path: fc.constantFrom('/payments-webhook', '/payments-webhook/'), statuses: [200, 400, 401, 413, 422, 503], contentType: /^application\/json/ },
-  { name: 'the e-signature callback', method: fc.constant('POST'), path: fc.constantFrom('/esign-callback', '/esign-callback/'), statuses: [200, 400, 401, 413, 422, 503], contentType: /^application\/json/ },
+  { name: 'the e-signature callback', method: fc.constant('POST'), path: fc.constantFrom('/esign-callback', '/esign-callback/'), statuses: [200, 400, 401, 413, 422, 429, 503], contentType: /^application\/json/ },
   // The pages: a page for every answer, the refusals included.
   { name: 'the pay page', method: fc.constantFrom('GET', 'POST'), path: token(() => tokens.pay).map((t) => `/pay/${t}`), statuses: [200, 303, 403, 404, 409, 410, 413, 422, 503], contentType: /^text\/html/ },
   { name: 'the payout setup page', method: fc.constantFrom('GET', 'POST'), path: token(() => tokens.setup).map((t) => `/pay/setup/${t}`), statuses: [200, 303, 403, 404, 410, 413, 422, 503], contentType: /^text\/html/ },

@@ -103,6 +103,16 @@ describe('npm start refuses, before starting anything, with one line naming the 
     expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
   }, 60_000);
 
+  it('a production deployment (a live-mode processor key) without PUBLIC_BASE_URL, or a PUBLIC_BASE_URL that is no plain address', async () => {
+    const dataDir = await tempDir();
+    const port = String(await freePort());
+    const unset = await start({ PORT: port, DATA_DIR: dataDir, PUBLIC_BASE_URL: '', STRIPE_SECRET_KEY: 'sk_live_stand_in' });
+    refusedWith(unset, 'PUBLIC_BASE_URL is not set and STRIPE_SECRET_KEY is a live-mode key', 'set PUBLIC_BASE_URL');
+    const unusable = await start({ PORT: port, DATA_DIR: dataDir, PUBLIC_BASE_URL: 'https://homes.example/functions/v1?x=1' });
+    refusedWith(unusable, 'PUBLIC_BASE_URL=https://homes.example/functions/v1?x=1 must be a plain http(s) address');
+    expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
+  }, 90_000);
+
   it('PORT or DB_PORT already in use; an unreachable DATABASE_URL; refused credentials; an edited applied migration', async () => {
     const [busyPort, busyDbPort] = [await freePort(), await freePort()];
     await listen(busyPort);

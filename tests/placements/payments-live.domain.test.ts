@@ -64,7 +64,8 @@ describe('live payments through the processor (stand-in transport)', () => {
     const amount = amountOf(checkout);
     const rent = Number(checkout.get('payment_intent_data[metadata][rent_cents]'));
     expect(Number(checkout.get('payment_intent_data[application_fee_amount]'))).toBe(Math.round(rent * 0.08));
-    expect(checkout.get('success_url')).toMatch(/\/pay\/.+\?result=processing$/);
+    // The processor returns the payer to the pay page at the public address, not the function-relative path it was posted to.
+    expect(checkout.get('success_url')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/functions\/v1\/pay\/.+\?result=processing$/);
     const metadata = metadataOf(checkout);
 
     // Nothing is booked until the processor says so; a forged notification changes nothing.
@@ -115,7 +116,7 @@ describe('live payments through the processor (stand-in transport)', () => {
     await ownerSql()`update app.payout_accounts set connected = false, charges_enabled = false, payouts_enabled = false, onboarding_status = 'not_started'
                       where org_id = ${s.providerOrg} and environment = 'live'`;
     const status = (await providerLive.get('/properties/payouts')).body.data;
-    expect(status.finish_setup_url).toMatch(/^http:\/\/localhost\/functions\/v1\/pay\/setup\//);
+    expect(status.finish_setup_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/functions\/v1\/pay\/setup\//);
     const path = pagePath(status.finish_setup_url!);
     // Opening the link creates nothing; Continue (a POST) creates the account and goes on to onboarding.
     const shown = await call('GET', path);

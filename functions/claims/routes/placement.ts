@@ -113,7 +113,7 @@ export const placementRoutes = createRoutes()
         },
       },
     }),
-    async (c) => c.json(single(await putOption(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'), c.req.url)), 200),
+    async (c) => c.json(single(await putOption(c.get('caller'), c.req.valid('param').reference, c.req.valid('json'))), 200),
   )
   .openapi(
     defineRoute({
@@ -143,7 +143,7 @@ export const placementRoutes = createRoutes()
     }),
     async (c) => {
       const { reference, propertyId } = c.req.valid('param');
-      return c.json(single(await resendHouseholdLink(c.get('caller'), reference, propertyId, c.req.url)), 202);
+      return c.json(single(await resendHouseholdLink(c.get('caller'), reference, propertyId)), 202);
     },
   )
   .openapi(
@@ -274,5 +274,5 @@ export const placementRoutes = createRoutes()
         },
       },
     }),
-    async (c) => c.json(single(await readPlacement(c.get('caller'), c.req.valid('param').reference, c.req.url)), 200),
+    async (c) => c.json(single(await readPlacement(c.get('caller'), c.req.valid('param').reference)), 200),
   );

@@ -60,7 +60,7 @@ export const accountRoutes = createRoutes()
       // a read scope does not hand it out.
       const link = !allows('properties:write', caller.scopes)
         ? false
-        : { liveSetupUrl: caller.environment === 'live' ? await setupPageUrl(c.req.url, caller.orgId) : undefined };
+        : { liveSetupUrl: caller.environment === 'live' ? await setupPageUrl(caller.orgId) : undefined };
       return c.json(single(await withTenant(caller, (tx) => readPayoutStatus(tx, caller, link))), 200);
     },
   );

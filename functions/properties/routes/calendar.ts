@@ -1,7 +1,6 @@
 import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, listOf } from '../../../shared/http/routes.ts';
 import { list } from '../../../shared/http/envelope.ts';
-import { publicBaseUrl } from '../../../shared/placements/pay-link.ts';
 import { issueExport, revokeExport, showExport } from '../calendar-export.ts';
 import { homeImports, refreshImport, registerImport, removeImport } from '../calendar-imports.ts';
 import {
@@ -37,7 +36,7 @@ calendarRoutes
       errors: { 404: { not_found: 'no such home for this organisation in this environment.' } },
     }),
     async (c) => {
-      const issued = await issueExport(c.get('caller'), c.req.valid('param').ref, publicBaseUrl(c.req.url));
+      const issued = await issueExport(c.get('caller'), c.req.valid('param').ref);
       return c.json(single(issued), 201);
     },
   )

@@ -131,7 +131,7 @@ export const counterpartRoutes = createRoutes()
     }),
     async (c) => {
       const { reference, propertyId } = c.req.valid('param');
-      return c.json(single(await sandboxHouseholdLink(c.get('caller'), reference, propertyId, c.req.url)), 200);
+      return c.json(single(await sandboxHouseholdLink(c.get('caller'), reference, propertyId)), 200);
     },
   )
   .openapi(

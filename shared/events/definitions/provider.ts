@@ -47,7 +47,7 @@ export const CalendarConflictPayload = z.object({
 
 export const CalendarFeedFailingPayload = z.object({
   ...feedFields,
-  url: z.string(),
+  url: z.string().describe('The feed\'s address with its query (and any user info) shown as `?…`, as the calendar-feeds routes show it: a channel\'s export address carries its key there.'),
   consecutive_failures: z.number().int(),
   last_error: z.string().describe('Why the last fetch failed.'),
   last_success_at: z.string().nullable().describe('When the feed was last read; its blocks of then stay in force.'),
@@ -277,7 +277,7 @@ export const providerEvents = [
       property_id: samplePayment.property_id,
       external_id: sampleHomeRef,
       property: sampleBooking.property,
-      url: 'https://www.airbnb.com/calendar/ical/12345678.ics?s=abcdef',
+      url: 'https://www.airbnb.com/calendar/ical/12345678.ics?…',
       consecutive_failures: 3,
       last_error: 'answered HTTP 404',
       last_success_at: '2026-11-25T22:00:00.000Z',

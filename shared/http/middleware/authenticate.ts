@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { config } from '../../config.ts';
 import type { AppEnv } from '../context.ts';
 import { ApiError } from '../errors.ts';
@@ -77,13 +77,8 @@ function remember(key: string, hash: string) {
   keyHashes.set(key, hash);
 }
 
-/** Authentication and rate limiting in one database round trip. Sets X-RateLimit-* on every response, including errors. */
-export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => {
-  const key = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
-  // Only well-formed keys are hashed and looked up; anything else counts as a failed attempt.
-  const hash = key && environmentOfKey(key) ? await hashOf(key) : '';
-  const row = await authenticated(hash, clientAddress(c.req.header('x-forwarded-for')));
-
+/** A counted request's rate headers, and how a refusal carries them; throws the 429 when its window is spent. */
+function limitOf(c: Context<AppEnv>, row: AuthRow) {
   const remaining = row.limiter_ok ? Math.max(0, row.rate_limit - row.rate_count) : row.rate_limit;
   const rateHeaders = {
     'X-RateLimit-Limit': String(row.rate_limit),
@@ -97,12 +92,21 @@ export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => 
     return error;
   };
 
-  const overLimit = row.limiter_ok && row.rate_count > row.rate_limit;
-  if (overLimit) {
+  if (row.limiter_ok && row.rate_count > row.rate_limit) {
     const retryAfter = Math.max(1, Math.ceil((row.rate_reset.getTime() - Date.now()) / 1000));
     c.header('Retry-After', String(retryAfter));
     throw refused(new ApiError('rate_limited', `Rate limit of ${row.rate_limit} requests per minute exceeded; retry after ${retryAfter} s.`));
   }
+  return { rateHeaders, refused };
+}
+
+/** Authentication and rate limiting in one database round trip. Sets X-RateLimit-* on every response, including errors. */
+export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+  const key = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
+  // Only well-formed keys are hashed and looked up; anything else counts as a failed attempt.
+  const hash = key && environmentOfKey(key) ? await hashOf(key) : '';
+  const row = await authenticated(hash, clientAddress(c.req.header('x-forwarded-for')));
+  const { rateHeaders, refused } = limitOf(c, row);
   if (!row.key_id) {
     if (!key) throw refused(new ApiError('missing_key', 'Send an API key as "Authorization: Bearer <key>" or "x-api-key: <key>".'));
     throw refused(new ApiError('invalid_key', 'The API key is not a valid, active organisation key.'));
@@ -116,6 +120,19 @@ export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => 
     scopes: row.scopes!,
     readsOnly: c.req.method === 'GET' || c.req.method === 'HEAD',
   });
+  await next();
+  setResponseHeaders(c, rateHeaders);
+};
+
+/**
+ * The failed-authentication limit of API keys, for a caller that proves itself with a shared secret
+ * instead of a key (the e-signature provider's callback): each call counts in its address's window
+ * before the secret is compared, as a call without a valid key does, so that a guesser is refused
+ * (429) with the same answer whether its next guess is right or wrong, and shares the window with
+ * its guesses at API keys.
+ */
+export const limitByAddress = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+  const { rateHeaders } = limitOf(c, await authenticated('', clientAddress(c.req.header('x-forwarded-for'))));
   await next();
   setResponseHeaders(c, rateHeaders);
 };

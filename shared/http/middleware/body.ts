@@ -83,8 +83,7 @@ export const readBody = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   if (/^application\/(.+\+)?json/i.test(c.req.header('content-type') ?? '')) {
     const text = utf8Text(bytes);
     if (text === undefined) throw new ApiError('invalid_json', 'The body is not valid UTF-8; JSON must be sent as UTF-8.');
-    const twice = duplicateKey(text);
-    if (twice !== undefined && isJson(text)) throw new ApiError('invalid_json', `The body names ${twice} twice; send each key once.`, twice);
+    refuseKeysNamedTwice(text);
     // c.req.json() reads the cached text; with only the bytes cached, Hono would decode them again
     // through a Response built around them (a web stream on Node) on every JSON request.
     c.req.bodyCache.text = Promise.resolve(text) as unknown as string;
@@ -94,6 +93,15 @@ export const readBody = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   c.req.bodyCache.arrayBuffer = Promise.resolve(bytes.buffer) as unknown as ArrayBuffer;
   await next();
 };
+
+/**
+ * Refuses (400 invalid_json) a JSON text that names a key twice in one object: JSON.parse keeps the
+ * last, while a log, a gateway or the sender's own check may have read the first.
+ */
+export function refuseKeysNamedTwice(text: string): void {
+  const twice = duplicateKey(text);
+  if (twice !== undefined && isJson(text)) throw new ApiError('invalid_json', `The body names ${twice} twice; send each key once.`, twice);
+}
 
 /**
  * A small body limit for the service's pages and the third parties' callbacks (a form of a few

@@ -5,7 +5,7 @@ import { enqueue } from '../../jobs/queue.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { tenantNow } from '../../clock/time.ts';
 import { config } from '../../config.ts';
-import { contactDigest, householdPageUrl, PayLinkRejected, publicBaseUrl, signHouseholdLink, signPayLink, type HouseholdLink } from '../pay-link.ts';
+import { contactDigest, householdPageUrl, PayLinkRejected, signHouseholdLink, signPayLink, type HouseholdLink } from '../pay-link.ts';
 import { currentLease, findPlacement, homeForRequest, homeListing, updatePlacement, type HomeListing, type PlacementRow } from '../repository.ts';
 import { inPlacement, inPlacementById } from '../unit-of-work.ts';
 import { householdAnswers, type HouseholdAnswer } from './answers.ts';
@@ -38,7 +38,7 @@ export type LinkDelivery = 'queued' | 'not_configured';
  * deployment without email settings queues nothing: it files the link as undelivered on the
  * placement (timeline and event) and says so, rather than let a job fail where nobody looks.
  */
-export async function issueHouseholdLink(tx: Tx, claim: ClaimRow, placement: PlacementRow, baseUrl: string): Promise<{ issuedAt: Date; delivery: LinkDelivery }> {
+export async function issueHouseholdLink(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<{ issuedAt: Date; delivery: LinkDelivery }> {
   if (!claim.household_email) {
     throw new ApiError('could_not_place', 'The request has no household_email to send the link to (add it with PATCH /claims/{reference}).', 'household_email');
   }
@@ -49,7 +49,7 @@ export async function issueHouseholdLink(tx: Tx, claim: ClaimRow, placement: Pla
     await recordUndeliveredLink(tx, claim, updated, { reason: 'not_configured', error: emailNotConfigured(missing), attempts: 0 });
     return { issuedAt: updated.household_link_at!, delivery: 'not_configured' };
   }
-  await enqueue(tx, 'send_household_link', { placement_id: placement.id, base_url: baseUrl }, { dedupeKey: `${placement.id}:${issuedAt.getTime()}` });
+  await enqueue(tx, 'send_household_link', { placement_id: placement.id }, { dedupeKey: `${placement.id}:${issuedAt.getTime()}` });
   return { issuedAt: updated.household_link_at!, delivery: 'queued' };
 }
 
@@ -60,14 +60,14 @@ const emailNotConfigured = (missing: string[]) => `email is not configured on th
  * Refused when nothing could go out (email not configured), so that no answer names an address
  * nothing was sent to; the earlier link, if any, keeps working.
  */
-export async function resendHouseholdLink(caller: Caller, reference: string, propertyId: string, requestUrl: string) {
+export async function resendHouseholdLink(caller: Caller, reference: string, propertyId: string) {
   return inPlacement(caller, { reference, propertyId }, async ({ tx, claim, placement }) => {
     assertSentToHousehold(placement);
     const missing = emailSettingsMissing(claim.environment);
     if (missing.length > 0) {
       throw new ApiError('not_configured', `Nothing was sent: ${emailNotConfigured(missing)} (an operator's setting). Send the link again once it is set.`);
     }
-    const { issuedAt } = await issueHouseholdLink(tx, claim, placement, publicBaseUrl(requestUrl));
+    const { issuedAt } = await issueHouseholdLink(tx, claim, placement);
     return { property_id: placement.property_id, sent_to: claim.household_email!, link_issued_at: issuedAt.toISOString() };
   });
 }
@@ -80,7 +80,7 @@ function assertSentToHousehold(placement: PlacementRow): void {
 }
 
 /** The household's link of the current issue, signed now (the email job, and the sandbox helper). */
-export async function currentHouseholdLink(tx: Tx, orgId: string, claim: ClaimRow, placement: PlacementRow, baseUrl: string) {
+export async function currentHouseholdLink(tx: Tx, orgId: string, claim: ClaimRow, placement: PlacementRow) {
   assertSentToHousehold(placement);
   if (!placement.household_link_at || !claim.household_email) throw new ApiError('option_not_open', 'No link was issued to the household for this home.');
   const now = await tenantNow(tx);
@@ -91,13 +91,13 @@ export async function currentHouseholdLink(tx: Tx, orgId: string, claim: ClaimRo
     issue: placement.household_link_at.getTime(),
     sentTo: await contactDigest(claim.household_email),
   }, now);
-  return { url: householdPageUrl(baseUrl, token), to: claim.household_email, expires_at: new Date(now.getTime() + config.householdLinkTtlSeconds() * 1000).toISOString() };
+  return { url: householdPageUrl(token), to: claim.household_email, expires_at: new Date(now.getTime() + config.householdLinkTtlSeconds() * 1000).toISOString() };
 }
 
 /** GET /sandbox/claims/{reference}/homes/{propertyId}/household-link: what the household's email links to. */
-export async function sandboxHouseholdLink(caller: Caller, reference: string, propertyId: string, requestUrl: string) {
+export async function sandboxHouseholdLink(caller: Caller, reference: string, propertyId: string) {
   return inPlacement(caller, { reference, propertyId }, async ({ tx, claim, placement }) => {
-    const { url, expires_at } = await currentHouseholdLink(tx, caller.orgId, claim, placement, publicBaseUrl(requestUrl));
+    const { url, expires_at } = await currentHouseholdLink(tx, caller.orgId, claim, placement);
     return { url, expires_at };
   }, { lock: false });
 }

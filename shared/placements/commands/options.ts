@@ -5,7 +5,6 @@ import { enqueue } from '../../jobs/queue.ts';
 import { offerMove } from '../states.ts';
 import { inRequest, lockHomeOnRequest, type RequestUnit } from '../unit-of-work.ts';
 import { issueHouseholdLink, type LinkDelivery } from './household.ts';
-import { publicBaseUrl } from '../pay-link.ts';
 import { type OptionInput } from '../schemas.ts';
 import { approveBudget } from './budget.ts';
 import { hasBillingAccount, homeForRequest, insertPlacement, moveOffer, otherStaysConflicts, readApproval, reopenPlacement } from '../repository.ts';
@@ -19,7 +18,7 @@ import { tenantNow } from '../../clock/time.ts';
 // requests may have one home on them until dates take its nights. Safe to retry: the same row is
 // rewritten.
 
-export async function putOption(caller: Caller, reference: string, body: OptionInput, requestUrl: string) {
+export async function putOption(caller: Caller, reference: string, body: OptionInput) {
   return inRequest(caller, reference, async (unit) => {
     const { tx, claim } = unit;
     const home = await homeForRequest(tx, claim.id, body.property_id);
@@ -75,7 +74,7 @@ export async function putOption(caller: Caller, reference: string, body: OptionI
     let delivery: LinkDelivery | null = null;
     if (body.action === 'send') {
       // The household is emailed its link to the home's page (./household.ts), once per offer.
-      if (firstTime) delivery = (await issueHouseholdLink(tx, claim, row, publicBaseUrl(requestUrl))).delivery;
+      if (firstTime) delivery = (await issueHouseholdLink(tx, claim, row)).delivery;
       await moveStatus(tx, [claim.id], 'options_sent');
     } else {
       if (firstTime) {

@@ -1,7 +1,6 @@
-import type { Context } from 'hono';
 import { withTenant } from '../../db/tenant.ts';
-import type { AppEnv } from '../../http/context.ts';
-import { publicBaseUrl, readSetupLink, signSetupLink } from '../pay-link.ts';
+import { publicBaseUrl } from '../../http/public-url.ts';
+import { readSetupLink, signSetupLink } from '../pay-link.ts';
 import { paymentsPort } from '../ports/index.ts';
 import { attachProcessorAccount, readOnboarding } from '../../properties/payouts.ts';
 
@@ -11,22 +10,25 @@ import { attachProcessorAccount, readOnboarding } from '../../properties/payouts
 // created on demand at each visit rather than stored; account.updated notifications report the
 // outcome (./notifications.ts).
 
-export async function setupPageUrl(requestUrl: string, orgId: string): Promise<string> {
-  return `${publicBaseUrl(requestUrl)}/pay/setup/${await signSetupLink(orgId, 'live')}`;
+/** The setup page of a link: <public base>/pay/setup/<token>. */
+const setupPage = (token: string) => `${publicBaseUrl()}/pay/setup/${token}`;
+
+export async function setupPageUrl(orgId: string): Promise<string> {
+  return setupPage(await signSetupLink(orgId, 'live'));
 }
 
 /** Opens the processor's onboarding for the link's provider; returns where to send the browser. */
-export async function startSetup(c: Context<AppEnv>, token: string): Promise<string> {
+export async function startSetup(token: string): Promise<string> {
   const { orgId, environment } = await readSetupLink(token);
-  const here = new URL(c.req.url);
-  here.search = '';
+  // The processor sends the browser back to this page, at the service's public address.
+  const here = setupPage(token);
   const tenant = { orgId, environment };
   const account = await withTenant(tenant, (tx) => readOnboarding(tx, tenant));
   const link = await paymentsPort(environment).accountLink({
     connectedAccount: account.processor_account_id ?? undefined,
     email: account.email ?? undefined,
-    refreshUrl: here.toString(),
-    returnUrl: `${here.toString()}?result=returned`,
+    refreshUrl: here,
+    returnUrl: `${here}?result=returned`,
   });
   if (!account.processor_account_id) {
     await withTenant(tenant, (tx) => attachProcessorAccount(tx, tenant, link.connectedAccount));

@@ -1,4 +1,4 @@
-import { payPageUrl, publicBaseUrl, signPayLink } from '../pay-link.ts';
+import { payPageUrl, signPayLink } from '../pay-link.ts';
 import { NotConfigured } from '../ports/provider.ts';
 import { log } from '../../log.ts';
 import type { Tx } from '../../db/client.ts';
@@ -11,30 +11,30 @@ import { chargeParts, payerOf, type Payer } from '../billing.ts';
 
 // GET /claims/{reference}/placement: the request's status and every home on it.
 
-export async function readPlacement(caller: Caller, reference: string, requestUrl: string) {
+export async function readPlacement(caller: Caller, reference: string) {
   return inRequest(caller, reference, async ({ tx, claim }) => {
     const homes = await placementHomes(tx, claim.id);
     const payee = payingHome(homes);
     const now = await tenantNow(tx);
     // One link per payer the request names (rent's, deposits', fees'), each taking its own share only.
     const named = [...new Set(chargeParts.map((part) => payerOf(claim)[part]))];
-    const links = payee ? await Promise.all(named.map(async (payer) => ({ payer, url: await payLinkOrNull(payee, payer, caller, requestUrl, now) }))) : [];
+    const links = payee ? await Promise.all(named.map(async (payer) => ({ payer, url: await payLinkOrNull(payee, payer, caller, now) }))) : [];
     return {
       request_id: claim.id,
       reference: claim.claim_ref,
       status: claim.status_primary,
       homes: homes.map(renderPlacementHome),
-      pay_in_app_url: payee ? await payLinkOrNull(payee, 'carrier', caller, requestUrl, now) : null,
+      pay_in_app_url: payee ? await payLinkOrNull(payee, 'carrier', caller, now) : null,
       pay_links: links.filter((link): link is { payer: Payer; url: string } => link.url !== null),
     };
   });
 }
 
 /** A payer's pay page address, or null (and a warning in the log) while signed links are not configured. */
-async function payLinkOrNull(home: PlacementHomeRow, payer: Payer, caller: Caller, requestUrl: string, now: Date): Promise<string | null> {
+async function payLinkOrNull(home: PlacementHomeRow, payer: Payer, caller: Caller, now: Date): Promise<string | null> {
   try {
     const link = { placementId: home.id, orgId: caller.orgId, environment: caller.environment, leaseId: home.current_lease_id, payer };
-    return payPageUrl(publicBaseUrl(requestUrl), await signPayLink(link, now));
+    return payPageUrl(await signPayLink(link, now));
   } catch (error) {
     if (!(error instanceof NotConfigured)) throw error;
     log.warn('pay_in_app_url left out', { error: error.message });

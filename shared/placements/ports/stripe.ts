@@ -119,9 +119,15 @@ export function stripePayments(settings: StripeSettings): PaymentsPort {
       if (!signature) throw new CallbackRejected('The Stripe-Signature header is missing.');
       let event: Stripe.Event;
       try {
-        event = await stripe.webhooks.constructEventAsync(rawBody, signature, settings.webhookSecret, undefined, cryptoProvider);
+        event = await stripe.webhooks.constructEventAsync(rawBody, signature, settings.webhookSecret, notificationToleranceSeconds, cryptoProvider);
       } catch (error) {
         throw new CallbackRejected(error instanceof Error ? error.message : 'The signature does not verify.');
+      }
+      // The SDK refuses a signed time too far in the past only: one ahead of the clock would let a
+      // captured notification be replayed for as long past its sending as it was dated ahead.
+      const signedAt = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
+      if (!(signedAt <= Date.now() / 1000 + notificationToleranceSeconds)) {
+        throw new CallbackRejected(`The signature's timestamp is more than ${notificationToleranceSeconds} s ahead of the service's clock.`);
       }
       if (!handledEvents.has(event.type)) return null;
       // An event of the other mode (a test-mode event reaching a live-key deployment, or the reverse)
@@ -131,6 +137,9 @@ export function stripePayments(settings: StripeSettings): PaymentsPort {
     },
   };
 }
+
+/** How far from now a notification's signed time may be, either way (the processor's own default). */
+const notificationToleranceSeconds = 300;
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 const idOf = (value: unknown): string | null =>
