@@ -20,7 +20,8 @@
 //   - every acknowledged keyed write, sent again with its key, answers the bytes it answered first,
 //     marked as a replay (a different answer: lost; an unmarked one: the write ran twice);
 //   - every acknowledged payment is recorded, and the charge it paid is in the stay's ledger exactly
-//     once: each part it paid sums, over the ledger's entries of that charge, to what was paid;
+//     once: each part it paid sums, over the ledger's entries charging it (not its payment and
+//     refund entries), to what was paid;
 //   - the ledger and the processor's record agree, stay by stay (`ledger reconcile` lists nothing);
 //   - every event of the two organisations reached the receiver at least once;
 //   - every job of the two organisations ended done, or abandoned with its reason; none is still due
@@ -459,7 +460,9 @@ async function main() {
       select c.claim_ref as ref, p.property_id, p.payer, part.name as part, part.cents::text as paid,
              (select sum(l.amount_cents) from app.ledger_entries l
                where l.lease_agreement_id = p.lease_agreement_id and l.charge_type = p.charge_type
-                 and l.period_start = p.period_start and l.part = part.name)::text as ledger,
+                 and l.period_start = p.period_start and l.part = part.name
+                 -- What the charge charges: its payments and refunds are entries too (the reconciliation checks those).
+                 and l.kind not in ('payment', 'refund'))::text as ledger,
              (select count(*)::integer from app.ledger_entries l
                where l.lease_agreement_id = p.lease_agreement_id and l.charge_type = p.charge_type
                  and l.period_start = p.period_start and l.part = part.name and l.kind = 'charge') as charges
