@@ -20,7 +20,9 @@
 //   - every acknowledged keyed write, sent again with its key, answers the bytes it answered first,
 //     marked as a replay (a different answer: lost; an unmarked one: the write ran twice);
 //   - every acknowledged payment is recorded, and the charge it paid is in the stay's ledger exactly
-//     once: each part it paid sums, over the ledger's entries of that charge, to what was paid;
+//     once: each part it paid sums, over the ledger's entries charging it (not its payment and
+//     refund entries), to what was paid;
+//   - the ledger and the processor's record agree, stay by stay (`ledger reconcile` lists nothing);
 //   - every event of the two organisations reached the receiver at least once;
 //   - every job of the two organisations ended done, or abandoned with its reason; none is still due
 //     or held by a killed server.
@@ -458,7 +460,9 @@ async function main() {
       select c.claim_ref as ref, p.property_id, p.payer, part.name as part, part.cents::text as paid,
              (select sum(l.amount_cents) from app.ledger_entries l
                where l.lease_agreement_id = p.lease_agreement_id and l.charge_type = p.charge_type
-                 and l.period_start = p.period_start and l.part = part.name)::text as ledger,
+                 and l.period_start = p.period_start and l.part = part.name
+                 -- What the charge charges: its payments and refunds are entries too (the reconciliation checks those).
+                 and l.kind not in ('payment', 'refund'))::text as ledger,
              (select count(*)::integer from app.ledger_entries l
                where l.lease_agreement_id = p.lease_agreement_id and l.charge_type = p.charge_type
                  and l.period_start = p.period_start and l.part = part.name and l.kind = 'charge') as charges
@@ -488,6 +492,14 @@ async function main() {
     const jobCount = (status: string, visible?: boolean) =>
       jobs.filter((j) => j.status === status && (visible === undefined || j.visible === visible)).reduce((sum, j) => sum + j.n, 0);
     const events = (await eventIds()).length;
+    // The ledger against the processor's record, stay by stay (the console's reconciliation): every
+    // difference it lists is money the two disagree on.
+    const reconciled = (await runCommand(sql, ['ledger', 'reconcile', '--org', carrier, '--env', 'sandbox'])) as {
+      data: { kind: string; reference: string | null; payment_id: string | null; part: string | null; difference_cents: number; in_flight: boolean }[];
+      differences: number; in_flight: number;
+    };
+    const differences = reconciled.data.filter((d) => !d.in_flight)
+      .map((d) => `${d.reference} ${d.kind}${d.part ? ` (${d.part})` : ''} on payment ${d.payment_id}: ${d.difference_cents} cents`);
 
     const ms = (kind: KillKind) => kills.filter((k) => k.kind === kind).map((k) => k.recoveryMs).sort((a, b) => a - b);
     const range = (values: number[]) => values.length ? `${(values[0] / 1000).toFixed(1)}-${(values.at(-1)! / 1000).toFixed(1)} s (median ${(values[Math.floor(values.length / 2)] / 1000).toFixed(1)} s)` : 'none';
@@ -499,6 +511,7 @@ async function main() {
     row('acknowledged requests', requests.size, requestsLost.length);
     row('acknowledged payments (charge in the ledger once)', paid.length, paymentsLost.length, paymentsDoubled.length);
     row('events (delivered at least once)', events, missing.length);
+    row('stays reconciled: differences between the ledger and the processor / refunds in flight', `${reconciled.differences} / ${reconciled.in_flight}`);
     const later = jobCount('pending') - unfinished.length;
     row('jobs: done / abandoned with a reason / due later / unfinished',
       `${jobCount('succeeded')} / ${jobCount('abandoned', true)} / ${later} / ${unfinished.length + jobCount('abandoned', false)}`);
@@ -513,6 +526,7 @@ async function main() {
     if (requestsLost.length) failures.push(`requests: ${requestsLost.length} acknowledged requests missing: ${some(requestsLost)}`);
     if (paymentsLost.length) failures.push(`ledger: ${paymentsLost.length} acknowledged payments lost: ${some(paymentsLost)}`);
     if (paymentsDoubled.length) failures.push(`ledger: ${paymentsDoubled.length} acknowledged payments' charges in the ledger more than once: ${some(paymentsDoubled)}`);
+    if (differences.length) failures.push(`reconciliation: ${differences.length} differences between the ledger and the processor's record: ${some(differences)}`);
     if (missing.length) failures.push(`events: ${missing.length} of ${events} never delivered`);
     if (unfinished.length) failures.push(`jobs: ${unfinished.length} still due or held: ${some(unfinished.map((j) => j.kind))}`);
     if (jobCount('abandoned', false)) failures.push(`jobs: ${jobCount('abandoned', false)} abandoned without a reason`);
@@ -538,7 +552,7 @@ async function main() {
     console.log(`\nFAILED:\n- ${failures.join('\n- ')}`);
     process.exit(1);
   }
-  console.log(`\n0 lost, 0 doubled, 0 undelivered, 0 unfinished across ${kills.length} kills (${elapsed().toFixed(0)} s in all)`);
+  console.log(`\n0 lost, 0 doubled, 0 undelivered, 0 unfinished, 0 ledger differences across ${kills.length} kills (${elapsed().toFixed(0)} s in all)`);
   process.exit(0);
 }
 

@@ -8,6 +8,7 @@ import { placementCommands } from './placements.ts';
 import { liveTestingCommands } from './live-testing.ts';
 import { outboxCommands } from './outbox.ts';
 import { callCommands } from './calls.ts';
+import { ledgerCommands } from './ledger.ts';
 import { ConsoleError, oneOf, required, uuidOption, type Command, type Options } from './options.ts';
 
 // Operator console commands (CONTRACT §2). Each takes parsed `--name value` options and returns
@@ -122,6 +123,7 @@ export const commands: Record<string, Command> = {
   ...liveTestingCommands,
   ...outboxCommands,
   ...callCommands,
+  ...ledgerCommands,
 };
 
 /** Options that take no value. */

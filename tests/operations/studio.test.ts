@@ -70,7 +70,7 @@ describe('staff views', () => {
     const views = (await sql<{ name: string }[]>`
       select c.oid::regclass::text as name from pg_class c where c.relnamespace = 'staff'::regnamespace and c.relkind = 'v' order by 1`).map((v) => v.name);
     expect(views).toEqual([
-      'staff.abandoned_jobs', 'staff.failing_deliveries_by_endpoint', 'staff.homes_not_listed', 'staff.open_requests',
+      'staff.abandoned_jobs', 'staff.failing_deliveries_by_endpoint', 'staff.homes_not_listed', 'staff.ledger_differences', 'staff.open_requests',
       'staff.open_requests_by_status', 'staff.placements_in_flight',
     ]);
     for (const view of views) {

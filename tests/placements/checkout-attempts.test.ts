@@ -134,6 +134,11 @@ describe('checkout attempts (live, stand-in processor)', () => {
     expect((await events(s.c.orgId, 'payment.succeeded')).length).toBe(1);
     expect((await events(s.c.orgId, 'booking.confirmed')).length).toBe(1);
 
+    // The ledger and the processor agree: the duplicate and its refund are posted, the refund in flight.
+    const { consoleCommand } = await import('../helpers.ts');
+    const reconcile = () => consoleCommand<{ differences: number; data: Record<string, unknown>[] }>('ledger', 'reconcile', '--org', s.c.orgId);
+    expect(await reconcile()).toMatchObject({ differences: 0, data: [expect.objectContaining({ kind: 'refund_in_flight', payment_id: first.id })] });
+
     // The refund job refunds it on the landlord's account, the platform fee with it.
     await drainJobs(s.c.orgId);
     expect(refunds.at(-1)!.get('payment_intent')).toBe(`pi_old_${s.ref}`);
@@ -141,8 +146,8 @@ describe('checkout attempts (live, stand-in processor)', () => {
     home = await s.placement();
     expect(home.payments[0]).toMatchObject({ status: 'refunded', refunded_amount: first.amount });
     expect(home.deposit_refunds[0]).toMatchObject({ status: 'refunded' });
+    expect(await reconcile()).toMatchObject({ differences: 0, count: 0 });
     // The operator reads the refund call, done with the processor's reference, beside both checkouts.
-    const { consoleCommand } = await import('../helpers.ts');
     const calls = await consoleCommand<{ data: Record<string, unknown>[] }>('calls', 'list', '--org', s.c.orgId, '--kind', 'payments');
     expect(calls.data).toEqual(expect.arrayContaining([
       expect.objectContaining({ call: 'issue_refund', reference: s.ref, status: 'done', provider_ref: `re_${refunds.length}`, amount_cents: Math.round(first.amount * 100), attempts: 1 }),
