@@ -145,6 +145,15 @@ export const ProviderRefundRequestedPayload = z.object({
   reason: z.string().nullable(),
 });
 
+/** The fields every sample of a refund on a provider's home shares. */
+const sampleRefund = {
+  refund_request_id: '3c8e1f5a-6d2b-4a9c-8e7f-1b0d3c5e7a92',
+  reference: sampleRequest.reference,
+  payment_id: samplePayment.payment_id,
+  property_id: samplePayment.property_id,
+  external_id: sampleHomeRef,
+};
+
 export const providerEvents = [
   {
     // Beyond the specification's table: the landlord's part of the send flow through the API.
@@ -213,11 +222,7 @@ export const providerEvents = [
     simulatable: true,
     payload: ProviderRefundRequestedPayload,
     sample: {
-      refund_request_id: '3c8e1f5a-6d2b-4a9c-8e7f-1b0d3c5e7a92',
-      reference: sampleRequest.reference,
-      payment_id: samplePayment.payment_id,
-      property_id: samplePayment.property_id,
-      external_id: sampleHomeRef,
+      ...sampleRefund,
       amount: 1754.84,
       currency: 'usd',
       purpose: 'owed_back',
@@ -233,11 +238,7 @@ export const providerEvents = [
     simulatable: true,
     payload: ProviderRefundFailedPayload,
     sample: {
-      refund_request_id: '3c8e1f5a-6d2b-4a9c-8e7f-1b0d3c5e7a92',
-      reference: sampleRequest.reference,
-      payment_id: samplePayment.payment_id,
-      property_id: samplePayment.property_id,
-      external_id: sampleHomeRef,
+      ...sampleRefund,
       amount: 1500,
       currency: 'usd',
       attempts: 8,
