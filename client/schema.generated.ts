@@ -737,7 +737,7 @@ export interface paths {
         put?: never;
         /**
          * Import another channel's calendar into the home
-         * @description Registers the iCalendar export address of another channel (Airbnb, Vrbo, Booking.com, a channel manager) for the home. It is fetched at once and then every 30 minutes; each range its events take becomes a block of source `ical` naming the feed, replaced wholesale at each successful fetch, so a cancellation there frees the nights here. Matching and `POST dates` treat those nights as taken. A fetch that fails (no answer within 10 s, more than 1 MB, not iCalendar, not 200) keeps the blocks of the last success and shows `last_error` and `consecutive_failures`. The address must be https on the public internet (the rules of webhook endpoints; every fetch checks again where the name resolves). Registering an address the home has answers it (200).
+         * @description Registers the iCalendar export address of another channel (Airbnb, Vrbo, Booking.com, a channel manager) for the home. It is fetched at once and then every 30 minutes; each range its events take becomes a block of source `ical` naming the feed, replaced wholesale at each successful fetch, so a cancellation there frees the nights here. Matching and `POST dates` treat those nights as taken. A fetch that fails (no answer within 10 s, more than 1 MB, not iCalendar, not 200) keeps the blocks of the last success and shows `last_error` and `consecutive_failures`. The address must be https on the public internet (the rules of webhook endpoints; every fetch checks again where the name resolves). Registering an address the home has answers it (200). A home imports at most 10 calendars by default (422 beyond). A feed is read whole or not at all: one beyond the limits of reading (5,000 events, 1,000 moved instances, 5,000 nights ranges in the next two years, time zones changing more often than yearly, rules too costly to expand) is a failed fetch that keeps the blocks of the last success.
          *
          *     Requires: properties:write.
          */
@@ -781,7 +781,7 @@ export interface paths {
         put?: never;
         /**
          * Fetch an imported calendar now
-         * @description Queues a fetch of the feed now, besides its schedule; read the feed back for its outcome.
+         * @description Queues a fetch of the feed now, besides its schedule; read the feed back for its outcome. While the fetch a refresh queued has not started, another refresh is the same one: nothing more is queued, and the answer is the same.
          *
          *     Requires: properties:write.
          */
@@ -9949,7 +9949,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_field: url is not https, or not on the public internet. */
+            /** @description invalid_field: url is not https, or not on the public internet; or the home imports the most calendars one home may (10 by default), as the message says. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14698,6 +14698,7 @@ export interface operations {
                         };
                         /** Format: uuid */
                         property_id: string;
+                        /** @description The feed's address with its query (and any user info) shown as `?…`, as the calendar-feeds routes show it: a channel's export address carries its key there. */
                         url: string;
                     };
                     /** @constant */

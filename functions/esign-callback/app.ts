@@ -25,7 +25,7 @@ export function createCallbackApp(port: () => ESignaturePort = () => placementPo
   const app = new Hono<AppEnv>({ strict: false });
   app.use('*', requestId());
   // The secret is a static one: guesses at it are limited per address as guesses at API keys are.
-  app.use('*', limitByAddress());
+  app.use('*', limitByAddress('esign-callback'));
   // A provider's callback is a few kilobytes: past 1 MB it is not one, and is not read further.
   app.use('*', boundedBody(1024 * 1024, (c) => renderError(new ApiError('file_too_large', 'The body is larger than the 1 MB a callback may be.'), c)));
   app.post('/esign-callback', async (c) => {

@@ -34,7 +34,7 @@ describe('the placement seams are typed', () => {
     }
     const kinds: JobKind[] = [
       'send_contract', 'withdraw_contract', 'reread_contract', 'send_email', 'send_household_link', 'issue_refund', 'advance_stay', 'close_stay', 'source_new_requests',
-      'fetch_calendar_import',
+      'fetch_calendar_import', 'post_signed_charges',
     ];
     expect(Object.keys(jobRegistry).sort()).toEqual([...kinds].sort());
     for (const [kind, definition] of Object.entries(jobRegistry)) expect(definition.kind).toBe(kind);

@@ -62,9 +62,10 @@ describe('applyProcessorUpdate', () => {
 describe('provider events', () => {
   const events = eventsFor('provider');
 
-  it('defines booking.confirmed, booking.updated, payment.succeeded, payment.failed, application.received, payment.refund_failed, calendar.conflict and calendar.feed_failing, all simulatable', () => {
+  it('defines booking.confirmed, booking.updated, payment.succeeded, payment.failed, application.received, payment.refund_failed, calendar.conflict, calendar.feed_failing and refund.requested, all simulatable', () => {
     expect(events.map((e) => e.event).sort()).toEqual([
       'application.received', 'booking.confirmed', 'booking.updated', 'calendar.conflict', 'calendar.feed_failing', 'payment.failed', 'payment.refund_failed', 'payment.succeeded',
+      'refund.requested',
     ]);
     expect(events.every((e) => e.simulatable && e.audience === 'provider')).toBe(true);
   });

@@ -128,11 +128,13 @@ export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => 
  * The failed-authentication limit of API keys, for a caller that proves itself with a shared secret
  * instead of a key (the e-signature provider's callback): each call counts in its address's window
  * before the secret is compared, as a call without a valid key does, so that a guesser is refused
- * (429) with the same answer whether its next guess is right or wrong, and shares the window with
- * its guesses at API keys.
+ * (429) with the same answer whether its next guess is right or wrong. The window is the caller's
+ * own (`window`, with the address), so the limit holds the same as for keys without sharing a count.
  */
-export const limitByAddress = (): MiddlewareHandler<AppEnv> => async (c, next) => {
-  const { rateHeaders } = limitOf(c, await authenticated('', clientAddress(c.req.header('x-forwarded-for'))));
+export const limitByAddress = (window: string): MiddlewareHandler<AppEnv> => async (c, next) => {
+  // A window of its own per caller and address (the same limit as failed API keys): a burst of
+  // callbacks never refuses an API client behind the same address, nor the other way round.
+  const { rateHeaders } = limitOf(c, await authenticated('', `${window} ${clientAddress(c.req.header('x-forwarded-for'))}`));
   await next();
   setResponseHeaders(c, rateHeaders);
 };
