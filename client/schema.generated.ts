@@ -737,7 +737,7 @@ export interface paths {
         put?: never;
         /**
          * Import another channel's calendar into the home
-         * @description Registers the iCalendar export address of another channel (Airbnb, Vrbo, Booking.com, a channel manager) for the home. It is fetched at once and then every 30 minutes; each range its events take becomes a block of source `ical` naming the feed, replaced wholesale at each successful fetch, so a cancellation there frees the nights here. Matching and `POST dates` treat those nights as taken. A fetch that fails (no answer within 10 s, more than 1 MB, not iCalendar, not 200) keeps the blocks of the last success and shows `last_error` and `consecutive_failures`. The address must be https on the public internet (the rules of webhook endpoints; every fetch checks again where the name resolves). Registering an address the home has answers it (200).
+         * @description Registers the iCalendar export address of another channel (Airbnb, Vrbo, Booking.com, a channel manager) for the home. It is fetched at once and then every 30 minutes; each range its events take becomes a block of source `ical` naming the feed, replaced wholesale at each successful fetch, so a cancellation there frees the nights here. Matching and `POST dates` treat those nights as taken. A fetch that fails (no answer within 10 s, more than 1 MB, not iCalendar, not 200) keeps the blocks of the last success and shows `last_error` and `consecutive_failures`. The address must be https on the public internet (the rules of webhook endpoints; every fetch checks again where the name resolves). Registering an address the home has answers it (200). A home imports at most 10 calendars by default (422 beyond). A feed is read whole or not at all: one beyond the limits of reading (5,000 events, 1,000 moved instances, 5,000 nights ranges in the next two years, time zones changing more often than yearly, rules too costly to expand) is a failed fetch that keeps the blocks of the last success.
          *
          *     Requires: properties:write.
          */
@@ -781,7 +781,7 @@ export interface paths {
         put?: never;
         /**
          * Fetch an imported calendar now
-         * @description Queues a fetch of the feed now, besides its schedule; read the feed back for its outcome.
+         * @description Queues a fetch of the feed now, besides its schedule; read the feed back for its outcome. While the fetch a refresh queued has not started, another refresh is the same one: nothing more is queued, and the answer is the same.
          *
          *     Requires: properties:write.
          */
@@ -3704,10 +3704,22 @@ export interface components {
                 ale_remaining: number | null;
                 within_ale_limit: boolean;
             };
+            /**
+             * Format: date
+             * @description Today by the organisation's clock (its sandbox clock in sandbox): rent periods that begin after it are scheduled.
+             * @example 2026-12-01
+             */
+            as_of: string;
             /** @description The same totals for each payer with anything charged or paid. */
             by_payer: {
+                /** @description What is charged for the first payment, extensions and rent periods begun by as_of: charged less scheduled. */
+                billed: number;
                 /** @description The sum of every entry but payments and refunds: what the stay costs as it now stands, deposits included. */
                 charged: number;
+                /** @description Deposits paid less deposits returned: what the landlord holds of the payers' deposits. */
+                deposits_held: number;
+                /** @description The refund entries of part deposit: deposits given back (a duplicate charge's automatic refund aside). */
+                deposits_returned: number;
                 /** @description What the checkout asks for now (the pay page and the payment helper charge exactly this). */
                 due_now: number;
                 /** @description The payment entries: what settled payments paid for the stay (second charges refunded automatically left out). */
@@ -3718,6 +3730,8 @@ export interface components {
                 refund_due: number;
                 /** @description The refund entries: what came back on those payments. */
                 refunded: number;
+                /** @description What is charged for rent periods that begin after as_of (entries with scheduled true): billed as each begins. billed + scheduled = charged. */
+                scheduled: number;
             }[];
             /** @description null before a lease is signed (nothing posted). */
             currency: string | null;
@@ -3730,16 +3744,26 @@ export interface components {
                 adjusts: string | null;
                 /** @description Positive: owed by the payer; negative: taken off. */
                 amount: number;
+                /** @description What the entry's payer owes after it, over its entries up to this one (charges and their changes, less payments, plus refunds; a duplicate charge and its automatic refund move nothing): the running balance of that payer. Its last entry ends at charged - paid + refunded of by_payer. */
+                balance_after: number;
                 /**
                  * @description What posted it; paid and refunded: a payment or refund; duplicate: a second charge and its automatic refund (they cancel out); deposit_returned and goodwill: the release a refund of a deposit, or beyond what was owed back, posts beside it.
                  * @enum {string}
                  */
                 cause: "signed" | "shortened" | "extended" | "lapsed" | "cancelled" | "paid" | "refunded" | "duplicate" | "deposit_returned" | "goodwill";
                 /**
+                 * Format: date
+                 * @description The day of the change that posted the entry (a signing, a shortening, an extension, a lapse, a cancellation, a payment, a refund), by the organisation's clock (its sandbox clock in sandbox). posted_at is the wall-clock time; entries posted before this field existed give posted_at's UTC day.
+                 * @example 2026-12-01
+                 */
+                change_of: string;
+                /**
                  * @description The charge the entry belongs to: initial (the first payment), rent (a later period), extension.
                  * @enum {string}
                  */
                 charge_type: "initial" | "rent" | "extension";
+                /** @description What the entry is, in one English sentence: the line and its nights (or the charge of a one-off fee or deposit), and the change that posted it on which day, e.g. "Rent 2027-01-25 to 2027-02-03, released by the shortening of 2027-01-10", "Refund to the policyholder of the deposit of the first payment, on 2027-03-02". For people: read the structured fields in code (the wording may be improved). */
+                description: string;
                 /** Format: uuid */
                 id: string;
                 /**
@@ -3794,10 +3818,17 @@ export interface components {
                 /** @description When the entry was posted. Entries are never changed or removed; a change of the stay posts new ones. */
                 posted_at: string;
                 /**
+                 * @description A refund entry: what it returns: owed_back (settled beyond what the stay now charges), deposit (a deposit held; its release follows it), goodwill (beyond what was owed back; its release follows it), duplicate (a second charge refunded automatically). Null on other entries.
+                 * @enum {string|null}
+                 */
+                refund_purpose: "owed_back" | "deposit" | "goodwill" | "duplicate" | null;
+                /**
                  * Format: uuid
                  * @description A refund entry, or the release of a deposit returned or of goodwill: its refund request.
                  */
                 refund_request_id: string | null;
+                /** @description A charge, or a change of one, for a rent period that begins after as_of: scheduled, not billed yet (it moves to billed as the period begins). False on payments and refunds. */
+                scheduled: boolean;
                 /**
                  * Format: uuid
                  * @description The settled payment that paid this part of the charge, if any (null on a payment or refund entry).
@@ -3835,9 +3866,37 @@ export interface components {
             reference: string;
             /** Format: uuid */
             request_id: string;
+            /** @description The service fee each refund of rent returned to the landlord (8 % of the rent it refunded). The landlord's cost, not a payer's: it is no entry, moves no balance or total, and is not in the CSV. */
+            service_fees_returned: {
+                /** @description The service fee returned with it: 8 % of that rent, rounded to the cent. */
+                amount: number;
+                /**
+                 * Format: date
+                 * @description The day of the refund, by the organisation's clock.
+                 * @example 2026-12-01
+                 */
+                change_of: string;
+                /** @description In one English sentence, e.g. "Service fee returned to the landlord: 8 % of the 1000.00 USD of rent the refund of 2027-03-02 returned". */
+                description: string;
+                /**
+                 * Format: uuid
+                 * @description The payment the refund went back on.
+                 */
+                payment_id: string;
+                /** Format: uuid */
+                refund_request_id: string;
+                /** @description The rent the refund returned (its refund entries of part rent). */
+                rent_refunded: number;
+            }[];
             totals: {
+                /** @description What is charged for the first payment, extensions and rent periods begun by as_of: charged less scheduled. */
+                billed: number;
                 /** @description The sum of every entry but payments and refunds: what the stay costs as it now stands, deposits included. */
                 charged: number;
+                /** @description Deposits paid less deposits returned: what the landlord holds of the payers' deposits. */
+                deposits_held: number;
+                /** @description The refund entries of part deposit: deposits given back (a duplicate charge's automatic refund aside). */
+                deposits_returned: number;
                 /** @description What the checkout asks for now (the pay page and the payment helper charge exactly this). */
                 due_now: number;
                 /** @description The payment entries: what settled payments paid for the stay (second charges refunded automatically left out). */
@@ -3846,6 +3905,8 @@ export interface components {
                 refund_due: number;
                 /** @description The refund entries: what came back on those payments. */
                 refunded: number;
+                /** @description What is charged for rent periods that begin after as_of (entries with scheduled true): billed as each begins. billed + scheduled = charged. */
+                scheduled: number;
             };
         };
         Timeline: {
@@ -9949,7 +10010,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_field: url is not https, or not on the public internet. */
+            /** @description invalid_field: url is not https, or not on the public internet; or the home imports the most calendars one home may (10 by default), as the message says. */
             422: {
                 headers: {
                     [name: string]: unknown;
