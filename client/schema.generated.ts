@@ -413,7 +413,9 @@ export interface paths {
         };
         /**
          * The statement of a stay: its ledger, payments and totals
-         * @description Beyond the specification. What the stay on this home charged and was paid, as an adjuster files it with the claim. Every amount is a posted ledger entry that is never changed: a contract version posts its charges when both have signed it (each night at its signed price, the first payment with its one-off fees and deposits); a shortening posts the release of the nights it gives back; an extension restores released nights at their signed price and charges nights never signed before; a lapsed extension and a cancellation post reversals. Totals: charged (the sum of the entries), paid, refunded, due now (exactly what the checkout asks for), refund due (paid beyond what is now charged), by payer, and the ALE the stay consumes against the limit of the request. A cancelled placement still has its statement.
+         * @description Beyond the specification. What the stay on this home charged and was paid, as an adjuster files it with the claim. Every amount is a posted ledger entry that is never changed: a contract version posts its charges when both have signed it (each night at its signed price, the first payment with its one-off fees and deposits); a shortening posts the release of the nights it gives back; an extension restores released nights at their signed price and charges nights never signed before; a lapsed extension and a cancellation post reversals. Totals: charged (the sum of the entries), paid, refunded, due now (exactly what the checkout asks for), refund due (paid beyond what is now charged), billed so far and scheduled for rent periods still to begin, deposits held and returned, by payer, and the ALE the stay consumes against the limit of the request. Each entry says what it is in a sentence (description) and in fields (change_of: the day of the change that posted it), and carries its payer's running balance (balance_after). The service fee a refund of rent returns is the landlord's, listed apart (service_fees_returned). A cancelled placement still has its statement.
+         *
+         *     With Accept: text/csv (preferred to application/json) the same entries come as CSV for a claim file (RFC 4180): one header row, one row per entry in posting order, amounts with two decimals, fields with a comma, a quote or a line break quoted, CRLF line ends, and Content-Disposition: attachment with a file name holding the reference. Without Accept, with *\/* or application/json, or naming neither, the answer is JSON (as every route answers; the API answers no 406). Errors are JSON either way.
          *
          *     Requires: placements:read.
          */
@@ -7312,15 +7314,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The statement. */
+            /** @description The statement: JSON, or its entries as CSV when Accept prefers text/csv. */
             200: {
                 headers: {
+                    /** @description The CSV only: attachment; filename="statement-<reference>-<property_id>.csv". */
+                    "Content-Disposition"?: string;
+                    /** @description Accept: the answer depends on it. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: components["schemas"]["Statement"];
                     };
+                    "text/csv": string;
                 };
             };
             /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */

@@ -1,11 +1,13 @@
+import type { z } from '@hono/zod-openapi';
 import { platformFeeRateBps } from '../properties/earnings.ts';
 import { payerWords, type ChargePart, type ChargeType, type Payer } from './billing.ts';
 import type { EntryCause, EntryKind } from './ledger.ts';
+import type { Statement } from './schemas.ts';
 
 // The statement's lines as an adjuster files them (GET /claims/{reference}/statement): each entry
 // said in one English sentence (what it is, for which nights or charge, and the change that posted
-// it on which day). Pure functions: the command reads the ledger (./commands/statement.ts), these
-// only word what it read.
+// it on which day), and the same lines as CSV (Accept: text/csv). Pure functions: the command reads
+// the ledger (./commands/statement.ts), these only word and format what it read.
 
 /** What a refund entry returns: what is owed back, a deposit, the landlord's goodwill, or a second charge refunded automatically. */
 export type RefundPurpose = 'owed_back' | 'deposit' | 'goodwill' | 'duplicate';
@@ -99,3 +101,60 @@ export function describeLine(f: LineFacts): string {
 export function describeServiceFee(rentCents: number, currency: string | null, on: string): string {
   return `Service fee returned to the landlord: ${platformFeeRateBps / 100} % of the ${money(rentCents, currency)} of rent the refund of ${on} returned (the landlord's cost, not the payer's)`;
 }
+
+// ---- CSV (RFC 4180) ----
+
+type StatementBody = z.infer<typeof Statement>;
+type Line = StatementBody['entries'][number];
+
+/** Major units to the two-decimal text of their cents (never binary-fraction noise). */
+export function twoDecimals(amount: number): string {
+  const cents = Math.round(amount * 100);
+  const abs = Math.abs(cents);
+  return `${cents < 0 ? '-' : ''}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+/** The CSV's columns, in order: a header row names them; one row per entry follows. */
+const columns: [string, (e: Line, s: StatementBody) => string | number | null][] = [
+  ['change_of', (e) => e.change_of],
+  ['description', (e) => e.description],
+  ['payer', (e) => e.payer],
+  ['kind', (e) => e.kind],
+  ['cause', (e) => e.cause],
+  ['refund_purpose', (e) => e.refund_purpose],
+  ['part', (e) => e.part],
+  ['label', (e) => e.label],
+  ['charge_type', (e) => e.charge_type],
+  ['period_start', (e) => e.period_start],
+  ['first_night', (e) => e.nights?.first_night ?? null],
+  ['last_night', (e) => e.nights?.last_night ?? null],
+  ['nights', (e) => e.nights?.count ?? null],
+  ['scheduled', (e) => (e.scheduled ? 'true' : 'false')],
+  ['currency', (_e, s) => s.currency],
+  ['amount', (e) => twoDecimals(e.amount)],
+  ['balance_after', (e) => twoDecimals(e.balance_after)],
+  ['version', (e) => e.version],
+  ['lease_id', (e) => e.lease_id],
+  ['id', (e) => e.id],
+  ['adjusts', (e) => e.adjusts],
+  ['settled_by', (e) => e.settled_by],
+  ['payment_id', (e) => e.payment_id],
+  ['refund_request_id', (e) => e.refund_request_id],
+  ['posted_at', (e) => e.posted_at],
+];
+
+/** One field: quoted when it holds a comma, a double quote or a line break, its quotes doubled (RFC 4180). */
+const field = (value: string | number | null) => {
+  const text = value === null ? '' : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+};
+
+/** The statement's entries as CSV: a header row, then one row per entry in posting order, CRLF line ends. */
+export function statementCsv(statement: StatementBody): string {
+  const rows = [columns.map(([name]) => name), ...statement.entries.map((e) => columns.map(([, value]) => field(value(e, statement))))];
+  return rows.map((row) => `${row.join(',')}\r\n`).join('');
+}
+
+/** The CSV's file name: the request's reference and the home, in characters every file system keeps. */
+export const statementFileName = (statement: Pick<StatementBody, 'reference' | 'property_id'>) =>
+  `statement-${statement.reference.replace(/[^A-Za-z0-9._-]/g, '_')}-${statement.property_id}.csv`;

@@ -1,7 +1,8 @@
 // The statement as an adjuster files it, through the HTTP surface: each entry says what it is in a
 // sentence and in fields (the day of the change that posted it), each payer's running balance ends
 // at what it owes, what is billed is told apart from what is scheduled, deposits held and returned
-// apart from rent, and the service fee a refund returns apart from the payer's lines.
+// apart from rent, the service fee a refund returns apart from the payer's lines, and the same
+// entries come as CSV with Accept: text/csv.
 import { describe, expect, it } from 'vitest';
 import { insertHome, openClaim } from '../claims/fixtures.ts';
 import { ownerSql } from '../helpers.ts';
@@ -46,6 +47,32 @@ async function refund(s: Scene, stay: Stay, body: Record<string, unknown> = {}) 
   return asked.data;
 }
 
+/** A tiny RFC 4180 reader: quoted fields (with doubled quotes, commas and line breaks inside), CRLF records. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let value = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') (value += '"'), i++;
+      else if (ch === '"') quoted = false;
+      else value += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') row.push(value), (value = '');
+    else if (ch === '\r' && text[i + 1] === '\n') {
+      row.push(value);
+      rows.push(row);
+      [row, value] = [[], ''];
+      i++;
+    } else value += ch;
+  }
+  expect(value, 'the last record ends with CRLF').toBe('');
+  expect(row).toEqual([]);
+  return rows;
+}
+
 /** Every payer's last balance_after is what it owes: charged - paid + refunded of by_payer. */
 function expectBalancesEnd(st: { entries: Line[]; by_payer: Totals[] }) {
   for (const t of st.by_payer) {
@@ -68,7 +95,7 @@ function expectBilledAndScheduled(st: { totals: Totals; by_payer: Totals[]; entr
 }
 
 describe('the statement as an adjuster files it', () => {
-  it('each line says what it is; balances, billed and scheduled, deposits, the service fee apart', async () => {
+  it('each line says what it is; balances, billed and scheduled, deposits, the service fee apart; the same lines as CSV', async () => {
     const s = await scene();
     const moveIn = inDays(40);
     const home = await insertHome(s.providerOrg, { environment: 'sandbox', monthly_rate_cents: 300_000, cleaning_fee_cents: 15_000 });
@@ -174,5 +201,67 @@ describe('the statement as an adjuster files it', () => {
     expectBalancesEnd(final);
     // Every existing total keeps its meaning.
     for (const t of [final.totals, ...final.by_payer]) expect(Object.keys(t)).toEqual(expect.arrayContaining(['charged', 'paid', 'refunded', 'due_now', 'refund_due']));
+
+    // The same lines as CSV.
+    const csv = await s.api.get(`/claims/${stay.ref}/statement?property_id=${home}`, { accept: 'text/csv' });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv; charset=utf-8/);
+    expect(csv.headers.get('content-disposition')).toBe(`attachment; filename="statement-${stay.ref}-${home}.csv"`);
+    expect(csv.headers.get('vary')).toMatch(/Accept/);
+    // Commas are quoted: every description with one is a quoted field.
+    expect(csv.text).toContain(`"Rent ${day(moveIn, 45)} to ${cut.nights!.last_night}, released by the shortening of ${shortenedOn}"`);
+    const [header, ...rows] = parseCsv(csv.text);
+    expect(header.slice(0, 3)).toEqual(['change_of', 'description', 'payer']);
+    expect(rows).toHaveLength(final.entries.length);
+    const col = (row: string[], name: string) => row[header.indexOf(name)];
+    rows.forEach((row, i) => {
+      const e: Line = final.entries[i];
+      expect(row).toHaveLength(header.length);
+      expect(col(row, 'id')).toBe(e.id);
+      expect(col(row, 'description')).toBe(e.description);
+      expect(col(row, 'payer')).toBe(e.payer);
+      expect(col(row, 'change_of')).toBe(e.change_of);
+      expect(col(row, 'amount')).toMatch(/^-?\d+\.\d\d$/);
+      expect(cents(Number(col(row, 'amount')))).toBe(cents(e.amount));
+      expect(cents(Number(col(row, 'balance_after')))).toBe(cents(e.balance_after));
+      expect(col(row, 'scheduled')).toBe(String(e.scheduled));
+      expect(col(row, 'first_night')).toBe(e.nights?.first_night ?? '');
+      expect(col(row, 'currency')).toBe('usd');
+    });
+    // The CSV's amounts add up to the statement's totals.
+    const sum = (pick: (row: string[]) => boolean) => rows.filter(pick).reduce((total, row) => total + cents(Number(col(row, 'amount'))), 0);
+    expect(sum((row) => !['payment', 'refund'].includes(col(row, 'kind')))).toBe(cents(final.totals.charged));
+    expect(sum((row) => col(row, 'kind') === 'refund')).toBe(cents(final.totals.refunded));
+  });
+
+  it('JSON unless Accept prefers text/csv (no 406: other types get JSON, as every route answers)', async () => {
+    const s = await scene();
+    const moveIn = inDays(40);
+    const home = await insertHome(s.providerOrg, { environment: 'sandbox' });
+    const request = await openClaim(s.api, { target_move_in: moveIn, est_length_months: 3 });
+    await ok(s.api.post(`/claims/${request.claim_ref}/options`, { property_id: home, action: 'place', approve_budget: true }));
+    const path = `/claims/${request.claim_ref}/statement?property_id=${home}`;
+    const typeOf = async (accept?: string) => {
+      const res = await s.api.get(path, accept === undefined ? {} : { accept });
+      expect(res.status, res.text).toBe(200);
+      return res.headers.get('content-type')!.split(';')[0];
+    };
+    expect(await typeOf()).toBe('application/json');
+    expect(await typeOf('*/*')).toBe('application/json');
+    expect(await typeOf('application/json')).toBe('application/json');
+    expect(await typeOf('application/xml')).toBe('application/json');
+    expect(await typeOf('text/csv;q=0.5, application/json')).toBe('application/json');
+    expect(await typeOf('text/csv, application/json')).toBe('application/json');
+    expect(await typeOf('text/csv')).toBe('text/csv');
+    expect(await typeOf('text/*')).toBe('text/csv');
+    expect(await typeOf('application/json;q=0.2, text/csv')).toBe('text/csv');
+    // Nothing posted yet: the header row alone.
+    const empty = await s.api.get(path, { accept: 'text/csv' });
+    expect(empty.text.split('\r\n')).toHaveLength(2);
+    expect(empty.text.endsWith('\r\n')).toBe(true);
+    // Errors stay JSON.
+    const missing = await s.api.get(`/claims/${request.claim_ref}/statement`, { accept: 'text/csv' });
+    expect(missing.status).toBe(422);
+    expect(missing.body.error?.code).toBe('invalid_field');
   });
 });
