@@ -413,7 +413,9 @@ export interface paths {
         };
         /**
          * The statement of a stay: its ledger, payments and totals
-         * @description Beyond the specification. What the stay on this home charged and was paid, as an adjuster files it with the claim. Every amount is a posted ledger entry that is never changed: a contract version posts its charges when both have signed it (each night at its signed price, the first payment with its one-off fees and deposits); a shortening posts the release of the nights it gives back; an extension restores released nights at their signed price and charges nights never signed before; a lapsed extension and a cancellation post reversals. Totals: charged (the sum of the entries), paid, refunded, due now (exactly what the checkout asks for), refund due (paid beyond what is now charged), by payer, and the ALE the stay consumes against the limit of the request. A cancelled placement still has its statement.
+         * @description Beyond the specification. What the stay on this home charged and was paid, as an adjuster files it with the claim. Every amount is a posted ledger entry that is never changed: a contract version posts its charges when both have signed it (each night at its signed price, the first payment with its one-off fees and deposits); a shortening posts the release of the nights it gives back; an extension restores released nights at their signed price and charges nights never signed before; a lapsed extension and a cancellation post reversals. Totals: charged (the sum of the entries), paid, refunded, due now (exactly what the checkout asks for), refund due (paid beyond what is now charged), billed so far and scheduled for rent periods still to begin, deposits held and returned, by payer, and the ALE the stay consumes against the limit of the request. Each entry says what it is in a sentence (description) and in fields (change_of: the day of the change that posted it), and carries its payer's running balance (balance_after). The service fee a refund of rent returns is the landlord's, listed apart (service_fees_returned). A cancelled placement still has its statement.
+         *
+         *     With Accept: text/csv (preferred to application/json) the same entries come as CSV for a claim file (RFC 4180): one header row, one row per entry in posting order, amounts with two decimals, fields with a comma, a quote or a line break quoted, CRLF line ends, and Content-Disposition: attachment with a file name holding the reference. Without Accept, with *\/* or application/json, or naming neither, the answer is JSON (as every route answers; the API answers no 406). Errors are JSON either way.
          *
          *     Requires: placements:read.
          */
@@ -3704,10 +3706,22 @@ export interface components {
                 ale_remaining: number | null;
                 within_ale_limit: boolean;
             };
+            /**
+             * Format: date
+             * @description Today by the organisation's clock (its sandbox clock in sandbox): rent periods that begin after it are scheduled.
+             * @example 2026-12-01
+             */
+            as_of: string;
             /** @description The same totals for each payer with anything charged or paid. */
             by_payer: {
+                /** @description What is charged for the first payment, extensions and rent periods begun by as_of: charged less scheduled. */
+                billed: number;
                 /** @description The sum of every entry but payments and refunds: what the stay costs as it now stands, deposits included. */
                 charged: number;
+                /** @description Deposits paid less deposits returned: what the landlord holds of the payers' deposits. */
+                deposits_held: number;
+                /** @description The refund entries of part deposit: deposits given back (a duplicate charge's automatic refund aside). */
+                deposits_returned: number;
                 /** @description What the checkout asks for now (the pay page and the payment helper charge exactly this). */
                 due_now: number;
                 /** @description The payment entries: what settled payments paid for the stay (second charges refunded automatically left out). */
@@ -3718,6 +3732,8 @@ export interface components {
                 refund_due: number;
                 /** @description The refund entries: what came back on those payments. */
                 refunded: number;
+                /** @description What is charged for rent periods that begin after as_of (entries with scheduled true): billed as each begins. billed + scheduled = charged. */
+                scheduled: number;
             }[];
             /** @description null before a lease is signed (nothing posted). */
             currency: string | null;
@@ -3730,16 +3746,26 @@ export interface components {
                 adjusts: string | null;
                 /** @description Positive: owed by the payer; negative: taken off. */
                 amount: number;
+                /** @description What the entry's payer owes after it, over its entries up to this one (charges and their changes, less payments, plus refunds; a duplicate charge and its automatic refund move nothing): the running balance of that payer. Its last entry ends at charged - paid + refunded of by_payer. */
+                balance_after: number;
                 /**
                  * @description What posted it; paid and refunded: a payment or refund; duplicate: a second charge and its automatic refund (they cancel out); deposit_returned and goodwill: the release a refund of a deposit, or beyond what was owed back, posts beside it.
                  * @enum {string}
                  */
                 cause: "signed" | "shortened" | "extended" | "lapsed" | "cancelled" | "paid" | "refunded" | "duplicate" | "deposit_returned" | "goodwill";
                 /**
+                 * Format: date
+                 * @description The day of the change that posted the entry (a signing, a shortening, an extension, a lapse, a cancellation, a payment, a refund), by the organisation's clock (its sandbox clock in sandbox). posted_at is the wall-clock time; entries posted before this field existed give posted_at's UTC day.
+                 * @example 2026-12-01
+                 */
+                change_of: string;
+                /**
                  * @description The charge the entry belongs to: initial (the first payment), rent (a later period), extension.
                  * @enum {string}
                  */
                 charge_type: "initial" | "rent" | "extension";
+                /** @description What the entry is, in one English sentence: the line and its nights (or the charge of a one-off fee or deposit), and the change that posted it on which day, e.g. "Rent 2027-01-25 to 2027-02-03, released by the shortening of 2027-01-10", "Refund to the policyholder of the deposit of the first payment, on 2027-03-02". For people: read the structured fields in code (the wording may be improved). */
+                description: string;
                 /** Format: uuid */
                 id: string;
                 /**
@@ -3794,10 +3820,17 @@ export interface components {
                 /** @description When the entry was posted. Entries are never changed or removed; a change of the stay posts new ones. */
                 posted_at: string;
                 /**
+                 * @description A refund entry: what it returns: owed_back (settled beyond what the stay now charges), deposit (a deposit held; its release follows it), goodwill (beyond what was owed back; its release follows it), duplicate (a second charge refunded automatically). Null on other entries.
+                 * @enum {string|null}
+                 */
+                refund_purpose: "owed_back" | "deposit" | "goodwill" | "duplicate" | null;
+                /**
                  * Format: uuid
                  * @description A refund entry, or the release of a deposit returned or of goodwill: its refund request.
                  */
                 refund_request_id: string | null;
+                /** @description A charge, or a change of one, for a rent period that begins after as_of: scheduled, not billed yet (it moves to billed as the period begins). False on payments and refunds. */
+                scheduled: boolean;
                 /**
                  * Format: uuid
                  * @description The settled payment that paid this part of the charge, if any (null on a payment or refund entry).
@@ -3835,9 +3868,37 @@ export interface components {
             reference: string;
             /** Format: uuid */
             request_id: string;
+            /** @description The service fee each refund of rent returned to the landlord (8 % of the rent it refunded). The landlord's cost, not a payer's: it is no entry, moves no balance or total, and is not in the CSV. */
+            service_fees_returned: {
+                /** @description The service fee returned with it: 8 % of that rent, rounded to the cent. */
+                amount: number;
+                /**
+                 * Format: date
+                 * @description The day of the refund, by the organisation's clock.
+                 * @example 2026-12-01
+                 */
+                change_of: string;
+                /** @description In one English sentence, e.g. "Service fee returned to the landlord: 8 % of the 1000.00 USD of rent the refund of 2027-03-02 returned". */
+                description: string;
+                /**
+                 * Format: uuid
+                 * @description The payment the refund went back on.
+                 */
+                payment_id: string;
+                /** Format: uuid */
+                refund_request_id: string;
+                /** @description The rent the refund returned (its refund entries of part rent). */
+                rent_refunded: number;
+            }[];
             totals: {
+                /** @description What is charged for the first payment, extensions and rent periods begun by as_of: charged less scheduled. */
+                billed: number;
                 /** @description The sum of every entry but payments and refunds: what the stay costs as it now stands, deposits included. */
                 charged: number;
+                /** @description Deposits paid less deposits returned: what the landlord holds of the payers' deposits. */
+                deposits_held: number;
+                /** @description The refund entries of part deposit: deposits given back (a duplicate charge's automatic refund aside). */
+                deposits_returned: number;
                 /** @description What the checkout asks for now (the pay page and the payment helper charge exactly this). */
                 due_now: number;
                 /** @description The payment entries: what settled payments paid for the stay (second charges refunded automatically left out). */
@@ -3846,6 +3907,8 @@ export interface components {
                 refund_due: number;
                 /** @description The refund entries: what came back on those payments. */
                 refunded: number;
+                /** @description What is charged for rent periods that begin after as_of (entries with scheduled true): billed as each begins. billed + scheduled = charged. */
+                scheduled: number;
             };
         };
         Timeline: {
@@ -7251,15 +7314,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The statement. */
+            /** @description The statement: JSON, or its entries as CSV when Accept prefers text/csv. */
             200: {
                 headers: {
+                    /** @description The CSV only: attachment; filename="statement-<reference>-<property_id>.csv". */
+                    "Content-Disposition"?: string;
+                    /** @description Accept: the answer depends on it. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: components["schemas"]["Statement"];
                     };
+                    "text/csv": string;
                 };
             };
             /** @description invalid_json: the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it). */

@@ -26,6 +26,7 @@ interface EntryRow {
   payer: Payer | null;
   payment_id: string | null;
   refund_request_id: string | null;
+  posted_on: string | null;
   created_at: Date;
 }
 
@@ -33,6 +34,8 @@ const toEntry = (r: EntryRow): Entry => ({
   id: r.id,
   position: Number(r.position),
   postedAt: r.created_at,
+  // The organisation's day when it was posted; created_at's (UTC) for an entry posted before that was kept.
+  postedOn: r.posted_on ?? r.created_at.toISOString().slice(0, 10),
   leaseId: r.lease_agreement_id,
   chargeType: r.charge_type,
   periodStart: r.period_start,
@@ -86,10 +89,12 @@ export async function postEntries(tx: Tx, placement: { id: string; claim_id: str
   await tx`
     insert into app.ledger_entries (org_id, environment, claim_id, claim_home_id, property_id, currency, lease_agreement_id, charge_type,
                                     period_start, part, line, kind, cause, adjusts, posted_for, nights_from, nights_to, monthly_cents,
-                                    billing_start, billing_days, amount_cents, payer, payment_id, refund_request_id)
+                                    billing_start, billing_days, amount_cents, payer, payment_id, refund_request_id, posted_on)
     select app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.id}, ${placement.property_id}, ${currency.toLowerCase()},
            e.lease_agreement_id, e.charge_type, e.period_start, e.part, e.line, e.kind, e.cause, e.adjusts, e.posted_for, e.nights_from,
-           e.nights_to, e.monthly_cents, e.billing_start, e.billing_days, e.amount_cents, e.payer, e.payment_id, e.refund_request_id
+           e.nights_to, e.monthly_cents, e.billing_start, e.billing_days, e.amount_cents, e.payer, e.payment_id, e.refund_request_id,
+           -- The day on the organisation's clock (its sandbox clock's in sandbox).
+           (app.clock_now() at time zone 'utc')::date
       -- In the order given, so the positions follow it.
       from jsonb_array_elements(${tx.json(rows as never)}) with ordinality as a(value, n)
      cross join lateral jsonb_to_record(a.value) as e(

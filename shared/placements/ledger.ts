@@ -66,6 +66,8 @@ export interface Entry extends NewEntry {
   id: string;
   position: number;
   postedAt: Date;
+  /** The day it was posted on the organisation's clock (YYYY-MM-DD): the day of the change that posted it. */
+  postedOn: string;
 }
 
 /** The price of the first `nights` nights of a billing period. */

@@ -464,6 +464,27 @@ const StatementEntry = z.object({
   settled_by: z.string().uuid().nullable().describe('The settled payment that paid this part of the charge, if any (null on a payment or refund entry).'),
   payment_id: z.string().uuid().nullable().describe('A payment or refund entry: the payment (payments[].id) the money moved on.'),
   refund_request_id: z.string().uuid().nullable().describe('A refund entry, or the release of a deposit returned or of goodwill: its refund request.'),
+  description: z.string().describe(
+    'What the entry is, in one English sentence: the line and its nights (or the charge of a one-off fee or deposit), and the change that posted it ' +
+      'on which day, e.g. "Rent 2027-01-25 to 2027-02-03, released by the shortening of 2027-01-10", "Refund to the policyholder of the deposit of the first payment, on 2027-03-02". ' +
+      'For people: read the structured fields in code (the wording may be improved).'),
+  change_of: PlacementDate.describe(
+    'The day of the change that posted the entry (a signing, a shortening, an extension, a lapse, a cancellation, a payment, a refund), by the organisation\'s clock ' +
+      '(its sandbox clock in sandbox). posted_at is the wall-clock time; entries posted before this field existed give posted_at\'s UTC day.'),
+  balance_after: amount('What the entry\'s payer owes after it, over its entries up to this one (charges and their changes, less payments, plus refunds; a duplicate charge and its automatic refund move nothing): the running balance of that payer. Its last entry ends at charged - paid + refunded of by_payer.'),
+  scheduled: z.boolean().describe('A charge, or a change of one, for a rent period that begins after as_of: scheduled, not billed yet (it moves to billed as the period begins). False on payments and refunds.'),
+  refund_purpose: z.enum(['owed_back', 'deposit', 'goodwill', 'duplicate']).nullable().describe(
+    'A refund entry: what it returns: owed_back (settled beyond what the stay now charges), deposit (a deposit held; its release follows it), ' +
+      'goodwill (beyond what was owed back; its release follows it), duplicate (a second charge refunded automatically). Null on other entries.'),
+});
+
+const StatementServiceFee = z.object({
+  refund_request_id: z.string().uuid(),
+  payment_id: z.string().uuid().describe('The payment the refund went back on.'),
+  change_of: PlacementDate.describe('The day of the refund, by the organisation\'s clock.'),
+  rent_refunded: amount('The rent the refund returned (its refund entries of part rent).'),
+  amount: amount('The service fee returned with it: 8 % of that rent, rounded to the cent.'),
+  description: z.string().describe('In one English sentence, e.g. "Service fee returned to the landlord: 8 % of the 1000.00 USD of rent the refund of 2027-03-02 returned".'),
 });
 
 const StatementPayment = z.object({
@@ -485,6 +506,10 @@ const StatementTotals = z.object({
   refunded: amount('The refund entries: what came back on those payments.'),
   due_now: amount('What the checkout asks for now (the pay page and the payment helper charge exactly this).'),
   refund_due: amount('What was settled (paid less refunded) beyond what the stay now charges, part by part (nights released after they were paid, a cancellation): asked of the landlord with POST refund-request, whose default it is.'),
+  billed: amount('What is charged for the first payment, extensions and rent periods begun by as_of: charged less scheduled.'),
+  scheduled: amount('What is charged for rent periods that begin after as_of (entries with scheduled true): billed as each begins. billed + scheduled = charged.'),
+  deposits_held: amount('Deposits paid less deposits returned: what the landlord holds of the payers\' deposits.'),
+  deposits_returned: amount('The refund entries of part deposit: deposits given back (a duplicate charge\'s automatic refund aside).'),
 });
 
 export const Statement = z
@@ -497,6 +522,10 @@ export const Statement = z
     payments: z.array(StatementPayment).describe('Settled payments on the home, oldest first.'),
     totals: StatementTotals,
     by_payer: z.array(StatementTotals.extend({ payer: z.enum(payers) })).describe('The same totals for each payer with anything charged or paid.'),
+    as_of: PlacementDate.describe('Today by the organisation\'s clock (its sandbox clock in sandbox): rent periods that begin after it are scheduled.'),
+    service_fees_returned: z.array(StatementServiceFee).describe(
+      'The service fee each refund of rent returned to the landlord (8 % of the rent it refunded). The landlord\'s cost, not a payer\'s: ' +
+        'it is no entry, moves no balance or total, and is not in the CSV.'),
     ale: z.object({
       ale_limit: amount('The request\'s ALE limit.').nullable(),
       ale_consumed: amount('What the stay now charges, deposits aside (they come back): the ALE it consumes.'),

@@ -54,7 +54,7 @@ function modelPrice(model: Model): number {
 const prices = (rate: number) => ({ rentTier: rate, petRent: 0, utilities: 0, cleaningFee: 0, applicationFee: 0, petFee: 0, securityDeposit: 0, petDeposit: 0 }) as PriceCents;
 
 function post(entries: Entry[], posted: NewEntry[]): void {
-  for (const entry of posted) entries.push({ ...entry, id: `e${entries.length}`, position: entries.length, postedAt: new Date(0) });
+  for (const entry of posted) entries.push({ ...entry, id: `e${entries.length}`, position: entries.length, postedAt: new Date(0), postedOn: '1970-01-01' });
 }
 
 const step = fc.oneof(

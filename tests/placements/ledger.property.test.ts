@@ -369,7 +369,11 @@ async function run(s: Stay, m: Model, st: Step): Promise<Outcome> {
 
 interface Totals { charged: number; paid: number; refunded: number; due_now: number; refund_due: number }
 
-/** What was shown before: statement entries by id (all but who pays and what paid them, read beside them) and timeline entries. */
+/**
+ * What was shown before: statement entries by id (all but what is read beside them: who pays and
+ * what paid them, the payer's running balance that follows who pays, and whether a rent period is
+ * still scheduled, which follows the clock) and timeline entries.
+ */
 interface Seen { entries: Map<string, string>; timeline: string[] }
 
 const cents = (major: number) => Math.round(major * 100);
@@ -386,7 +390,7 @@ async function check(s: Stay, m: Model, before: Seen, after: string): Promise<{ 
   expect(t.refunded, `after ${after}: refunded beyond what was paid`).toBeLessThanOrEqual(t.paid);
   expect(t.refunded, `after ${after}: what came back is what the refunds issued`).toBe(m.refundedCents);
 
-  const now = new Map(entries.map(({ settled_by: _settled, payer: _payer, ...entry }) => [entry.id as string, JSON.stringify(entry)]));
+  const now = new Map(entries.map(({ settled_by: _settled, payer: _payer, balance_after: _balance, scheduled: _scheduled, ...entry }) => [entry.id as string, JSON.stringify(entry)]));
   for (const [id, entry] of before.entries) expect(now.get(id), `after ${after}: a statement entry changed or went`).toBe(entry);
 
   const timeline = ((await s.api.get(`/claims/${s.ref}/timeline`)).body.data ?? []) as { at: string; type: string; summary: string; property_id?: string; detail: unknown }[];

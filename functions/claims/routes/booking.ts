@@ -4,6 +4,8 @@ import { cancelBooking, confirmMoveIn } from '../../../shared/placements/command
 import { requestRefund } from '../../../shared/placements/commands/refunds.ts';
 import { listExtensions, requestExtension } from '../../../shared/placements/commands/extensions.ts';
 import { readStatement } from '../../../shared/placements/commands/statement.ts';
+import { statementCsv, statementFileName } from '../../../shared/placements/statement-lines.ts';
+import { negotiate } from '../../../shared/http/negotiate.ts';
 import { z } from '@hono/zod-openapi';
 import {
   CancelInput, Cancelled, Extension, ExtensionInput, ExtensionQuery, MoveInConfirmed, PropertyRef, RefundInput, RefundRequested, Statement,
@@ -180,16 +182,50 @@ export const bookingRoutes = createRoutes()
         'signed price, the first payment with its one-off fees and deposits); a shortening posts the release of the nights it gives back; ' +
         'an extension restores released nights at their signed price and charges nights never signed before; a lapsed extension and a ' +
         'cancellation post reversals. Totals: charged (the sum of the entries), paid, refunded, due now (exactly what the checkout asks ' +
-        'for), refund due (paid beyond what is now charged), by payer, and the ALE the stay consumes against the limit of the request. ' +
-        'A cancelled placement still has its statement.',
+        'for), refund due (paid beyond what is now charged), billed so far and scheduled for rent periods still to begin, deposits held and ' +
+        'returned, by payer, and the ALE the stay consumes against the limit of the request. Each entry says what it is in a sentence ' +
+        '(description) and in fields (change_of: the day of the change that posted it), and carries its payer\'s running balance (balance_after). ' +
+        'The service fee a refund of rent returns is the landlord\'s, listed apart (service_fees_returned). ' +
+        'A cancelled placement still has its statement.\n\n' +
+        'With Accept: text/csv (preferred to application/json) the same entries come as CSV for a claim file (RFC 4180): one header row, ' +
+        'one row per entry in posting order, amounts with two decimals, fields with a comma, a quote or a line break quoted, CRLF line ends, ' +
+        'and Content-Disposition: attachment with a file name holding the reference. Without Accept, with */* or application/json, or naming ' +
+        'neither, the answer is JSON (as every route answers; the API answers no 406). Errors are JSON either way.',
       scope: 'placements:read',
       request: { params: ReferenceParam, query: StatementQuery },
-      responses: { 200: jsonResponse(dataOf(Statement), 'The statement.') },
+      responses: {
+        200: {
+          description: 'The statement: JSON, or its entries as CSV when Accept prefers text/csv.',
+          headers: {
+            'Content-Disposition': { description: 'The CSV only: attachment; filename="statement-<reference>-<property_id>.csv".', schema: { type: 'string' } },
+            Vary: { description: 'Accept: the answer depends on it.', schema: { type: 'string' } },
+          },
+          content: {
+            'application/json': { schema: dataOf(Statement) },
+            'text/csv': {
+              schema: z.string().openapi({
+                description: 'Header row: change_of, description, payer, kind, cause, refund_purpose, part, label, charge_type, period_start, first_night, ' +
+                  'last_night, nights, scheduled, currency, amount, balance_after, version, lease_id, id, adjusts, settled_by, payment_id, refund_request_id, ' +
+                  'posted_at (each as the JSON entry\'s field; amounts with two decimals; empty for null). One row per entry.',
+                example: 'change_of,description,payer,kind,...\r\n2027-01-10,"Rent 2027-01-25 to 2027-02-03, released by the shortening of 2027-01-10",carrier,release,...\r\n',
+              }),
+            },
+          },
+        },
+      },
       errors: {
         404: { not_found: 'no such request for this organisation in this environment' },
         409: { not_on_request: 'the home was never put on the request.' },
         422: { invalid_field: 'property_id missing or not a uuid.' },
       },
     }),
-    async (c) => c.json(single(await readStatement(c.get('caller'), c.req.valid('param').reference, c.req.valid('query').property_id)), 200),
+    async (c) => {
+      const statement = await readStatement(c.get('caller'), c.req.valid('param').reference, c.req.valid('query').property_id);
+      c.header('Vary', 'Accept');
+      if (negotiate(c.req.header('accept'), ['application/json', 'text/csv']) === 'text/csv') {
+        c.header('Content-Disposition', `attachment; filename="${statementFileName(statement)}"`);
+        return c.body(statementCsv(statement), 200, { 'Content-Type': 'text/csv; charset=utf-8; header=present' });
+      }
+      return c.json(single(statement), 200);
+    },
   );

@@ -2,12 +2,14 @@ import type { z } from '@hono/zod-openapi';
 import type { Caller } from '../../http/context.ts';
 import { fromCents } from '../../money.ts';
 import { tenantNow, utcDay } from '../../clock/time.ts';
+import { platformFeeOf } from '../../properties/earnings.ts';
 import { chargeParts, payerOf, type ChargePart, type Payer } from '../billing.ts';
-import { chargeDueNow, chargeKey, isSettlement, overpaidOf, sharesDue } from '../ledger.ts';
+import { chargeDueNow, chargeKey, isSettlement, overpaidOf, sharesDue, type Entry } from '../ledger.ts';
 import { paymentsOf } from '../money-repository.ts';
 import { versionNumbers } from '../repository.ts';
 import type { Statement } from '../schemas.ts';
 import { ledgerOf } from '../stay-ledger.ts';
+import { describeLine, describeServiceFee, type RefundPurpose } from '../statement-lines.ts';
 import { inPlacement } from '../unit-of-work.ts';
 import { addDays } from '../stay.ts';
 
@@ -16,12 +18,33 @@ import { addDays } from '../stay.ts';
 // changes, and the payments and refunds that moved money; what is due now is what the checkout
 // charges (the same ledger read, ../stay-ledger.ts). The processor's payment rows are listed beside
 // them as the processor's record.
+//
+// Each entry also says what it is in a sentence (../statement-lines.ts) and carries its payer's
+// running balance: what that payer owes after it (charges and their changes less payments plus
+// refunds; a duplicate charge and its automatic refund move nothing). What is charged is split in
+// what is billed so far and what is scheduled: rent periods that begin after today, by the
+// organisation's clock. The service fee a refund returns is the landlord's, not the payer's: it is
+// listed apart (service_fees_returned), never an entry of a payer's balance.
 
-type Totals = { charged: number; paid: number; refunded: number; due_now: number; refund_due: number };
-const zero = (): Totals => ({ charged: 0, paid: 0, refunded: 0, due_now: 0, refund_due: 0 });
-const major = (t: Totals) => ({
-  charged: fromCents(t.charged), paid: fromCents(t.paid), refunded: fromCents(t.refunded), due_now: fromCents(t.due_now), refund_due: fromCents(t.refund_due),
-});
+type Totals = {
+  charged: number; paid: number; refunded: number; due_now: number; refund_due: number;
+  billed: number; scheduled: number; deposits_held: number; deposits_returned: number;
+};
+const zero = (): Totals => ({ charged: 0, paid: 0, refunded: 0, due_now: 0, refund_due: 0, billed: 0, scheduled: 0, deposits_held: 0, deposits_returned: 0 });
+const major = (t: Totals) => Object.fromEntries(Object.entries(t).map(([k, cents]) => [k, fromCents(cents)])) as Totals;
+
+/** What a refund entry returns: the release a refund posts right after it says so (a deposit, goodwill); else what was owed back. */
+function refundPurposeOf(entries: readonly Entry[], at: number): RefundPurpose | null {
+  const e = entries[at];
+  if (e.kind !== 'refund') return null;
+  if (e.cause === 'duplicate') return 'duplicate';
+  const next = entries[at + 1];
+  if (next?.kind === 'release' && next.refundRequestId === e.refundRequestId) {
+    if (next.cause === 'deposit_returned') return 'deposit';
+    if (next.cause === 'goodwill') return 'goodwill';
+  }
+  return 'owed_back';
+}
 
 export async function readStatement(caller: Caller, reference: string, propertyId: string): Promise<z.infer<typeof Statement>> {
   return inPlacement(caller, { reference, propertyId }, async ({ tx, claim, placement }) => {
@@ -43,14 +66,28 @@ export async function readStatement(caller: Caller, reference: string, propertyI
       of(payer)[field] += cents;
     };
 
+    const today = utcDay(now);
     const refundedOn = new Map<string, number>();
-    const entries = ledger.entries.map((e) => {
+    const balances = new Map<Payer, number>();
+    const entries = ledger.entries.map((e, at) => {
       const key = chargeKey(e);
       const payer = e.payer ?? payerOfPart(key, e.part);
-      if (!isSettlement(e)) add(payer, 'charged', e.amountCents);
-      // A duplicate charge and its automatic refund count for nothing.
-      else if (e.cause !== 'duplicate') add(payer, e.kind === 'payment' ? 'paid' : 'refunded', Math.abs(e.amountCents));
+      // A rent period that begins after today is scheduled; everything else charged is billed.
+      const scheduled = !isSettlement(e) && e.chargeType === 'rent' && e.periodStart > today;
+      if (!isSettlement(e)) {
+        add(payer, 'charged', e.amountCents);
+        add(payer, scheduled ? 'scheduled' : 'billed', e.amountCents);
+      } else if (e.cause !== 'duplicate') {
+        // A duplicate charge and its automatic refund count for nothing.
+        add(payer, e.kind === 'payment' ? 'paid' : 'refunded', Math.abs(e.amountCents));
+        if (e.part === 'deposit') add(payer, e.kind === 'payment' ? 'deposits_held' : 'deposits_returned', Math.abs(e.amountCents));
+      }
       if (e.kind === 'refund') refundedOn.set(e.paymentId!, (refundedOn.get(e.paymentId!) ?? 0) + e.amountCents);
+      const balance = (balances.get(payer) ?? 0) + (isSettlement(e) && e.cause === 'duplicate' ? 0 : e.amountCents);
+      balances.set(payer, balance);
+      const version = versions.get(e.leaseId) ?? 0;
+      const nights = e.nights ? { first_night: e.nights.from, last_night: addDays(e.nights.to, -1), count: Math.round((Date.parse(e.nights.to) - Date.parse(e.nights.from)) / 86_400_000) } : null;
+      const refundPurpose = refundPurposeOf(ledger.entries, at);
       return {
         id: e.id,
         posted_at: e.postedAt.toISOString(),
@@ -59,19 +96,27 @@ export async function readStatement(caller: Caller, reference: string, propertyI
         charge_type: e.chargeType,
         period_start: e.periodStart,
         lease_id: e.leaseId,
-        version: versions.get(e.leaseId) ?? 0,
+        version,
         part: e.part,
         payer,
         label: e.line,
-        nights: e.nights ? { first_night: e.nights.from, last_night: addDays(e.nights.to, -1), count: Math.round((Date.parse(e.nights.to) - Date.parse(e.nights.from)) / 86_400_000) } : null,
+        nights,
         amount: fromCents(e.amountCents),
+        description: describeLine({
+          kind: e.kind, cause: e.cause, chargeType: e.chargeType, periodStart: e.periodStart, part: e.part, label: e.line, nights,
+          amountCents: e.amountCents, payer: e.payer ?? null, version, changeOf: e.postedOn, refundPurpose,
+        }),
+        change_of: e.postedOn,
+        balance_after: fromCents(balance),
+        scheduled,
+        refund_purpose: refundPurpose,
         adjusts: e.adjusts,
         settled_by: isSettlement(e) ? null : settledBy.get(`${key}|${e.part}`) ?? null,
         payment_id: e.paymentId ?? null,
         refund_request_id: e.refundRequestId ?? null,
       };
     });
-    const due = chargeDueNow(ledger.charges, ledger.settled, utcDay(now));
+    const due = chargeDueNow(ledger.charges, ledger.settled, today);
     for (const share of due ? sharesDue(due, payers, ledger.settled) : []) add(share.payer, 'due_now', share.split.grossCents);
     // Owed back: what each part settled beyond what its charge now holds, to whoever paid it.
     for (const charge of ledger.charges) {
@@ -82,6 +127,14 @@ export async function readStatement(caller: Caller, reference: string, propertyI
     const consumed = ledger.entries.filter((e) => e.part !== 'deposit' && !isSettlement(e)).reduce((sum, e) => sum + e.amountCents, 0);
     const limit = claim.ale_limit_cents === null ? null : Number(claim.ale_limit_cents);
     const settled = payments.filter((p) => p.status === 'succeeded' || p.status === 'refunded');
+    // Deposits held: paid less returned (what the landlord holds of the payers' deposits).
+    for (const t of [totals, ...byPayer.values()]) t.deposits_held -= t.deposits_returned;
+    // The service fee each refund returned to the landlord with the rent it refunded (8 % of it, as the refund issued it).
+    const feeOf = new Map<string, { refund_request_id: string; payment_id: string; change_of: string; rentCents: number }>();
+    for (const e of ledger.entries.filter((e) => e.kind === 'refund')) {
+      const fee = feeOf.get(e.refundRequestId!) ?? feeOf.set(e.refundRequestId!, { refund_request_id: e.refundRequestId!, payment_id: e.paymentId!, change_of: e.postedOn, rentCents: 0 }).get(e.refundRequestId!)!;
+      if (e.part === 'rent') fee.rentCents += e.amountCents;
+    }
     return {
       request_id: claim.id,
       reference: claim.claim_ref,
@@ -99,6 +152,15 @@ export async function readStatement(caller: Caller, reference: string, propertyI
         refunded: fromCents(refundedOn.get(p.id) ?? 0),
         paid_at: p.paid_at!.toISOString(),
         duplicate_of: p.duplicate_of,
+      })),
+      as_of: today,
+      service_fees_returned: [...feeOf.values()].filter((f) => platformFeeOf(f.rentCents) > 0).map((f) => ({
+        refund_request_id: f.refund_request_id,
+        payment_id: f.payment_id,
+        change_of: f.change_of,
+        rent_refunded: fromCents(f.rentCents),
+        amount: fromCents(platformFeeOf(f.rentCents)),
+        description: describeServiceFee(f.rentCents, ledger.currency, f.change_of),
       })),
       totals: major(totals),
       by_payer: [...byPayer].map(([payer, t]) => ({ payer, ...major(t) })),
