@@ -137,7 +137,7 @@ interface Model {
   /** Money an extension moved off a paid charge onto its own (taking back nights beyond what was settled for them), not moved back yet. */
   transfers: { from: string; to: string; ext: string; part: Part; cents: number }[];
   /** The open extension: asked and unsigned, or signed by both and unpaid. */
-  ext: { id: string; to: string; signed: boolean } | null;
+  ext: { id: string; from: string; to: string; signed: boolean } | null;
   /** The refund request waiting for the landlord. */
   pending: { paymentId: string; payer: Payer; first: string; cents: number; purpose: Purpose; goodwill: boolean } | null;
   /** Deposits returned and goodwill given, per payer: money back that no released night accounts for. */
@@ -212,13 +212,12 @@ function reverseAll(m: Model) {
 }
 
 /**
- * Both signed an extension to `to`: nights released before come back first, on the charges that
+ * Both signed an extension of the nights [from, to) (from: the stay's move-out when it was asked): nights released before come back first, on the charges that
  * signed them (what that puts on a paid part beyond what was settled for it moves to the
  * extension's charge); the nights no version signed before are the extension's own, on its charge.
  * Answers whether it has anything to pay (else it is in effect at once).
  */
-function signExtension(m: Model, id: string, to: string): boolean {
-  const from = m.moveOut;
+function signExtension(m: Model, id: string, from: string, to: string): boolean {
   const signedTo = [...m.nights.keys()].reduce((end, night) => later(end, plus(night, 1)), from);
   const own = chargeOf(m, id, 'extension', signedTo < to ? signedTo : from);
   const restored = new Map<string, Parts>();
@@ -367,7 +366,8 @@ function directly(m: Model): Map<Payer, number> {
   // Cancelled before move-in: nothing, and everything paid is owed back.
   if (m.cancelled && !m.movedIn) return out;
   {
-    let end = m.ext?.signed ? m.ext.to : m.moveOut;
+    // A signed extension's nights are the ledger's until it lapses, unless a shortening since released them.
+    let end = m.ext?.signed && m.ext.from === m.moveOut ? m.ext.to : m.moveOut;
     if (m.cancelledOn) end = earlier(end, m.cancelledOn);
     for (let night = m.moveIn; night < end; night = plus(night, 1)) {
       const price = nightPrice(m.terms, m.moveIn, night);
@@ -717,11 +717,7 @@ async function run(s: Stay, m: Model, st: Step): Promise<Outcome> {
       const res = answered(await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: m.moveIn, move_out: to }), 'a shortening');
       // Only a stay moved in is shortened; before that the signed lease refuses new dates.
       if (!m.movedIn || m.cancelled) return refused(res, 'a shortening before move-in');
-      // Inside the nights of an extension not in effect yet (every shortening, with one open): pay it first.
-      if (m.ext) {
-        expect(res.body.error?.code, res.text).toBe('extension_pending');
-        return 'unchanged';
-      }
+      // An extension not in effect yet stays open: only a move-out inside its nights is refused (never drawn here).
       expect(res.status, res.text).toBe(200);
       release(m, to);
       m.moveOut = to;
@@ -748,7 +744,7 @@ async function run(s: Stay, m: Model, st: Step): Promise<Outcome> {
         expect(declined.status, declined.text).toBe(200);
         return 'unchanged';
       }
-      m.ext = { id: res.body.data.id, to, signed: false };
+      m.ext = { id: res.body.data.id, from: m.moveOut, to, signed: false };
       if (st.then === 'open') return 'unchanged';
       await signExtensionBoth(s, m);
       if (st.then === 'paid') await payDue(s, m);
@@ -808,7 +804,7 @@ async function signExtensionBoth(s: Stay, m: Model) {
   const ext = m.ext!;
   ext.signed = true;
   // With nothing of its own to pay it is in effect at once.
-  if (!signExtension(m, ext.id, ext.to)) {
+  if (!signExtension(m, ext.id, ext.from, ext.to)) {
     m.moveOut = ext.to;
     m.ext = null;
   }
