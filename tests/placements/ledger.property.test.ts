@@ -792,7 +792,7 @@ async function run(s: Stay, m: Model, st: Step): Promise<Outcome> {
       }
       expect(res.status, res.text).toBe(200);
       await drainJobs(s.orgId);
-      return;
+          return;
     }
     case 'refund':
       return refund(s, m, st);
