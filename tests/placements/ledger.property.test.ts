@@ -40,6 +40,8 @@ import { clockAt, drainJobs } from './fixtures.ts';
 
 const runs = Number(process.env.LEDGER_PROPERTY_RUNS ?? 20);
 const seed = Number(process.env.LEDGER_PROPERTY_SEED ?? 20261125);
+/** Failures found and not fixed yet, left out to look past them (drawn by default): see where each is read. */
+const leftOut = (process.env.LEDGER_PROPERTY_LEAVE_OUT ?? '').split(',');
 /** LEDGER_PROPERTY_STATS set: how many sequences and steps ran, and of which kinds, printed at the end. */
 const stats = new Map<string, number>();
 const count = (what: string) => stats.set(what, (stats.get(what) ?? 0) + 1);
@@ -137,11 +139,13 @@ interface Model {
   /** Money an extension moved off a paid charge onto its own (taking back nights beyond what was settled for them), not moved back yet. */
   transfers: { from: string; to: string; ext: string; part: Part; cents: number }[];
   /** The open extension: asked and unsigned, or signed by both and unpaid. */
-  ext: { id: string; from: string; to: string; signed: boolean } | null;
+  ext: { id: string; from: string; to: string; signed: boolean; nightsHeld?: boolean } | null;
   /** The refund request waiting for the landlord. */
   pending: { paymentId: string; payer: Payer; first: string; cents: number; purpose: Purpose; goodwill: boolean } | null;
   /** Deposits returned and goodwill given, per payer: money back that no released night accounts for. */
   given: Partial<Record<Payer, number>>;
+  /** A goodwill refund was issued. */
+  goodwillGiven?: boolean;
 }
 
 function chargeOf(m: Model, leaseId: string, type: Charge['type'], periodStart: string): Charge {
@@ -331,6 +335,7 @@ function approve(m: Model, r: NonNullable<Model['pending']>): number {
       c.refunded[q] += x;
       c.held[q] -= x;
       m.given[r.payer] = (m.given[r.payer] ?? 0) + x;
+      m.goodwillGiven = true;
       left -= x;
     }
   }
@@ -367,9 +372,10 @@ function directly(m: Model): Map<Payer, number> {
   if (m.cancelled && !m.movedIn) return out;
   {
     // A signed extension's nights are the ledger's until it lapses, unless a shortening since released them.
-    let end = m.ext?.signed && m.ext.from === m.moveOut ? m.ext.to : m.moveOut;
-    if (m.cancelledOn) end = earlier(end, m.cancelledOn);
-    for (let night = m.moveIn; night < end; night = plus(night, 1)) {
+    const extra = m.ext?.nightsHeld ? { from: m.ext.from, to: m.ext.to } : null;
+    const end = m.cancelledOn ? earlier(m.moveOut, m.cancelledOn) : m.moveOut;
+    for (let night = m.moveIn; night < (extra?.to ?? end); night = plus(night, 1)) {
+      if (night >= end && night < extra!.from) continue;
       const price = nightPrice(m.terms, m.moveIn, night);
       for (const q of partNames) add(m.payers[q], price[q]);
     }
@@ -435,7 +441,7 @@ type Step = typeof step extends fc.Arbitrary<infer S> ? S : never;
 const afterStep = fc.oneof(
   { weight: 4, arbitrary: refundStep },
   { weight: 1, arbitrary: answerStep },
-  ...(process.env.LEDGER_PROPERTY_LEAVE_OUT?.split(',').includes('cancel_after_closeout') ? [] : [{ weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const) }) }]),
+  ...(leftOut.includes('cancel_after_closeout') ? [] : [{ weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const) }) }]),
 );
 
 /**
@@ -714,11 +720,16 @@ async function run(s: Stay, m: Model, st: Step): Promise<Outcome> {
       const span = nightsFrom(lo, m.moveOut);
       if (span < 1) return;
       const to = plus(lo, st.pick % span);
+      // LEDGER_PROPERTY_LEAVE_OUT=shorten_with_extension_open looks past a failure this test found and that is not
+      // fixed yet: an extension asked, the stay then shortened, the extension signed and paid: the stay ends on the
+      // extension's move-out, and the nights from the shortened move-out to the extension's first night are never charged.
+      if (m.ext && leftOut.includes('shorten_with_extension_open')) return;
       const res = answered(await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: m.moveIn, move_out: to }), 'a shortening');
       // Only a stay moved in is shortened; before that the signed lease refuses new dates.
       if (!m.movedIn || m.cancelled) return refused(res, 'a shortening before move-in');
       // An extension not in effect yet stays open: only a move-out inside its nights is refused (never drawn here).
       expect(res.status, res.text).toBe(200);
+      if (m.ext) m.ext.nightsHeld = false;
       release(m, to);
       m.moveOut = to;
       return;
@@ -761,6 +772,10 @@ async function run(s: Stay, m: Model, st: Step): Promise<Outcome> {
       return;
     }
     case 'cancel': {
+      // LEDGER_PROPERTY_LEAVE_OUT=cancel_after_goodwill looks past a failure this test found and that is not fixed
+      // yet: a cancellation before move-in after a goodwill refund of rent leaves the statement charging minus
+      // the goodwill (the goodwill's release is not reversed with the nights); what is owed back is right.
+      if (m.goodwillGiven && !m.movedIn && leftOut.includes('cancel_after_goodwill')) return;
       const res = answered(await s.api.post(`/claims/${s.ref}/cancel-booking`, { property_id: s.home, force: true }), 'a cancellation');
       if (m.cancelled) return refused(res, 'a second cancellation');
       expect(res.status, res.text).toBe(200);
@@ -803,6 +818,7 @@ async function signExtensionBoth(s: Stay, m: Model) {
   await signBoth(s);
   const ext = m.ext!;
   ext.signed = true;
+  ext.nightsHeld = true;
   // With nothing of its own to pay it is in effect at once.
   if (!signExtension(m, ext.id, ext.from, ext.to)) {
     m.moveOut = ext.to;
