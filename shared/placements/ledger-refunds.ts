@@ -100,7 +100,22 @@ export function refundEntries(entries: readonly Entry[], ask: RefundAsk): NewEnt
     }
   }
   if (left > 0 && ask.goodwill) posted.push(...goodwillEntries(entries, ask, left, posted, refund, release));
-  return posted;
+  return oneRefundPerPart(posted);
+}
+
+/**
+ * A request refunds each part of a charge in one entry (the ledger keeps one per request, charge and
+ * part): goodwill from a part that also returned what was owed back adds to that part's entry, or
+ * the second entry would not be posted and the refund would return less than it was approved for.
+ */
+function oneRefundPerPart(posted: NewEntry[]): NewEntry[] {
+  const out: NewEntry[] = [];
+  for (const e of posted) {
+    const same = e.kind === 'refund' ? out.find((o) => o.kind === 'refund' && chargeKey(o) === chargeKey(e) && o.part === e.part) : undefined;
+    if (same) same.amountCents += e.amountCents;
+    else out.push({ ...e });
+  }
+  return out;
 }
 
 /** Goodwill beyond what the purpose returns: from the refunded payment's own charge, rent, then fees, then deposits, up to what each still holds of the payer's money. */

@@ -197,6 +197,23 @@ describe('refunds are entries of the stay\'s ledger', () => {
     expect((await s.api.post(`/claims/${changed.ref}/refund-request`, { property_id: changed.home, amount: 10 })).body.error?.code).toBe('nothing_to_refund');
   });
 
+  it('goodwill beyond what is owed back, on the same part of the same charge: returns all it was approved for, and nothing stays owed', async () => {
+    const { s, moveIn, changed } = await twoStays(100, 45);
+    await shorten(s, changed, moveIn, 45);
+    const owed = (await statement(s.api, changed)).totals.refund_due;
+    const [latest] = (await statement(s.api, changed)).payments.slice(-1);
+    // What is owed back is the month-2 payment's rent; 100 more of that rent as goodwill.
+    const asked = await refund(s, changed, { payment_id: latest.id, amount: owed + 100, goodwill: true });
+    expect(asked.amount).toBeCloseTo(owed + 100, 2);
+    const after = await statement(s.api, changed);
+    // Before: the goodwill's own refund entry was dropped (one entry per request, charge and part), so
+    // only what was owed back came back and the goodwill showed as owed back instead.
+    expect(after.totals).toMatchObject({ refund_due: 0 });
+    expect(cents(after.totals.refunded)).toBe(cents(owed + 100));
+    const entries = after.entries.filter((e: { refund_request_id: string; kind: string }) => e.refund_request_id === asked.refund_request_id && e.kind === 'refund');
+    expect(entries.reduce((sum: number, e: { amount: number }) => sum + cents(e.amount), 0)).toBe(cents(owed + 100));
+  });
+
   it('a deposit returned is its own refund: rent owed back stays owed back; the service fee returned is 8 % of the rent returned', async () => {
     const { s, moveIn, changed } = await twoStays(100, 100);
     await shorten(s, changed, moveIn, 45);
