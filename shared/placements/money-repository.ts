@@ -283,6 +283,13 @@ export async function confirmedBooking(tx: Tx, placementId: string): Promise<Boo
   return row ?? null;
 }
 
+/** The booking a lease's stay was closed out as (completed), locked; null when it has none. */
+export async function completedBookingOf(tx: Tx, leaseId: string): Promise<BookingRow | null> {
+  const [row] = await tx<BookingRow[]>`
+    select * from app.bookings where lease_agreement_id = ${leaseId} and booking_status = 'completed' for update`;
+  return row ?? null;
+}
+
 /** Whether the placement has a booked stay (confirmed, or completed), without locking it. */
 export async function isBooked(tx: Tx, placementId: string): Promise<boolean> {
   const [row] = await tx<{ booked: boolean }[]>`

@@ -239,6 +239,31 @@ describe('refunds are entries of the stay\'s ledger', () => {
   });
 });
 
+describe('a stay closed out', () => {
+  it('a period paid after the closeout books nothing again; a cancellation then gives back nothing of the stay lived', async () => {
+    const s = await scene();
+    // The organisation's clock from the start, so the stay's closeout is queued on it.
+    await clockAt(s.api, inDays(0));
+    const moveIn = inDays(40);
+    const stay = await signedStay(s, moveIn, 45);
+    await payDue(s.api, stay);
+    await ok(s.api.post('/sandbox/clock/advance', { frozen_time: `${moveIn}T12:00:00Z` }));
+    await ok(s.api.post(`/claims/${stay.ref}/confirm-move-in`, { property_id: stay.home }));
+    // Past the move-out with the second period unpaid: the stay closes out, then the period is paid late.
+    await ok(s.api.post('/sandbox/clock/advance', { frozen_time: `${day(moveIn, 46)}T12:00:00Z` }));
+    await drainJobs(s.c.orgId);
+    await payDue(s.api, stay);
+    const paid = await statement(s.api, stay);
+    expect(paid.totals).toMatchObject({ due_now: 0, refund_due: 0 });
+    // Before: the late payment found no confirmed booking and confirmed a second one, never moved into.
+    const bookings = await ownerSql()<{ booking_status: string }[]>`select booking_status from app.bookings where property_id = ${stay.home}`;
+    expect(bookings.map((b) => b.booking_status)).toEqual(['completed']);
+    // So a cancellation after it gave back the whole stay lived (4,267.80 of rent owed back, in the property test's case).
+    await ok(s.api.post(`/claims/${stay.ref}/cancel-booking`, { property_id: stay.home, force: true }));
+    expect((await statement(s.api, stay)).totals).toMatchObject({ charged: paid.totals.charged, refund_due: 0 });
+  });
+});
+
 describe('existing stays keep their figures', () => {
   it('a stay whose payments and refunds were recorded before the ledger held them reads the same statement once the migration posts them', async () => {
     const { s, moveIn, changed } = await twoStays(100, 45);

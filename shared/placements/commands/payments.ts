@@ -12,7 +12,7 @@ import { putExtensionInEffect } from './extensions.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { onHome, providerBookingFields } from '../render.ts';
 import {
-  attachPayment, confirmBooking, confirmedBooking, homeLabel, insertAutomaticRefund, insertFailed, insertSucceeded, payeeOf,
+  attachPayment, completedBookingOf, confirmBooking, confirmedBooking, homeLabel, insertAutomaticRefund, insertFailed, insertSucceeded, payeeOf,
   type Payee, type PaymentRow, type PaymentWrite,
 } from '../money-repository.ts';
 import { currentLease, type PlacementRow } from '../repository.ts';
@@ -159,7 +159,8 @@ export async function recordCharge(
   whole: LedgerCharge,
   outcome: ChargeOutcome,
 ): Promise<PaymentRow | null> {
-  const existing = await confirmedBooking(tx, placement.id);
+  // A period paid after the closeout belongs to the stay that was closed: it books nothing again.
+  const existing = await confirmedBooking(tx, placement.id) ?? await completedBookingOf(tx, state.lease.extends_lease_id ?? state.lease.id);
   const write: PaymentWrite = {
     payee: state.payee,
     placement,
