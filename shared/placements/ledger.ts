@@ -297,11 +297,25 @@ export function flatChargesLeft(entries: readonly Entry[]): { entry: Entry; cent
   return [...left.values()];
 }
 
-/** A reversal of everything the stay's charges still hold (a cancellation before move-in). */
+/** What goodwill refunds released off each charge entry for nights (their releases carry no nights), in cents. */
+function goodwillOff(entries: readonly Entry[]): Map<string, number> {
+  const off = new Map<string, number>();
+  for (const e of entries) if (e.kind === 'release' && e.cause === 'goodwill' && e.adjusts) off.set(e.adjusts, (off.get(e.adjusts) ?? 0) - e.amountCents);
+  return off;
+}
+
+/**
+ * A reversal of everything the stay's charges still hold (a cancellation before move-in). A charge
+ * entry a goodwill refund took something off already is reversed by what it still holds, so the
+ * stay charges nothing once cancelled.
+ */
 export function reversalEntries(entries: readonly Entry[], cause: EntryCause): NewEntry[] {
   const reversed: NewEntry[] = [];
+  const goodwill = goodwillOff(entries);
   for (const c of nightCharges(entries)) {
-    if (c.chargedTo > c.entry.nights!.from) reversed.push(adjustment(c, 'reversal', cause, c.entry.nights!.from, c.chargedTo));
+    if (c.chargedTo <= c.entry.nights!.from) continue;
+    const reversal = adjustment(c, 'reversal', cause, c.entry.nights!.from, c.chargedTo);
+    reversed.push({ ...reversal, amountCents: Math.min(0, reversal.amountCents + (goodwill.get(c.entry.id) ?? 0)) });
   }
   for (const { entry, cents } of flatChargesLeft(entries)) {
     if (cents > 0) reversed.push({ ...entry, kind: 'reversal', cause, adjusts: entry.id, postedFor: null, amountCents: -cents });

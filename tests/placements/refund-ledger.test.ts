@@ -264,6 +264,21 @@ describe('a stay closed out', () => {
   });
 });
 
+describe('a cancellation after a goodwill refund', () => {
+  it('before move-in: the stay charges nothing, and all that is left of what was paid is owed back', async () => {
+    const s = await scene();
+    const stay = await signedStay(s, inDays(40), 60);
+    await payDue(s.api, stay);
+    await refund(s, stay, { amount: 840, goodwill: true });
+    await ok(s.api.post(`/claims/${stay.ref}/cancel-booking`, { property_id: stay.home, force: true }));
+    const after = await statement(s.api, stay);
+    // Before: the goodwill's release stayed when the nights were reversed, so the stay charged -840.00.
+    expect(after.totals.charged).toBe(0);
+    expect(cents(after.totals.refund_due)).toBe(cents(after.totals.paid) - cents(after.totals.refunded));
+    expect(after.ale.ale_consumed).toBe(0);
+  });
+});
+
 describe('existing stays keep their figures', () => {
   it('a stay whose payments and refunds were recorded before the ledger held them reads the same statement once the migration posts them', async () => {
     const { s, moveIn, changed } = await twoStays(100, 45);
