@@ -6,34 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { insertHome, openClaim } from '../claims/fixtures.ts';
 import { ownerSql } from '../helpers.ts';
 import { clockAt, drainJobs, events, inDays, scene, type Api } from './fixtures.ts';
+import { cents, day, ok, payDue, refund, signBoth, statement, type Scene, type Stay } from './stay-fixtures.ts';
 
-type Scene = Awaited<ReturnType<typeof scene>>;
-interface Stay { ref: string; home: string }
 interface Totals { charged: number; paid: number; refunded: number; due_now: number; refund_due: number }
-
-const day = (from: string, days: number) => new Date(Date.parse(`${from}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-const cents = (amount: number) => Math.round(amount * 100);
-
-async function ok(res: Promise<{ status: number; text: string; body: any }>, status = 200) {
-  const done = await res;
-  expect(done.status, done.text).toBe(status);
-  return done.body;
-}
-
-async function signBoth(api: Api, stay: Stay) {
-  for (const who of ['household', 'landlord']) await ok(api.post(`/sandbox/claims/${stay.ref}/homes/${stay.home}/${who}`, { action: 'sign' }));
-}
-
-/** Pays everything due now, charge after charge. */
-async function payDue(api: Api, stay: Stay) {
-  for (;;) {
-    const res = await api.post(`/sandbox/claims/${stay.ref}/homes/${stay.home}/payment`, { outcome: 'succeeded' });
-    if (res.status === 409 && res.body.error?.code === 'nothing_due') return;
-    expect(res.status, res.text).toBe(200);
-  }
-}
-
-const statement = async (api: Api, stay: Stay) => (await ok(api.get(`/claims/${stay.ref}/statement?property_id=${stay.home}`))).data;
 
 /** What each payer paid net of refunds, in cents. */
 async function netPaid(api: Api, stay: Stay): Promise<Record<string, number>> {
@@ -77,14 +52,6 @@ async function extend(s: Scene, stay: Stay, moveIn: string, nights: number) {
   await drainJobs(s.c.orgId);
   await signBoth(s.api, stay);
   return res.data;
-}
-
-/** Asks a refund (the defaults unless told), has the landlord approve it, and issues it. */
-async function refund(s: Scene, stay: Stay, body: Record<string, unknown> = {}) {
-  const asked = await ok(s.api.post(`/claims/${stay.ref}/refund-request`, { property_id: stay.home, ...body }), 202);
-  await ok(s.api.post(`/sandbox/claims/${stay.ref}/homes/${stay.home}/landlord`, { action: 'approve_refund' }));
-  await drainJobs(s.c.orgId);
-  return asked.data;
 }
 
 /** Both stays paid through their last night: then each has paid for every night it has. */

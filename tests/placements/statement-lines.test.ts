@@ -6,45 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { insertHome, openClaim } from '../claims/fixtures.ts';
 import { ownerSql } from '../helpers.ts';
-import { clockAt, drainJobs, inDays, scene, type Api } from './fixtures.ts';
+import { clockAt, drainJobs, inDays, scene } from './fixtures.ts';
+import { cents, day, ok, payDue, refund, signBoth, statement } from './stay-fixtures.ts';
 
-type Scene = Awaited<ReturnType<typeof scene>>;
-interface Stay { ref: string; home: string }
 interface Totals { charged: number; paid: number; refunded: number; billed: number; scheduled: number; deposits_held: number; deposits_returned: number; payer?: string }
 interface Line {
   id: string; kind: string; cause: string; part: string; payer: string; label: string; amount: number; balance_after: number; scheduled: boolean;
   description: string; change_of: string; refund_purpose: string | null; refund_request_id: string | null; charge_type: string; period_start: string;
   nights: { first_night: string; last_night: string; count: number } | null; version: number;
-}
-
-const day = (from: string, days: number) => new Date(Date.parse(`${from}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-const cents = (amount: number) => Math.round(amount * 100);
-
-async function ok(res: Promise<{ status: number; text: string; body: any }>, status = 200) {
-  const done = await res;
-  expect(done.status, done.text).toBe(status);
-  return done.body;
-}
-
-async function signBoth(api: Api, stay: Stay) {
-  for (const who of ['household', 'landlord']) await ok(api.post(`/sandbox/claims/${stay.ref}/homes/${stay.home}/${who}`, { action: 'sign' }));
-}
-
-async function payDue(api: Api, stay: Stay) {
-  for (;;) {
-    const res = await api.post(`/sandbox/claims/${stay.ref}/homes/${stay.home}/payment`, { outcome: 'succeeded' });
-    if (res.status === 409 && res.body.error?.code === 'nothing_due') return;
-    expect(res.status, res.text).toBe(200);
-  }
-}
-
-const statement = async (api: Api, stay: Stay) => (await ok(api.get(`/claims/${stay.ref}/statement?property_id=${stay.home}`))).data;
-
-async function refund(s: Scene, stay: Stay, body: Record<string, unknown> = {}) {
-  const asked = await ok(s.api.post(`/claims/${stay.ref}/refund-request`, { property_id: stay.home, ...body }), 202);
-  await ok(s.api.post(`/sandbox/claims/${stay.ref}/homes/${stay.home}/landlord`, { action: 'approve_refund' }));
-  await drainJobs(s.c.orgId);
-  return asked.data;
 }
 
 /** A tiny RFC 4180 reader: quoted fields (with doubled quotes, commas and line breaks inside), CRLF records. */
