@@ -47,13 +47,9 @@ export function depositsHeldFor(entries: readonly NewEntry[], payer: Payer, firs
   });
 }
 
-/** What is owed back to each payer that paid anything, in cents. */
-export function owedBackByPayer(entries: readonly NewEntry[]): Map<Payer, number> {
-  const owed = new Map<Payer, number>();
-  for (const own of settlementsOf(entries).values()) for (const payer of Object.values(own.payer)) owed.set(payer, 0);
-  for (const payer of owed.keys()) owed.set(payer, totalOf(owedBackTo(entries, payer)));
-  return owed;
-}
+/** What a refund for `purpose` can return to `payer`, part by part, the charge `first` first. */
+export const returnableFor = (entries: readonly NewEntry[], purpose: RefundPurpose, payer: Payer, first: ChargeKey | null = null) =>
+  (purpose === 'deposit' ? depositsHeldFor : owedBackTo)(entries, payer, first);
 
 export interface RefundAsk {
   purpose: RefundPurpose;
@@ -81,7 +77,7 @@ export function refundEntries(entries: readonly Entry[], ask: RefundAsk): NewEnt
   const release = (of: Entry, cents: number, cause: 'deposit_returned' | 'goodwill', line: string): NewEntry =>
     ({ ...of, kind: 'release', cause, adjusts: of.id, postedFor: null, nights: null, basis: null, line, amountCents: -cents, refundRequestId: ask.refundRequestId });
 
-  const returnable = ask.purpose === 'deposit' ? depositsHeldFor(entries, ask.payer, ask.first) : owedBackTo(entries, ask.payer, ask.first);
+  const returnable = returnableFor(entries, ask.purpose, ask.payer, ask.first);
   const deposits = flatChargesLeft(entries).filter((d) => d.entry.part === 'deposit' && d.cents > 0);
   for (const r of returnable) {
     const cents = Math.min(left, r.cents);

@@ -10,7 +10,7 @@ import { fromCents, toCents } from '../../money.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { payerWords, type Payer } from '../billing.ts';
 import { chargeKey, type Entry } from '../ledger.ts';
-import { depositsHeldFor, owedBackTo, totalOf, type RefundPurpose } from '../ledger-refunds.ts';
+import { returnableFor, totalOf, type RefundPurpose } from '../ledger-refunds.ts';
 import { ledgerOf, postRefund } from '../stay-ledger.ts';
 import { inPlacement, inPlacementById } from '../unit-of-work.ts';
 import {
@@ -46,7 +46,7 @@ const pending = () => new ApiError('refund_pending', 'A refund request on this h
 
 /** What the stay can return to `payer` for `purpose`, in cents, the charge `first` first. */
 const returnableTo = (entries: readonly Entry[], purpose: RefundPurpose, payer: Payer, first: PaymentRow | null = null) =>
-  totalOf((purpose === 'deposit' ? depositsHeldFor : owedBackTo)(entries, payer, first && chargeOf(first)));
+  totalOf(returnableFor(entries, purpose, payer, first && chargeOf(first)));
 
 const chargeOf = (p: PaymentRow) => ({ leaseId: p.lease_agreement_id!, chargeType: p.charge_type, periodStart: p.period_start! });
 
@@ -64,7 +64,7 @@ function refundedPayment(entries: readonly Entry[], payments: PaymentRow[], inpu
   const open = payments.filter((p) => refundableOn(entries, p) > 0);
   if (input.payment_id) return open.find((p) => p.id === input.payment_id) ?? null;
   for (const payer of new Set(open.flatMap((p) => (p.payer ? [p.payer] : [])))) {
-    const [first] = (purpose === 'deposit' ? depositsHeldFor : owedBackTo)(entries, payer);
+    const [first] = returnableFor(entries, purpose, payer);
     if (!first) continue;
     const own = open.filter((p) => p.payer === payer);
     return own.find((p) => chargeKey(chargeOf(p)) === chargeKey(first.charge)) ?? own[0];
