@@ -87,6 +87,17 @@ describe('live payments adapter (Stripe, stand-in transport)', () => {
     expect(plain.calls.map((call) => call.url.pathname)).toEqual(['/v1/refunds']);
   });
 
+  it('refuses to report a refund done when the payment has no application fee to return its service fee from', async () => {
+    const transport = standIn((request) =>
+      request.url.pathname === '/v1/refunds' ? { id: 're_3', object: 'refund', status: 'succeeded' }
+        : { id: 'pi_3', object: 'payment_intent', latest_charge: { id: 'ch_3', object: 'charge', application_fee: null } });
+    const port = stripePayments({ secretKey: 'sk_test_x', webhookSecret: secret, fetch: transport.fetch });
+    // The job fails and retries (its refund is idempotent by key): staff see why rather than a fee never returned.
+    await expect(port.refund({ connectedAccount: 'acct_landlord', paymentRef: 'pi_3', amountCents: 1000, platformFeeCents: 80, metadata: {}, idempotencyKey: 'refund-r3' }))
+      .rejects.toThrow(/no application fee/);
+    expect(transport.calls.map((call) => call.url.pathname)).toEqual(['/v1/refunds', '/v1/payment_intents/pi_3']);
+  });
+
   it('creates the connected account once, then an onboarding link', async () => {
     const transport = standIn((request) =>
       request.url.pathname === '/v1/accounts'
