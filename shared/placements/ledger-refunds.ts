@@ -1,6 +1,6 @@
 import { chargeParts, type ChargePart, type Payer } from './billing.ts';
 import {
-  chargeKey, chargesOf, flatChargesLeft, overpaidOf, settledCents, settlementsOf, type ChargeKey, type Entry, type LedgerCharge, type NewEntry,
+  chargeKey, chargesOf, flatChargesLeft, isSettlement, overpaidOf, settledCents, settlementsOf, type ChargeKey, type Entry, type LedgerCharge, type NewEntry,
 } from './ledger.ts';
 
 // What a refund returns, as entries of the stay's ledger (./ledger.ts). A refund says what it is
@@ -50,6 +50,10 @@ export function depositsHeldFor(entries: readonly NewEntry[], payer: Payer, firs
 /** What a refund for `purpose` can return to `payer`, part by part, the charge `first` first. */
 export const returnableFor = (entries: readonly NewEntry[], purpose: RefundPurpose, payer: Payer, first: ChargeKey | null = null) =>
   (purpose === 'deposit' ? depositsHeldFor : owedBackTo)(entries, payer, first);
+
+/** What is left to refund on a payment: what its entries paid, less the refunds posted on it. */
+export const leftOnPayment = (entries: readonly NewEntry[], paymentId: string) =>
+  -entries.filter((e) => isSettlement(e) && e.paymentId === paymentId).reduce((sum, e) => sum + e.amountCents, 0);
 
 export interface RefundAsk {
   purpose: RefundPurpose;

@@ -10,7 +10,7 @@ import { fromCents, toCents } from '../../money.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { payerWords, type Payer } from '../billing.ts';
 import { chargeKey, type Entry } from '../ledger.ts';
-import { returnableFor, totalOf, type RefundPurpose } from '../ledger-refunds.ts';
+import { leftOnPayment, returnableFor, totalOf, type RefundPurpose } from '../ledger-refunds.ts';
 import { ledgerOf, postRefund } from '../stay-ledger.ts';
 import { inPlacement, inPlacementById } from '../unit-of-work.ts';
 import {
@@ -50,10 +50,6 @@ const returnableTo = (entries: readonly Entry[], purpose: RefundPurpose, payer: 
 
 const chargeOf = (p: PaymentRow) => ({ leaseId: p.lease_agreement_id!, chargeType: p.charge_type, periodStart: p.period_start! });
 
-/** What is left to refund on a payment: what it paid, less the refunds posted on it. */
-const refundableOn = (entries: readonly Entry[], payment: PaymentRow) =>
-  Number(payment.gross_cents) - entries.filter((e) => e.kind === 'refund' && e.paymentId === payment.id).reduce((sum, e) => sum + e.amountCents, 0);
-
 /**
  * The payment a request refunds: the one named; else, of the payers the stay owes something back
  * for this purpose (the most recent payment's payer first), the payment of the first charge with
@@ -61,7 +57,7 @@ const refundableOn = (entries: readonly Entry[], payment: PaymentRow) =>
  * with anything left. Null when there is none.
  */
 function refundedPayment(entries: readonly Entry[], payments: PaymentRow[], input: RefundInput, purpose: RefundPurpose): PaymentRow | null {
-  const open = payments.filter((p) => refundableOn(entries, p) > 0);
+  const open = payments.filter((p) => leftOnPayment(entries, p.id) > 0);
   if (input.payment_id) return open.find((p) => p.id === input.payment_id) ?? null;
   for (const payer of new Set(open.flatMap((p) => (p.payer ? [p.payer] : [])))) {
     const [first] = returnableFor(entries, purpose, payer);
@@ -89,7 +85,7 @@ export async function requestRefund(caller: Caller, reference: string, input: Re
             : 'Nothing is owed back on this home: every payment pays for what the stay charges (refund_due is 0 on the statement). To return money anyway, ask with goodwill: true.');
     }
     const payer = payment.payer!;
-    const refundable = refundableOn(entries, payment);
+    const refundable = leftOnPayment(entries, payment.id);
     const returnable = returnableTo(entries, purpose, payer, payment);
     const currency = payment.currency.toUpperCase();
     const amountCents = input.amount === undefined ? Math.min(refundable, returnable || (input.goodwill ? refundable : 0)) : toCents(input.amount);
