@@ -5,7 +5,7 @@ import { enqueue } from '../jobs/queue.ts';
 import type { ServiceJob } from '../jobs/runner.ts';
 import { paymentsPort, placementPorts } from './ports/index.ts';
 import { fromCents } from '../money.ts';
-import { refundedBy } from './ledger-repository.ts';
+import { refundedBy } from './stay-money.ts';
 import { postSignedVersions } from './stay-ledger.ts';
 import { confirmedBooking, homeLabel, moveRefundRequest, recordRefunded, refundContext } from './money-repository.ts';
 import { onHome } from './render.ts';

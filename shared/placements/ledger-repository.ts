@@ -118,3 +118,11 @@ export async function refundedBy(tx: Tx, refundRequestId: string): Promise<{ cen
       from app.ledger_entries where refund_request_id = ${refundRequestId}`;
   return { cents: Number(row.cents), feeCents: Number(row.fee_cents) };
 }
+
+/**
+ * What a refund request's entries returned to the payer and the service fee they returned to the
+ * landlord, in cents, as a subquery over the refund request `r` of the query it joins (lateral).
+ */
+export const refundSumsOfRequestR = (tx: Tx) => tx`(
+  select coalesce(sum(amount_cents) filter (where kind = 'refund'), 0) as cents, -coalesce(sum(amount_cents) filter (where kind = 'fee'), 0) as fee_cents
+    from app.ledger_entries where refund_request_id = r.id)`;

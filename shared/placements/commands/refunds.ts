@@ -9,9 +9,9 @@ import { enqueue } from '../../jobs/queue.ts';
 import { fromCents, toCents } from '../../money.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { payerWords, type Payer } from '../billing.ts';
-import { chargeKey, type Entry } from '../ledger.ts';
-import { leftOnPayment, returnableFor, totalOf, type RefundPurpose } from '../ledger-refunds.ts';
-import { ledgerOf, postRefund } from '../stay-ledger.ts';
+import type { Entry } from '../ledger.ts';
+import { postRefund } from '../stay-ledger.ts';
+import { chargeKey, leftOnPayment, ledgerOf, returnableFor, totalOf, type RefundPurpose } from '../stay-money.ts';
 import { inPlacement, inPlacementById } from '../unit-of-work.ts';
 import {
   homeLabel, insertRefundRequest, moveRefundRequest, openRefundRequest, payeeOf, providerRefundRequest, providerRefundRequests, settledPayments,
