@@ -17,7 +17,7 @@ import {
   homeLabel, insertRefundRequest, moveRefundRequest, openRefundRequest, payeeOf, providerRefundRequest, providerRefundRequests, settledPayments,
   type PaymentRow, type RefundRequestRow,
 } from '../money-repository.ts';
-import { onHome, renderRefundForProvider } from '../render.ts';
+import { onHome, refundHistory, renderRefundForProvider } from '../render.ts';
 import type { PlacementRow } from '../repository.ts';
 
 // Refunds: the carrier asks (POST refund-request), the landlord approves or declines (the sandbox
@@ -113,6 +113,7 @@ export async function requestRefund(caller: Caller, reference: string, input: Re
       payer,
       purpose,
       goodwill: request.goodwill,
+      history: refundHistory(request.history),
     };
   }, { cancelled: 'include', missingStatus: 404 });
 }
