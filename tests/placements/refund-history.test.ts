@@ -37,7 +37,8 @@ async function ask(s: Scene, amount = 100) {
 
 /** The request as the landlord reads it (its list) and as the carrier reads it (the placement's deposit_refunds). */
 async function readBack(s: Scene, id: string) {
-  const provider = (await s.providerApi.get('/properties/refund-requests')).body.data.find((r: { id: string }) => r.id === id);
+  type Read = { id: string; status: string; history: Step[]; requested_at: string; decided_at: string | null; refunded_at: string | null };
+  const provider = ((await s.providerApi.get('/properties/refund-requests')).body.data as Read[]).find((r) => r.id === id)!;
   const placement = await s.api.get(`/claims/${s.ref}/placement`);
   expect(placement.status).toBe(200);
   const carrier = (placement.body.data.homes as { deposit_refunds: { refund_request_id: string; history: Step[] }[] }[])
