@@ -163,6 +163,20 @@ describe('a refund request\'s history', () => {
              has_table_privilege('svc_api', 'app.refund_request_changes', 'delete') as can_delete,
              has_table_privilege('svc_api', 'app.refund_request_asks', 'update') as ask_update`;
     expect(grants).toEqual({ can_update: false, can_delete: false, ask_update: false });
+    // Row-level security: the carrier that asked and the landlord that answers read the steps; no one else.
+    const visible = async (org: string) => {
+      let n = -1;
+      await sql.begin(async (tx) => {
+        await tx`select set_config('role', 'svc_api', true), set_config('app.org_id', ${org}, true), set_config('app.env', 'sandbox', true)`;
+        [{ n }] = await tx<{ n: number }[]>`
+          select (select count(*)::int from app.refund_request_changes where request_id = ${asked.refund_request_id})
+               + (select count(*)::int from app.refund_requests where id = ${asked.refund_request_id}) as n`;
+      });
+      return n;
+    };
+    const stranger = await signedLease();
+    expect([await visible(s.c.orgId), await visible(s.providerOrg), await visible(stranger.c.orgId), await visible(stranger.providerOrg)])
+      .toEqual([2, 2, 0, 0]);
     // A step the last one does not lead to is refused: a pending request is not refunded.
     expect(await refusal(sql`
       insert into app.refund_request_changes (request_id, status, moved_by) values (${asked.refund_request_id}, 'refunded', 'processor')`))
