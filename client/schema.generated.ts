@@ -3712,6 +3712,16 @@ export interface components {
             request_id: string;
         };
         Statement: {
+            /** @description Every account of the stay's ledger with its balance, the service fee's entries included: the ledger in double entry. The payer accounts' balances sum to totals.charged - totals.paid + totals.refunded (a duplicate charge and its refund cancel out). */
+            accounts: {
+                /**
+                 * @description payer_rent, payer_fees, payer_deposit: what the payer of that part owes (negative: owed back); landlord_rent, landlord_fees: what the stay earns the landlord (negative: a credit balance); deposits_held: deposits the landlord holds (negative); processor: what the processor took in from payers less what it refunded; service_fee: the service's fee on rent, taken with payments and returned with refunds (negative).
+                 * @enum {string}
+                 */
+                account: "payer_rent" | "payer_fees" | "payer_deposit" | "landlord_rent" | "landlord_fees" | "deposits_held" | "processor" | "service_fee";
+                /** @description Debits less credits over every entry, the service fee's too. The balances of a stay sum to 0. */
+                balance: number;
+            }[];
             ale: {
                 /** @description What the stay now charges, deposits aside (they come back): the ALE it consumes. */
                 ale_consumed: number;
@@ -3779,6 +3789,16 @@ export interface components {
                  * @enum {string}
                  */
                 charge_type: "initial" | "rent" | "extension";
+                /**
+                 * @description The account it credits with the same amount: every entry moves money from one account to another.
+                 * @enum {string}
+                 */
+                credit_account: "payer_rent" | "payer_fees" | "payer_deposit" | "landlord_rent" | "landlord_fees" | "deposits_held" | "processor" | "service_fee";
+                /**
+                 * @description Double entry: the account of the stay the entry debits with amount (accounts lists them all).
+                 * @enum {string}
+                 */
+                debit_account: "payer_rent" | "payer_fees" | "payer_deposit" | "landlord_rent" | "landlord_fees" | "deposits_held" | "processor" | "service_fee";
                 /** @description What the entry is, in one English sentence: the line and its nights (or the charge of a one-off fee or deposit), and the change that posted it on which day, e.g. "Rent 2027-01-25 to 2027-02-03, released by the shortening of 2027-01-10", "Refund to the policyholder of the deposit of the first payment, on 2027-03-02". For people: read the structured fields in code (the wording may be improved). */
                 description: string;
                 /** Format: uuid */
@@ -3883,9 +3903,9 @@ export interface components {
             reference: string;
             /** Format: uuid */
             request_id: string;
-            /** @description The service fee each refund of rent returned to the landlord (8 % of the rent it refunded). The landlord's cost, not a payer's: it is no entry, moves no balance or total, and is not in the CSV. */
+            /** @description The service fee each refund of rent returned to the landlord (8 % of the rent it refunded). The landlord's cost, not a payer's: its entry (kind fee, between landlord_rent and service_fee) is not in entries, moves no payer's balance or total, and is not in the CSV. */
             service_fees_returned: {
-                /** @description The service fee returned with it: 8 % of that rent, rounded to the cent. */
+                /** @description The service fee returned with it (its fee entry): 8 % of that rent, rounded to the cent. */
                 amount: number;
                 /**
                  * Format: date
@@ -3893,7 +3913,7 @@ export interface components {
                  * @example 2026-12-01
                  */
                 change_of: string;
-                /** @description In one English sentence, e.g. "Service fee returned to the landlord: 8 % of the 1000.00 USD of rent the refund of 2027-03-02 returned". */
+                /** @description In one English sentence, e.g. "Service fee of 80.00 USD returned to the landlord: 8 % of the 1000.00 USD of rent the refund of 2027-03-02 returned". */
                 description: string;
                 /**
                  * Format: uuid
