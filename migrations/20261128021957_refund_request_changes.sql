@@ -240,3 +240,6 @@ alter table app.refund_request_asks
   drop column provider_ref,
   drop column failure_reason,
   drop column updated_at;
+-- The one-open index was also how a placement's requests were found (the open one, the one-open
+-- trigger, the placement read): by placement, now on every request.
+create index refund_request_asks_placement on app.refund_request_asks (claim_home_id, created_at);
