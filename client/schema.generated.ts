@@ -2477,6 +2477,8 @@ export interface components {
             covers_deposit: boolean;
             currency: string;
             decided_at: string | null;
+            /** @description The request's life, oldest first: asked (pending_owner_approval), then approved or declined, then refunded or failed (refunded after failed when a retried refund was issued after all). A duplicate charge's automatic refund is asked and approved at once. Steps are appended, never changed: `status` is the last step's. */
+            history: components["schemas"]["RefundStep"][];
             /** Format: uuid */
             payment_id: string;
             reason: string | null;
@@ -3393,6 +3395,8 @@ export interface components {
             covers_deposit: boolean;
             currency: string;
             decided_at: string | null;
+            /** @description The request's life, oldest first: asked (pending_owner_approval), then approved or declined, then refunded or failed (refunded after failed when a retried refund was issued after all). A duplicate charge's automatic refund is asked and approved at once. Steps are appended, never changed: `status` is the last step's. */
+            history: components["schemas"]["RefundStep"][];
             /** Format: uuid */
             id: string;
             /** Format: uuid */
@@ -3501,6 +3505,8 @@ export interface components {
             amount_cents: number;
             currency: string;
             goodwill: boolean;
+            /** @description The request's life, oldest first: asked (pending_owner_approval), then approved or declined, then refunded or failed (refunded after failed when a retried refund was issued after all). A duplicate charge's automatic refund is asked and approved at once. Steps are appended, never changed: `status` is the last step's. */
+            history: components["schemas"]["RefundStep"][];
             /**
              * @description Who is refunded: the payer of that payment.
              * @enum {string}
@@ -3517,6 +3523,15 @@ export interface components {
             refund_request_id: string;
             /** @enum {string} */
             status: "pending_owner_approval";
+        };
+        RefundStep: {
+            /** @description When it moved. */
+            at: string;
+            /**
+             * @description The status the request moved to.
+             * @enum {string}
+             */
+            status: "pending_owner_approval" | "approved" | "declined" | "refunded" | "failed";
         };
         ReplayedEvent: {
             /** Format: uuid */

@@ -304,6 +304,22 @@ export const PlacementPayment = z
   })
   .openapi('PlacementPayment');
 
+const refundStatuses = ['pending_owner_approval', 'approved', 'declined', 'refunded', 'failed'] as const;
+
+/** A refund request's life, as the carrier and the landlord read it (app.refund_request_changes). */
+export const RefundHistory = z
+  .array(
+    z.object({
+      status: z.enum(refundStatuses).describe('The status the request moved to.'),
+      at: z.string().describe('When it moved.'),
+    }).openapi('RefundStep'),
+  )
+  .describe(
+    'The request\'s life, oldest first: asked (pending_owner_approval), then approved or declined, then refunded or failed ' +
+      '(refunded after failed when a retried refund was issued after all). A duplicate charge\'s automatic refund is asked and ' +
+      'approved at once. Steps are appended, never changed: `status` is the last step\'s.',
+  );
+
 export const DepositRefund = z
   .object({
     refund_request_id: z.string().uuid(),
@@ -311,12 +327,13 @@ export const DepositRefund = z
     amount: z.number(),
     currency: z.string(),
     covers_deposit: z.boolean().describe('Whether the refunded payment included deposits.'),
-    status: z.enum(['pending_owner_approval', 'approved', 'declined', 'refunded', 'failed']),
+    status: z.enum(refundStatuses),
     reason: z.string().nullable(),
     requested_at: z.string(),
     decided_at: z.string().nullable(),
     refunded_at: z.string().nullable(),
     automatic: z.boolean().describe('Issued by the service itself for a duplicate charge (approved when made), not requested by the carrier.'),
+    history: RefundHistory,
   })
   .openapi('DepositRefund');
 
@@ -429,6 +446,7 @@ export const RefundRequested = z
     payer: z.enum(payers).describe('Who is refunded: the payer of that payment.'),
     purpose: z.enum(['owed_back', 'deposit']),
     goodwill: z.boolean(),
+    history: RefundHistory,
   })
   .openapi('RefundRequested');
 
