@@ -117,6 +117,9 @@ function drawing(arrows: UnitArrow[]): string {
 
 const drawingFile = 'docs/shared-imports.md';
 
+/** The unit-of-work openers (shared/db/tenant.ts) a file's text names, each once. */
+const opensTransaction = (text: string) => [...new Set([...text.matchAll(/\b(withTenant|inOneWrite)\b/g)].map((m) => m[1]))];
+
 describe('the import shape', () => {
   it('reads the imports it checks', () => {
     expect(code.length).toBeGreaterThan(150);
@@ -154,6 +157,17 @@ describe('the import shape', () => {
     };
     for (const file of graph.keys()) visit(file, []);
     expect(circles).toEqual([]);
+  });
+
+  it('no route opens a transaction: a route file calls a command or query function, which opens its own unit of work', () => {
+    const routeFiles = code.filter((file) => /^functions\/[^/]+\/routes\//.test(file));
+    expect(routeFiles.length).toBeGreaterThan(20);
+    const opening = routeFiles.flatMap((file) => opensTransaction(readFileSync(join(root, file), 'utf8')).map((name) => `${file}: ${name}`));
+    expect(opening, 'route files that open a transaction themselves (move the work into a command or query function)').toEqual([]);
+    expect(opensTransaction("import { withTenant } from '../../../shared/db/tenant.ts';\nconst rows = await withTenant(caller, (tx) => list(tx));"))
+      .toEqual(['withTenant']);
+    expect(opensTransaction('const [a, b] = await inOneWrite(caller, (tx) => [one(tx), two(tx)]);')).toEqual(['inOneWrite']);
+    expect(opensTransaction('const rows = await listHomes(caller, filter);')).toEqual([]);
   });
 
   describe('the folders of shared/', () => {
