@@ -2026,7 +2026,7 @@ grant select, insert, update on table app.lease_agreements to svc_api;
 
 create table app.ledger_entries (
   id uuid default gen_random_uuid() not null,
-  position bigint generated always as identity not null,
+  "position" bigint generated always as identity not null,
   org_id uuid not null,
   environment text not null,
   claim_id uuid not null,
@@ -2083,7 +2083,7 @@ END),
 );
 alter table app.ledger_entries enable row level security;
 comment on table app.ledger_entries is 'The posted money of a stay (shared/placements/ledger.ts): charges when a contract version is signed by both, releases when a stay is shortened or an extension lapses, restores (and transfers) when it is extended over nights released before, reversals when a placement is cancelled. Append-only.';
-comment on column app.ledger_entries.position is 'Posting order: the statement lists entries by it, and the nights an entry still charges follow its adjustments in it.';
+comment on column app.ledger_entries."position" is 'Posting order: the statement lists entries by it, and the nights an entry still charges follow its adjustments in it.';
 comment on column app.ledger_entries.claim_home_id is 'The placement (home on a request) whose stay the entry belongs to.';
 comment on column app.ledger_entries.lease_agreement_id is 'The contract version whose charge this entry belongs to, and whose signed terms priced it.';
 comment on column app.ledger_entries.charge_type is 'initial (the first payment), rent (a later billing period) or extension (an addendum''s added nights).';

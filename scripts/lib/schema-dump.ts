@@ -18,15 +18,12 @@ import { migrationsDir, readMigrations } from './migrate.ts';
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 
-const quote = (name: string) => (/^[a-z_][a-z0-9_$]*$/.test(name) && !reserved.has(name) ? name : `"${name.replace(/"/g, '""')}"`);
-// The reserved words that can name a column here; anything else is printed bare when it is lower case.
-const reserved = new Set(['user', 'order', 'group', 'default', 'check', 'end', 'from', 'to', 'limit', 'offset', 'table', 'references', 'primary', 'unique', 'window', 'when', 'all', 'current_date', 'current_time', 'desc', 'asc', 'case', 'column', 'constraint', 'do', 'for', 'in', 'is', 'not', 'null', 'on', 'or', 'and', 'select', 'where', 'with', 'as', 'into', 'using']);
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
-/** The schemas of ours: everything but the system's, the migrator's bookkeeping and `public`'s extension objects. */
+/** Schemas left out: the system's and the migrator's bookkeeping (extension objects are left out one by one). */
 const skippedSchemas = ['pg_catalog', 'information_schema', 'pg_toast', 'supabase_migrations'];
 
-/** `-- comment` lines, or nothing. */
+/** A `comment on` line, or nothing. */
 const commentOn = (what: string, comment: string | null) => (comment ? [`comment on ${what} is ${literal(comment)};`] : []);
 
 interface Acl {
@@ -64,6 +61,9 @@ const ownObject = (catalog: string, oid: string) =>
   `not exists (select 1 from pg_depend d where d.classid = '${catalog}'::regclass and d.objid = ${oid} and d.deptype = 'e')`;
 
 export async function dumpSchema(sql: Sql): Promise<string> {
+  // A name is quoted as quote_ident() would: bare when lower case and not a keyword the server reserves.
+  const keywords = new Set((await sql<{ word: string }[]>`select word from pg_get_keywords() where catcode <> 'U'`).map((k) => k.word));
+  const quote = (name: string) => (/^[a-z_][a-z0-9_$]*$/.test(name) && !keywords.has(name) ? name : `"${name.replace(/"/g, '""')}"`);
   const out: string[] = [
     '-- The current schema, generated from a freshly migrated database by `npm run schema:dump`.',
     '-- Do not edit: change the schema with a new file in migrations/, then regenerate this one.',
