@@ -5,7 +5,6 @@ import { enqueue } from '../jobs/queue.ts';
 import type { ServiceJob } from '../jobs/runner.ts';
 import { paymentsPort, placementPorts } from './ports/index.ts';
 import { fromCents } from '../money.ts';
-import { platformFeeOf } from '../properties/earnings.ts';
 import { refundedBy } from './ledger-repository.ts';
 import { postSignedVersions } from './stay-ledger.ts';
 import { confirmedBooking, homeLabel, moveRefundRequest, recordRefunded, refundContext } from './money-repository.ts';
@@ -171,7 +170,7 @@ export const issueRefund: ServiceJob<'issue_refund'> = {
       connectedAccount: context.connected_account ?? '',
       paymentRef: context.payment_ref ?? '',
       amountCents: returned.cents,
-      platformFeeCents: platformFeeOf(returned.rentCents),
+      platformFeeCents: returned.feeCents,
       metadata: { refund_request_id, environment: job.environment },
       idempotencyKey: `refund:${refund_request_id}`,
     });

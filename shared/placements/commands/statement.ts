@@ -2,9 +2,8 @@ import type { z } from '@hono/zod-openapi';
 import type { Caller } from '../../http/context.ts';
 import { fromCents } from '../../money.ts';
 import { tenantNow, utcDay } from '../../clock/time.ts';
-import { platformFeeOf } from '../../properties/earnings.ts';
 import { chargeParts, payerOf, type ChargePart, type Payer } from '../billing.ts';
-import { chargeDueNow, chargeKey, isSettlement, overpaidOf, sharesDue, type Entry } from '../ledger.ts';
+import { accountBalances, chargeDueNow, chargeKey, isCharge, isSettlement, overpaidOf, sharesDue, type Entry } from '../ledger.ts';
 import { paymentsOf } from '../money-repository.ts';
 import { versionNumbers } from '../repository.ts';
 import type { Statement } from '../schemas.ts';
@@ -69,12 +68,14 @@ export async function readStatement(caller: Caller, reference: string, propertyI
     const today = utcDay(now);
     const refundedOn = new Map<string, number>();
     const balances = new Map<Payer, number>();
-    const entries = ledger.entries.map((e, at) => {
+    // The service fee moves between the landlord and the service, not a payer's money: listed apart below.
+    const entries = ledger.entries.flatMap((e, at) => {
+      if (e.kind === 'fee') return [];
       const key = chargeKey(e);
       const payer = e.payer ?? payerOfPart(key, e.part);
       // A rent period that begins after today is scheduled; everything else charged is billed.
-      const scheduled = !isSettlement(e) && e.chargeType === 'rent' && e.periodStart > today;
-      if (!isSettlement(e)) {
+      const scheduled = isCharge(e) && e.chargeType === 'rent' && e.periodStart > today;
+      if (isCharge(e)) {
         add(payer, 'charged', e.amountCents);
         add(payer, scheduled ? 'scheduled' : 'billed', e.amountCents);
       } else if (e.cause !== 'duplicate') {
@@ -88,7 +89,7 @@ export async function readStatement(caller: Caller, reference: string, propertyI
       const version = versions.get(e.leaseId) ?? 0;
       const nights = e.nights ? { first_night: e.nights.from, last_night: addDays(e.nights.to, -1), count: Math.round((Date.parse(e.nights.to) - Date.parse(e.nights.from)) / 86_400_000) } : null;
       const refundPurpose = refundPurposeOf(ledger.entries, at);
-      return {
+      return [{
         id: e.id,
         posted_at: e.postedAt.toISOString(),
         kind: e.kind,
@@ -114,7 +115,9 @@ export async function readStatement(caller: Caller, reference: string, propertyI
         settled_by: isSettlement(e) ? null : settledBy.get(`${key}|${e.part}`) ?? null,
         payment_id: e.paymentId ?? null,
         refund_request_id: e.refundRequestId ?? null,
-      };
+        debit_account: e.debitAccount,
+        credit_account: e.creditAccount,
+      }];
     });
     const due = chargeDueNow(ledger.charges, ledger.settled, today);
     for (const share of due ? sharesDue(due, payers, ledger.settled) : []) add(share.payer, 'due_now', share.split.grossCents);
@@ -124,17 +127,15 @@ export async function readStatement(caller: Caller, reference: string, propertyI
       for (const part of chargeParts.filter((p) => over[p] > 0)) add(payerOfPart(chargeKey(charge), part), 'refund_due', over[part]);
     }
 
-    const consumed = ledger.entries.filter((e) => e.part !== 'deposit' && !isSettlement(e)).reduce((sum, e) => sum + e.amountCents, 0);
+    const consumed = ledger.entries.filter((e) => e.part !== 'deposit' && isCharge(e)).reduce((sum, e) => sum + e.amountCents, 0);
     const limit = claim.ale_limit_cents === null ? null : Number(claim.ale_limit_cents);
     const settled = payments.filter((p) => p.status === 'succeeded' || p.status === 'refunded');
     // Deposits held: paid less returned (what the landlord holds of the payers' deposits).
     for (const t of [totals, ...byPayer.values()]) t.deposits_held -= t.deposits_returned;
-    // The service fee each refund returned to the landlord with the rent it refunded (8 % of it, as the refund issued it).
-    const feeOf = new Map<string, { refund_request_id: string; payment_id: string; change_of: string; rentCents: number }>();
-    for (const e of ledger.entries.filter((e) => e.kind === 'refund')) {
-      const fee = feeOf.get(e.refundRequestId!) ?? feeOf.set(e.refundRequestId!, { refund_request_id: e.refundRequestId!, payment_id: e.paymentId!, change_of: e.postedOn, rentCents: 0 }).get(e.refundRequestId!)!;
-      if (e.part === 'rent') fee.rentCents += e.amountCents;
-    }
+    // The service fee each refund returned to the landlord with the rent it refunded (its fee entry), beside the rent it returned.
+    const rentRefunded = new Map<string, number>();
+    for (const e of ledger.entries) if (e.kind === 'refund' && e.part === 'rent') rentRefunded.set(e.refundRequestId!, (rentRefunded.get(e.refundRequestId!) ?? 0) + e.amountCents);
+    const feesReturned = ledger.entries.filter((e) => e.kind === 'fee' && e.refundRequestId);
     return {
       request_id: claim.id,
       reference: claim.claim_ref,
@@ -154,14 +155,15 @@ export async function readStatement(caller: Caller, reference: string, propertyI
         duplicate_of: p.duplicate_of,
       })),
       as_of: today,
-      service_fees_returned: [...feeOf.values()].filter((f) => platformFeeOf(f.rentCents) > 0).map((f) => ({
-        refund_request_id: f.refund_request_id,
-        payment_id: f.payment_id,
-        change_of: f.change_of,
-        rent_refunded: fromCents(f.rentCents),
-        amount: fromCents(platformFeeOf(f.rentCents)),
-        description: describeServiceFee(f.rentCents, ledger.currency, f.change_of),
+      service_fees_returned: feesReturned.map((f) => ({
+        refund_request_id: f.refundRequestId!,
+        payment_id: f.paymentId!,
+        change_of: f.postedOn,
+        rent_refunded: fromCents(rentRefunded.get(f.refundRequestId!) ?? 0),
+        amount: fromCents(-f.amountCents),
+        description: describeServiceFee(-f.amountCents, rentRefunded.get(f.refundRequestId!) ?? 0, ledger.currency, f.postedOn),
       })),
+      accounts: accountBalances(ledger.entries).map((a) => ({ account: a.account, balance: fromCents(a.cents) })),
       totals: major(totals),
       by_payer: [...byPayer].map(([payer, t]) => ({ payer, ...major(t) })),
       ale: {
