@@ -2053,24 +2053,37 @@ create table app.ledger_entries (
   payment_id uuid,
   refund_request_id uuid,
   posted_on date,
-  constraint ledger_entries_pkey PRIMARY KEY (id),
-  constraint ledger_entries_adjusts CHECK (((kind = ANY (ARRAY['charge'::text, 'payment'::text, 'refund'::text])) = (adjusts IS NULL))),
-  constraint ledger_entries_amount_sign CHECK (
+  debit_account text generated always as (
 CASE
-    WHEN (kind = ANY (ARRAY['charge'::text, 'restore'::text])) THEN (amount_cents >= 0)
-    WHEN (kind = ANY (ARRAY['release'::text, 'reversal'::text])) THEN (amount_cents <= 0)
-    ELSE true
-END),
+    WHEN (kind = 'fee'::text) THEN 'landlord_rent'::text
+    ELSE ('payer_'::text || part)
+END) stored not null,
+  credit_account text generated always as (
+CASE
+    WHEN (kind = 'fee'::text) THEN 'service_fee'::text
+    WHEN (kind = ANY (ARRAY['payment'::text, 'refund'::text])) THEN 'processor'::text
+    WHEN (part = 'deposit'::text) THEN 'deposits_held'::text
+    ELSE ('landlord_'::text || part)
+END) stored not null,
+  constraint ledger_entries_pkey PRIMARY KEY (id),
+  constraint ledger_entries_adjusts CHECK (((kind = ANY (ARRAY['charge'::text, 'payment'::text, 'refund'::text, 'fee'::text])) = (adjusts IS NULL))),
   constraint ledger_entries_cause_check CHECK ((cause = ANY (ARRAY['signed'::text, 'shortened'::text, 'extended'::text, 'lapsed'::text, 'cancelled'::text, 'paid'::text, 'refunded'::text, 'duplicate'::text, 'deposit_returned'::text, 'goodwill'::text]))),
   constraint ledger_entries_charge_type_check CHECK ((charge_type = ANY (ARRAY['initial'::text, 'rent'::text, 'extension'::text]))),
   constraint ledger_entries_check1 CHECK ((((nights_from IS NULL) = (nights_to IS NULL)) AND ((nights_from IS NULL) OR (nights_from < nights_to)))),
   constraint ledger_entries_check2 CHECK (((nights_from IS NULL) OR ((monthly_cents IS NOT NULL) AND (billing_start IS NOT NULL) AND (billing_days > 0)))),
   constraint ledger_entries_currency_check CHECK ((currency ~ '^[a-z]{3}$'::text)),
   constraint ledger_entries_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'sandbox'::text]))),
-  constraint ledger_entries_kind_check CHECK ((kind = ANY (ARRAY['charge'::text, 'release'::text, 'restore'::text, 'reversal'::text, 'transfer'::text, 'payment'::text, 'refund'::text]))),
+  constraint ledger_entries_kind_check CHECK ((kind = ANY (ARRAY['charge'::text, 'release'::text, 'restore'::text, 'reversal'::text, 'transfer'::text, 'payment'::text, 'refund'::text, 'fee'::text]))),
   constraint ledger_entries_part_check CHECK ((part = ANY (ARRAY['rent'::text, 'deposit'::text, 'fees'::text]))),
   constraint ledger_entries_payer_check CHECK ((payer = ANY (ARRAY['carrier'::text, 'tpa'::text, 'policyholder'::text]))),
-  constraint ledger_entries_settlement CHECK ((((kind = ANY (ARRAY['payment'::text, 'refund'::text])) = (payment_id IS NOT NULL)) AND ((kind = ANY (ARRAY['payment'::text, 'refund'::text])) = (payer IS NOT NULL)) AND (((kind = 'refund'::text) OR ((kind = 'release'::text) AND (cause = ANY (ARRAY['deposit_returned'::text, 'goodwill'::text])))) = (refund_request_id IS NOT NULL)) AND ((kind <> 'payment'::text) OR (amount_cents <= 0)) AND ((kind <> 'refund'::text) OR (amount_cents >= 0)))),
+  constraint ledger_entries_settlement CHECK ((((kind = ANY (ARRAY['payment'::text, 'refund'::text, 'fee'::text])) = (payment_id IS NOT NULL)) AND ((kind = ANY (ARRAY['payment'::text, 'refund'::text])) = (payer IS NOT NULL)) AND (((kind = 'refund'::text) OR ((kind = 'release'::text) AND (cause = ANY (ARRAY['deposit_returned'::text, 'goodwill'::text]))) OR ((kind = 'fee'::text) AND (cause = ANY (ARRAY['refunded'::text, 'duplicate'::text])) AND (amount_cents < 0))) = (refund_request_id IS NOT NULL)) AND ((kind <> 'payment'::text) OR (amount_cents <= 0)) AND ((kind <> 'refund'::text) OR (amount_cents >= 0)) AND ((kind <> 'fee'::text) OR ((part = 'rent'::text) AND (amount_cents <> 0))))),
+  constraint ledger_entries_sign CHECK (
+CASE
+    WHEN (kind = ANY (ARRAY['charge'::text, 'restore'::text])) THEN (amount_cents >= 0)
+    WHEN (kind = 'release'::text) THEN (amount_cents <= 0)
+    WHEN (kind = 'reversal'::text) THEN ((amount_cents <= 0) OR (cause = 'cancelled'::text))
+    ELSE true
+END),
   constraint ledger_entries_adjusts_fkey FOREIGN KEY (adjusts) REFERENCES app.ledger_entries(id),
   constraint ledger_entries_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_homes(id, org_id, environment),
   constraint ledger_entries_claim_id_org_id_environment_fkey FOREIGN KEY (claim_id, org_id, environment) REFERENCES app.claims(id, org_id, environment),
@@ -2090,7 +2103,7 @@ comment on column app.ledger_entries.charge_type is 'initial (the first payment)
 comment on column app.ledger_entries.period_start is 'With lease_agreement_id and charge_type, the charge a payer pays (app.payments.period_start).';
 comment on column app.ledger_entries.part is 'The part of the charge (rent, deposit, fees), each paid by the request''s payer of it.';
 comment on column app.ledger_entries.line is 'What the amount is: Rent, Pet rent, Utilities, a one-off fee or a deposit.';
-comment on column app.ledger_entries.kind is 'charge (posted when signed), release (nights given back; a deposit returned; goodwill given), restore (released nights taken back by an extension), reversal (a cancellation), transfer (what a restore put on a part already paid beyond what was settled for it, moved to the extension''s charge, and moved back when those nights go again), payment (a payer paid the part: negative), refund (money returned to the payer on the part: positive).';
+comment on column app.ledger_entries.kind is 'charge (posted when signed), release (nights given back; a deposit returned; goodwill given), restore (released nights taken back by an extension), reversal (a cancellation), transfer (what a restore put on a part already paid beyond what was settled for it, moved to the extension''s charge, and moved back when those nights go again), payment (a payer paid the part: negative), refund (money returned to the payer on the part: positive), fee (the service''s fee on rent: taken with a payment, positive; returned with a refund, negative).';
 comment on column app.ledger_entries.cause is 'What posted it: signed, shortened, extended, lapsed, cancelled; paid (a payment), refunded (a refund), duplicate (a second charge and its automatic refund), deposit_returned and goodwill (what a refund of those gives back).';
 comment on column app.ledger_entries.adjusts is 'The charge entry a release, restore or reversal changes.';
 comment on column app.ledger_entries.posted_for is 'The contract version whose signing posted the entry (its charges, and the restores and transfers of an extension); null for a release or reversal.';
@@ -2104,6 +2117,10 @@ comment on column app.ledger_entries.payer is 'Who paid, or was refunded (a paym
 comment on column app.ledger_entries.payment_id is 'The processor payment a payment or refund entry moved money on.';
 comment on column app.ledger_entries.refund_request_id is 'The refund request a refund entry (and a release for a deposit returned or goodwill) belongs to.';
 comment on column app.ledger_entries.posted_on is 'The day the entry was posted on the organisation''s clock (app.clock_now(), in UTC): the day of the change that posted it. Null for entries posted before the column existed (then created_at''s day).';
+comment on column app.ledger_entries.debit_account is 'The account the entry debits with amount_cents (generated from kind and part): payer_rent, payer_fees, payer_deposit (what that part''s payer owes), landlord_rent (the service fee).';
+comment on column app.ledger_entries.credit_account is 'The account the entry credits with amount_cents (generated from kind and part): landlord_rent, landlord_fees, deposits_held, processor, service_fee.';
+CREATE UNIQUE INDEX ledger_entries_fee_returned_once ON app.ledger_entries USING btree (refund_request_id) WHERE (kind = 'fee'::text);
+CREATE UNIQUE INDEX ledger_entries_fee_taken_once ON app.ledger_entries USING btree (payment_id) WHERE ((kind = 'fee'::text) AND (refund_request_id IS NULL));
 CREATE UNIQUE INDEX ledger_entries_paid_once ON app.ledger_entries USING btree (payment_id, part) WHERE (kind = 'payment'::text);
 CREATE INDEX ledger_entries_placement ON app.ledger_entries USING btree (claim_home_id, "position");
 CREATE UNIQUE INDEX ledger_entries_posted_once ON app.ledger_entries USING btree (lease_agreement_id, period_start, line, billing_start) NULLS NOT DISTINCT WHERE ((kind = 'charge'::text) AND (cause = 'signed'::text));
@@ -2824,6 +2841,35 @@ grant select on table app.zip_centroids to svc_api;
 -- ==============================================================================================
 -- Views
 -- ==============================================================================================
+
+create view app.ledger_balances with (security_invoker=true) as
+ SELECT org_id,
+    environment,
+    claim_id,
+    claim_home_id,
+    currency,
+    account,
+    sum(amount_cents)::bigint AS balance_cents
+   FROM ( SELECT ledger_entries.org_id,
+            ledger_entries.environment,
+            ledger_entries.claim_id,
+            ledger_entries.claim_home_id,
+            ledger_entries.currency,
+            ledger_entries.debit_account AS account,
+            ledger_entries.amount_cents
+           FROM app.ledger_entries
+        UNION ALL
+         SELECT ledger_entries.org_id,
+            ledger_entries.environment,
+            ledger_entries.claim_id,
+            ledger_entries.claim_home_id,
+            ledger_entries.currency,
+            ledger_entries.credit_account,
+            - ledger_entries.amount_cents
+           FROM app.ledger_entries) legs
+  GROUP BY org_id, environment, claim_id, claim_home_id, currency, account;
+comment on view app.ledger_balances is 'Each stay''s ledger accounts and their balances (debits less credits); the balances of a stay sum to zero.';
+grant select on table app.ledger_balances to svc_api;
 
 create view staff.abandoned_jobs as
  SELECT j.id AS job_id,
