@@ -7,7 +7,7 @@ import { sha256Hex } from '../../shared/keys.ts';
 import { log } from '../../shared/log.ts';
 import { dispatchDue, type WebhookTransport } from '../../shared/webhooks/dispatcher.ts';
 import { runDueJobs } from '../../shared/jobs/runner.ts';
-import { jobRegistry } from '../../shared/jobs/registry.ts';
+import { jobRegistry } from '../../shared/job-registry.ts';
 
 // Internal function, not part of the public API: pg_cron calls it through pg_net every few seconds
 // on Supabase (see the webhooks migration) with `Authorization: Bearer <WEBHOOK_DISPATCHER_SECRET>`.
