@@ -2120,6 +2120,12 @@ export interface components {
         BatchItemError: {
             /** @example invalid_field */
             code: string;
+            /**
+             * Format: uri
+             * @description The code's entry in the error reference (GET /docs/errors).
+             * @example https://project-ref.supabase.co/functions/v1/docs/errors#error-invalid_field
+             */
+            doc_url: string;
             /** @description The field inside the item; absent when the item as a whole is refused (not an object). */
             field?: string;
             message: string;
@@ -2491,6 +2497,12 @@ export interface components {
             error: {
                 /** @example invalid_field */
                 code: string;
+                /**
+                 * Format: uri
+                 * @description The code's entry in the error reference (GET /docs/errors, anchored `#error-<code>`): what it means and what to do. Built from the service's public address.
+                 * @example https://project-ref.supabase.co/functions/v1/docs/errors#error-invalid_field
+                 */
+                doc_url: string;
                 field?: string;
                 message: string;
             } & {
