@@ -14399,7 +14399,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14457,7 +14457,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14509,7 +14509,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14562,7 +14562,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14624,7 +14624,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14688,7 +14688,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14747,7 +14747,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14804,7 +14804,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14849,7 +14849,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14901,7 +14901,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14946,7 +14946,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14995,7 +14995,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15040,7 +15040,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15082,7 +15082,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15123,7 +15123,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15185,7 +15185,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15237,7 +15237,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15286,7 +15286,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15345,7 +15345,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15399,7 +15399,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15448,7 +15448,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15508,7 +15508,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15563,7 +15563,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15601,7 +15601,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15663,7 +15663,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
