@@ -2120,6 +2120,12 @@ export interface components {
         BatchItemError: {
             /** @example invalid_field */
             code: string;
+            /**
+             * Format: uri
+             * @description The code's entry in the error reference (GET /docs/errors).
+             * @example https://project-ref.supabase.co/functions/v1/docs/errors#error-invalid_field
+             */
+            doc_url: string;
             /** @description The field inside the item; absent when the item as a whole is refused (not an object). */
             field?: string;
             message: string;
@@ -2493,6 +2499,12 @@ export interface components {
             error: {
                 /** @example invalid_field */
                 code: string;
+                /**
+                 * Format: uri
+                 * @description The code's entry in the error reference (GET /docs/errors, anchored `#error-<code>`): what it means and what to do. Built from the service's public address.
+                 * @example https://project-ref.supabase.co/functions/v1/docs/errors#error-invalid_field
+                 */
+                doc_url: string;
                 field?: string;
                 message: string;
             } & {
@@ -14422,7 +14434,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14480,7 +14492,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14532,7 +14544,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14585,7 +14597,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14647,7 +14659,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14711,7 +14723,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14770,7 +14782,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14827,7 +14839,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14872,7 +14884,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14924,7 +14936,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14969,7 +14981,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15018,7 +15030,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15063,7 +15075,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15105,7 +15117,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15146,7 +15158,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15208,7 +15220,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15260,7 +15272,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15309,7 +15321,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15368,7 +15380,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15422,7 +15434,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15471,7 +15483,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15531,7 +15543,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15586,7 +15598,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15624,7 +15636,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15686,7 +15698,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;

@@ -1,5 +1,5 @@
 // Settings come from environment variables on both runtimes (Deno on the Edge, Node locally).
-// Every setting has a production-safe default; see the README's settings table.
+// Every setting has a production-safe default; see the settings table of docs/operating.md.
 
 type EnvReader = (name: string) => string | undefined;
 

@@ -10,7 +10,7 @@ import { publicBaseUrlProblem } from '../../shared/http/public-url.ts';
 
 export class StartupError extends Error {}
 
-/** The oldest PostgreSQL the service supports (README: "any PostgreSQL 15+"), as server_version_num. */
+/** The oldest PostgreSQL the service supports (docs/operating.md: "any PostgreSQL 15+"), as server_version_num. */
 export const minimumServerVersion = 150000;
 
 export function checkServerVersion(versionNum: number, where: string): void {
