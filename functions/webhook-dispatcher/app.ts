@@ -14,9 +14,6 @@ import { jobRegistry } from '../../shared/job-registry.ts';
 // Each call delivers what is due for up to `budgetMs` and runs the durable jobs that are due (sending
 // contracts and emails); overlapping calls share both queues safely.
 
-/** Claiming stops after this long, leaving room for deliveries in flight before the next tick. */
-const budgetMs = 8_000;
-
 /** Compares digests so that the time taken says nothing about the secret. */
 async function sameSecret(given: string, expected: string): Promise<boolean> {
   const [a, b] = await Promise.all([sha256Hex(given), sha256Hex(expected)]);
@@ -38,6 +35,8 @@ export function createDispatcherApp(dispatch: typeof dispatchDue = dispatchDue, 
     if (!expected || !(await sameSecret(given, expected))) {
       throw new ApiError('invalid_key', 'This internal function needs the dispatcher secret (WEBHOOK_DISPATCHER_SECRET).');
     }
+    // Claiming stops after the budget, leaving room for deliveries in flight before the next tick.
+    const budgetMs = config.webhookDispatchBudgetMs();
     const [report, jobs] = await Promise.all([dispatch({ budgetMs, transport }), runJobs({ registry: jobRegistry, budgetMs })]);
     log.info('webhook dispatch', { request_id: c.get('requestId'), ...report, jobs });
     return c.json(single({ ...report, jobs }), 200);

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import postgres from 'postgres';
 import { config } from '../../shared/config.ts';
+import { connect } from '../../shared/db/client.ts';
 import { publicBaseUrlProblem } from '../../shared/http/public-url.ts';
 
 // Start-up checks, run before anything is started: each failure is one StartupError whose message
@@ -106,7 +107,7 @@ const redact = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@'
 export async function checkDatabaseUrl(url: string, setting = 'DATABASE_URL'): Promise<void> {
   let sql: postgres.Sql;
   try {
-    sql = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
+    sql = connect(url, { max: 1, connect_timeout: 5 });
   } catch (error) {
     throw new StartupError(`${setting} is not a PostgreSQL connection URL (${(error as Error).message}): use postgres://USER:PASSWORD@HOST:PORT/DATABASE`);
   }

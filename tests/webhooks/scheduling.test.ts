@@ -3,13 +3,14 @@
 // database has neither extension, so the migration skips scheduling there; the Supabase side is
 // exercised against stand-ins for Vault and pg_net inside a transaction that is rolled back.
 import postgres from 'postgres';
+import { connect } from '../../shared/db/client.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { client, createTenant } from '../helpers.ts';
 import { recordEvent } from './support.ts';
 import { reportScheduling, type Say } from '../../scripts/lib/scheduling.ts';
 
 const notices: string[] = [];
-const sql = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: (notice) => notices.push(notice.message) });
+const sql = connect(process.env.DATABASE_URL!, { max: 1, onnotice: (notice) => notices.push(notice.message) });
 afterAll(() => sql.end());
 
 class RolledBack extends Error {}
