@@ -28,12 +28,17 @@ const reference = (n: string) =>
 
 export interface Volume { events: number; deliveries: number; requests: number; homes: number; blocks: number; placements: number; jobs: number; keys: number }
 
+/**
+ * The volume at a scale. Below a thousandth of the season, each kind keeps the least that fills
+ * every measured page on the small database (the large carrier's first page of 100 requests, of
+ * 250 events, the provider's 100 homes), so that a ratio compares the same page, not a shorter one.
+ */
 export const volumeAt = (scale: number): Volume => ({
-  events: Math.max(200, Math.round(2_000_000 * scale)),
-  deliveries: Math.max(320, Math.round(3_200_000 * scale)),
-  requests: Math.max(100, Math.round(100_000 * scale)),
-  homes: Math.max(200, Math.round(200_000 * scale)),
-  blocks: Math.max(2_020, Math.round(2_020_000 * scale)),
+  events: Math.max(2_000, Math.round(2_000_000 * scale)),
+  deliveries: Math.max(3_200, Math.round(3_200_000 * scale)),
+  requests: Math.max(1_000, Math.round(100_000 * scale)),
+  homes: Math.max(2_000, Math.round(200_000 * scale)),
+  blocks: Math.max(20_200, Math.round(2_020_000 * scale)),
   placements: Math.max(20, Math.round(20_000 * scale)),
   jobs: Math.max(150, Math.round(150_000 * scale)),
   keys: Math.max(500, Math.round(500_000 * scale)),
