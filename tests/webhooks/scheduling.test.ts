@@ -135,7 +135,7 @@ describe('the webhooks migration with pg_cron and pg_net (stand-ins)', () => {
   it('schedules the dispatcher every 10 seconds where pg_cron takes seconds; the server warns of nothing and says who delivers', async () => {
     await inRolledBackTransaction(async (tx) => {
       expect(await scheduleOn(tx, true)).toEqual([
-        { jobname: 'event-retention', schedule: '17 * * * *', command: 'select app.purge_expired_events()' },
+        { jobname: 'event-retention', schedule: '17 * * * *', command: 'call app.purge_expired()' },
         { jobname: 'webhook-dispatch', schedule: '10 seconds', command: 'select app.invoke_webhook_dispatcher()' },
       ]);
       const withTimer = recordedLines();
@@ -153,7 +153,7 @@ describe('the webhooks migration with pg_cron and pg_net (stand-ins)', () => {
     notices.length = 0;
     await inRolledBackTransaction(async (tx) => {
       expect(await scheduleOn(tx, false)).toEqual([
-        { jobname: 'event-retention', schedule: '17 * * * *', command: 'select app.purge_expired_events()' },
+        { jobname: 'event-retention', schedule: '17 * * * *', command: 'call app.purge_expired()' },
         { jobname: 'webhook-dispatch', schedule: '* * * * *', command: 'select app.invoke_webhook_dispatcher()' },
       ]);
       const { lines, say } = recordedLines();
