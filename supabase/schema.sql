@@ -734,30 +734,48 @@ $function$;
 comment on function app.provider_applications(text,integer,uuid,uuid) is 'The applications on the calling provider''s homes in its environment, newest first, keyset-paged after an application id; or the one named by p_id.';
 grant execute on function app.provider_applications(text,integer,uuid,uuid) to svc_api;
 
-CREATE OR REPLACE FUNCTION app.purge_expired_events(p_batch integer DEFAULT 5000)
- RETURNS bigint
+CREATE OR REPLACE PROCEDURE app.purge_expired(IN p_batch integer DEFAULT 1000)
+ LANGUAGE plpgsql
+AS $procedure$
+declare
+  v_batch record;
+begin
+  loop
+    select * into v_batch from app.purge_expired_batch(p_batch);
+    commit;
+    -- Fewer than a batch of every kind: nothing is left.
+    exit when greatest(v_batch.events, v_batch.pings, v_batch.idempotency_keys, v_batch.rate_windows) < p_batch;
+  end loop;
+end $procedure$;
+comment on procedure app.purge_expired(integer) is 'The hourly retention (pg_cron job event-retention): app.purge_expired_batch until nothing is left, committing after each batch. Call it on its own, outside a transaction block.';
+revoke execute on procedure app.purge_expired(integer) from public;
+
+CREATE OR REPLACE FUNCTION app.purge_expired_batch(p_batch integer DEFAULT 1000, OUT events integer, OUT pings integer, OUT idempotency_keys integer, OUT rate_windows integer)
+ RETURNS record
  LANGUAGE plpgsql
  SECURITY DEFINER
  SET search_path TO 'app', 'pg_temp'
 AS $function$
 declare
   v_cutoff timestamptz := now() - interval '90 days';
-  v_total bigint := 0;
-  v_count integer;
 begin
-  loop
-    delete from app.events where id in (select id from app.events where created_at < v_cutoff limit p_batch);
-    get diagnostics v_count = row_count;
-    v_total := v_total + v_count;
-    exit when v_count < p_batch;
-  end loop;
-  delete from app.webhook_deliveries where event_id is null and created_at < v_cutoff;
-  delete from app.idempotency_keys where created_at < now() - interval '48 hours';
-  delete from app.rate_windows where window_start < now() - interval '1 hour';
-  return v_total;
+  -- Events by age through events_recorded_brin; each takes its deliveries with it (on delete
+  -- cascade, through webhook_deliveries_event), about 2.5 a event.
+  delete from app.events where id in (select id from app.events where created_at < v_cutoff limit p_batch);
+  get diagnostics events = row_count;
+  delete from app.webhook_deliveries
+   where id in (select id from app.webhook_deliveries where event_id is null and created_at < v_cutoff limit p_batch);
+  get diagnostics pings = row_count;
+  delete from app.idempotency_keys
+   where (org_id, environment, key) in (
+     select org_id, environment, key from app.idempotency_keys where created_at < now() - interval '48 hours' limit p_batch);
+  get diagnostics idempotency_keys = row_count;
+  delete from app.rate_windows
+   where bucket in (select bucket from app.rate_windows where window_start < now() - interval '1 hour' limit p_batch);
+  get diagnostics rate_windows = row_count;
 end $function$;
-comment on function app.purge_expired_events(integer) is 'Hourly retention: events past 90 days (their deliveries with them) and pings as old; Idempotency-Keys past 48 hours; rate windows unused for an hour. Returns the events deleted.';
-revoke execute on function app.purge_expired_events(integer) from public;
+comment on function app.purge_expired_batch(integer) is 'One batch of the hourly retention, at most p_batch rows of each kind: events past 90 days (their deliveries by cascade), pings as old, Idempotency-Keys past 48 hours, rate windows unused for an hour. Call until every count is under p_batch, each call its own transaction.';
+revoke execute on function app.purge_expired_batch(integer) from public;
 
 CREATE OR REPLACE FUNCTION app.queue_ping(p_endpoint_id uuid)
  RETURNS uuid
@@ -920,6 +938,80 @@ comment on function app.recover_deliveries(uuid,timestamp with time zone) is 'PO
 revoke execute on function app.recover_deliveries(uuid,timestamp with time zone) from public;
 grant execute on function app.recover_deliveries(uuid,timestamp with time zone) to svc_api;
 
+CREATE OR REPLACE FUNCTION app.refund_request_asked()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  insert into app.refund_request_changes (request_id, status, moved_by, changed_at)
+  values (new.id, 'pending_owner_approval', case when new.automatic then 'service' else 'carrier' end, new.created_at);
+  return null;
+end $function$;
+comment on function app.refund_request_asked() is 'Trigger: appends a refund request''s first step (asked) when it is asked.';
+
+CREATE OR REPLACE FUNCTION app.refund_request_change_follows()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'app', 'pg_temp'
+AS $function$
+declare
+  v_ask record;
+  v_last record;
+begin
+  select org_id, environment, provider_org_id into v_ask from app.refund_request_asks where id = new.request_id;
+  if not found then
+    raise exception 'no refund request %', new.request_id using errcode = '23503';
+  end if;
+  -- One step at a time per request, whoever appends it (the commands also hold the placement's lock).
+  perform pg_advisory_xact_lock(hashtextextended('refund_request_changes:' || new.request_id::text, 0));
+  select seq, status into v_last from app.refund_request_changes where request_id = new.request_id order by seq desc limit 1;
+  if not (coalesce(v_last.status, 'none') || ' > ' || new.status) = any (array[
+      'none > pending_owner_approval',
+      'pending_owner_approval > approved', 'pending_owner_approval > declined',
+      'approved > refunded', 'approved > failed',
+      -- The console's retry of an abandoned refund job issues it after all.
+      'failed > refunded']) then
+    raise exception 'a refund request that is % cannot become % (request %)', coalesce(v_last.status, 'not asked'), new.status, new.request_id
+      using errcode = '23514';
+  end if;
+  new.seq := coalesce(v_last.seq, 0) + 1;
+  new.org_id := v_ask.org_id;
+  new.environment := v_ask.environment;
+  new.provider_org_id := v_ask.provider_org_id;
+  return new;
+end $function$;
+comment on function app.refund_request_change_follows() is 'Trigger: places a refund request''s new step after its last one (seq, tenant, landlord), and refuses a step the last one does not lead to.';
+
+CREATE OR REPLACE FUNCTION app.refund_request_history_frozen()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  raise exception '% is append-only: a refund request''s % is never %d', tg_table_name,
+    case when tg_table_name = 'refund_request_asks' then 'ask' else 'history' end, lower(tg_op)
+    using errcode = '55000';
+end $function$;
+comment on function app.refund_request_history_frozen() is 'Trigger: refuses any update or delete of a refund request as asked (app.refund_request_asks) or of a step of its life (app.refund_request_changes).';
+
+CREATE OR REPLACE FUNCTION app.refund_request_one_open()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'app', 'pg_temp'
+AS $function$
+begin
+  if new.automatic then return new; end if;
+  perform pg_advisory_xact_lock(hashtextextended('refund_request_open:' || new.claim_home_id::text, 0));
+  if exists (select 1 from app.refund_requests r
+              where r.claim_home_id = new.claim_home_id and not r.automatic and r.status in ('pending_owner_approval', 'approved')) then
+    raise exception 'a refund request is already open on placement %', new.claim_home_id
+      using errcode = '23505', constraint = 'refund_requests_one_open';
+  end if;
+  return new;
+end $function$;
+comment on function app.refund_request_one_open() is 'Trigger: refuses a carrier''s refund request on a placement that has one pending or approved (unique_violation), asks serialised per placement.';
+
 CREATE OR REPLACE FUNCTION app.refund_request_reference(p_refund uuid)
  RETURNS TABLE(claim_ref text)
  LANGUAGE sql
@@ -1000,13 +1092,15 @@ begin
     raise warning 'webhook dispatch scheduled every minute: pg_cron refused a 10-second schedule (%; seconds need pg_cron 1.5 or later)', sqlerrm;
     perform cron.schedule('webhook-dispatch', '* * * * *', v_command);
   end;
-  perform cron.schedule('event-retention', '17 * * * *', 'select app.purge_expired_events()');
+  -- A procedure, called on its own (pg_cron runs a job's command as one statement): it commits after
+  -- each batch, which only a CALL outside any transaction block may do.
+  perform cron.schedule('event-retention', '17 * * * *', 'call app.purge_expired()');
   return true;
 exception when others then
   raise warning 'webhook scheduling not set up: % (no pg_cron job was created)', sqlerrm;
   return false;
 end $function$;
-comment on function app.schedule_webhook_jobs() is 'Enables pg_cron and pg_net (each on its own) and schedules pg_cron jobs webhook-dispatch (every 10 seconds, every minute before pg_cron 1.5) and event-retention (hourly); never raises: returns false with a WARNING naming what is missing and the fix when nothing was scheduled.';
+comment on function app.schedule_webhook_jobs() is 'Enables pg_cron and pg_net (each on its own) and schedules pg_cron jobs webhook-dispatch (every 10 seconds, every minute before pg_cron 1.5) and event-retention (hourly: call app.purge_expired()); never raises: returns false with a WARNING naming what is missing and the fix when nothing was scheduled.';
 revoke execute on function app.schedule_webhook_jobs() from public;
 
 CREATE OR REPLACE FUNCTION app.scheduling_extension_gap(p_extension text, OUT missing text, OUT fix text)
@@ -1309,6 +1403,7 @@ comment on column app.bookings.claim_home_id is 'The placement (home on a reques
 comment on column app.bookings.cancel_reason is 'The carrier''s reason for cancelling, read by the landlord and the household.';
 comment on column app.bookings.completed_at is 'When the stay was closed out (its move-out date came); set exactly when booking_status is completed.';
 CREATE INDEX bookings_carrier ON app.bookings USING btree (carrier_org_id, environment) WHERE (carrier_org_id IS NOT NULL);
+CREATE INDEX bookings_claim ON app.bookings USING btree (claim_id);
 CREATE INDEX bookings_lease ON app.bookings USING btree (lease_agreement_id) WHERE (lease_agreement_id IS NOT NULL);
 CREATE UNIQUE INDEX bookings_one_per_lease ON app.bookings USING btree (lease_agreement_id) WHERE (booking_status = 'confirmed'::text);
 CREATE INDEX bookings_provider ON app.bookings USING btree (org_id, environment, created_at DESC, id DESC);
@@ -1798,12 +1893,13 @@ create table app.events (
   constraint events_event_check CHECK ((event ~ '^[a-z_]+(\.[a-z_]+)*$'::text)),
   constraint events_simulated_in_sandbox CHECK (((NOT simulated) OR (environment = 'sandbox'::text))),
   constraint events_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id)
-);
+) with (autovacuum_vacuum_scale_factor=0.02, autovacuum_vacuum_insert_scale_factor=0.02, autovacuum_analyze_scale_factor=0.01);
 alter table app.events enable row level security;
 comment on table app.events is 'The events outbox and event log: everything the service announces (GET /events, webhooks). Written in the transaction of the change; kept 90 days (app.purge_expired_events).';
 comment on column app.events.event is 'Event type, e.g. claim.created, placement.lease_signed (see the event registry in docs).';
 comment on column app.events.payload is 'The event''s data object, as delivered in webhooks.';
 comment on column app.events.simulated is 'Raised by the sandbox simulate endpoint, not by a real change; only ever in sandbox.';
+CREATE INDEX events_by_type ON app.events USING btree (org_id, environment, event, created_at DESC, id DESC);
 CREATE INDEX events_feed ON app.events USING btree (org_id, environment, created_at DESC, id DESC);
 CREATE INDEX events_recorded_brin ON app.events USING brin (created_at);
 CREATE UNIQUE INDEX events_tenant_key ON app.events USING btree (id, org_id, environment);
@@ -1865,7 +1961,7 @@ create table app.idempotency_keys (
   constraint idempotency_keys_pkey PRIMARY KEY (org_id, environment, key),
   constraint idempotency_keys_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'sandbox'::text]))),
   constraint idempotency_keys_state CHECK ((state = ANY (ARRAY['in_progress'::text, 'applied'::text, 'done'::text])))
-);
+) with (autovacuum_vacuum_scale_factor=0.02, autovacuum_vacuum_insert_scale_factor=0.02, autovacuum_analyze_scale_factor=0.02);
 alter table app.idempotency_keys enable row level security;
 comment on table app.idempotency_keys is 'Idempotency-Key records of writes: the first response is stored and replayed to retries with the same key and body for 48 hours, per organisation and environment.';
 comment on column app.idempotency_keys.key is 'The Idempotency-Key header sent by the caller.';
@@ -2092,8 +2188,8 @@ END),
   constraint ledger_entries_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES app.payments(id),
   constraint ledger_entries_posted_for_fkey FOREIGN KEY (posted_for) REFERENCES app.lease_agreements(id),
   constraint ledger_entries_property_id_fkey FOREIGN KEY (property_id) REFERENCES app.properties(id),
-  constraint ledger_entries_refund_request_id_fkey FOREIGN KEY (refund_request_id) REFERENCES app.refund_requests(id)
-);
+  constraint ledger_entries_refund_request_id_fkey FOREIGN KEY (refund_request_id) REFERENCES app.refund_request_asks(id)
+) with (autovacuum_vacuum_insert_scale_factor=0.02, autovacuum_analyze_scale_factor=0.02);
 alter table app.ledger_entries enable row level security;
 comment on table app.ledger_entries is 'The posted money of a stay (shared/placements/ledger.ts): charges when a contract version is signed by both, releases when a stay is shortened or an extension lapses, restores (and transfers) when it is extended over nights released before, reversals when a placement is cancelled. Append-only.';
 comment on column app.ledger_entries."position" is 'Posting order: the statement lists entries by it, and the nights an entry still charges follow its adjustments in it.';
@@ -2293,6 +2389,7 @@ comment on column app.payments.checkout_url is 'Where the payer pays the attempt
 comment on column app.payments.checkout_expires_at is 'When the attempt''s checkout stops taking payment.';
 comment on column app.payments.duplicate_of is 'A charge that cleared for parts of a period this other payment had already paid: kept, counted for nothing, refunded automatically.';
 CREATE INDEX payments_booking ON app.payments USING btree (booking_id, created_at);
+CREATE INDEX payments_claim ON app.payments USING btree (claim_id) WHERE (claim_id IS NOT NULL);
 CREATE INDEX payments_claim_home ON app.payments USING btree (claim_home_id, created_at) WHERE (claim_home_id IS NOT NULL);
 CREATE INDEX payments_lease ON app.payments USING btree (lease_agreement_id) WHERE (lease_agreement_id IS NOT NULL);
 CREATE UNIQUE INDEX payments_one_open_checkout ON app.payments USING btree (claim_home_id, period_start, payer) WHERE (status = 'pending'::text);
@@ -2485,7 +2582,7 @@ comment on column app.rate_windows.bucket is 'key:<api key id> or addr:<client a
 comment on column app.rate_windows.window_start is 'Start of the current one-minute window.';
 comment on column app.rate_windows.count is 'Requests counted in the window so far.';
 
-create table app.refund_requests (
+create table app.refund_request_asks (
   id uuid default gen_random_uuid() not null,
   org_id uuid not null,
   environment text not null,
@@ -2498,25 +2595,16 @@ create table app.refund_requests (
   currency text not null,
   covers_deposit boolean not null,
   reason text,
-  status text default 'pending_owner_approval'::text not null,
-  decided_at timestamp with time zone,
-  refunded_at timestamp with time zone,
-  provider_ref text,
-  failure_reason text,
   created_at timestamp with time zone default clock_timestamp() not null,
-  updated_at timestamp with time zone default clock_timestamp() not null,
   automatic boolean default false not null,
   purpose text default 'owed_back'::text not null,
   goodwill boolean default false not null,
   constraint refund_requests_pkey PRIMARY KEY (id),
   constraint refund_requests_amount_cents_check CHECK ((amount_cents > 0)),
-  constraint refund_requests_check CHECK (((status = 'pending_owner_approval'::text) = (decided_at IS NULL))),
-  constraint refund_requests_check1 CHECK (((status = 'refunded'::text) = (refunded_at IS NOT NULL))),
   constraint refund_requests_currency_check CHECK ((currency ~ '^[a-z]{3}$'::text)),
   constraint refund_requests_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'sandbox'::text]))),
   constraint refund_requests_purpose_check CHECK ((purpose = ANY (ARRAY['owed_back'::text, 'deposit'::text]))),
   constraint refund_requests_reason_check CHECK ((length(reason) <= 2000)),
-  constraint refund_requests_status_check CHECK ((status = ANY (ARRAY['pending_owner_approval'::text, 'approved'::text, 'declined'::text, 'refunded'::text, 'failed'::text]))),
   constraint refund_requests_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_homes(id, org_id, environment),
   constraint refund_requests_claim_id_org_id_environment_fkey FOREIGN KEY (claim_id, org_id, environment) REFERENCES app.claims(id, org_id, environment),
   constraint refund_requests_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id),
@@ -2524,36 +2612,78 @@ create table app.refund_requests (
   constraint refund_requests_property_id_fkey FOREIGN KEY (property_id) REFERENCES app.properties(id),
   constraint refund_requests_provider_org_id_fkey FOREIGN KEY (provider_org_id) REFERENCES app.organisations(id)
 );
-alter table app.refund_requests enable row level security;
-comment on table app.refund_requests is 'A carrier''s request to the landlord to refund the most recent settled payment of a home (POST refund-request).';
-comment on column app.refund_requests.org_id is 'The carrier organisation that asked.';
-comment on column app.refund_requests.claim_home_id is 'The placement whose payment is to be refunded.';
-comment on column app.refund_requests.provider_org_id is 'The landlord (provider organisation) that approves or declines.';
-comment on column app.refund_requests.payment_id is 'The settled payment to refund: the most recent one on the home when asked.';
-comment on column app.refund_requests.amount_cents is 'The amount asked back: the most recent settled payment on the home.';
-comment on column app.refund_requests.covers_deposit is 'Whether the payment refunded included deposits (timeline deposit.refund_requested).';
-comment on column app.refund_requests.reason is 'The carrier''s reason, read by the landlord.';
-comment on column app.refund_requests.status is 'pending_owner_approval, approved (refund being issued), declined (a new request may follow), refunded, failed (the processor refused; a new request may follow).';
-comment on column app.refund_requests.decided_at is 'When the landlord approved or declined.';
-comment on column app.refund_requests.refunded_at is 'When the processor confirmed the refund.';
-comment on column app.refund_requests.provider_ref is 'The processor''s refund id.';
-comment on column app.refund_requests.failure_reason is 'Why the processor refused the refund, when it did.';
-comment on column app.refund_requests.automatic is 'Issued by the service itself (a duplicate charge), approved when made; not the carrier''s request.';
-comment on column app.refund_requests.purpose is 'What the refund returns: owed_back (what the ledger owes the payer back) or deposit (the deposit held).';
-comment on column app.refund_requests.goodwill is 'Asked beyond what is owed back: what it gives beyond it is posted as goodwill.';
-CREATE INDEX refund_requests_claim ON app.refund_requests USING btree (claim_id, created_at);
-CREATE UNIQUE INDEX refund_requests_one_automatic ON app.refund_requests USING btree (payment_id) WHERE automatic;
-CREATE UNIQUE INDEX refund_requests_one_open ON app.refund_requests USING btree (claim_home_id) WHERE ((status = ANY (ARRAY['pending_owner_approval'::text, 'approved'::text])) AND (NOT automatic));
-CREATE INDEX refund_requests_provider ON app.refund_requests USING btree (provider_org_id, environment, created_at);
-CREATE TRIGGER refund_requests_touch BEFORE UPDATE ON app.refund_requests FOR EACH ROW EXECUTE FUNCTION app.claims_touch();
-create policy provider_read on app.refund_requests as permissive for select to svc_api
+alter table app.refund_request_asks enable row level security;
+comment on table app.refund_request_asks is 'A carrier''s request to the landlord to refund a settled payment of a home (POST refund-request), or the service''s own refund of a duplicate charge, as asked: never changed. Its life is in app.refund_request_changes; app.refund_requests reads both.';
+comment on column app.refund_request_asks.org_id is 'The carrier organisation that asked.';
+comment on column app.refund_request_asks.claim_home_id is 'The placement whose payment is to be refunded.';
+comment on column app.refund_request_asks.provider_org_id is 'The landlord (provider organisation) that approves or declines.';
+comment on column app.refund_request_asks.payment_id is 'The settled payment to refund: the most recent one on the home when asked.';
+comment on column app.refund_request_asks.amount_cents is 'The amount asked back: the most recent settled payment on the home.';
+comment on column app.refund_request_asks.covers_deposit is 'Whether the payment refunded included deposits (timeline deposit.refund_requested).';
+comment on column app.refund_request_asks.reason is 'The carrier''s reason, read by the landlord.';
+comment on column app.refund_request_asks.automatic is 'Issued by the service itself (a duplicate charge), approved when made; not the carrier''s request.';
+comment on column app.refund_request_asks.purpose is 'What the refund returns: owed_back (what the ledger owes the payer back) or deposit (the deposit held).';
+comment on column app.refund_request_asks.goodwill is 'Asked beyond what is owed back: what it gives beyond it is posted as goodwill.';
+CREATE INDEX refund_request_asks_placement ON app.refund_request_asks USING btree (claim_home_id, created_at);
+CREATE INDEX refund_requests_claim ON app.refund_request_asks USING btree (claim_id, created_at);
+CREATE UNIQUE INDEX refund_requests_one_automatic ON app.refund_request_asks USING btree (payment_id) WHERE automatic;
+CREATE INDEX refund_requests_provider ON app.refund_request_asks USING btree (provider_org_id, environment, created_at);
+CREATE TRIGGER refund_request_asks_asked AFTER INSERT ON app.refund_request_asks FOR EACH ROW EXECUTE FUNCTION app.refund_request_asked();
+CREATE TRIGGER refund_request_asks_frozen BEFORE DELETE OR UPDATE ON app.refund_request_asks FOR EACH ROW EXECUTE FUNCTION app.refund_request_history_frozen();
+CREATE TRIGGER refund_request_asks_one_open BEFORE INSERT ON app.refund_request_asks FOR EACH ROW EXECUTE FUNCTION app.refund_request_one_open();
+create policy provider_read on app.refund_request_asks as permissive for select to svc_api
   using (((provider_org_id = app.current_org()) AND (environment = app.current_env())));
-create policy provider_update on app.refund_requests as permissive for update to svc_api
-  using (((provider_org_id = app.current_org()) AND (environment = app.current_env())));
-create policy tenant_isolation on app.refund_requests as permissive for all to svc_api
+create policy tenant_isolation on app.refund_request_asks as permissive for all to svc_api
   using (((org_id = app.current_org()) AND (environment = app.current_env())))
   with check (((org_id = app.current_org()) AND (environment = app.current_env())));
-grant select, insert, update on table app.refund_requests to svc_api;
+grant select, insert on table app.refund_request_asks to svc_api;
+
+create table app.refund_request_changes (
+  id uuid default gen_random_uuid() not null,
+  request_id uuid not null,
+  seq integer not null,
+  org_id uuid not null,
+  environment text not null,
+  provider_org_id uuid not null,
+  status text not null,
+  moved_by text not null,
+  changed_at timestamp with time zone default clock_timestamp() not null,
+  provider_ref text,
+  failure_reason text,
+  constraint refund_request_changes_pkey PRIMARY KEY (id),
+  constraint refund_request_changes_request_id_seq_key UNIQUE (request_id, seq),
+  constraint refund_request_changes_check CHECK (((seq = 1) = (status = 'pending_owner_approval'::text))),
+  constraint refund_request_changes_check1 CHECK (((failure_reason IS NULL) OR (status = 'failed'::text))),
+  constraint refund_request_changes_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'sandbox'::text]))),
+  constraint refund_request_changes_failure_reason_check CHECK ((length(failure_reason) <= 2000)),
+  constraint refund_request_changes_moved_by_check CHECK ((moved_by = ANY (ARRAY['carrier'::text, 'landlord'::text, 'service'::text, 'processor'::text]))),
+  constraint refund_request_changes_provider_ref_check CHECK (((length(provider_ref) >= 1) AND (length(provider_ref) <= 255))),
+  constraint refund_request_changes_seq_check CHECK ((seq > 0)),
+  constraint refund_request_changes_status_check CHECK ((status = ANY (ARRAY['pending_owner_approval'::text, 'approved'::text, 'declined'::text, 'refunded'::text, 'failed'::text]))),
+  constraint refund_request_changes_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id),
+  constraint refund_request_changes_provider_org_id_fkey FOREIGN KEY (provider_org_id) REFERENCES app.organisations(id),
+  constraint refund_request_changes_request_id_fkey FOREIGN KEY (request_id) REFERENCES app.refund_request_asks(id)
+);
+alter table app.refund_request_changes enable row level security;
+comment on table app.refund_request_changes is 'Each step of a refund request''s life, appended in order and never changed: asked (pending_owner_approval), approved or declined, refunded or failed (a failed one may be refunded by a retry). app.refund_requests derives a request''s status from its last step.';
+comment on column app.refund_request_changes.request_id is 'The refund request (app.refund_request_asks).';
+comment on column app.refund_request_changes.seq is 'The step''s place in the request''s life: 1 the ask, then one more per step.';
+comment on column app.refund_request_changes.org_id is 'The carrier organisation that asked (the request''s).';
+comment on column app.refund_request_changes.provider_org_id is 'The landlord that answers (the request''s).';
+comment on column app.refund_request_changes.status is 'The status the request moved to.';
+comment on column app.refund_request_changes.moved_by is 'Who or what moved it: carrier (asked), landlord (approved, declined), service (a duplicate charge''s automatic refund, asked and approved at once), processor (refunded, failed).';
+comment on column app.refund_request_changes.changed_at is 'When it moved.';
+comment on column app.refund_request_changes.provider_ref is 'The processor''s refund id, on the step that issued it.';
+comment on column app.refund_request_changes.failure_reason is 'Why the refund was not issued, on a failed step (for staff; never shown to the API).';
+CREATE INDEX refund_request_changes_provider ON app.refund_request_changes USING btree (provider_org_id, environment);
+CREATE TRIGGER refund_request_changes_follow BEFORE INSERT ON app.refund_request_changes FOR EACH ROW EXECUTE FUNCTION app.refund_request_change_follows();
+CREATE TRIGGER refund_request_changes_frozen BEFORE DELETE OR UPDATE ON app.refund_request_changes FOR EACH ROW EXECUTE FUNCTION app.refund_request_history_frozen();
+create policy provider_read on app.refund_request_changes as permissive for select to svc_api
+  using (((provider_org_id = app.current_org()) AND (environment = app.current_env())));
+create policy tenant_isolation on app.refund_request_changes as permissive for all to svc_api
+  using (((org_id = app.current_org()) AND (environment = app.current_env())))
+  with check (((org_id = app.current_org()) AND (environment = app.current_env())));
+grant select, insert on table app.refund_request_changes to svc_api;
 
 create table app.sandbox_clocks (
   org_id uuid not null,
@@ -2737,7 +2867,7 @@ create table app.webhook_deliveries (
   constraint webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'succeeded'::text, 'abandoned'::text, 'cancelled'::text]))),
   constraint webhook_deliveries_endpoint_id_org_id_environment_fkey FOREIGN KEY (endpoint_id, org_id, environment) REFERENCES app.webhook_endpoints(id, org_id, environment) ON DELETE CASCADE,
   constraint webhook_deliveries_event_id_org_id_environment_fkey FOREIGN KEY (event_id, org_id, environment) REFERENCES app.events(id, org_id, environment) ON DELETE CASCADE
-);
+) with (autovacuum_vacuum_scale_factor=0.02, autovacuum_vacuum_insert_scale_factor=0.02, autovacuum_analyze_scale_factor=0.01);
 alter table app.webhook_deliveries enable row level security;
 comment on table app.webhook_deliveries is 'The webhook delivery queue and its history: one row per event and endpoint (plus test pings and replays), fanned out from app.events in the same transaction and sent by the dispatcher with retries.';
 comment on column app.webhook_deliveries.event_id is 'The event delivered; null only for a test ping.';
@@ -2753,6 +2883,7 @@ comment on column app.webhook_deliveries.history is 'One entry per attempt: atte
 comment on column app.webhook_deliveries.completed_at is 'When the delivery finished (succeeded, abandoned or cancelled).';
 CREATE INDEX webhook_deliveries_due ON app.webhook_deliveries USING btree (next_attempt_at) WHERE (status = 'pending'::text);
 CREATE INDEX webhook_deliveries_endpoint ON app.webhook_deliveries USING btree (endpoint_id, created_at DESC, id DESC);
+CREATE INDEX webhook_deliveries_endpoint_status ON app.webhook_deliveries USING btree (endpoint_id, status, created_at DESC, id DESC);
 CREATE INDEX webhook_deliveries_event ON app.webhook_deliveries USING btree (event_id);
 CREATE INDEX webhook_deliveries_feed ON app.webhook_deliveries USING btree (org_id, environment, created_at DESC, id DESC);
 CREATE UNIQUE INDEX webhook_deliveries_one_waiting_replay ON app.webhook_deliveries USING btree (event_id, endpoint_id) WHERE (replay AND (status = 'pending'::text));
@@ -2870,6 +3001,50 @@ create view app.ledger_balances with (security_invoker=true) as
   GROUP BY org_id, environment, claim_id, claim_home_id, currency, account;
 comment on view app.ledger_balances is 'Each stay''s ledger accounts and their balances (debits less credits); the balances of a stay sum to zero.';
 grant select on table app.ledger_balances to svc_api;
+
+create view app.refund_requests with (security_invoker=true) as
+ SELECT a.id,
+    a.org_id,
+    a.environment,
+    a.claim_id,
+    a.claim_home_id,
+    a.property_id,
+    a.provider_org_id,
+    a.payment_id,
+    a.amount_cents,
+    a.currency,
+    a.covers_deposit,
+    a.reason,
+    life.status,
+    life.decided_at,
+    life.refunded_at,
+    life.provider_ref,
+    life.failure_reason,
+    a.created_at,
+    life.updated_at,
+    a.automatic,
+    a.purpose,
+    a.goodwill,
+    life.history
+   FROM app.refund_request_asks a
+     CROSS JOIN LATERAL ( SELECT (array_agg(c.status ORDER BY c.seq DESC))[1] AS status,
+            min(c.changed_at) FILTER (WHERE c.status = ANY (ARRAY['approved'::text, 'declined'::text])) AS decided_at,
+            max(c.changed_at) FILTER (WHERE c.status = 'refunded'::text) AS refunded_at,
+            (array_agg(c.provider_ref ORDER BY c.seq DESC) FILTER (WHERE c.provider_ref IS NOT NULL))[1] AS provider_ref,
+            (array_agg(c.failure_reason ORDER BY c.seq DESC))[1] AS failure_reason,
+            max(c.changed_at) AS updated_at,
+            jsonb_agg(jsonb_build_object('status', c.status, 'at', c.changed_at, 'moved_by', c.moved_by) ORDER BY c.seq) AS history
+           FROM app.refund_request_changes c
+          WHERE c.request_id = a.id) life;
+comment on view app.refund_requests is 'Each refund request as asked (app.refund_request_asks) with its status and times derived from its steps (app.refund_request_changes): status is the last step''s; never written, only read.';
+comment on column app.refund_requests.status is 'The last step''s status: pending_owner_approval, approved (refund being issued), declined (a new request may follow), refunded, failed (the processor refused every attempt; a new request may follow, or the console''s retry issues it).';
+comment on column app.refund_requests.decided_at is 'When the landlord (or the service, for its own refund) approved or declined: that step''s time.';
+comment on column app.refund_requests.refunded_at is 'When the refund was issued: the refunded step''s time.';
+comment on column app.refund_requests.provider_ref is 'The processor''s refund id, from the step that issued it.';
+comment on column app.refund_requests.failure_reason is 'Why the refund failed, while the request stands failed.';
+comment on column app.refund_requests.updated_at is 'When the last step was appended.';
+comment on column app.refund_requests.history is 'Every step, oldest first: {status, at, moved_by}.';
+grant select on table app.refund_requests to svc_api;
 
 create view staff.abandoned_jobs as
  SELECT j.id AS job_id,
@@ -3077,7 +3252,7 @@ create view staff.ledger_differences as
                    FROM app.ledger_entries l
                   WHERE l.payment_id = p.id AND l.kind = 'payment'::text))
         UNION ALL
-         SELECT 'payment_part_differs'::text,
+         SELECT 'payment_part_differs'::text AS text,
             p.carrier_org_id,
             p.org_id,
             p.environment,
@@ -3085,7 +3260,7 @@ create view staff.ledger_differences as
             p.claim_home_id,
             p.property_id,
             p.id,
-            NULL::uuid,
+            NULL::uuid AS uuid,
             part.name,
             p.payer,
             COALESCE(paid.cents, 0::numeric)::bigint AS "coalesce",
@@ -3099,7 +3274,7 @@ create view staff.ledger_differences as
                    FROM app.ledger_entries l
                   WHERE l.payment_id = p.id AND l.kind = 'payment'::text)) AND COALESCE(paid.cents, 0::numeric) <> part.cents::numeric
         UNION ALL
-         SELECT 'payment_not_settled'::text,
+         SELECT 'payment_not_settled'::text AS text,
             l.org_id,
             p.org_id,
             l.environment,
@@ -3107,8 +3282,8 @@ create view staff.ledger_differences as
             l.claim_home_id,
             l.property_id,
             l.payment_id,
-            NULL::uuid,
-            NULL::text,
+            NULL::uuid AS uuid,
+            NULL::text AS text,
             min(l.payer) AS min,
             - sum(l.amount_cents)::bigint,
             0::bigint AS int8,
@@ -3119,7 +3294,7 @@ create view staff.ledger_differences as
           WHERE (l.kind = ANY (ARRAY['payment'::text, 'refund'::text])) AND (p.id IS NULL OR (p.status <> ALL (ARRAY['succeeded'::text, 'refunded'::text])))
           GROUP BY l.org_id, p.org_id, l.environment, l.claim_id, l.claim_home_id, l.property_id, l.payment_id, p.status
         UNION ALL
-         SELECT 'refund_differs'::text,
+         SELECT 'refund_differs'::text AS text,
             p.carrier_org_id,
             p.org_id,
             p.environment,
@@ -3127,8 +3302,8 @@ create view staff.ledger_differences as
             p.claim_home_id,
             p.property_id,
             p.id,
-            NULL::uuid,
-            NULL::text,
+            NULL::uuid AS uuid,
+            NULL::text AS text,
             p.payer,
             COALESCE(t.refunded, 0::numeric)::bigint AS "coalesce",
             p.refunded_cents,
@@ -3142,7 +3317,7 @@ create view staff.ledger_differences as
              LEFT JOIN refund_totals t ON t.payment_id = p.id
           WHERE p.refunded_cents::numeric < COALESCE(t.refunded, 0::numeric) OR p.refunded_cents::numeric > (COALESCE(t.refunded, 0::numeric) + COALESCE(t.in_flight, 0::numeric))
         UNION ALL
-         SELECT 'refund_exceeds_paid'::text,
+         SELECT 'refund_exceeds_paid'::text AS text,
             p.carrier_org_id,
             p.org_id,
             p.environment,
@@ -3150,7 +3325,7 @@ create view staff.ledger_differences as
             p.claim_home_id,
             p.property_id,
             p.id,
-            NULL::uuid,
+            NULL::uuid AS uuid,
             r.part,
             p.payer,
             sum(r.cents)::bigint AS sum,
@@ -3163,7 +3338,7 @@ create view staff.ledger_differences as
           GROUP BY p.carrier_org_id, p.org_id, p.environment, p.claim_id, p.claim_home_id, p.property_id, p.id, r.part, p.payer, p.currency
          HAVING sum(r.cents) > COALESCE(max(paid.cents), 0::numeric)
         UNION ALL
-         SELECT 'platform_fee_differs'::text,
+         SELECT 'platform_fee_differs'::text AS text,
             p.carrier_org_id,
             p.org_id,
             p.environment,
@@ -3171,8 +3346,8 @@ create view staff.ledger_differences as
             p.claim_home_id,
             p.property_id,
             p.id,
-            NULL::uuid,
-            'rent'::text,
+            NULL::uuid AS uuid,
+            'rent'::text AS text,
             p.payer,
             round(COALESCE(paid.cents, 0::numeric) * 800::numeric / 10000.0)::bigint AS round,
             p.platform_fee_cents,
@@ -3184,7 +3359,7 @@ create view staff.ledger_differences as
                    FROM app.ledger_entries l
                   WHERE l.payment_id = p.id AND l.kind = 'payment'::text)) AND p.platform_fee_cents::numeric <> round(COALESCE(paid.cents, 0::numeric) * 800::numeric / 10000.0)
         UNION ALL
-         SELECT 'settlement_on_other_stay'::text,
+         SELECT 'settlement_on_other_stay'::text AS text,
             l.org_id,
             p.org_id,
             l.environment,
@@ -3203,7 +3378,7 @@ create view staff.ledger_differences as
              JOIN app.payments p ON p.id = l.payment_id
           WHERE (l.kind = ANY (ARRAY['payment'::text, 'refund'::text])) AND p.claim_home_id IS DISTINCT FROM l.claim_home_id
         UNION ALL
-         SELECT 'refund_on_other_payment'::text,
+         SELECT 'refund_on_other_payment'::text AS text,
             l.org_id,
             r.provider_org_id,
             l.environment,
@@ -3222,7 +3397,7 @@ create view staff.ledger_differences as
              JOIN app.refund_requests r ON r.id = l.refund_request_id
           WHERE l.kind = 'refund'::text AND l.payment_id <> r.payment_id
         UNION ALL
-         SELECT 'refund_not_approved'::text,
+         SELECT 'refund_not_approved'::text AS text,
             r.org_id,
             r.provider_org_id,
             r.environment,
@@ -3231,7 +3406,7 @@ create view staff.ledger_differences as
             r.property_id,
             r.payment_id,
             r.id,
-            NULL::text,
+            NULL::text AS text,
             min(l.payer) AS min,
             sum(l.amount_cents)::bigint AS sum,
             0::bigint AS int8,
@@ -3240,9 +3415,9 @@ create view staff.ledger_differences as
            FROM app.refund_requests r
              JOIN app.ledger_entries l ON l.refund_request_id = r.id AND l.kind = 'refund'::text
           WHERE r.status <> ALL (ARRAY['approved'::text, 'refunded'::text])
-          GROUP BY r.id
+          GROUP BY r.id, r.org_id, r.environment, r.claim_id, r.claim_home_id, r.property_id, r.provider_org_id, r.payment_id, r.amount_cents, r.currency, r.covers_deposit, r.reason, r.status, r.decided_at, r.refunded_at, r.provider_ref, r.failure_reason, r.created_at, r.updated_at, r.automatic, r.purpose, r.goodwill
         UNION ALL
-         SELECT 'refund_in_flight'::text,
+         SELECT 'refund_in_flight'::text AS text,
             r.org_id,
             r.provider_org_id,
             r.environment,
@@ -3251,7 +3426,7 @@ create view staff.ledger_differences as
             r.property_id,
             r.payment_id,
             r.id,
-            NULL::text,
+            NULL::text AS text,
             min(l.payer) AS min,
             COALESCE(sum(l.amount_cents), 0::numeric)::bigint AS "coalesce",
             0::bigint AS int8,
@@ -3268,7 +3443,7 @@ create view staff.ledger_differences as
            FROM app.refund_requests r
              LEFT JOIN app.ledger_entries l ON l.refund_request_id = r.id AND l.kind = 'refund'::text
           WHERE r.status = 'approved'::text
-          GROUP BY r.id
+          GROUP BY r.id, r.org_id, r.environment, r.claim_id, r.claim_home_id, r.property_id, r.provider_org_id, r.payment_id, r.amount_cents, r.currency, r.covers_deposit, r.reason, r.status, r.decided_at, r.refunded_at, r.provider_ref, r.failure_reason, r.created_at, r.updated_at, r.automatic, r.purpose, r.goodwill
         )
  SELECT f.kind,
     f.kind = 'refund_in_flight'::text AS in_flight,
