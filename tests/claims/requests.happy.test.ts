@@ -314,10 +314,10 @@ describe('POST /claims/batch', () => {
     expect(res.body).toMatchObject({ created: 1, failed: 3 });
     // The external_id as stored (trimmed), the one a later repeat is matched against.
     expect(res.body.results[0]).toMatchObject({ index: 0, external_id: 'M-1', ok: true });
-    expect(res.body.results[1]).toEqual({ index: 1, external_id: 'M-2', ok: false, error: { code: 'invalid_field', message: expect.any(String), field: 'bedrooms' } });
+    expect(res.body.results[1]).toEqual({ index: 1, external_id: 'M-2', ok: false, error: { code: 'invalid_field', message: expect.any(String), field: 'bedrooms', doc_url: expect.stringMatching(/#error-invalid_field$/) } });
     expect(res.body.results[2]).toMatchObject({ index: 2, ok: false, error: { code: 'invalid_field', field: 'loss_zip' } });
     // An item refused as a whole names no field (`body` would mean the whole request).
-    expect(res.body.results[3]).toEqual({ index: 3, external_id: null, ok: false, error: { code: 'invalid_field', message: expect.stringMatching(/^The item: /) } });
+    expect(res.body.results[3]).toEqual({ index: 3, external_id: null, ok: false, error: { code: 'invalid_field', message: expect.stringMatching(/^The item: /), doc_url: expect.stringMatching(/#error-invalid_field$/) } });
     expect((await c.liveApi.get('/claims')).body.count).toBe(1);
   });
 
