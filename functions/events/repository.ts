@@ -14,9 +14,11 @@ export interface EventRow {
   data: Record<string, unknown>;
 }
 
-interface LoggedEvent extends EventRow {
+export interface LoggedEvent extends EventRow {
   /** The keyset position of the row (see keysetPage). */
   position: string;
+  /** Not listed (the data says so); a delivery's envelope carries it (the console's listen builds one). */
+  simulated: boolean;
 }
 
 export interface DeliveryCounts {
@@ -49,7 +51,7 @@ export interface EventFilter {
  */
 export function listEvents(tx: Tx, filter: EventFilter) {
   return tx<LoggedEvent[]>`
-    select id, event, created_at, payload as data, ${positionColumn(tx)}
+    select id, event, created_at, payload as data, simulated, ${positionColumn(tx)}
       from app.events
      where true
        ${filter.names.length ? tx`and event = any (${filter.names})` : tx``}
