@@ -77,7 +77,7 @@ describe('an imported calendar over a stay booked here', () => {
     const block = await provider.post(`/properties/${s.home}/availability`, { start_date: inDays(100), end_date: inDays(104), reason: 'Repairs' });
     expect(block.status, block.text).toBe(201);
     const exported = await provider.post(`/properties/${s.home}/calendar-export`, {});
-    const feedText = await (await route(new Request(exported.body.data.url))).text();
+    const feedText = await (await route(new Request(exported.body.data.url!))).text();
     expect(feedText).toMatch(/UID:stay-/);
     // The channel manager serves back this home's feed, with one booking of its own besides.
     serve(feedText.replace('END:VCALENDAR', `${stay('r9@channel.example', inDays(120), inDays(125))}\r\nEND:VCALENDAR`));
