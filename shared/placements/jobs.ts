@@ -8,7 +8,7 @@ import { fromCents } from '../money.ts';
 import { platformFeeOf } from '../properties/earnings.ts';
 import { refundedBy } from './ledger-repository.ts';
 import { postSignedVersions } from './stay-ledger.ts';
-import { confirmedBooking, homeLabel, moveRefundRequest, recordRefunded, refundContext } from './money-repository.ts';
+import { confirmedBooking, homeLabel, insertRefundFailure, moveRefundRequest, recordRefunded, refundContext } from './money-repository.ts';
 import { onHome } from './render.ts';
 import { contractContext, moveLease } from './lease.ts';
 import { inPlacement, inPlacementById, lockLeaseOf } from './unit-of-work.ts';
@@ -209,6 +209,8 @@ export const issueRefund: ServiceJob<'issue_refund'> = {
         failed_at: new Date().toISOString(),
       };
       await emit(tx, 'payment.refund_failed', { ...onHome(claim, request), ...failed });
+      // The request stays approved (staff retry it): the failure keeps its own row, which the timeline reads.
+      await insertRefundFailure(tx, request, job.attempts);
       const home = await homeLabel(tx, request.property_id);
       await emit(tx, 'payment.refund_failed', {
         ...failed, reference: claim.claim_ref, property_id: request.property_id, external_id: home.external_id,

@@ -487,6 +487,17 @@ export async function livePaymentByRef(paymentRef: string): Promise<{ id: string
 }
 
 /** What issuing a refund needs: the request, the payment's processor reference and the landlord's account. */
+/**
+ * Files an approved refund that could not be issued (its job spent its attempts) on the request, for
+ * its timeline (app.refund_failures), in the transaction that announces it.
+ */
+export async function insertRefundFailure(tx: Tx, request: RefundRequestRow, attempts: number): Promise<void> {
+  await tx`
+    insert into app.refund_failures (org_id, environment, claim_id, property_id, refund_request_id, payment_id, amount_cents, currency, attempts)
+    values (app.current_org(), app.current_env(), ${request.claim_id}, ${request.property_id}, ${request.id}, ${request.payment_id},
+            ${request.amount_cents}, ${request.currency}, ${attempts})`;
+}
+
 export interface RefundContext {
   request: RefundRequestRow;
   payment_ref: string | null;

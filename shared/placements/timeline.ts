@@ -5,7 +5,7 @@ import { platformFeeRateBps } from '../properties/earnings.ts';
 // put on the request and offered or placed, the household's answers, each contract version's dates
 // (set, then changed with both ranges) and its signature progress, extensions asked for and those
 // that did not go ahead. moneyTimeline: the money and the stay (bookings created, moved in,
-// cancelled and closed out, cleared and failed charges, refunds made, refund requests that return a
+// cancelled and closed out, cleared and failed charges, refunds made (and refunds that could not be issued), refund requests that return a
 // deposit).
 //
 // An entry reads only what never changes after its moment, so once shown it stays word for word:
@@ -146,6 +146,8 @@ export const moneyTimeline: TimelineSource = {
       ? `Return of the deposit requested: ${money(d, 'amount')}.`
       : `Refund of ${money(d, 'amount')} requested, of what is owed back on a payment that included the deposit.`,
     'payment.duplicate': (d) => `A second charge of ${money(d, 'amount')} cleared for what was already paid; it is refunded automatically.`,
+    'payment.refund_failed': (d) =>
+      `Refund of ${money(d, 'amount')} approved but not issued: the payment processor refused it ${d.attempts} times. The service's staff have been told and retry it.`,
   },
   entries: (tx, claim) => tx<TimelineRow[]>`
     -- The dates the booking was confirmed for are its contract version's, which never change (the
@@ -196,5 +198,10 @@ export const moneyTimeline: TimelineSource = {
     select r.created_at, 'deposit.refund_requested', r.property_id,
            jsonb_build_object('refund_request_id', r.id, 'payment_id', r.payment_id, 'amount', r.amount_cents / 100.0, 'currency', r.currency,
                               'status', 'pending_owner_approval', 'purpose', r.purpose)
-      from app.refund_requests r where r.claim_id = ${claim.id} and (r.covers_deposit or r.purpose = 'deposit') and not r.automatic`,
+      from app.refund_requests r where r.claim_id = ${claim.id} and (r.covers_deposit or r.purpose = 'deposit') and not r.automatic
+    union all
+    select f.failed_at, 'payment.refund_failed', f.property_id,
+           jsonb_build_object('refund_request_id', f.refund_request_id, 'payment_id', f.payment_id, 'amount', f.amount_cents / 100.0,
+                              'currency', f.currency, 'attempts', f.attempts)
+      from app.refund_failures f where f.claim_id = ${claim.id}`,
 };
