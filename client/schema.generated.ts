@@ -459,7 +459,7 @@ export interface paths {
         };
         /**
          * The request's history, oldest first
-         * @description Entries, oldest first. Each is written once: its words and detail are those of its moment, and a later change is an entry of its own. request.opened, request.amended (each PATCH that changed something: detail.fields names every changed field; detail.changes gives from and to of the non-personal ones only, never of contact details, accessibility_needs or pet_details), document.added (detail.via_api tells whether it arrived over this interface), home.added (detail.option_status: sent or approved, as the home went on the request), home.offered, home.placed, application.approved, application.declined (detail.reason), household.responded (detail.action; the decline reason, the proposed dates), dates.set, dates.changed (both ranges; a stay shortened: shortened and refund_due; an extension in effect: extended and addendum_id), lease.sent, lease.signed_by_recipient, lease.signed_by_owner (an extension addendum's: detail.addendum), booking.created (the dates the booking was confirmed for), move_in.confirmed, payment.succeeded (amount and service fee), payment.duplicate, payment.refunded, refund.declined, deposit.refund_requested. Beyond the specification: booking.cancelled (detail.reason), booking.completed (the stay closed out on its move-out date), payment.failed (each failed charge, with amount and failure_reason; it stays when the same payment later clears), payment.refund_failed (an approved refund the service could not issue after its attempts, with amount and attempts; payment.refunded follows when staff retry it), extension.requested (previous_move_out_date and the asked move_out_date), extension.declined (by the landlord), extension.lapsed (not signed and paid when the stay ended), extension.cancelled (withdrawn with the cancelled placement), extension.withdrawn (withdrawn before the service recorded why) and household_link.undelivered (the email with the household's link did not go out: detail.reason not_configured or failed, with detail.error: the missing settings, or a fixed phrase for failed). days_open counts whole days since opened_at.
+         * @description Entries, oldest first. Each is written once: its words and detail are those of its moment, and a later change is an entry of its own. request.opened, request.amended (each PATCH that changed something: detail.fields names every changed field; detail.changes gives from and to of the non-personal ones only, never of contact details, accessibility_needs or pet_details), document.added (detail.via_api tells whether it arrived over this interface), home.added (detail.option_status: sent or approved, as the home went on the request), home.offered, home.placed, application.approved, application.declined (detail.reason), household.responded (detail.action; the decline reason, the proposed dates), dates.set, dates.changed (both ranges; a stay shortened: shortened and refund_due; an extension in effect: extended and addendum_id), lease.sent, lease.signed_by_recipient, lease.signed_by_owner (an extension addendum's: detail.addendum), booking.created (the dates the booking was confirmed for), move_in.confirmed, payment.succeeded (amount and service fee), payment.duplicate, payment.refunded, refund.declined, deposit.refund_requested. Beyond the specification: booking.cancelled (detail.reason), booking.completed (the stay closed out on its move-out date), payment.failed (each failed charge, with amount and failure_reason; it stays when the same payment later clears), payment.refund_failed (an approved refund the service could not issue after its attempts, with its amount; payment.refunded follows when staff retry it), extension.requested (previous_move_out_date and the asked move_out_date), extension.declined (by the landlord), extension.lapsed (not signed and paid when the stay ended), extension.cancelled (withdrawn with the cancelled placement), extension.withdrawn (withdrawn before the service recorded why) and household_link.undelivered (the email with the household's link did not go out: detail.reason not_configured or failed, with detail.error: the missing settings, or a fixed phrase for failed). days_open counts whole days since opened_at.
          *
          *     Requires: claims:read.
          */
@@ -2142,6 +2142,12 @@ export interface components {
         BatchItemError: {
             /** @example invalid_field */
             code: string;
+            /**
+             * Format: uri
+             * @description The code's entry in the error reference (GET /docs/errors).
+             * @example https://project-ref.supabase.co/functions/v1/docs/errors#error-invalid_field
+             */
+            doc_url: string;
             /** @description The field inside the item; absent when the item as a whole is refused (not an object). */
             field?: string;
             message: string;
@@ -2499,6 +2505,8 @@ export interface components {
             covers_deposit: boolean;
             currency: string;
             decided_at: string | null;
+            /** @description The request's life, oldest first: asked (pending_owner_approval), then approved or declined, then refunded or failed (refunded after failed when a retried refund was issued after all). A duplicate charge's automatic refund is asked and approved at once. Steps are appended, never changed: `status` is the last step's. */
+            history: components["schemas"]["RefundStep"][];
             /** Format: uuid */
             payment_id: string;
             reason: string | null;
@@ -2513,6 +2521,12 @@ export interface components {
             error: {
                 /** @example invalid_field */
                 code: string;
+                /**
+                 * Format: uri
+                 * @description The code's entry in the error reference (GET /docs/errors, anchored `#error-<code>`): what it means and what to do. Built from the service's public address.
+                 * @example https://project-ref.supabase.co/functions/v1/docs/errors#error-invalid_field
+                 */
+                doc_url: string;
                 field?: string;
                 message: string;
             } & {
@@ -3415,6 +3429,8 @@ export interface components {
             covers_deposit: boolean;
             currency: string;
             decided_at: string | null;
+            /** @description The request's life, oldest first: asked (pending_owner_approval), then approved or declined, then refunded or failed (refunded after failed when a retried refund was issued after all). A duplicate charge's automatic refund is asked and approved at once. Steps are appended, never changed: `status` is the last step's. */
+            history: components["schemas"]["RefundStep"][];
             /** Format: uuid */
             id: string;
             /** Format: uuid */
@@ -3523,6 +3539,8 @@ export interface components {
             amount_cents: number;
             currency: string;
             goodwill: boolean;
+            /** @description The request's life, oldest first: asked (pending_owner_approval), then approved or declined, then refunded or failed (refunded after failed when a retried refund was issued after all). A duplicate charge's automatic refund is asked and approved at once. Steps are appended, never changed: `status` is the last step's. */
+            history: components["schemas"]["RefundStep"][];
             /**
              * @description Who is refunded: the payer of that payment.
              * @enum {string}
@@ -3539,6 +3557,15 @@ export interface components {
             refund_request_id: string;
             /** @enum {string} */
             status: "pending_owner_approval";
+        };
+        RefundStep: {
+            /** @description When it moved. */
+            at: string;
+            /**
+             * @description The status the request moved to.
+             * @enum {string}
+             */
+            status: "pending_owner_approval" | "approved" | "declined" | "refunded" | "failed";
         };
         ReplayedEvent: {
             /** Format: uuid */
@@ -3719,6 +3746,16 @@ export interface components {
             request_id: string;
         };
         Statement: {
+            /** @description Every account of the stay's ledger with its balance, the service fee's entries included: the ledger in double entry. The payer accounts' balances sum to totals.charged - totals.paid + totals.refunded (a duplicate charge and its refund cancel out). */
+            accounts: {
+                /**
+                 * @description payer_rent, payer_fees, payer_deposit: what the payer of that part owes (negative: owed back); landlord_rent, landlord_fees: what the stay earns the landlord (negative: a credit balance); deposits_held: deposits the landlord holds (negative); processor: what the processor took in from payers less what it refunded; service_fee: the service's fee on rent, taken with payments and returned with refunds (negative).
+                 * @enum {string}
+                 */
+                account: "payer_rent" | "payer_fees" | "payer_deposit" | "landlord_rent" | "landlord_fees" | "deposits_held" | "processor" | "service_fee";
+                /** @description Debits less credits over every entry, the service fee's too. The balances of a stay sum to 0. */
+                balance: number;
+            }[];
             ale: {
                 /** @description What the stay now charges, deposits aside (they come back): the ALE it consumes. */
                 ale_consumed: number;
@@ -3786,6 +3823,16 @@ export interface components {
                  * @enum {string}
                  */
                 charge_type: "initial" | "rent" | "extension";
+                /**
+                 * @description The account it credits with the same amount: every entry moves money from one account to another.
+                 * @enum {string}
+                 */
+                credit_account: "payer_rent" | "payer_fees" | "payer_deposit" | "landlord_rent" | "landlord_fees" | "deposits_held" | "processor" | "service_fee";
+                /**
+                 * @description Double entry: the account of the stay the entry debits with amount (accounts lists them all).
+                 * @enum {string}
+                 */
+                debit_account: "payer_rent" | "payer_fees" | "payer_deposit" | "landlord_rent" | "landlord_fees" | "deposits_held" | "processor" | "service_fee";
                 /** @description What the entry is, in one English sentence: the line and its nights (or the charge of a one-off fee or deposit), and the change that posted it on which day, e.g. "Rent 2027-01-25 to 2027-02-03, released by the shortening of 2027-01-10", "Refund to the policyholder of the deposit of the first payment, on 2027-03-02". For people: read the structured fields in code (the wording may be improved). */
                 description: string;
                 /** Format: uuid */
@@ -3890,9 +3937,9 @@ export interface components {
             reference: string;
             /** Format: uuid */
             request_id: string;
-            /** @description The service fee each refund of rent returned to the landlord (8 % of the rent it refunded). The landlord's cost, not a payer's: it is no entry, moves no balance or total, and is not in the CSV. */
+            /** @description The service fee each refund of rent returned to the landlord (8 % of the rent it refunded). The landlord's cost, not a payer's: its entry (kind fee, between landlord_rent and service_fee) is not in entries, moves no payer's balance or total, and is not in the CSV. */
             service_fees_returned: {
-                /** @description The service fee returned with it: 8 % of that rent, rounded to the cent. */
+                /** @description The service fee returned with it (its fee entry): 8 % of that rent, rounded to the cent. */
                 amount: number;
                 /**
                  * Format: date
@@ -3900,7 +3947,7 @@ export interface components {
                  * @example 2026-12-01
                  */
                 change_of: string;
-                /** @description In one English sentence, e.g. "Service fee returned to the landlord: 8 % of the 1000.00 USD of rent the refund of 2027-03-02 returned". */
+                /** @description In one English sentence, e.g. "Service fee of 80.00 USD returned to the landlord: 8 % of the 1000.00 USD of rent the refund of 2027-03-02 returned". */
                 description: string;
                 /**
                  * Format: uuid
@@ -14470,7 +14517,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14528,7 +14575,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14580,7 +14627,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14633,7 +14680,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14695,7 +14742,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14759,7 +14806,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14818,7 +14865,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14875,7 +14922,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14920,7 +14967,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14972,7 +15019,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15017,7 +15064,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15066,7 +15113,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15111,7 +15158,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15153,7 +15200,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15194,7 +15241,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15256,7 +15303,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15308,7 +15355,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15357,7 +15404,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15416,7 +15463,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15470,7 +15517,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15519,7 +15566,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15579,7 +15626,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15634,7 +15681,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15672,7 +15719,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15734,7 +15781,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;

@@ -8,7 +8,7 @@ import { useCalendarFeedNetwork, useCalendarFeedReader } from '../../shared/prop
 import { workerFeedReader } from './calendar-reader.ts';
 import { purgeExpiredEvents } from '../../shared/webhooks/retention.ts';
 import { runDueJobs } from '../../shared/jobs/runner.ts';
-import { jobRegistry } from '../../shared/jobs/registry.ts';
+import { jobRegistry } from '../../shared/job-registry.ts';
 import { settleRunsAfterCommit } from '../../shared/jobs/after-commit.ts';
 
 export type StopJob = () => Promise<void>;

@@ -1,5 +1,5 @@
 import type { TimelineRow, TimelineSource } from '../claims/timeline-source.ts';
-import { platformFeeRateBps } from '../properties/earnings.ts';
+import { refundSumsOfRequestR } from './stay-money.ts';
 
 // The placement's timeline entries, from the placement's own timestamps. placementTimeline: the home
 // put on the request and offered or placed, the household's answers, each contract version's dates
@@ -147,7 +147,7 @@ export const moneyTimeline: TimelineSource = {
       : `Refund of ${money(d, 'amount')} requested, of what is owed back on a payment that included the deposit.`,
     'payment.duplicate': (d) => `A second charge of ${money(d, 'amount')} cleared for what was already paid; it is refunded automatically.`,
     'payment.refund_failed': (d) =>
-      `Refund of ${money(d, 'amount')} approved but not issued: the payment processor refused it ${d.attempts} times. The service's staff have been told and retry it.`,
+      `Refund of ${money(d, 'amount')} approved but not issued: the payment processor refused it. The service's staff have been told and retry it.`,
   },
   entries: (tx, claim) => tx<TimelineRow[]>`
     -- The dates the booking was confirmed for are its contract version's, which never change (the
@@ -182,12 +182,11 @@ export const moneyTimeline: TimelineSource = {
     union all
     select r.refunded_at, 'payment.refunded', r.property_id,
            jsonb_build_object('refund_request_id', r.id, 'payment_id', r.payment_id, 'amount', e.cents / 100.0, 'currency', r.currency,
-                              -- The service fee on the rent returned comes back with it (the ledger's refund entries say what was returned).
-                              'platform_fee_refunded', round(e.rent_cents * ${platformFeeRateBps}::numeric / 10000) / 100.0,
+                              -- The service fee on the rent returned comes back with it (the ledger's fee entry).
+                              'platform_fee_refunded', e.fee_cents / 100.0,
                               'purpose', r.purpose, 'goodwill', r.goodwill)
       from app.refund_requests r
-     cross join lateral (select coalesce(sum(amount_cents), 0) as cents, coalesce(sum(amount_cents) filter (where part = 'rent'), 0) as rent_cents
-                           from app.ledger_entries where refund_request_id = r.id and kind = 'refund') e
+     cross join lateral ${refundSumsOfRequestR(tx)} e
      where r.claim_id = ${claim.id} and r.refunded_at is not null
     union all
     select r.decided_at, 'refund.declined', r.property_id,
@@ -200,8 +199,10 @@ export const moneyTimeline: TimelineSource = {
                               'status', 'pending_owner_approval', 'purpose', r.purpose)
       from app.refund_requests r where r.claim_id = ${claim.id} and (r.covers_deposit or r.purpose = 'deposit') and not r.automatic
     union all
-    select f.failed_at, 'payment.refund_failed', f.property_id,
-           jsonb_build_object('refund_request_id', f.refund_request_id, 'payment_id', f.payment_id, 'amount', f.amount_cents / 100.0,
-                              'currency', f.currency, 'attempts', f.attempts)
-      from app.refund_failures f where f.claim_id = ${claim.id}`,
+    -- Each time a refund could not be issued (its job spent its attempts): a step of the request's
+    -- history, which stays when a retry issues it after all (payment.refunded then follows).
+    select c.changed_at, 'payment.refund_failed', a.property_id,
+           jsonb_build_object('refund_request_id', a.id, 'payment_id', a.payment_id, 'amount', a.amount_cents / 100.0, 'currency', a.currency)
+      from app.refund_request_changes c join app.refund_request_asks a on a.id = c.request_id
+     where a.claim_id = ${claim.id} and c.status = 'failed'`,
 };

@@ -1,8 +1,6 @@
 import { createRoutes, defineRoute, jsonResponse } from '../../../shared/http/routes.ts';
-import { withTenant } from '../../../shared/db/tenant.ts';
-import { findClaim } from '../../../shared/claims/repository.ts';
 import { ReferenceParam, Timeline } from '../schemas.ts';
-import { assembleTimeline } from '../timeline.ts';
+import { timelineOf } from '../timeline.ts';
 
 // The request's timeline: the entries of every source of ../timeline.ts, oldest first.
 
@@ -25,7 +23,7 @@ export const timelineRoutes = createRoutes().openapi(
       'move_in.confirmed, payment.succeeded (amount and service fee), payment.duplicate, payment.refunded, refund.declined, ' +
       'deposit.refund_requested. Beyond the specification: booking.cancelled (detail.reason), booking.completed (the stay closed out ' +
       'on its move-out date), payment.failed (each failed charge, with amount and failure_reason; it stays when the same payment later ' +
-      'clears), payment.refund_failed (an approved refund the service could not issue after its attempts, with amount and attempts; ' +
+      'clears), payment.refund_failed (an approved refund the service could not issue after its attempts, with its amount; ' +
       'payment.refunded follows when staff retry it), extension.requested (previous_move_out_date and the asked move_out_date), extension.declined (by the landlord), ' +
       'extension.lapsed (not signed and paid when the stay ended), extension.cancelled (withdrawn with the cancelled placement), ' +
       'extension.withdrawn (withdrawn before the service recorded why) and household_link.undelivered (the email with the ' +
@@ -40,10 +38,7 @@ export const timelineRoutes = createRoutes().openapi(
     },
   }),
   async (c) => {
-    const { claim, data } = await withTenant(c.get('caller'), async (tx) => {
-      const claim = await findClaim(tx, c.req.valid('param').reference);
-      return { claim, data: await assembleTimeline(tx, claim) };
-    });
+    const { claim, data } = await timelineOf(c.get('caller'), c.req.valid('param').reference);
     return c.json(
       { reference: claim.claim_ref, opened_at: claim.created_at.toISOString(), days_open: Math.floor((Date.now() - claim.created_at.getTime()) / 86_400_000), count: data.length, data },
       200,

@@ -2,13 +2,13 @@ import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { householdAnswers, landlordAnswers, NotSentYet, type HouseholdAnswer, type LandlordAnswer } from '../../../shared/placements/commands/answers.ts';
 import { answerOnceSent, retryAfterSeconds } from '../../../shared/placements/commands/sandbox-sign.ts';
+import { jobRegistry } from '../../../shared/job-registry.ts';
 import { PlacementHome } from '../../../shared/placements/schemas.ts';
 import {
   HomeOnRequestParams, HouseholdAction, LandlordAction, SandboxEmail, SandboxEmailsQuery, SandboxHouseholdLink, type LandlordActionBody,
 } from '../schemas.ts';
 import { sandboxHouseholdLink } from '../../../shared/placements/commands/household.ts';
-import { sandboxEmails } from '../../../shared/placements/sandbox-emails.ts';
-import { withTenant } from '../../../shared/db/tenant.ts';
+import { outboxPage } from '../helpers.ts';
 import { homeHelperErrors, sandboxOnlyRefusal } from '../guard.ts';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../../shared/http/context.ts';
@@ -82,7 +82,7 @@ export const counterpartRoutes = createRoutes()
     async (c) => {
       const { reference, propertyId } = c.req.valid('param');
       const body = householdAnswer(c.req.valid('json'));
-      const home = await retryLater(c, answerOnceSent(c.get('caller'), reference, propertyId, (tx, claim, placement) => householdAnswers(tx, claim, placement, body)));
+      const home = await retryLater(c, answerOnceSent(c.get('caller'), reference, propertyId, (tx, claim, placement) => householdAnswers(tx, claim, placement, body), jobRegistry));
       return c.json(single(home), 200);
     },
   )
@@ -123,7 +123,7 @@ export const counterpartRoutes = createRoutes()
       const { reference, propertyId } = c.req.valid('param');
       const body = landlordAnswer(c.req.valid('json'));
       const refund = body.action === 'approve_refund' || body.action === 'decline_refund';
-      const home = await retryLater(c, answerOnceSent(c.get('caller'), reference, propertyId, (tx, claim, placement) => landlordAnswers(tx, claim, placement, body), { orCancelled: refund }));
+      const home = await retryLater(c, answerOnceSent(c.get('caller'), reference, propertyId, (tx, claim, placement) => landlordAnswers(tx, claim, placement, body), jobRegistry, { orCancelled: refund }));
       return c.json(single(home), 200);
     },
   )
@@ -168,5 +168,5 @@ export const counterpartRoutes = createRoutes()
       responses: { 200: jsonResponse(pageOf(SandboxEmail), 'One page of emails.') },
       errors: { 403: { ...sandboxOnlyRefusal, forbidden: 'the key has no read scope.' }, 422: { invalid_field: 'a bad limit or cursor.' } },
     }),
-    async (c) => c.json(await withTenant(c.get('caller'), (tx) => sandboxEmails(tx, c.req.valid('query'))), 200),
+    async (c) => c.json(await outboxPage(c.get('caller'), c.req.valid('query')), 200),
   );

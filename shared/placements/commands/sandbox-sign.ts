@@ -1,8 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import { withTenant, type Tenant } from '../../db/tenant.ts';
 import { dueJobsOf } from '../../jobs/queue.ts';
-import { runDueJobs } from '../../jobs/runner.ts';
-import { jobRegistry } from '../../jobs/registry.ts';
+import { runDueJobs, type JobRegistry } from '../../jobs/runner.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import type { PlacementRow } from '../repository.ts';
 import { answer, NotSentYet } from './answers.ts';
@@ -24,14 +23,16 @@ const pollMs = 200;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Runs a helper's answer (answers.ts `answer`); when it meets a version not sent yet, sends it now or
- * waits for the runner that is sending it, then answers again, up to `waitMs`.
+ * Runs a helper's answer (answers.ts `answer`); when it meets a version not sent yet, sends it now
+ * with the handlers `jobs` (the caller's registry: the placement knows no registry) or waits for the
+ * runner that is sending it, then answers again, up to `waitMs`.
  */
 export async function answerOnceSent(
   tenant: Tenant,
   reference: string,
   propertyId: string,
   act: (tx: Tx, claim: ClaimRow, placement: PlacementRow) => Promise<void>,
+  jobs: JobRegistry,
   options: { orCancelled?: boolean; waitMs?: number } = {},
 ) {
   const deadline = Date.now() + (options.waitMs ?? helperWaitMs);
@@ -45,7 +46,7 @@ export async function answerOnceSent(
         await sleep(pollMs);
         continue;
       }
-      const report = await runDueJobs({ registry: jobRegistry, ids: due });
+      const report = await runDueJobs({ registry: jobs, ids: due });
       // The send failed (it retries on its schedule): waiting here would not see it go out.
       if (report.failed > 0) throw error;
     }
