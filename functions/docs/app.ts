@@ -8,13 +8,14 @@ import { errorMeanings, statusesOf } from '../../shared/http/error-reference.ts'
 import { escapeHtml, html, layout } from '../../shared/http/page.ts';
 import { createRoutes, ErrorSchema } from '../../shared/http/routes.ts';
 import { bundleStream, gzippedBundle, referenceBundle } from './reference-bundle.ts';
-import { apiGroups, apiTags } from '../groups.ts';
+import { apiGroups, apiTags, publicDocumentedRoutes } from '../groups.ts';
 import { openApiWebhooks } from '../../shared/events/registry.ts';
 
 /** One OpenAPI 3.1 document for every function, built from the routes' own schemas. */
 export function openApiDocument() {
   const all = new OpenAPIHono();
   for (const group of apiGroups) all.route(`/${group.name}`, group.routes);
+  for (const route of publicDocumentedRoutes) all.openAPIRegistry.registerPath(route);
   all.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',

@@ -14,9 +14,11 @@ export interface EventRow {
   data: Record<string, unknown>;
 }
 
-interface LoggedEvent extends EventRow {
+export interface LoggedEvent extends EventRow {
   /** The keyset position of the row (see keysetPage). */
   position: string;
+  /** Not listed (the data says so); a delivery's envelope carries it (the console's listen builds one). */
+  simulated: boolean;
 }
 
 export interface DeliveryCounts {
@@ -60,17 +62,17 @@ export function listEvents(tx: Tx, filter: EventFilter) {
        ${olderThan(tx, filter.after)}`;
   if (!filter.names.length) {
     return tx<LoggedEvent[]>`
-      select id, event, created_at, payload as data, ${positionColumn(tx)}
+      select id, event, created_at, payload as data, simulated, ${positionColumn(tx)}
         from app.events
        where true ${conditions}
        order by created_at desc, id desc
        limit ${filter.limit + 1}`;
   }
   return tx<LoggedEvent[]>`
-    select e.id, e.event, e.created_at, e.data, e.position
+    select e.id, e.event, e.created_at, e.data, e.simulated, e.position
       from unnest(${filter.names}::text[]) as n (name)
      cross join lateral (
-       select id, event, created_at, payload as data, ${positionColumn(tx)}
+       select id, event, created_at, payload as data, simulated, ${positionColumn(tx)}
          from app.events
         where event = n.name ${conditions}
         order by created_at desc, id desc

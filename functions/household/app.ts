@@ -7,7 +7,7 @@ import { boundedBody } from '../../shared/http/middleware/body.ts';
 import { calendarDate, storedText } from '../../shared/http/values.ts';
 import { errorFields, log } from '../../shared/log.ts';
 import { PayLinkRejected, readHouseholdLink, type HouseholdLink } from '../../shared/placements/pay-link.ts';
-import { householdLease, householdPageAnswer, householdPayLink, householdView } from '../../shared/placements/commands/household.ts';
+import { expiredLinkLanguage, householdLease, householdPageAnswer, householdPayLink, householdView } from '../../shared/placements/commands/household.ts';
 import { NotConfigured, ProviderError } from '../../shared/placements/ports/provider.ts';
 import type { HouseholdAnswer } from '../../shared/placements/commands/answers.ts';
 import { html, methodNotAllowedPage, readForm, renderProblemPage } from '../../shared/http/page.ts';
@@ -64,7 +64,9 @@ export function createHouseholdApp() {
     }
   }
 
-  const rejected = (c: Context<AppEnv>, error: PayLinkRejected) => problem(c, error.reason, rejectedStatus[error.reason]);
+  // An expired link is authentic: it says whose it is, and its page reads in that household's language.
+  const rejected = async (c: Context<AppEnv>, error: PayLinkRejected) =>
+    problem(c, error.reason, rejectedStatus[error.reason], wordsOf(c, error.names ? await expiredLinkLanguage(error.names) : undefined));
 
   const gone = (c: Context<AppEnv>) => problem(c, 'gone', 404);
 

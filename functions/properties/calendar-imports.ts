@@ -46,7 +46,7 @@ async function fetchNow(tx: Tx, importId: string) {
  * the first. A home imports a limited number of calendars (each is fetched every interval).
  */
 export function registerImport(tenant: Tenant, ref: string, input: z.infer<typeof CalendarImportInput>) {
-  const checked = checkEndpointUrl(input.url, config.webhookAllowPrivateNetworks());
+  const checked = checkEndpointUrl(input.url, config.webhookAllowPrivateNetworks(), 'calendar');
   if (!checked.ok) throw new ApiError('invalid_field', checked.reason, 'url');
   return withTenant(tenant, async (tx) => {
     const homeId = await resolveHome(tx, ref);

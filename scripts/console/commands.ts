@@ -9,7 +9,8 @@ import { liveTestingCommands } from './live-testing.ts';
 import { outboxCommands } from './outbox.ts';
 import { callCommands } from './calls.ts';
 import { ledgerCommands } from './ledger.ts';
-import { ConsoleError, oneOf, required, uuidOption, type Command, type Options } from './options.ts';
+import { listenCommands } from './listen.ts';
+import { ConsoleError, oneOf, required, uuidOption, type Command, type Options, type RunContext } from './options.ts';
 
 // Operator console commands (CONTRACT §2). Each takes parsed `--name value` options and returns
 // the one JSON object the command prints. Staff code: it runs as the database owner, not the API role.
@@ -124,10 +125,11 @@ export const commands: Record<string, Command> = {
   ...outboxCommands,
   ...callCommands,
   ...ledgerCommands,
+  ...listenCommands,
 };
 
 /** Options that take no value. */
-const flags = new Set(['help', 'default']);
+const flags = new Set(['help', 'default', 'print-secret']);
 const program = 'npm run --silent admin --';
 
 /** Splits argv into the command words and `--name value` options. */
@@ -197,10 +199,14 @@ function unknownCommand(words: string[]) {
   );
 }
 
-export async function runCommand(sql: postgres.Sql, argv: string[]): Promise<unknown> {
+/** A run that nothing stops and that prints its lines on stdout (in-process callers: tests). */
+const untilDone: RunContext = { signal: new AbortController().signal, print: (line) => process.stdout.write(`${line}\n`) };
+
+export async function runCommand(sql: postgres.Sql, argv: string[], context: RunContext = untilDone): Promise<unknown> {
   const { words, options } = parseArgs(argv);
-  const name = words.slice(0, 2).join(' ');
+  // One-word commands (`listen`) and two-word ones (`key create`).
+  const name = commands[words[0]] && words.length === 1 ? words[0] : words.slice(0, 2).join(' ');
   const command = commands[name];
-  if (!command || words.length !== 2) throw unknownCommand(words);
-  return command.run(sql, options);
+  if (!command || name.split(' ').length !== words.length) throw unknownCommand(words);
+  return command.run(sql, options, context);
 }

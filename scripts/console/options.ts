@@ -12,11 +12,20 @@ export class ConsoleError extends Error {
 
 export type Options = Record<string, string | undefined>;
 
+/**
+ * What a command that runs until stopped (`listen`) needs besides its options: the signal that
+ * stops it (Ctrl-C, SIGTERM) and a way to print a line as it goes, before the one object it ends with.
+ */
+export interface RunContext {
+  signal: AbortSignal;
+  print: (line: string) => void;
+}
+
 export interface Command {
   usage: string;
   /** One line for `help`: what the command does (optional, so a command is never refused for lacking one). */
   summary?: string;
-  run: (sql: postgres.Sql, options: Options) => Promise<unknown>;
+  run: (sql: postgres.Sql, options: Options, context: RunContext) => Promise<unknown>;
 }
 
 export function required(options: Options, name: string): string {

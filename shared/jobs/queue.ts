@@ -61,6 +61,18 @@ const scheduled = (tx: Tx, kind: JobKind, payload: unknown, options: EnqueueOpti
   on conflict (kind, dedupe_key) where dedupe_key is not null do nothing
   returning id`;
 
+/**
+ * The tenant's jobs of a kind whose payload holds `match`, due now and not taken by a runner (one
+ * that is running has its run_at moved past now by its lease): what a caller that needs the work
+ * done now may run itself (runDueJobs with `ids`).
+ */
+export async function dueJobsOf<K extends JobKind>(tx: Tx, kind: K, match: Partial<JobPayloads[K]>): Promise<string[]> {
+  const rows = await tx<{ id: string }[]>`
+    select id from app.jobs
+     where kind = ${kind} and status = 'pending' and run_at <= now() and payload @> ${tx.json(match as never)}`;
+  return rows.map((row) => row.id);
+}
+
 /** Which due jobs a runner claims: of some organisations only (tests share one database), or only the given jobs. */
 export interface JobFilter {
   organisations?: string[];

@@ -41,7 +41,15 @@ export interface PayLink {
  * replaced (a household link of an earlier issue, or sent to an address the request no longer has).
  */
 export class PayLinkRejected extends Error {
-  constructor(readonly reason: 'expired' | 'invalid' | 'replaced', message: string) {
+  constructor(
+    readonly reason: 'expired' | 'invalid' | 'replaced',
+    message: string,
+    /**
+     * An expired link that is authentic (its signature checked before its time): what it names, so
+     * that the page saying it expired can speak its reader's language. Never set for a forgery.
+     */
+    readonly names?: { placementId: string; orgId: string; environment: Environment },
+  ) {
     super(message);
   }
 }
@@ -132,7 +140,12 @@ async function verify(audience: Audience, token: string, given?: Date): Promise<
     return { sub: payload.sub, org: payload.org, env: environment, v: payload.v, to: payload.to, lease: payload.lease, payer: payload.payer };
   } catch (error) {
     if (error instanceof PayLinkRejected) throw error;
-    if (error instanceof errors.JWTExpired) throw new PayLinkRejected('expired', 'This link has expired.');
+    if (error instanceof errors.JWTExpired) {
+      // jose checks the signature, the issuer and the audience before the time: an expired link is authentic.
+      const { sub, org } = error.payload;
+      const names = typeof sub === 'string' && isUuid(sub) && typeof org === 'string' && isUuid(org) ? { placementId: sub, orgId: org, environment: environment as Environment } : undefined;
+      throw new PayLinkRejected('expired', 'This link has expired.', names);
+    }
     throw new PayLinkRejected('invalid', 'This link is not valid.');
   }
 }

@@ -5,7 +5,7 @@ import { refundSumsOfRequestR } from './stay-money.ts';
 // put on the request and offered or placed, the household's answers, each contract version's dates
 // (set, then changed with both ranges) and its signature progress, extensions asked for and those
 // that did not go ahead. moneyTimeline: the money and the stay (bookings created, moved in,
-// cancelled and closed out, cleared and failed charges, refunds made, refund requests that return a
+// cancelled and closed out, cleared and failed charges, refunds made (and refunds that could not be issued), refund requests that return a
 // deposit).
 //
 // An entry reads only what never changes after its moment, so once shown it stays word for word:
@@ -146,6 +146,8 @@ export const moneyTimeline: TimelineSource = {
       ? `Return of the deposit requested: ${money(d, 'amount')}.`
       : `Refund of ${money(d, 'amount')} requested, of what is owed back on a payment that included the deposit.`,
     'payment.duplicate': (d) => `A second charge of ${money(d, 'amount')} cleared for what was already paid; it is refunded automatically.`,
+    'payment.refund_failed': (d) =>
+      `Refund of ${money(d, 'amount')} approved but not issued: the payment processor refused it. The service's staff have been told and retry it.`,
   },
   entries: (tx, claim) => tx<TimelineRow[]>`
     -- The dates the booking was confirmed for are its contract version's, which never change (the
@@ -195,5 +197,12 @@ export const moneyTimeline: TimelineSource = {
     select r.created_at, 'deposit.refund_requested', r.property_id,
            jsonb_build_object('refund_request_id', r.id, 'payment_id', r.payment_id, 'amount', r.amount_cents / 100.0, 'currency', r.currency,
                               'status', 'pending_owner_approval', 'purpose', r.purpose)
-      from app.refund_requests r where r.claim_id = ${claim.id} and (r.covers_deposit or r.purpose = 'deposit') and not r.automatic`,
+      from app.refund_requests r where r.claim_id = ${claim.id} and (r.covers_deposit or r.purpose = 'deposit') and not r.automatic
+    union all
+    -- Each time a refund could not be issued (its job spent its attempts): a step of the request's
+    -- history, which stays when a retry issues it after all (payment.refunded then follows).
+    select c.changed_at, 'payment.refund_failed', a.property_id,
+           jsonb_build_object('refund_request_id', a.id, 'payment_id', a.payment_id, 'amount', a.amount_cents / 100.0, 'currency', a.currency)
+      from app.refund_request_changes c join app.refund_request_asks a on a.id = c.request_id
+     where a.claim_id = ${claim.id} and c.status = 'failed'`,
 };

@@ -8,7 +8,7 @@ import type { WebhookTransport } from '../webhooks/dispatcher.ts';
 import { importedRanges, NotICalendar, type ImportedRange, type ImportWindow } from './ical-import.ts';
 import { emit, emitMany } from '../events/outbox.ts';
 import { shownUrl } from './feed-address.ts';
-import { readHomeRef, readImport, reconcileConflicts, recordFailure, recordSuccess } from './calendar-import-repository.ts';
+import { ownEventUids, readHomeRef, readImport, reconcileConflicts, recordFailure, recordSuccess } from './calendar-import-repository.ts';
 
 // The durable fetch of an imported calendar, run by the job runner that the webhook scheduler drives
 // (pg_cron on Supabase). Each run reads the feed once and queues the next run; the refresh route
@@ -141,8 +141,12 @@ export const fetchCalendarImport: ServiceJob<'fetch_calendar_import'> = {
     let outcome: { ok: true; nights: number } | { ok: false; error: string };
     try {
       const text = await fetchFeed(row.url);
-      const ranges = await feedReader(text, { from: day(now), to: day(now + horizonDays * 86_400_000) });
+      const read = await feedReader(text, { from: day(now), to: day(now + horizonDays * 86_400_000) });
+      let ranges = read;
       await withTenant(tenant, async (tx) => {
+        // This home's own stays and blocks, handed back by a channel that re-exports its feed, are not another channel's nights.
+        const own = await ownEventUids(tx, row.property_id, [...new Set(read.map((range) => range.uid))]);
+        ranges = read.filter((range) => !own.has(range.uid));
         await recordSuccess(tx, row, ranges, `Imported from ${row.name ?? new URL(row.url).hostname}`);
         // The booking here stands whatever the other channel says: an overlap is a conflict for a person.
         const conflicts = await reconcileConflicts(tx, row.id);

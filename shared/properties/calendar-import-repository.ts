@@ -95,6 +95,17 @@ export async function recordSuccess(tx: Tx, row: { id: string; property_id: stri
      where id = ${row.id}`;
 }
 
+/**
+ * The UIDs among `uids` that are this service's own events of the home (its stays, its provider
+ * blocks), as its export names them: a channel that re-exports the home's feed hands them back, and
+ * read as another channel's nights each would be a conflict with itself (app.calendar_own_event_uids).
+ */
+export async function ownEventUids(tx: Tx, homeId: string, uids: string[]): Promise<Set<string>> {
+  if (uids.length === 0) return new Set();
+  const rows = await tx<{ uid: string }[]>`select uid from app.calendar_own_event_uids(${homeId}, ${uids}::text[]) as uid`;
+  return new Set(rows.map((row) => row.uid));
+}
+
 /** A fetch that failed: the blocks of the last success stay; the failure is counted and shown. */
 export async function recordFailure(tx: Tx, importId: string, error: string): Promise<number> {
   const [row] = await tx<{ consecutive_failures: number }[]>`

@@ -111,18 +111,34 @@ export const maxEndpointUrlLength = 2048;
 type EndpointUrlCheck = { ok: true; url: string } | { ok: false; reason: string };
 
 /**
+ * What the refusal of an http or a local address adds, by what the address is for: the setting that
+ * lifts the refusal on a local server, and, for webhooks, the console's forwarder, which takes events
+ * to a plain http address on the developer's machine with no certificate and no restart.
+ */
+export const localDevelopmentHints = {
+  webhook:
+    'Locally, WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (a server setting) admits loopback and private https addresses; ' +
+    'for a receiver on plain http (http://localhost:3000/hook) use the console\'s forwarder instead of an endpoint: ' +
+    'npm run --silent admin -- listen --org ORG_ID --forward-to http://localhost:3000/hook (it prints the signing secret with --print-secret).',
+  calendar:
+    'Locally, WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (a server setting calendar imports share with webhooks) admits loopback and private https addresses; ' +
+    'a feed is always fetched over https (a local test certificate is trusted through NODE_EXTRA_CA_CERTS).',
+} as const;
+
+/**
  * Judges a URL given for an endpoint from the URL alone (names are resolved only at delivery time).
  * An acceptable one comes back normalized (WHATWG URL: scheme and host lower-cased, default port
  * dropped, path percent-encoded): the address every delivery is POSTed to, stored and shown as such.
+ * `use` picks what a refusal of http or of a local address says about local development.
  */
-export function checkEndpointUrl(raw: string, allowPrivate: boolean): EndpointUrlCheck {
+export function checkEndpointUrl(raw: string, allowPrivate: boolean, use: keyof typeof localDevelopmentHints = 'webhook'): EndpointUrlCheck {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return { ok: false, reason: 'url is not a valid URL.' };
   }
-  if (url.protocol !== 'https:') return { ok: false, reason: 'url must use https.' };
+  if (url.protocol !== 'https:') return { ok: false, reason: `url must use https. ${localDevelopmentHints[use]}` };
   if (url.username || url.password) return { ok: false, reason: 'url must not contain credentials.' };
   if (url.hash) return { ok: false, reason: 'url must not contain a fragment.' };
   if (url.href.length > maxEndpointUrlLength) {
@@ -130,7 +146,7 @@ export function checkEndpointUrl(raw: string, allowPrivate: boolean): EndpointUr
   }
   const host = hostOf(url);
   if (!allowPrivate && (isAddressLiteral(host) ? isBlockedAddress(host) : localNames.test(host.replace(/\.$/, '')))) {
-    return { ok: false, reason: 'url must be reachable on the public internet, not a loopback, private or link-local address.' };
+    return { ok: false, reason: `url must be reachable on the public internet, not a loopback, private or link-local address. ${localDevelopmentHints[use]}` };
   }
   return { ok: true, url: url.href };
 }

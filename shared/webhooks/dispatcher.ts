@@ -1,10 +1,10 @@
 import { config } from '../config.ts';
 import { db, type Sql } from '../db/client.ts';
-import { envelopeOf } from './envelope.ts';
 import { log } from '../log.ts';
 import { DestinationRefused, refusedDestination, systemResolver, type HostResolver } from './destination.ts';
 import { claimDue, recordAttempts, type AttemptResult, type ClaimedDelivery } from './queue.ts';
 import { Signer } from './signature.ts';
+import { signedDelivery } from './signed-delivery.ts';
 
 // The webhook dispatcher: claims due deliveries, signs and POSTs them, records every attempt.
 // The same code runs in the internal webhook-dispatcher function (called by pg_cron on Supabase)
@@ -56,7 +56,6 @@ const responseExcerptBytes = 1024;
 const leaseMarginMs = 30_000;
 /** Finished attempts wait at most this long to be recorded together. */
 const recordEveryMs = 50;
-const userAgent = 'HousingPlacementService-Webhooks/1';
 
 interface AttemptContext {
   signer: Signer;
@@ -191,21 +190,8 @@ async function attempt(delivery: ClaimedDelivery, context: AttemptContext): Prom
       const refused = await before(refusedDestination(url, context.resolve, context.resolved), deadline);
       if (refused) return result({ ok: false, error: refused });
     }
-    const body = JSON.stringify(envelopeOf(delivery));
-    const signature = await context.signer.header(delivery.signing_secret, body, Math.floor(Date.now() / 1000));
-    const response = await context.transport(url, {
-      method: 'POST',
-      body,
-      redirect: 'manual',
-      signal: deadline,
-      headers: {
-        'Content-Type': 'application/json',
-        'User-Agent': userAgent,
-        'X-Service-Signature': signature,
-        'X-Service-Event': delivery.event,
-        'X-Service-Delivery': delivery.id,
-      },
-    });
+    const { body, headers } = await signedDelivery(context.signer, delivery.signing_secret, delivery);
+    const response = await context.transport(url, { method: 'POST', body, redirect: 'manual', signal: deadline, headers });
     const excerpt = await readExcerpt(response);
     const ok = response.status >= 200 && response.status < 300;
     const redirected = response.status >= 300 && response.status < 400;
@@ -221,7 +207,7 @@ async function attempt(delivery: ClaimedDelivery, context: AttemptContext): Prom
 }
 
 /** The first bytes of the answer, as text; the rest is not read. Never fails the attempt. */
-async function readExcerpt(response: Response): Promise<string> {
+export async function readExcerpt(response: Response): Promise<string> {
   if (!response.body) return '';
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -64,6 +64,14 @@ describe('an abandoned refund job', () => {
     ]);
     // Never the processor's words: those are for staff.
     expect(JSON.stringify(carrier.body)).not.toContain('processor is down');
+    // And it is on the request's timeline, where the carrier reads what became of its money.
+    const timeline = (await s.api.get(`/claims/${s.ref}/timeline`)).body.data as any[];
+    const failed = timeline.filter((entry) => entry.type === 'payment.refund_failed');
+    expect(failed).toEqual([expect.objectContaining({
+      summary: expect.stringMatching(/^Refund of 100\.00 USD approved but not issued/),
+      detail: expect.objectContaining({ refund_request_id: s.refundId, amount: 100, currency: 'usd' }),
+    })]);
+    expect(JSON.stringify(failed)).not.toContain('processor is down');
 
     expect(s.lines).toContainEqual(expect.objectContaining({
       level: 'error', message: 'job abandoned', job_id: s.jobId, kind: 'issue_refund', org_id: s.c.orgId, attempts: 2,

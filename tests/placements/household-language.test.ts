@@ -72,6 +72,23 @@ describe("the household's language", () => {
     }
   });
 
+  it("a Spanish household's link, expired by a sandbox clock moved past it, says so in Spanish (the sandbox helper's link names no language)", async () => {
+    const s = await sent({ household_language: 'es' });
+    expect(s.page).not.toContain('lang=');
+    expect((await call('GET', s.page)).status).toBe(200);
+    const clock = await s.api.post('/sandbox/clock', { frozen_time: new Date(Date.now() + 15 * 86_400_000).toISOString() });
+    expect([200, 201]).toContain(clock.status);
+    const expired = await call('GET', s.page, { headers: { 'accept-language': 'en-US' } });
+    expect(expired.status).toBe(410);
+    expect(expired.text).toContain('<html lang="es');
+    expect(expired.text).toContain('Este enlace venció');
+    expect(expired.text).not.toContain('This link has expired');
+    // A household that stated no language reads the browser's, as before.
+    const other = await sent();
+    await other.api.post('/sandbox/clock', { frozen_time: new Date(Date.now() + 15 * 86_400_000).toISOString() });
+    expect((await call('GET', other.page, { headers: { 'accept-language': 'en-US' } })).text).toContain('This link has expired');
+  });
+
   it('the problem pages of a link read in the language the link names', async () => {
     const expired = await call('GET', '/household/not-a-token?lang=es');
     expect(expired.status).toBe(403);

@@ -2,6 +2,7 @@
 // is a conflict, on the home and its readiness, announced to the provider once, and resolved by a
 // later fetch that no longer overlaps. A feed that keeps failing is announced once per run of failures.
 import { describe, expect, it } from 'vitest';
+import { route } from '../../scripts/lib/router.ts';
 import { client, createKey } from '../helpers.ts';
 import { drainJobs, events, inDays, placeWithDates, scene } from '../placements/fixtures.ts';
 import { useReceiver } from '../webhooks/support.ts';
@@ -68,6 +69,24 @@ describe('an imported calendar over a stay booked here', () => {
     expect(await conflicts()).toEqual([]);
     expect(await warnings()).toEqual([]);
     expect(await held()).toEqual([[inDays(40), inDays(79)]]);
+  });
+
+  it("this home's own feed handed back by a channel that re-exports it: its stays and blocks are no other channel's nights, no conflict with itself", async () => {
+    const { s, provider, serve, fetchNow } = await withFeed();
+    await placeWithDates(s.api, s.ref, s.home, inDays(40), inDays(80));
+    const block = await provider.post(`/properties/${s.home}/availability`, { start_date: inDays(100), end_date: inDays(104), reason: 'Repairs' });
+    expect(block.status, block.text).toBe(201);
+    const exported = await provider.post(`/properties/${s.home}/calendar-export`, {});
+    const feedText = await (await route(new Request(exported.body.data.url!))).text();
+    expect(feedText).toMatch(/UID:stay-/);
+    // The channel manager serves back this home's feed, with one booking of its own besides.
+    serve(feedText.replace('END:VCALENDAR', `${stay('r9@channel.example', inDays(120), inDays(125))}\r\nEND:VCALENDAR`));
+    await fetchNow();
+    expect((await provider.get(`/properties/${s.home}`)).body.data.calendar_conflicts).toEqual([]);
+    expect(await events(s.providerOrg, 'calendar.conflict')).toEqual([]);
+    const imported = ((await provider.get(`/properties/${s.home}/availability`)).body.data as any[])
+      .filter((b) => b.source === 'ical').map((b) => [b.start_date, b.end_date]);
+    expect(imported).toEqual([[inDays(120), inDays(124)]]);
   });
 
   it('tells the provider once when a feed has failed three fetches running, and again only after a success', async () => {

@@ -127,3 +127,22 @@ describe('the iCalendar export of a home', () => {
     expect((await poll(url.replace(/cal_test_[0-9A-Za-z]{40}/, 'not-a-token'))).status).toBe(404);
   });
 });
+
+describe('the feed address in the OpenAPI document', () => {
+  it('documents GET /calendar/{token}.ics: no key, the token\'s form, text/calendar with ETag and Last-Modified, 304 and 404', async () => {
+    const document = (await route(new Request('http://localhost/functions/v1/docs/openapi.json'))).json() as Promise<any>;
+    const feed = (await document).paths['/calendar/{token}.ics']?.get;
+    expect(feed, 'the feed address is in the document').toBeDefined();
+    expect(feed.security).toEqual([]);
+    const token = feed.parameters.find((p: any) => p.in === 'path' && p.name === 'token');
+    expect(token.schema.pattern).toBe('^cal_(test_)?[0-9A-Za-z]{40}$');
+    // The token of a real address fits the documented form.
+    expect(new RegExp(token.schema.pattern).test('cal_test_' + 'a'.repeat(40))).toBe(true);
+    expect(feed.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['if-none-match', 'if-modified-since']));
+    expect(Object.keys(feed.responses['200'].content)).toEqual(['text/calendar']);
+    expect(Object.keys(feed.responses['200'].headers)).toEqual(expect.arrayContaining(['ETag', 'Last-Modified']));
+    expect(feed.responses['304']).toMatchObject({ headers: { ETag: expect.anything() } });
+    expect(feed.responses['304'].content).toBeUndefined();
+    expect(feed.responses['404'].content['application/json']).toBeDefined();
+  });
+});

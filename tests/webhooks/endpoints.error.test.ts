@@ -79,6 +79,16 @@ describe('PATCH /webhooks/{id}', () => {
     expectError(await api.patch(`/webhooks/${endpointId}`, {}), 422, 'invalid_field', 'body');
   });
 
+  it('an http or a loopback address is refused naming the setting that admits it locally and the forwarder for plain http', async () => {
+    for (const refused of ['http://localhost:3000/hook', 'https://127.0.0.1:8443/hook']) {
+      const res = await api.post('/webhooks', { url: refused });
+      expectError(res, 422, 'invalid_field', 'url');
+      const message = (res.body as { error: { message: string } }).error.message;
+      expect(message, refused).toContain('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true');
+      expect(message, refused).toContain('npm run --silent admin -- listen --org ORG_ID --forward-to http://localhost:3000/hook');
+    }
+  });
+
   it('refuses a url that is not https, and unknown events', async () => {
     expectError(await api.patch(`/webhooks/${endpointId}`, { url: 'http://hooks.customer.example' }), 422, 'invalid_field', 'url');
     expectError(await api.patch(`/webhooks/${endpointId}`, { events: ['nope'] }), 422, 'unknown_event', 'events');

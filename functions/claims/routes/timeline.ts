@@ -23,7 +23,8 @@ export const timelineRoutes = createRoutes().openapi(
       'move_in.confirmed, payment.succeeded (amount and service fee), payment.duplicate, payment.refunded, refund.declined, ' +
       'deposit.refund_requested. Beyond the specification: booking.cancelled (detail.reason), booking.completed (the stay closed out ' +
       'on its move-out date), payment.failed (each failed charge, with amount and failure_reason; it stays when the same payment later ' +
-      'clears), extension.requested (previous_move_out_date and the asked move_out_date), extension.declined (by the landlord), ' +
+      'clears), payment.refund_failed (an approved refund the service could not issue after its attempts, with its amount; ' +
+      'payment.refunded follows when staff retry it), extension.requested (previous_move_out_date and the asked move_out_date), extension.declined (by the landlord), ' +
       'extension.lapsed (not signed and paid when the stay ended), extension.cancelled (withdrawn with the cancelled placement), ' +
       'extension.withdrawn (withdrawn before the service recorded why) and household_link.undelivered (the email with the ' +
       "household's link did not go out: detail.reason not_configured or failed, with detail.error: the missing settings, or a fixed phrase for failed). days_open counts whole days since opened_at.",

@@ -1,6 +1,8 @@
 import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
-import { answer, householdAnswers, landlordAnswers, type HouseholdAnswer, type LandlordAnswer } from '../../../shared/placements/commands/answers.ts';
+import { householdAnswers, landlordAnswers, NotSentYet, type HouseholdAnswer, type LandlordAnswer } from '../../../shared/placements/commands/answers.ts';
+import { answerOnceSent, retryAfterSeconds } from '../../../shared/placements/commands/sandbox-sign.ts';
+import { jobRegistry } from '../../../shared/job-registry.ts';
 import { PlacementHome } from '../../../shared/placements/schemas.ts';
 import {
   HomeOnRequestParams, HouseholdAction, LandlordAction, SandboxEmail, SandboxEmailsQuery, SandboxHouseholdLink, type LandlordActionBody,
@@ -8,6 +10,8 @@ import {
 import { sandboxHouseholdLink } from '../../../shared/placements/commands/household.ts';
 import { outboxPage } from '../helpers.ts';
 import { homeHelperErrors, sandboxOnlyRefusal } from '../guard.ts';
+import type { Context } from 'hono';
+import type { AppEnv } from '../../../shared/http/context.ts';
 
 // Carrier side: the household and the landlord of a home on a request. Each call runs exactly the
 // command the real counterpart's action runs (shared/placements/commands/answers.ts).
@@ -29,6 +33,21 @@ function landlordAnswer(body: LandlordActionBody): LandlordAnswer {
   return body.action === 'decline_application' ? { action: 'decline_application', reason: body.reason! } : { action: body.action };
 }
 
+/** A contract still on its way after the helper's wait: the 409 says when to try again. */
+async function retryLater<T>(c: Context<AppEnv>, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof NotSentYet) c.header('Retry-After', String(retryAfterSeconds));
+    throw error;
+  }
+}
+
+/** lease_not_signable as both signing helpers document it. */
+const notSignable =
+  'nothing waits for this signature (no contract yet, already signed, the household signs before the landlord), or, after the helper waited up to ' +
+  '10 s for it, the contract or the extension\'s addendum is still on its way to the signers (Retry-After says when to try again)';
+
 export const counterpartRoutes = createRoutes()
   .openapi(
     defineRoute({
@@ -40,7 +59,8 @@ export const counterpartRoutes = createRoutes()
       description:
         'save (option.saved), decline with reason (option.declined; the placement stops), apply (to the landlord), propose_dates with move_in and ' +
         'move_out (dates.proposed; the placement waits for POST dates/approve-proposal), sign (the first signature: lease.first_signed; once ' +
-        'the lease is signed by both, the open extension\'s addendum). Sandbox keys only.',
+        'the lease is signed by both, the open extension\'s addendum). A contract the service is still sending (it goes out within seconds of the ' +
+        'dates or the extension) is waited for, up to 10 s, so the helper can be called right after. Sandbox keys only.',
       scope: 'options:write',
       request: { params: HomeOnRequestParams, body: jsonBody(HouseholdAction) },
       responses: { 200: jsonResponse(dataOf(PlacementHome), 'The home on the request after the answer.') },
@@ -49,7 +69,7 @@ export const counterpartRoutes = createRoutes()
         409: {
           not_on_request: 'the home is not on the request',
           option_not_open: 'the offer does not allow the action (declined, already approved, not yet applied)',
-          lease_not_signable: 'no contract out for signature',
+          lease_not_signable: notSignable,
           proposal_pending: 'sign while a date proposal waits',
           already_signed: 'propose_dates on a fully signed lease.',
         },
@@ -62,7 +82,7 @@ export const counterpartRoutes = createRoutes()
     async (c) => {
       const { reference, propertyId } = c.req.valid('param');
       const body = householdAnswer(c.req.valid('json'));
-      const home = await answer(c.get('caller'), reference, propertyId, (tx, claim, placement) => householdAnswers(tx, claim, placement, body));
+      const home = await retryLater(c, answerOnceSent(c.get('caller'), reference, propertyId, (tx, claim, placement) => householdAnswers(tx, claim, placement, body), jobRegistry));
       return c.json(single(home), 200);
     },
   )
@@ -80,7 +100,7 @@ export const counterpartRoutes = createRoutes()
         'payment.refunded with outcome approved); decline_refund declines it (payment.refunded with outcome declined; a new request may follow). ' +
         'Without a request waiting they answer 409 no_refund_request. Once the lease is signed by both, sign countersigns the open ' +
         'extension\'s addendum (POST /claims/{reference}/extensions), and decline_extension declines it (withdrawn, its nights released, ' +
-        'the stay as it was). Sandbox keys only.',
+        'the stay as it was). sign waits, up to 10 s, for a contract the service is still sending, as the household helper does. Sandbox keys only.',
       scope: 'options:write',
       request: { params: HomeOnRequestParams, body: jsonBody(LandlordAction) },
       responses: { 200: jsonResponse(dataOf(PlacementHome), 'The home on the request after the answer.') },
@@ -90,7 +110,7 @@ export const counterpartRoutes = createRoutes()
           not_on_request: 'the home is not on the request',
           option_not_open: 'no application to approve or decline',
           already_answered: 'the landlord already approved or declined the application',
-          lease_not_signable: 'the lease (or the open extension\'s addendum) is not awaiting the countersignature; decline_extension without an extension awaiting signature',
+          lease_not_signable: `${notSignable}; decline_extension without an extension awaiting signature`,
           no_refund_request: 'no refund request is open.',
           nothing_to_refund: 'approve_refund: the stay changed since the request so that nothing is owed back (or held) to return; decline it.',
         },
@@ -103,7 +123,7 @@ export const counterpartRoutes = createRoutes()
       const { reference, propertyId } = c.req.valid('param');
       const body = landlordAnswer(c.req.valid('json'));
       const refund = body.action === 'approve_refund' || body.action === 'decline_refund';
-      const home = await answer(c.get('caller'), reference, propertyId, (tx, claim, placement) => landlordAnswers(tx, claim, placement, body), { orCancelled: refund });
+      const home = await retryLater(c, answerOnceSent(c.get('caller'), reference, propertyId, (tx, claim, placement) => landlordAnswers(tx, claim, placement, body), jobRegistry, { orCancelled: refund }));
       return c.json(single(home), 200);
     },
   )

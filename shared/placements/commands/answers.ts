@@ -21,6 +21,7 @@ import { settleRequestStatus } from './booking.ts';
 import {
   currentLease, moveOffer, openAddendum, otherHomesInPlay, recordResponse, updatePlacement, type PlacementRow,
 } from '../repository.ts';
+import type { LeaseRow } from '../lease.ts';
 
 // The household's and the landlord's answers. In live they arrive from their own channels and the
 // e-signature provider's callbacks; in sandbox from the counterpart helpers. Both call these
@@ -55,6 +56,33 @@ async function moveOfferOr409(tx: Tx, placement: PlacementRow, event: OfferEvent
   return row;
 }
 
+/**
+ * A contract version to sign that the service has not sent for signature yet: the send_contract job
+ * does it within seconds of the dates or the extension (lease.sent). The sandbox helpers wait for it
+ * (commands/sandbox-sign.ts); anyone else is told what is on its way.
+ */
+export class NotSentYet extends ApiError {
+  constructor(readonly leaseId: string, kind: LeaseRow['kind']) {
+    super(
+      'lease_not_signable',
+      `The ${kind === 'addendum' ? "extension's addendum" : 'lease'} is still on its way to the signers: the service sends it for signature ` +
+        `within seconds of ${kind === 'addendum' ? 'the extension' : 'the dates'} (lease.sent). Sign it once it is sent; retry after Retry-After seconds.`,
+    );
+  }
+}
+
+/** Why a version cannot take this signature now, in words the API documents (never the state machine's names). */
+function notSignable(lease: LeaseRow): ApiError {
+  if (lease.status === 'awaiting_lease') return new NotSentYet(lease.id, lease.kind);
+  const what = lease.kind === 'addendum' ? "The extension's addendum" : 'The lease';
+  const why =
+    lease.status === 'fully_signed' ? 'is already signed by the household and the landlord.'
+    : lease.status === 'policyholder_signed' ? 'is already signed by the household; the landlord countersigns it next.'
+    : lease.status === 'sent_for_signature' ? "waits for the household's signature first; the landlord countersigns after it."
+    : 'was replaced or withdrawn: nothing waits for a signature.';
+  return new ApiError('lease_not_signable', `${what} ${why}`);
+}
+
 /** The first signature (household or named signer), or the landlord's countersignature. */
 export async function sign(tx: Tx, claim: ClaimRow, placement: PlacementRow, by: 'tenant' | 'landlord'): Promise<void> {
   const current = await currentLease(tx, placement);
@@ -68,10 +96,7 @@ export async function sign(tx: Tx, claim: ClaimRow, placement: PlacementRow, by:
   const moved = by === 'tenant'
     ? await moveLease(tx, lease.id, 'first_signed', { policyholder_signed_at: 'now' })
     : await moveLease(tx, lease.id, 'countersigned', { owner_signed_at: 'now' });
-  if (!moved) {
-    const expected = by === 'tenant' ? 'sent_for_signature' : 'policyholder_signed';
-    throw new ApiError('lease_not_signable', `The lease is ${lease.status}; the ${by === 'tenant' ? 'first signature' : 'countersignature'} needs ${expected}.`);
-  }
+  if (!moved) throw notSignable(lease);
   if (by === 'tenant') {
     await emit(tx, 'lease.first_signed', { ...onHome(claim, placement), lease_id: moved.id, signed_at: moved.policyholder_signed_at!.toISOString() });
   } else {

@@ -244,6 +244,17 @@ async function viewOf(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise
   };
 }
 
+/**
+ * The language of the household an authentic but expired link was sent to (its request's
+ * household_language), so that the page saying so reads in it, also when the link carries no
+ * `?lang=` (the sandbox helper's) or a sandbox clock moved past it. Null when not stated or gone.
+ */
+export async function expiredLinkLanguage(names: NonNullable<PayLinkRejected['names']>): Promise<string | null> {
+  const language = await inPlacementById({ orgId: names.orgId, environment: names.environment }, names.placementId,
+    async ({ claim }) => claim.household_language, { lock: false });
+  return language ?? null;
+}
+
 /** What the household's page shows for a verified link; null when its placement is gone. */
 export async function householdView(link: HouseholdLink): Promise<HouseholdView | null> {
   return inPlacementById(link, link.placementId, async ({ tx, claim, placement }) => {
