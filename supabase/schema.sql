@@ -221,6 +221,27 @@ begin
 end $function$;
 comment on function app.calendar_export_touch() is 'Moves the Last-Modified of the feeds of the homes whose blocks a statement changed.';
 
+CREATE OR REPLACE FUNCTION app.calendar_own_event_uids(p_property_id uuid, p_uids text[])
+ RETURNS SETOF text
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'app', 'pg_temp'
+AS $function$
+  select u.uid
+    from unnest(p_uids) as u (uid)
+   where exists (select 1 from app.properties p
+                  where p.id = p_property_id and p.org_id = app.current_org() and p.environment = app.current_env())
+     and ((u.uid ~* '^stay-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}@'
+           and exists (select 1 from app.claim_homes h
+                        where h.id = substring(u.uid from 6 for 36)::uuid and h.property_id = p_property_id))
+       or (u.uid ~* '^block-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}@'
+           and exists (select 1 from app.availability_blocks b
+                        where b.id = substring(u.uid from 7 for 36)::uuid and b.property_id = p_property_id and b.source = 'provider')))
+$function$;
+comment on function app.calendar_own_event_uids(uuid,text[]) is 'Which of the UIDs read from an imported calendar are this service''s own events of that home (its stays, its provider blocks): an import leaves them out. Answers only for a home of the calling tenant.';
+revoke execute on function app.calendar_own_event_uids(uuid,text[]) from public;
+grant execute on function app.calendar_own_event_uids(uuid,text[]) to svc_api;
+
 CREATE OR REPLACE FUNCTION app.call_dispatcher()
  RETURNS bigint
  LANGUAGE plpgsql
@@ -1880,6 +1901,51 @@ create policy tenant_isolation on app.claims as permissive for all to svc_api
   with check (((org_id = app.current_org()) AND (environment = app.current_env()) AND (opened_via = 'api'::text)));
 grant select, insert, update on table app.claims to svc_api;
 
+create table app.event_forwarding_cursors (
+  org_id uuid not null,
+  environment text not null,
+  forward_to text not null,
+  started_at text not null,
+  "position" text not null,
+  recent jsonb default '[]'::jsonb not null,
+  forwarded bigint default 0 not null,
+  updated_at timestamp with time zone default clock_timestamp() not null,
+  constraint event_forwarding_cursors_pkey PRIMARY KEY (org_id, environment, forward_to),
+  constraint event_forwarding_cursors_environment_check CHECK ((environment = 'sandbox'::text)),
+  constraint event_forwarding_cursors_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id) ON DELETE CASCADE
+);
+alter table app.event_forwarding_cursors enable row level security;
+comment on table app.event_forwarding_cursors is 'How far the console''s listen has forwarded an organisation''s sandbox event log to one local address: a restart resumes here, without loss or repeat.';
+comment on column app.event_forwarding_cursors.org_id is 'The organisation whose sandbox events are forwarded.';
+comment on column app.event_forwarding_cursors.environment is 'Always sandbox.';
+comment on column app.event_forwarding_cursors.forward_to is 'The local address events are POSTed to, as given to listen --forward-to.';
+comment on column app.event_forwarding_cursors.started_at is 'The first run''s start (the event log''s exact timestamp text): events recorded before it are never forwarded.';
+comment on column app.event_forwarding_cursors."position" is 'The recording time (exact timestamp text) of the newest event forwarded, or started_at before the first.';
+comment on column app.event_forwarding_cursors.recent is 'The ids and recording times of the events forwarded in the look-back before position: read again, they are not forwarded twice.';
+comment on column app.event_forwarding_cursors.forwarded is 'How many events were forwarded to this address in all.';
+create policy tenant_isolation on app.event_forwarding_cursors as permissive for all to svc_api
+  using (((org_id = app.current_org()) AND (environment = app.current_env())))
+  with check (((org_id = app.current_org()) AND (environment = app.current_env())));
+
+create table app.event_forwarding_secrets (
+  org_id uuid not null,
+  environment text not null,
+  signing_secret text not null,
+  created_at timestamp with time zone default clock_timestamp() not null,
+  constraint event_forwarding_secrets_pkey PRIMARY KEY (org_id, environment),
+  constraint event_forwarding_secrets_environment_check CHECK ((environment = 'sandbox'::text)),
+  constraint event_forwarding_secrets_signing_secret_check CHECK ((signing_secret ~ '^whsec_[A-Za-z0-9]{32,}$'::text)),
+  constraint event_forwarding_secrets_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id) ON DELETE CASCADE
+);
+alter table app.event_forwarding_secrets enable row level security;
+comment on table app.event_forwarding_secrets is 'The signing secret the console''s listen signs an organisation''s sandbox events with when it forwards them to a local address (listen --print-secret prints it).';
+comment on column app.event_forwarding_secrets.org_id is 'The organisation whose sandbox events are forwarded.';
+comment on column app.event_forwarding_secrets.environment is 'Always sandbox: the forwarder never sends live events.';
+comment on column app.event_forwarding_secrets.signing_secret is 'whsec_ and 32 random characters; used exactly as an endpoint''s secret is (the X-Service-Signature key).';
+create policy tenant_isolation on app.event_forwarding_secrets as permissive for all to svc_api
+  using (((org_id = app.current_org()) AND (environment = app.current_env())))
+  with check (((org_id = app.current_org()) AND (environment = app.current_env())));
+
 create table app.events (
   id uuid default gen_random_uuid() not null,
   org_id uuid not null,
@@ -3000,6 +3066,9 @@ create view app.ledger_balances with (security_invoker=true) as
            FROM app.ledger_entries) legs
   GROUP BY org_id, environment, claim_id, claim_home_id, currency, account;
 comment on view app.ledger_balances is 'Each stay''s ledger accounts and their balances (debits less credits); the balances of a stay sum to zero.';
+comment on column app.ledger_balances.claim_home_id is 'The placement (the stay) whose ledger the account belongs to.';
+comment on column app.ledger_balances.account is 'payer_rent, payer_fees, payer_deposit (what that part''s payer owes), landlord_rent, landlord_fees (what the stay earns the landlord), deposits_held, processor (taken in from payers less refunded), service_fee.';
+comment on column app.ledger_balances.balance_cents is 'Debits less credits over every entry of the stay, in cents; a stay''s balances sum to 0 (a credit balance is negative).';
 grant select on table app.ledger_balances to svc_api;
 
 create view app.refund_requests with (security_invoker=true) as
@@ -3037,12 +3106,21 @@ create view app.refund_requests with (security_invoker=true) as
            FROM app.refund_request_changes c
           WHERE c.request_id = a.id) life;
 comment on view app.refund_requests is 'Each refund request as asked (app.refund_request_asks) with its status and times derived from its steps (app.refund_request_changes): status is the last step''s; never written, only read.';
+comment on column app.refund_requests.claim_home_id is 'The placement whose payment is to be refunded.';
+comment on column app.refund_requests.provider_org_id is 'The landlord''s organisation, which approves or declines.';
+comment on column app.refund_requests.payment_id is 'The processor payment the money goes back on.';
+comment on column app.refund_requests.amount_cents is 'The amount asked, in cents; an approval returns at most what is owed back then (the ledger''s refund entries say what was).';
+comment on column app.refund_requests.covers_deposit is 'Whether the refunded payment included a deposit.';
+comment on column app.refund_requests.reason is 'The carrier''s reason, as given.';
 comment on column app.refund_requests.status is 'The last step''s status: pending_owner_approval, approved (refund being issued), declined (a new request may follow), refunded, failed (the processor refused every attempt; a new request may follow, or the console''s retry issues it).';
 comment on column app.refund_requests.decided_at is 'When the landlord (or the service, for its own refund) approved or declined: that step''s time.';
 comment on column app.refund_requests.refunded_at is 'When the refund was issued: the refunded step''s time.';
 comment on column app.refund_requests.provider_ref is 'The processor''s refund id, from the step that issued it.';
 comment on column app.refund_requests.failure_reason is 'Why the refund failed, while the request stands failed.';
 comment on column app.refund_requests.updated_at is 'When the last step was appended.';
+comment on column app.refund_requests.automatic is 'Issued by the service itself (a duplicate charge), approved when made.';
+comment on column app.refund_requests.purpose is 'owed_back (settled beyond what the stay now charges) or deposit (the deposits the stay holds of that payer).';
+comment on column app.refund_requests.goodwill is 'Asked with goodwill: it may return more than is owed back, released as goodwill.';
 comment on column app.refund_requests.history is 'Every step, oldest first: {status, at, moved_by}.';
 grant select on table app.refund_requests to svc_api;
 
