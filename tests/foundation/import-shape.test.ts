@@ -3,25 +3,11 @@
 // each other, directly or round a longer circle, and the folders of shared/ import only the folders
 // below them in one written order (so no two folders reach each other). Read from the files' own
 // import lines.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { root, sources } from './source-files.ts';
 
-const root = normalize(join(dirname(new URL(import.meta.url).pathname), '..', '..'));
-
-/** Every TypeScript source file below `folder` (relative to the project), generated files aside. */
-function sources(folder: string): string[] {
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(join(root, dir))) {
-      const path = join(dir, name);
-      if (statSync(join(root, path)).isDirectory()) walk(path);
-      else if (/\.(ts|mts)$/.test(name) && !name.endsWith('.generated.ts')) found.push(path);
-    }
-  };
-  walk(folder);
-  return found;
-}
 
 /** The project files a source file imports (relative specifiers only; packages are not files of ours). */
 function importsOf(file: string, text = readFileSync(join(root, file), 'utf8')): string[] {

@@ -4,27 +4,14 @@
 // (and posts through stay-ledger.ts's post functions, in commands). Read from the files themselves:
 // a value imported from the ledger's inner modules, a read function taken from stay-ledger.ts, a SQL
 // sum of ledger amounts or a service fee worked out from rent outside the module fails here.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const root = normalize(join(dirname(new URL(import.meta.url).pathname), '..', '..'));
+import { root, sources } from './source-files.ts';
 
 const moneyModule = ['ledger.ts', 'ledger-refunds.ts', 'ledger-repository.ts', 'stay-ledger.ts', 'stay-money.ts'].map((f) => `shared/placements/${f}`);
 const inner = moneyModule.filter((f) => !f.endsWith('stay-ledger.ts') && !f.endsWith('stay-money.ts'));
 
-function sources(folder: string): string[] {
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(join(root, dir))) {
-      const path = join(dir, name);
-      if (statSync(join(root, path)).isDirectory()) walk(path);
-      else if (/\.ts$/.test(name) && !name.endsWith('.generated.ts')) found.push(path);
-    }
-  };
-  walk(folder);
-  return found;
-}
 
 /** What a file outside the money module does with money that only the module may do, one line each. */
 function trespasses(file: string, text: string): string[] {

@@ -955,6 +955,20 @@ async function closeout(stay: Stay, model: Model, seen: Seen, what: string) {
   return closed;
 }
 
+/**
+ * The reconciliation (staff.ledger_differences) finds nothing on the stay: its ledger and the
+ * processor's record of the same payments, refunds and service fees agree (a refund approved and not
+ * issued yet is in flight, not a difference).
+ */
+async function reconciles(stay: Stay, what: string) {
+  await drainJobs(stay.orgId);
+  const found = await ownerSql()<{ kind: string; detail: string }[]>`
+    select d.kind, d.detail from staff.ledger_differences d join app.claim_homes h on h.id = d.claim_home_id join app.claims c on c.id = h.claim_id
+     where c.claim_ref = ${stay.ref} and h.property_id = ${stay.home}`;
+  expect(found, `${what}: the reconciliation`).toEqual([]);
+  count('stays reconciled');
+}
+
 describe('the ledger of a stay under random sequences of changes', () => {
   it(`charges every night of the stay once, to its payer, as the documented rules price it, over ${runs} sequences (seed ${seed})`, { timeout: 1_800_000 }, async () => {
     await fc.assert(
@@ -986,6 +1000,7 @@ describe('the ledger of a stay under random sequences of changes', () => {
           closed = await check(stay, model, closed.seen, 'the last refund answered');
           paidToItsEnd(model, closed.byPayer, 'the last refund answered');
         }
+        await reconciles(stay, 'the end of the stay');
         if (next === undefined) return;
         // The next stay in the same home: from the first night the first stay no longer holds (its
         // move-out, or the day it was cancelled), its earlier dates never before that either.
@@ -996,6 +1011,7 @@ describe('the ledger of a stay under random sequences of changes', () => {
         const first = await check(stay, model, closed.seen, 'the next stay booked');
         expect(first.totals, 'the first stay once the next is booked').toEqual(closed.totals);
         await closeout(second.stay, second.model, seenNext, 'the next stay closed out');
+        await reconciles(second.stay, 'the end of the next stay');
       }),
       { numRuns: runs, seed, path: process.env.LEDGER_PROPERTY_PATH, endOnFailure: process.env.LEDGER_PROPERTY_SHRINK === undefined },
     ).finally(() => {
