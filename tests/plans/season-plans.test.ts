@@ -67,7 +67,8 @@ describe('GET /events?event=...', () => {
         for (const after of [undefined, await keysetAt(3000, 'lease.signed')]) {
           const plan = await eventPlan(mode, { names: ['lease.signed'], after });
           expect(plan.plan['Actual Rows']).toBe(101);
-          expectBounded(plan, 'events', 'events_by_type', 101, 60);
+          // A page's heap rows lie among other tests' events in a full run: up to ~1 buffer a row, where the name's whole history is 5,000 rows.
+          expectBounded(plan, 'events', 'events_by_type', 101, 120);
           if (after) expect(scansOf(plan, 'events')[0]['Index Cond']).toMatch(/ROW\(created_at, id\) </);
         }
       });
@@ -75,7 +76,7 @@ describe('GET /events?event=...', () => {
       it('two types, one of them absent, read at most a page of each', async () => {
         const plan = await eventPlan(mode, { names: ['lease.sent', 'payment.refund_failed'] });
         expect(plan.plan['Actual Rows']).toBe(101);
-        expectBounded(plan, 'events', 'events_by_type', 101, 60);
+        expectBounded(plan, 'events', 'events_by_type', 101, 120);
       });
 
       it('without a type, a page deep in the log reads its page along events_feed', async () => {
