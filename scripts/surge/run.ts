@@ -7,7 +7,7 @@
 // shortening after move-in on a few). Run on one server process, then on two against one database (as
 // two Edge workers would), each on a fresh database; prints one table with both runs side by side.
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import postgres from 'postgres';
@@ -135,10 +135,36 @@ interface Figures {
   failures: string[];
   /** The tables read whole most during the surge: scans and rows read. */
   seqScans: { table: string; scans: number; rows: number }[];
+  /** The statements the database spent most time on during the surge (pg_stat_statements). */
+  statements: Statement[];
+  /** All the client's statements' time during the surge, ms. */
+  statementsMs: number;
+}
+
+interface Statement {
+  /** A statement run by the client (false: run inside a function, counted in its caller's time too). */
+  toplevel: boolean;
+  ms: number;
+  calls: number;
+  rows: number;
+  query: string;
 }
 
 async function surge(processes: number): Promise<Figures> {
-  const database = await startScratchDatabase('hps-surge-');
+  // pg_stat_statements (loaded at start) counts each statement's time, calls and rows: where the
+  // database's share of the surge goes. `track = all` counts the statements of functions too.
+  // SURGE_EXPLAIN (a file): every statement's plan is written there too (auto_explain, nested
+  // statements included), to find which statement reads a table whole; slow, for small runs.
+  const explainFile = process.env.SURGE_EXPLAIN;
+  const explained = explainFile ? createWriteStream(explainFile) : undefined;
+  const database = await startScratchDatabase('hps-surge-', {
+    settings: {
+      shared_preload_libraries: explained ? 'pg_stat_statements,auto_explain' : 'pg_stat_statements',
+      'pg_stat_statements.track': 'all',
+      ...(explained ? { 'auto_explain.log_min_duration': '0', 'auto_explain.log_nested_statements': 'on' } : {}),
+    },
+    onLog: explained && ((line) => explained.write(`${line}\n`)),
+  });
   const receiver = await startReceiver();
   const servers: ChildProcess[] = [];
   const bases: string[] = [];
@@ -258,7 +284,9 @@ async function surge(processes: number): Promise<Figures> {
     // Tables read whole during the surge (an index missing shows here), from the statistics' counters.
     const scans = () => sql<{ table: string; scans: number; rows: number }[]>`
       select relname as table, seq_scan::float8 as scans, seq_tup_read::float8 as rows from pg_stat_user_tables where schemaname = 'app'`;
+    await sql`create extension if not exists pg_stat_statements`;
     const scansBefore = await scans();
+    await sql`select pg_stat_statements_reset()`;
     const cpuBefore = cpuAt();
     const rssBefore = servers.map((s) => rssMb(s.pid!));
     // The queue's deepest point, and how long after it the queue was first empty again.
@@ -437,8 +465,19 @@ async function surge(processes: number): Promise<Figures> {
       })
       .filter((t) => t.rows > 0)
       .sort((a, b) => b.rows - a.rows)
-      .slice(0, 5);
+      .slice(0, 8);
     const rssAfter = servers.map((s) => rssMb(s.pid!));
+    // Read before the accounting's own statements below add to them.
+    const statements = await sql<Statement[]>`
+      select * from (
+        select toplevel, total_exec_time::float8 as ms, calls::float8 as calls, rows::float8 as rows,
+               regexp_replace(query, '\\s+', ' ', 'g') as query,
+               row_number() over (partition by toplevel order by total_exec_time desc) as rank
+          from pg_stat_statements) s
+       where rank <= 10
+       order by toplevel desc, ms desc`;
+    const [{ statementsMs }] = await sql<{ statementsMs: number }[]>`
+      select coalesce(sum(total_exec_time), 0)::float8 as "statementsMs" from pg_stat_statements where toplevel`;
 
     const sourcedRows = await sql<{ ms: number }[]>`
       select extract(epoch from r.created_at - c.created_at) * 1000 as ms
@@ -486,6 +525,8 @@ async function surge(processes: number): Promise<Figures> {
       httpOneAtATime,
       failures: journeyFailures,
       seqScans,
+      statements,
+      statementsMs,
     };
   } finally {
     await sql.end({ timeout: 2 });
@@ -541,6 +582,18 @@ function print(runs: Figures[]) {
   }
   for (const f of runs) {
     console.log(`\n${f.processes} process(es), tables read whole during the surge (rows read, scans): ${f.seqScans.map((t) => `${t.table} ${t.rows} (${t.scans})`).join(', ') || 'none'}`);
+  }
+  for (const f of runs) {
+    // The client's statements by total time; then the ones inside functions (their time is also their caller's).
+    const shown = (toplevel: boolean, n: number) => f.statements.filter((s) => s.toplevel === toplevel).slice(0, n);
+    for (const [title, list] of [['the ten statements by total time', shown(true, 10)], ['inside functions, the five by total time', shown(false, 5)]] as const) {
+      console.log(`\n${f.processes} process(es), ${title} during the surge (pg_stat_statements):`);
+      console.log(`  ${'total ms'.padStart(9)}  ${'calls'.padStart(7)}  ${'ms/call'.padStart(7)}  ${'rows'.padStart(8)}  statement`);
+      for (const s of list) {
+        console.log(`  ${s.ms.toFixed(0).padStart(9)}  ${String(s.calls).padStart(7)}  ${(s.ms / s.calls).toFixed(2).padStart(7)}  ${String(s.rows).padStart(8)}  ${s.query.slice(0, 150)}`);
+      }
+    }
+    console.log(`  (all the client's statements: ${(f.statementsMs / 1000).toFixed(1)} s)`);
   }
   for (const f of runs) {
     for (const failure of [...f.failures, ...f.serverErrors].slice(0, 5)) console.log(`  ${f.processes} process(es): ${failure}`);
