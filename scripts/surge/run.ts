@@ -36,6 +36,19 @@ function readerOn(statuses: Map<number, number>) {
   };
 }
 
+// A run that fails outright (an exception nothing awaits) leaves no server or database behind.
+const children = new Set<ChildProcess>();
+let postmasterOf: (() => number) | undefined;
+const running = (server: ChildProcess) => (children.add(server), server.once('exit', () => children.delete(server)), server);
+process.on('exit', () => {
+  for (const server of children) server.kill('SIGKILL');
+  try {
+    if (postmasterOf) process.kill(postmasterOf(), 'SIGINT');
+  } catch {
+    // stopped already
+  }
+});
+
 const size = {
   homes: Number(process.env.SURGE_HOMES ?? 20_000),
   providers: Number(process.env.SURGE_PROVIDERS ?? 10),
@@ -165,6 +178,7 @@ async function surge(processes: number): Promise<Figures> {
     },
     onLog: explained && ((line) => explained.write(`${line}\n`)),
   });
+  postmasterOf = () => Number(readFileSync(join(database.dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
   const receiver = await startReceiver();
   const servers: ChildProcess[] = [];
   const bases: string[] = [];
@@ -172,10 +186,10 @@ async function surge(processes: number): Promise<Figures> {
   try {
     for (let i = 0; i < processes; i++) {
       const port = await freePort();
-      const server = child('scripts/server.ts', {
+      const server = running(child('scripts/server.ts', {
         DATABASE_URL: database.url, DATA_DIR: join(database.dataDir, `server-${i}`), PORT: String(port), MIGRATE: 'false',
         NODE_EXTRA_CA_CERTS: join(tls, 'ca.pem'), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      });
+      }));
       server.stdout!.resume();
       servers.push(server);
       bases.push(`http://127.0.0.1:${port}/functions/v1`);
@@ -189,9 +203,15 @@ async function surge(processes: number): Promise<Figures> {
     /** One call, to the servers in turn (as a load balancer spreads them); every answer counted by status. */
     const api = async (key: string, method: string, path: string, body?: unknown) => {
       const base = bases[turn++ % bases.length];
-      const response = await fetch(`${base}${path}`, {
+      const send = () => fetch(`${base}${path}`, {
         method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
         body: body ? JSON.stringify(body) : undefined,
+      });
+      // A kept-alive connection the server closed as it was reused (ECONNRESET, no answer): a read is
+      // sent again once; anything else fails the run.
+      const response = await send().catch((error) => {
+        if (method !== 'GET') throw error;
+        return sleep(50).then(send);
       });
       const text = await response.text();
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
@@ -296,7 +316,9 @@ async function surge(processes: number): Promise<Figures> {
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        const [{ due }] = await sql<{ due: number }[]>`select count(*)::int as due from app.jobs where status = 'pending' and run_at <= now()`;
+        // A run that failed ends the pool under the sampler: stop sampling, so the failure itself is what is shown.
+        const [{ due }] = await sql<{ due: number }[]>`select count(*)::int as due from app.jobs where status = 'pending' and run_at <= now()`
+          .catch(() => ((sampling = false), [{ due: 0 }]));
         if (due > deepestQueue) [deepestQueue, deepestAt, emptyAgainAt] = [due, performance.now(), undefined];
         else if (due === 0 && emptyAgainAt === undefined) emptyAgainAt = performance.now();
         await sleep(250);
