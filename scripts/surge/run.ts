@@ -183,6 +183,7 @@ async function surge(processes: number): Promise<Figures> {
   const servers: ChildProcess[] = [];
   const bases: string[] = [];
   const sql = postgres(database.url, { max: 4, onnotice: () => {}, types: pgTypes });
+  let stopping = false;
   try {
     for (let i = 0; i < processes; i++) {
       const port = await freePort();
@@ -190,7 +191,13 @@ async function surge(processes: number): Promise<Figures> {
         DATABASE_URL: database.url, DATA_DIR: join(database.dataDir, `server-${i}`), PORT: String(port), MIGRATE: 'false',
         NODE_EXTRA_CA_CERTS: join(tls, 'ca.pem'), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       }));
-      server.stdout!.resume();
+      // The servers log at warn and above; their errors are shown (a crash's cause), the rest is not.
+      server.stdout!.on('data', (chunk: Buffer) => {
+        for (const line of String(chunk).split('\n')) if (line.includes('"level":"error"')) process.stderr.write(`server ${i}: ${line.slice(0, 500)}\n`);
+      });
+      server.once('exit', (code, signal) => {
+        if (!stopping) process.stderr.write(`server ${i} exited (${signal ?? code}) during the run\n`);
+      });
       servers.push(server);
       bases.push(`http://127.0.0.1:${port}/functions/v1`);
     }
@@ -551,6 +558,7 @@ async function surge(processes: number): Promise<Figures> {
       statementsMs,
     };
   } finally {
+    stopping = true;
     await sql.end({ timeout: 2 });
     for (const server of servers) await stopped(server);
     await receiver.close();
@@ -624,7 +632,11 @@ function print(runs: Figures[]) {
 }
 
 const runs: Figures[] = [];
-for (const processes of processCounts) runs.push(await surge(processes));
+for (const processes of processCounts) {
+  runs.push(await surge(processes));
+  // Each run's table as soon as it is done (a later run that fails does not take it along).
+  if (processCounts.length > 1 && runs.length < processCounts.length) print(runs);
+}
 print(runs);
 step('done');
 process.exit(0);
