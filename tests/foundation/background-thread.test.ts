@@ -63,11 +63,12 @@ describe('the background thread', () => {
 });
 
 describe('giving way to requests', () => {
-  it('keeps all of its concurrency up to four requests in flight, then less, never none', () => {
+  it('keeps all of its concurrency up to four requests in flight, then less, never under a quarter', () => {
     const waiting = new Int32Array(new SharedArrayBuffer(4));
     const room = giveWayTo(waiting);
-    expect([0, 4, 8, 20, 1000].map((n) => (Atomics.store(waiting, 0, n), room(8)))).toEqual([8, 8, 4, 1, 1]);
-    expect([0, 8, 20].map((n) => (Atomics.store(waiting, 0, n), room(100)))).toEqual([100, 50, 20]);
+    expect([0, 4, 8, 12, 1000].map((n) => (Atomics.store(waiting, 0, n), room(8)))).toEqual([8, 8, 4, 2, 2]);
+    expect([0, 8, 12, 1000].map((n) => (Atomics.store(waiting, 0, n), room(100)))).toEqual([100, 50, 33, 25]);
+    expect([0, 1000].map((n) => (Atomics.store(waiting, 0, n), room(1)))).toEqual([1, 1]);
   });
 
   it('runs no more jobs at once than the room it is given', async () => {
