@@ -1,5 +1,5 @@
-// A carrier's first calls with the typed client, quoted verbatim (below the import) in the README's
-// "Typed client" section: open a housing request, read it back, and take webhook deliveries. The
+// A carrier's first calls with the typed client, quoted verbatim (below the import) in the guide
+// docs/client.md: open a housing request, read it back, and take webhook deliveries. The
 // project type-checks this file, so an API change that breaks it fails the build, and
 // tests/client/client.test.ts runs it against the API.
 import { parseWebhook, type HousingPlacementClient, type Schema } from './index.ts';

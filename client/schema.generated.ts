@@ -2120,6 +2120,12 @@ export interface components {
         BatchItemError: {
             /** @example invalid_field */
             code: string;
+            /**
+             * Format: uri
+             * @description The code's entry in the error reference (GET /docs/errors).
+             * @example https://project-ref.supabase.co/functions/v1/docs/errors#error-invalid_field
+             */
+            doc_url: string;
             /** @description The field inside the item; absent when the item as a whole is refused (not an object). */
             field?: string;
             message: string;
@@ -2477,6 +2483,8 @@ export interface components {
             covers_deposit: boolean;
             currency: string;
             decided_at: string | null;
+            /** @description The request's life, oldest first: asked (pending_owner_approval), then approved or declined, then refunded or failed (refunded after failed when a retried refund was issued after all). A duplicate charge's automatic refund is asked and approved at once. Steps are appended, never changed: `status` is the last step's. */
+            history: components["schemas"]["RefundStep"][];
             /** Format: uuid */
             payment_id: string;
             reason: string | null;
@@ -2491,6 +2499,12 @@ export interface components {
             error: {
                 /** @example invalid_field */
                 code: string;
+                /**
+                 * Format: uri
+                 * @description The code's entry in the error reference (GET /docs/errors, anchored `#error-<code>`): what it means and what to do. Built from the service's public address.
+                 * @example https://project-ref.supabase.co/functions/v1/docs/errors#error-invalid_field
+                 */
+                doc_url: string;
                 field?: string;
                 message: string;
             } & {
@@ -3393,6 +3407,8 @@ export interface components {
             covers_deposit: boolean;
             currency: string;
             decided_at: string | null;
+            /** @description The request's life, oldest first: asked (pending_owner_approval), then approved or declined, then refunded or failed (refunded after failed when a retried refund was issued after all). A duplicate charge's automatic refund is asked and approved at once. Steps are appended, never changed: `status` is the last step's. */
+            history: components["schemas"]["RefundStep"][];
             /** Format: uuid */
             id: string;
             /** Format: uuid */
@@ -3501,6 +3517,8 @@ export interface components {
             amount_cents: number;
             currency: string;
             goodwill: boolean;
+            /** @description The request's life, oldest first: asked (pending_owner_approval), then approved or declined, then refunded or failed (refunded after failed when a retried refund was issued after all). A duplicate charge's automatic refund is asked and approved at once. Steps are appended, never changed: `status` is the last step's. */
+            history: components["schemas"]["RefundStep"][];
             /**
              * @description Who is refunded: the payer of that payment.
              * @enum {string}
@@ -3517,6 +3535,15 @@ export interface components {
             refund_request_id: string;
             /** @enum {string} */
             status: "pending_owner_approval";
+        };
+        RefundStep: {
+            /** @description When it moved. */
+            at: string;
+            /**
+             * @description The status the request moved to.
+             * @enum {string}
+             */
+            status: "pending_owner_approval" | "approved" | "declined" | "refunded" | "failed";
         };
         ReplayedEvent: {
             /** Format: uuid */
@@ -3697,6 +3724,16 @@ export interface components {
             request_id: string;
         };
         Statement: {
+            /** @description Every account of the stay's ledger with its balance, the service fee's entries included: the ledger in double entry. The payer accounts' balances sum to totals.charged - totals.paid + totals.refunded (a duplicate charge and its refund cancel out). */
+            accounts: {
+                /**
+                 * @description payer_rent, payer_fees, payer_deposit: what the payer of that part owes (negative: owed back); landlord_rent, landlord_fees: what the stay earns the landlord (negative: a credit balance); deposits_held: deposits the landlord holds (negative); processor: what the processor took in from payers less what it refunded; service_fee: the service's fee on rent, taken with payments and returned with refunds (negative).
+                 * @enum {string}
+                 */
+                account: "payer_rent" | "payer_fees" | "payer_deposit" | "landlord_rent" | "landlord_fees" | "deposits_held" | "processor" | "service_fee";
+                /** @description Debits less credits over every entry, the service fee's too. The balances of a stay sum to 0. */
+                balance: number;
+            }[];
             ale: {
                 /** @description What the stay now charges, deposits aside (they come back): the ALE it consumes. */
                 ale_consumed: number;
@@ -3764,6 +3801,16 @@ export interface components {
                  * @enum {string}
                  */
                 charge_type: "initial" | "rent" | "extension";
+                /**
+                 * @description The account it credits with the same amount: every entry moves money from one account to another.
+                 * @enum {string}
+                 */
+                credit_account: "payer_rent" | "payer_fees" | "payer_deposit" | "landlord_rent" | "landlord_fees" | "deposits_held" | "processor" | "service_fee";
+                /**
+                 * @description Double entry: the account of the stay the entry debits with amount (accounts lists them all).
+                 * @enum {string}
+                 */
+                debit_account: "payer_rent" | "payer_fees" | "payer_deposit" | "landlord_rent" | "landlord_fees" | "deposits_held" | "processor" | "service_fee";
                 /** @description What the entry is, in one English sentence: the line and its nights (or the charge of a one-off fee or deposit), and the change that posted it on which day, e.g. "Rent 2027-01-25 to 2027-02-03, released by the shortening of 2027-01-10", "Refund to the policyholder of the deposit of the first payment, on 2027-03-02". For people: read the structured fields in code (the wording may be improved). */
                 description: string;
                 /** Format: uuid */
@@ -3868,9 +3915,9 @@ export interface components {
             reference: string;
             /** Format: uuid */
             request_id: string;
-            /** @description The service fee each refund of rent returned to the landlord (8 % of the rent it refunded). The landlord's cost, not a payer's: it is no entry, moves no balance or total, and is not in the CSV. */
+            /** @description The service fee each refund of rent returned to the landlord (8 % of the rent it refunded). The landlord's cost, not a payer's: its entry (kind fee, between landlord_rent and service_fee) is not in entries, moves no payer's balance or total, and is not in the CSV. */
             service_fees_returned: {
-                /** @description The service fee returned with it: 8 % of that rent, rounded to the cent. */
+                /** @description The service fee returned with it (its fee entry): 8 % of that rent, rounded to the cent. */
                 amount: number;
                 /**
                  * Format: date
@@ -3878,7 +3925,7 @@ export interface components {
                  * @example 2026-12-01
                  */
                 change_of: string;
-                /** @description In one English sentence, e.g. "Service fee returned to the landlord: 8 % of the 1000.00 USD of rent the refund of 2027-03-02 returned". */
+                /** @description In one English sentence, e.g. "Service fee of 80.00 USD returned to the landlord: 8 % of the 1000.00 USD of rent the refund of 2027-03-02 returned". */
                 description: string;
                 /**
                  * Format: uuid
@@ -14387,7 +14434,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14445,7 +14492,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14497,7 +14544,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14550,7 +14597,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14612,7 +14659,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14676,7 +14723,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14735,7 +14782,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14792,7 +14839,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14837,7 +14884,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14889,7 +14936,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14934,7 +14981,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -14983,7 +15030,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15028,7 +15075,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15070,7 +15117,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15111,7 +15158,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15173,7 +15220,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15225,7 +15272,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15274,7 +15321,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15333,7 +15380,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15387,7 +15434,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15436,7 +15483,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15496,7 +15543,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15551,7 +15598,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15589,7 +15636,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;
@@ -15651,7 +15698,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README). */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md). */
                 "X-Service-Signature": string;
             };
             path?: never;

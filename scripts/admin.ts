@@ -1,13 +1,12 @@
 // Operator console: `npm run --silent admin -- <command>`. Prints one JSON object on stdout;
 // a bad command or argument exits non-zero with {"error":{"code","message"}} on stderr.
 // `help`, `--help` (also after a command) or no command print the usage text and exit 0.
-import postgres from 'postgres';
 import { openDatabase } from './lib/database.ts';
 import { migrate } from './lib/migrate.ts';
 import { helpRequest, runCommand } from './console/commands.ts';
 import { ConsoleError } from './console/options.ts';
 import { setting } from '../shared/config.ts';
-import { pgTypes } from '../shared/db/client.ts';
+import { connect, pgTypes } from '../shared/db/client.ts';
 
 function fail(code: string, message: string): never {
   process.stderr.write(JSON.stringify({ error: { code, message } }) + '\n');
@@ -25,11 +24,7 @@ if (help !== undefined) {
 const database = await openDatabase({ dataDir: setting('DATA_DIR', '.data'), checkUrl: true }).catch((error) =>
   fail('database_unavailable', String(error?.message ?? error)),
 );
-const sql = postgres(database.url, {
-  max: 1,
-  onnotice: () => {},
-  types: pgTypes,
-});
+const sql = connect(database.url, { max: 1, types: pgTypes });
 let exitCode = 0;
 try {
   // A console used before the first server start still finds the schema in place.

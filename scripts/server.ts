@@ -1,10 +1,10 @@
 // Local server: the same functions as on Supabase, mounted under /functions/v1 on one port,
 // over a real PostgreSQL (embedded unless DATABASE_URL is set).
-import postgres from 'postgres';
 import { openDatabase, type LocalDatabase } from './lib/database.ts';
 import { MigrationError, migrate } from './lib/migrate.ts';
 import { StartupError, checkPortFree, publicAddressRefusal } from './lib/startup.ts';
 import { config, setting, boolSetting } from '../shared/config.ts';
+import { connect } from '../shared/db/client.ts';
 import { log, errorFields } from '../shared/log.ts';
 import { startBackgroundThread, useLocalCalendarFeeds } from './lib/background.ts';
 import { reportScheduling, warningsTo } from './lib/scheduling.ts';
@@ -40,7 +40,7 @@ try {
 process.env.DATABASE_URL = database.url;
 
 {
-  const admin = postgres(database.url, { max: 1, onnotice: warningsTo(log.warn) });
+  const admin = connect(database.url, { max: 1, onnotice: warningsTo(log.warn) });
   try {
     if (boolSetting('MIGRATE', true)) await migrate(admin, (message) => log.info(message));
   } catch (error) {

@@ -1,5 +1,5 @@
 // Settings come from environment variables on both runtimes (Deno on the Edge, Node locally).
-// Every setting has a production-safe default; see the README's settings table.
+// Every setting has a production-safe default; see the settings table of docs/operating.md.
 
 type EnvReader = (name: string) => string | undefined;
 
@@ -44,6 +44,12 @@ export const config = {
    * timer is switched off (`0` or `off`), where pg_cron drives delivery through the dispatcher function.
    */
   webhookDispatchIntervalMs: () => timerSetting('WEBHOOK_DISPATCH_INTERVAL_MS', 1000),
+  /**
+   * How long one call of the dispatcher function claims deliveries and jobs; what is still due then
+   * is left for the next call (pg_cron's next tick). Well inside the Edge Runtime's limits per
+   * invocation (docs/operations.md#the-edge-runtimes-limits).
+   */
+  webhookDispatchBudgetMs: () => Math.max(1, intSetting('WEBHOOK_DISPATCH_BUDGET_MS', 8_000)),
   /** Stripe: the platform's secret key, for live charges on landlords' connected accounts. */
   stripeSecretKey: () => setting('STRIPE_SECRET_KEY', ''),
   /** Stripe: the signing secret of the Connect webhook endpoint that posts to /payments-webhook. */

@@ -3,7 +3,7 @@
 import postgres from 'postgres';
 import { afterAll } from 'vitest';
 import { route } from '../scripts/lib/router.ts';
-import { pgTypes } from '../shared/db/client.ts';
+import { connect, pgTypes } from '../shared/db/client.ts';
 import { runCommand } from '../scripts/console/commands.ts';
 import type { Environment, Side } from '../shared/db/tenant.ts';
 import type { ErrorDetail, ResponseBody } from './api-types.ts';
@@ -12,7 +12,7 @@ let owner: postgres.Sql | undefined;
 
 /** A database connection as the owner (bypasses row-level security), for set-up and assertions. */
 export function ownerSql(): postgres.Sql {
-  owner ??= postgres(process.env.DATABASE_URL!, {
+  owner ??= connect(process.env.DATABASE_URL!, {
     max: 2,
     onnotice: () => {},
     types: pgTypes,

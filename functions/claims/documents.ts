@@ -9,7 +9,7 @@ import { isUuid } from '../../shared/ids.ts';
 import { acceptedFormats, detectDocumentType } from '../../shared/claims/documents.ts';
 import { documentStorage } from '../../shared/claims/storage.ts';
 import { documentKinds } from '../../shared/claims/values.ts';
-import { findDocument, insertDocument, type DocumentRow } from './documents-repository.ts';
+import { documentsOf, findDocument, insertDocument, type DocumentRow } from './documents-repository.ts';
 import { findClaim, type ClaimRow } from '../../shared/claims/repository.ts';
 
 // Filing and downloading a request's documents: the bytes go through the storage port, the row
@@ -61,8 +61,18 @@ export async function readUpload(c: Context<AppEnv>) {
 
 export type Upload = Awaited<ReturnType<typeof readUpload>>;
 
-/** POST documents: the bytes are stored first, so a row never points at bytes that are not there. */
-export async function fileDocument(caller: Caller, claim: ClaimRow, upload: Upload): Promise<DocumentRow> {
+/**
+ * POST documents: the request is found first, so an unknown request is 404 whatever the body holds,
+ * and only then is the upload read (`read`). The bytes are stored next, outside any transaction (the
+ * storage is a third party), so a row never points at bytes that are not there; the row is written
+ * last, in its own unit of work.
+ */
+export async function fileDocument(caller: Caller, reference: string, read: () => Promise<Upload>): Promise<DocumentRow> {
+  const claim = await withTenant(caller, (tx) => findClaim(tx, reference));
+  return storeAndRecord(caller, claim, await read());
+}
+
+async function storeAndRecord(caller: Caller, claim: ClaimRow, upload: Upload): Promise<DocumentRow> {
   const id = crypto.randomUUID();
   const storageKey = `${caller.orgId}/${caller.environment}/${claim.id}/${id}`;
   await documentStorage().put(storageKey, upload.bytes, upload.type.contentType);
@@ -80,6 +90,10 @@ export async function fileDocument(caller: Caller, claim: ClaimRow, upload: Uplo
       storageKey,
     }));
 }
+
+/** GET documents: the request's documents, oldest first. */
+export const documentsOfRequest = (caller: Caller, reference: string) =>
+  withTenant(caller, async (tx) => documentsOf(tx, (await findClaim(tx, reference)).id));
 
 /** GET documents/{documentId}: only a document uploaded through the API can be downloaded. */
 export async function downloadDocument(caller: Caller, reference: string, documentId: string): Promise<{ row: DocumentRow; bytes: Uint8Array<ArrayBuffer> }> {

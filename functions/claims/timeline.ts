@@ -1,6 +1,8 @@
 import type { Tx } from '../../shared/db/client.ts';
+import { withTenant } from '../../shared/db/tenant.ts';
+import type { Caller } from '../../shared/http/context.ts';
 import type { TimelineRow, TimelineSource } from '../../shared/claims/timeline-source.ts';
-import type { ClaimRow } from '../../shared/claims/repository.ts';
+import { findClaim, type ClaimRow } from '../../shared/claims/repository.ts';
 import { moneyTimeline, placementTimeline } from '../../shared/placements/timeline.ts';
 import { documentTimeline } from './documents-timeline.ts';
 
@@ -43,3 +45,10 @@ export async function assembleTimeline(tx: Tx, claim: ClaimRow) {
     detail: row.detail,
   }));
 }
+
+/** The request `reference` and its timeline, read in one unit of work (the route opens none). */
+export const timelineOf = (caller: Caller, reference: string) =>
+  withTenant(caller, async (tx) => {
+    const claim = await findClaim(tx, reference);
+    return { claim, data: await assembleTimeline(tx, claim) };
+  });

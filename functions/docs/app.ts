@@ -3,7 +3,9 @@ import { Scalar } from '@scalar/hono-api-reference';
 import { createFunctionApp } from '../../shared/http/app.ts';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../shared/http/context.ts';
-import { ApiError } from '../../shared/http/errors.ts';
+import { ApiError, errorAnchor, errorCodes, type ErrorCode } from '../../shared/http/errors.ts';
+import { errorMeanings, statusesOf } from '../../shared/http/error-reference.ts';
+import { escapeHtml, html, layout } from '../../shared/http/page.ts';
 import { createRoutes, ErrorSchema } from '../../shared/http/routes.ts';
 import { bundleStream, gzippedBundle, referenceBundle } from './reference-bundle.ts';
 import { apiGroups, apiTags } from '../groups.ts';
@@ -32,7 +34,7 @@ export function openApiDocument() {
         'Carriers open housing requests and place households in temporary homes; providers publish homes and keep calendars current.',
         'Keys: `svc_pk_` live, `svc_sk_` sandbox. Every response carries `X-Request-Id` and `X-RateLimit-Limit/Remaining/Reset`.',
         'Writes accept an `Idempotency-Key` (48 hours, per organisation and environment).',
-        'Errors: `{ "error": { "code", "message", "field"? } }`.',
+        'Errors: `{ "error": { "code", "message", "field"?, "doc_url" } }`; `doc_url` is the code\'s entry on the error reference page, `/functions/v1/docs/errors#error-<code>`, which lists every code the service answers with its status, what it means and what to do.',
       ].join('\n\n'),
       contact: { name: 'Your account manager: the address given when your organisation was set up' },
     },
@@ -76,6 +78,27 @@ function referencePage(c: Context<AppEnv>) {
   } as Parameters<typeof Scalar>[0])(c as never, async () => {});
 }
 
+/** `code` spans of the reference's backquoted words, the rest escaped. */
+const withCode = (text: string) =>
+  text.split('`').map((part, i) => (i % 2 ? `<code>${escapeHtml(part)}</code>` : escapeHtml(part))).join('');
+
+/**
+ * The error reference: every code the service answers, each under its anchor (`#error-<code>`, where
+ * an error's doc_url points), with its status and what it means. Plain HTML from the code's own
+ * table, so it works offline like the rest of this function.
+ */
+function errorReferencePage(c: Context<AppEnv>) {
+  const entries = (Object.keys(errorCodes) as ErrorCode[])
+    .sort()
+    .map((code) => `<section class="card" id="${errorAnchor(code)}"><h2><a href="#${errorAnchor(code)}"><code>${code}</code></a> · ${statusesOf(code).join(' or ')}</h2>
+<p>${withCode(errorMeanings[code])}</p></section>`)
+    .join('\n');
+  const intro = `<section class="card"><h1>Error codes</h1><p class="muted">Every error is <code>{"error": {"code", "message", "field"?, "doc_url"}}</code>,
+some with more members (<code>conflicts</code>, <code>payment</code>). <code>field</code> names the field at fault as a dot path;
+<code>doc_url</code> leads here, to the code's entry. The <a href="./">API reference</a> lists the codes each operation answers.</p></section>`;
+  return html(c, layout('Error codes: Housing Placement Service API', `${intro}\n${entries}`), 200);
+}
+
 /** The page's script: gzip bytes as embedded when the client accepts gzip, else decompressed. */
 function referenceScript(c: Context<AppEnv>) {
   if (c.req.param('name') !== referenceBundle.name) {
@@ -104,6 +127,17 @@ export const routes = createRoutes()
       responses: { 200: { description: 'HTML page' } },
     }),
     referencePage as never,
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/errors',
+      tags: ['Service'],
+      summary: 'Error reference (no key needed)',
+      description: "Every error code with its status, what it means and what to do, each at `#error-<code>`: where an error's `doc_url` points.",
+      responses: { 200: { description: 'HTML page' } },
+    }),
+    errorReferencePage as never,
   )
   .openapi(
     createRoute({

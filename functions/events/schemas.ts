@@ -89,8 +89,9 @@ export function payloadToSimulate(definition: EventDefinition, data: Record<stri
   const payload = definition.payload instanceof z.ZodObject
     ? definition.payload.extend({ simulated: z.literal(true).optional() }).strict()
     : definition.payload;
-  const checked = z.object({ data: payload }).safeParse({ data: merged });
-  if (!checked.success) throw validationError(checked.error);
+  const simulated = z.object({ data: payload });
+  const checked = simulated.safeParse({ data: merged });
+  if (!checked.success) throw validationError(checked.error, simulated);
   return merged;
 }
 

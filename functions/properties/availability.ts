@@ -1,15 +1,19 @@
 import { hasNoNul } from '../../shared/http/text.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { Tx } from '../../shared/db/client.ts';
+import { withTenant } from '../../shared/db/tenant.ts';
+import type { Caller } from '../../shared/http/context.ts';
+import type { z } from '@hono/zod-openapi';
 import { ApiError, notFound } from '../../shared/http/errors.ts';
 import { parseItems, refusedItem, succeededItem } from '../../shared/http/batch.ts';
-import { deleteProviderBlock, hasBlock, renderBlock, writeBlocks, type SentBlock } from './availability-repository.ts';
-import { lockHomesByRef } from './homes-repository.ts';
-import { BulkBlockInput } from './schemas.ts';
+import { addBlock, deleteProviderBlock, hasBlock, listBlocks, renderBlock, writeBlocks, type BlockWindow, type SentBlock } from './availability-repository.ts';
+import { lockHomesByRef, resolveHome } from './homes-repository.ts';
+import { BulkBlockInput, type BlockInput } from './schemas.ts';
 
-// The calendar commands: the bulk calendar sync (per-item checks, then its homes locked and the
-// accepted blocks written in one statement each) and releasing a provider block. The SQL is in
-// availability-repository.ts.
+// The calendar's commands and its query: the bulk calendar sync (per-item checks, then its homes
+// locked and the accepted blocks written in one statement each), a home's blocks, blocking dates,
+// and releasing a provider block. Each opens its own unit of work (the routes open none); the SQL is
+// in availability-repository.ts.
 
 const trimmedString = (value: unknown) => (typeof value === 'string' ? value.trim() : undefined);
 
@@ -19,7 +23,9 @@ const trimmedString = (value: unknown) => (typeof value === 'string' ? value.tri
  * nothing: with replace, a home is cleared only for an accepted block of it, so a block refused for
  * its dates never leaves its home without the blocks it had. Results in input order.
  */
-export async function syncCalendars(tx: Tx, blocks: unknown[], replace: boolean) {
+export const syncCalendars = (caller: Caller, blocks: unknown[], replace: boolean) => withTenant(caller, (tx) => sync(tx, blocks, replace));
+
+async function sync(tx: Tx, blocks: unknown[], replace: boolean) {
   const parsed = parseItems(BulkBlockInput, blocks);
   const items = blocks.map((raw, index) => {
     const sent = (raw ?? {}) as { property_id?: unknown; external_id?: unknown };
@@ -63,8 +69,19 @@ export async function syncCalendars(tx: Tx, blocks: unknown[], replace: boolean)
   return { blocked: accepted.length, replaced_existing, homes_touched, results };
 }
 
-/** Removes one provider block of the home; a service hold or an imported range is refused. */
-export async function releaseBlock(tx: Tx, homeId: string, blockId: string) {
+/** The blocks of the home `ref` touching the window. */
+export const homeBlocks = (caller: Caller, ref: string, window: BlockWindow) =>
+  withTenant(caller, async (tx) => listBlocks(tx, await resolveHome(tx, ref), window));
+
+/** A provider block on the home `ref`. */
+export const blockDates = (caller: Caller, ref: string, input: z.infer<typeof BlockInput>) =>
+  withTenant(caller, async (tx) => addBlock(tx, await resolveHome(tx, ref), input));
+
+/** Removes one provider block of the home `ref`; a service hold or an imported range is refused. */
+export const releaseBlock = (caller: Caller, ref: string, blockId: string) =>
+  withTenant(caller, async (tx) => release(tx, await resolveHome(tx, ref), blockId));
+
+async function release(tx: Tx, homeId: string, blockId: string) {
   if (!isUuid(blockId)) throw notFound('availability block');
   // The source guard is in the delete itself; only when nothing was removed do we look at why.
   const released = await deleteProviderBlock(tx, homeId, blockId);

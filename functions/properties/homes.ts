@@ -1,18 +1,23 @@
 import type { Tx } from '../../shared/db/client.ts';
+import { withTenant } from '../../shared/db/tenant.ts';
+import type { Caller } from '../../shared/http/context.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { parseItems, refusedItem, succeededItem } from '../../shared/http/batch.ts';
-import { summarizeHome, upsertHomes } from './homes-repository.ts';
-import { HomeInput } from './schemas.ts';
+import { listHomes, patchHome, readHome, readReadiness, resolveHome, summarizeHome, upsertHomes, type HomePageQuery } from './homes-repository.ts';
+import { HomeInput, type HomePatch } from './schemas.ts';
 
-// Publishing homes in a batch: the per-item checks, then one upsert for every accepted item
-// (homes-repository.ts holds the statement).
+// The homes' commands and queries: publishing in a batch (the per-item checks, then one upsert for
+// every accepted item), publishing one, reading, listing, changing, and the portfolio's readiness.
+// Each opens its own unit of work (the routes open none); homes-repository.ts holds the statements.
 
 /**
  * POST /properties/batch: items are checked one by one (a bad item never affects the others, and an
  * external_id may appear once), then every accepted item is written by one upsert statement.
  * Results in input order; `created` counts new homes, `updated` homes refreshed under their external_id.
  */
-export async function publishBatch(tx: Tx, items: unknown[]) {
+export const publishBatch = (caller: Caller, items: unknown[]) => withTenant(caller, (tx) => publish(tx, items));
+
+async function publish(tx: Tx, items: unknown[]) {
   const seen = new Set<string>();
   const checked = parseItems(HomeInput, items).map((parsed) => {
     const externalId = parsed instanceof ApiError ? null : parsed.external_id;
@@ -32,3 +37,19 @@ export async function publishBatch(tx: Tx, items: unknown[]) {
   const created = saved.filter((s) => s.created).length;
   return { created, updated: saved.length - created, results };
 }
+
+/** One home, created or refreshed under its external_id. */
+export const publishHome = async (caller: Caller, input: HomeInput) => (await withTenant(caller, (tx) => upsertHomes(tx, [input])))[0];
+
+/** The portfolio's readiness: listed and not listed homes, and what holds them back. */
+export const portfolioReadiness = (caller: Caller) => withTenant(caller, readReadiness);
+
+/** A page of the portfolio. */
+export const homesPage = (caller: Caller, query: HomePageQuery) => withTenant(caller, (tx) => listHomes(tx, query));
+
+/** The home `ref` (its id or external_id). */
+export const homeOf = (caller: Caller, ref: string) => withTenant(caller, async (tx) => readHome(tx, await resolveHome(tx, ref)));
+
+/** The home `ref` with the fields of `patch` changed. */
+export const changeHome = (caller: Caller, ref: string, patch: HomePatch) =>
+  withTenant(caller, async (tx) => patchHome(tx, await resolveHome(tx, ref), patch));

@@ -3,6 +3,7 @@ import { batchItems, batchResult } from '../../shared/http/batch.ts';
 import { calendarDate, halves, maxMoney, measure, money, storedText } from '../../shared/http/values.ts';
 import { pageQuery, pageSizes } from '../../shared/http/paging.ts';
 import { BookingStatus } from '../../shared/events/definitions/provider.ts';
+import { RefundHistory } from '../../shared/placements/schemas.ts';
 
 // The provider side's request and response schemas. Amounts are major units (dollars, at most two
 // decimals); the database keeps cents.
@@ -349,6 +350,7 @@ export const ProviderRefundRequest = z
     requested_at: z.string(),
     decided_at: z.string().nullable(),
     refunded_at: z.string().nullable(),
+    history: RefundHistory,
   })
   .openapi('ProviderRefundRequest');
 

@@ -7,15 +7,12 @@ import { sha256Hex } from '../../shared/keys.ts';
 import { log } from '../../shared/log.ts';
 import { dispatchDue, type WebhookTransport } from '../../shared/webhooks/dispatcher.ts';
 import { runDueJobs } from '../../shared/jobs/runner.ts';
-import { jobRegistry } from '../../shared/jobs/registry.ts';
+import { jobRegistry } from '../../shared/job-registry.ts';
 
 // Internal function, not part of the public API: pg_cron calls it through pg_net every few seconds
 // on Supabase (see the webhooks migration) with `Authorization: Bearer <WEBHOOK_DISPATCHER_SECRET>`.
 // Each call delivers what is due for up to `budgetMs` and runs the durable jobs that are due (sending
 // contracts and emails); overlapping calls share both queues safely.
-
-/** Claiming stops after this long, leaving room for deliveries in flight before the next tick. */
-const budgetMs = 8_000;
 
 /** Compares digests so that the time taken says nothing about the secret. */
 async function sameSecret(given: string, expected: string): Promise<boolean> {
@@ -38,6 +35,8 @@ export function createDispatcherApp(dispatch: typeof dispatchDue = dispatchDue, 
     if (!expected || !(await sameSecret(given, expected))) {
       throw new ApiError('invalid_key', 'This internal function needs the dispatcher secret (WEBHOOK_DISPATCHER_SECRET).');
     }
+    // Claiming stops after the budget, leaving room for deliveries in flight before the next tick.
+    const budgetMs = config.webhookDispatchBudgetMs();
     const [report, jobs] = await Promise.all([dispatch({ budgetMs, transport }), runJobs({ registry: jobRegistry, budgetMs })]);
     log.info('webhook dispatch', { request_id: c.get('requestId'), ...report, jobs });
     return c.json(single({ ...report, jobs }), 200);

@@ -4,7 +4,8 @@
 // are left out: they wait on I/O, not on the event loop):
 //
 //   in process   what the Edge Runtime does: CPU time and the heap it grew by, on the loop itself
-//                (the CPU time includes /health's own answers meanwhile, a few milliseconds);
+//                (the CPU time includes /health's own answers meanwhile, a few milliseconds), and
+//                that CPU time's share of the Edge Runtime's 2 s per invocation (docs/operations.md);
 //   in a worker  what the local server does (scripts/lib/calendar-reader.ts): the time to an answer.
 //
 // Through both, /health is asked over loopback HTTP every 50 ms, of the gateway the local server
@@ -27,6 +28,9 @@ const feeds: [string, string][] = [
   ['8,400 events and 7,000 moved instances, one UID', movedInstancesSharingOneUid()],
   ['15,000 one-night stays', singleNights()],
 ];
+
+/** Supabase Edge Functions' CPU time per invocation (https://supabase.com/docs/guides/functions/limits). */
+const edgeCpuMs = 2_000;
 
 const day = (at: number) => new Date(at).toISOString().slice(0, 10);
 const window = { from: day(Date.now()), to: day(Date.now() + 730 * 86_400_000) };
@@ -83,6 +87,7 @@ for (const [name, text] of feeds) {
     feed: name,
     KB: Math.round(text.length / 1024),
     'in process: CPU ms': Math.round((used.user + used.system) / 1000),
+    '% of Edge CPU': Math.round((used.user + used.system) / 10 / edgeCpuMs),
     'heap +MB': Math.max(0, Math.round(grown / 1e6)),
     'health max ms': Math.round(inProcess.slowest),
     'loop held ms': Math.round(inProcess.held),

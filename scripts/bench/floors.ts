@@ -18,11 +18,11 @@
 // Started by run.ts with DATABASE_URL, FLOOR_PORT and FLOOR_TEMPLATE (a request id to copy).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import postgres from 'postgres';
-import { pgTypes } from '../../shared/db/client.ts';
+import { pgTypes, connect } from '../../shared/db/client.ts';
 import { sha256Hex } from '../../shared/keys.ts';
 import { newClaimRef } from '../../shared/claims/values.ts';
 
-const sql = postgres(process.env.DATABASE_URL!, { max: Number(process.env.DB_POOL_SIZE || 10), onnotice: () => {}, types: pgTypes });
+const sql = connect(process.env.DATABASE_URL!, { max: Number(process.env.DB_POOL_SIZE || 10), types: pgTypes });
 const template = process.env.FLOOR_TEMPLATE!;
 // The columns a new request copies from the template: all but its identity and the generated ones.
 const copied = (await sql<{ column_name: string }[]>`

@@ -536,5 +536,10 @@ function print(rows: Row[]) {
   console.log(`\nconcurrency ${concurrency} unless named, ${seconds} s per run, median of ${passes} interleaved passes; figures are ratios within this one run.`);
 }
 
-await main();
-process.exit(0);
+// `npm run bench -- --season`: the season's reads against a small database instead (season/run.ts).
+if (process.argv.includes('--season')) {
+  await import('./season/run.ts');
+} else {
+  await main();
+  process.exit(0);
+}

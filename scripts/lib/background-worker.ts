@@ -10,7 +10,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { closeDb } from '../../shared/db/client.ts';
 import { runAfterCommit } from '../../shared/jobs/after-commit.ts';
-import { jobRegistry } from '../../shared/jobs/registry.ts';
+import { jobRegistry } from '../../shared/job-registry.ts';
 import type { JobRegistry } from '../../shared/jobs/runner.ts';
 import { errorFields, log } from '../../shared/log.ts';
 import { giveWayTo, startBackgroundJobs } from './background.ts';

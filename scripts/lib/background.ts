@@ -10,7 +10,7 @@ import { workerFeedReader } from './calendar-reader.ts';
 import { purgeExpiredEvents } from '../../shared/webhooks/retention.ts';
 import { refreshGrownStatistics } from '../../shared/db/statistics.ts';
 import { runDueJobs, type RunOptions } from '../../shared/jobs/runner.ts';
-import { jobRegistry } from '../../shared/jobs/registry.ts';
+import { jobRegistry } from '../../shared/job-registry.ts';
 import { runAfterCommitElsewhere, settleRunsAfterCommit } from '../../shared/jobs/after-commit.ts';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';

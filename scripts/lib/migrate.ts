@@ -86,7 +86,7 @@ export async function migrate(
       const file = byVersion.get(row.version);
       const recorded = `${row.version}_${row.name ?? ''}.sql`;
       if (!file) {
-        throw new MigrationError(recorded, `applied migration ${recorded} is no longer in migrations/: applied migrations are never removed or renamed (a database created before the baseline squash must be recreated; see README "Migrations")`);
+        throw new MigrationError(recorded, `applied migration ${recorded} is no longer in migrations/: applied migrations are never removed or renamed (a database created before the baseline squash must be recreated; see docs/operating.md, "Migrations")`);
       }
       if (row.name !== null && row.name !== file.name) {
         throw new MigrationError(file.file, `applied migration ${recorded} was renamed to ${file.file}: applied migrations are never renamed`);

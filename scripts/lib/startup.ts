@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import postgres from 'postgres';
 import { config } from '../../shared/config.ts';
+import { connect } from '../../shared/db/client.ts';
 import { publicBaseUrlProblem } from '../../shared/http/public-url.ts';
 
 // Start-up checks, run before anything is started: each failure is one StartupError whose message
@@ -10,7 +11,7 @@ import { publicBaseUrlProblem } from '../../shared/http/public-url.ts';
 
 export class StartupError extends Error {}
 
-/** The oldest PostgreSQL the service supports (README: "any PostgreSQL 15+"), as server_version_num. */
+/** The oldest PostgreSQL the service supports (docs/operating.md: "any PostgreSQL 15+"), as server_version_num. */
 export const minimumServerVersion = 150000;
 
 export function checkServerVersion(versionNum: number, where: string): void {
@@ -106,7 +107,7 @@ const redact = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@'
 export async function checkDatabaseUrl(url: string, setting = 'DATABASE_URL'): Promise<void> {
   let sql: postgres.Sql;
   try {
-    sql = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
+    sql = connect(url, { max: 1, connect_timeout: 5 });
   } catch (error) {
     throw new StartupError(`${setting} is not a PostgreSQL connection URL (${(error as Error).message}): use postgres://USER:PASSWORD@HOST:PORT/DATABASE`);
   }

@@ -2,20 +2,10 @@
 // deciding which moves are allowed. shared/claims/lifecycle.ts applies it in SQL; nothing else
 // changes the status.
 
-export const statuses = [
-  'housing_needs_collected',
-  'housing_options_found',
-  'options_sent',
-  'awaiting_approval',
-  'landlord_approval',
-  'lease_execution',
-  'lease_signed',
-  'payment_setup',
-  'booking_confirmed',
-  'move_in_complete',
-  'in_stay',
-  'move_out_closeout',
-] as const;
+import { statuses } from '../request-values.ts';
+
+// The values themselves sit below the domains, for the event definitions (../request-values.ts).
+export { statuses };
 
 export type RequestStatus = (typeof statuses)[number];
 

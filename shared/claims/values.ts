@@ -8,7 +8,7 @@ export const propertyTypes = ['apartment', 'condo', 'townhouse', 'house', 'duple
 export const furnishings = ['furnished', 'partial', 'unfurnished', 'any'] as const;
 
 /** Who pays: rent (`rent_payer`), deposits (`deposit_payer`), one-off fees, pet rent and utilities (`fees_payer`). */
-export const payers = ['carrier', 'tpa', 'policyholder'] as const;
+export { payers } from '../request-values.ts';
 
 export const priorities = ['standard', 'high', 'urgent'] as const;
 

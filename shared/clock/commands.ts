@@ -1,8 +1,7 @@
 import type { Caller } from '../http/context.ts';
 import { withTenant } from '../db/tenant.ts';
 import { ApiError, notFound } from '../http/errors.ts';
-import { runDueJobs } from '../jobs/runner.ts';
-import { jobRegistry } from '../jobs/registry.ts';
+import { runDueJobs, type JobRegistry } from '../jobs/runner.ts';
 import { advanceClock, findClock, removeClock, upsertClock, type ClockRow } from './repository.ts';
 
 // A sandbox organisation's own clock, in the manner of a payment processor's test clocks: created
@@ -46,8 +45,11 @@ export async function readClock(caller: Caller) {
   return renderClock(clock);
 }
 
-/** Moves the clock forward and runs the jobs that fell due; answers the clock and how many ran. */
-export async function moveClock(caller: Caller, frozenTime: Date) {
+/**
+ * Moves the clock forward and runs the jobs that fell due, with the handlers `jobs` (the caller's
+ * registry: the clock knows no job kind); answers the clock and how many ran.
+ */
+export async function moveClock(caller: Caller, frozenTime: Date, jobs: JobRegistry) {
   checkWithinReach(frozenTime);
   const { clock, due } = await withTenant(caller, async (tx) => {
     const current = await findClock(tx, { lock: true });
@@ -58,7 +60,7 @@ export async function moveClock(caller: Caller, frozenTime: Date) {
     const due = await advanceClock(tx, frozenTime);
     return { clock: { ...current, frozen_time: frozenTime, advanced_at: new Date() }, due };
   });
-  const report = due.length > 0 ? await runDueJobs({ registry: jobRegistry, ids: due }) : { succeeded: 0, failed: 0 };
+  const report = due.length > 0 ? await runDueJobs({ registry: jobs, ids: due }) : { succeeded: 0, failed: 0 };
   return { ...renderClock(clock), jobs_run: report.succeeded, jobs_failed: report.failed };
 }
 

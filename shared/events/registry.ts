@@ -65,7 +65,7 @@ const signatureHeader = {
   required: true,
   description:
     "`t=<unix seconds>,v1=<hex HMAC-SHA256>`, computed with the endpoint's secret over `<t>.<raw body>`. Verify it on the raw " +
-    'body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying webhook signatures in the README).',
+    'body before parsing, and reject a timestamp more than 300 seconds from your clock (see Verifying signatures in docs/webhooks.md).',
   schema: { type: 'string' },
 };
 

@@ -64,7 +64,9 @@ export async function renderError(error: Error, c: Context<AppEnv>) {
     });
     apiError = new ApiError('server_error', 'Something went wrong on our side. Retry with backoff; quote the X-Request-Id if it persists.');
   }
-  return c.json(apiError.toBody(), apiError.status as 400);
+  // The calling key's environment, where the request was authenticated: a 404 says what the other
+  // environment may hold (NotFound).
+  return c.json(apiError.toBody(c.get('caller')?.environment), apiError.status as 400);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { ApiError } from './errors.ts';
+import { ApiError, docUrl } from './errors.ts';
 import { ErrorSchema, jsonResponse, validationError } from './routes.ts';
 import { valueException } from './values.ts';
 
@@ -17,6 +17,7 @@ export const BatchItemError = z
     code: z.string().openapi({ example: 'invalid_field' }),
     message: z.string(),
     field: z.string().optional().describe('The field inside the item; absent when the item as a whole is refused (not an object).'),
+    doc_url: z.string().url().describe("The code's entry in the error reference (GET /docs/errors).").openapi({ example: 'https://project-ref.supabase.co/functions/v1/docs/errors#error-invalid_field' }),
   })
   .openapi('BatchItemError');
 
@@ -36,7 +37,7 @@ export const batchItems = (itemSchema: string, max: number) =>
 export function parseItems<T extends z.ZodType>(schema: T, items: readonly unknown[]): (z.infer<T> | ApiError)[] {
   return items.map((item) => {
     const parsed = schema.safeParse(item);
-    return parsed.success ? parsed.data : validationError(parsed.error);
+    return parsed.success ? parsed.data : validationError(parsed.error, schema);
   });
 }
 
@@ -48,8 +49,9 @@ function sentExternalId(item: unknown): string | null {
 
 function itemError(error: ApiError): z.infer<typeof BatchItemError> {
   const { code, message, field } = error;
+  const doc_url = docUrl(code);
   // An item refused as a whole (not an object) names no field: `body` would mean the whole request.
-  return field === undefined || field === 'body' ? { code, message: message.replace(/^body: /, 'The item: ') } : { code, message, field };
+  return field === undefined || field === 'body' ? { code, message: message.replace(/^body: /, 'The item: '), doc_url } : { code, message, field, doc_url };
 }
 
 /** The result of an item that succeeded: where it was, its external_id as stored, and the route's fields. */

@@ -1,5 +1,10 @@
+import type { Environment } from '../db/tenant.ts';
+import { publicBaseUrl } from './public-url.ts';
+
 // The one error type of the API and the table of codes, mirroring the specification's Errors section.
-// Codes the specification lists without a status get the status chosen here (documented in the README).
+// Codes the specification lists without a status get the status chosen here (documented in
+// docs/errors.md, with every code's meaning; shared/http/error-reference.ts holds the same for the
+// reference page each error's doc_url points at).
 
 export const errorCodes = {
   missing_key: 401,
@@ -86,17 +91,60 @@ export class ApiError extends Error {
     this.status = status ?? errorCodes[code];
   }
 
-  toBody() {
+  /**
+   * The error body. `environment` is the calling key's, where there is one: a message may then say
+   * what the other environment could hold (see NotFound).
+   */
+  toBody(environment?: Environment) {
     return {
       error: {
         code: this.code,
-        message: this.message,
+        message: this.messageFor(environment),
         ...(this.field === undefined ? {} : { field: this.field }),
+        doc_url: docUrl(this.code),
         ...this.extra,
       },
     };
   }
+
+  protected messageFor(_environment?: Environment): string {
+    return this.message;
+  }
 }
 
-export const notFound = (what = 'resource') =>
-  new ApiError('not_found', `No such ${what} for this organisation in this environment.`);
+/** Where the reference page of the docs function explains a code (its entry's anchor). */
+export const errorReferencePath = '/docs/errors';
+export const errorAnchor = (code: string) => `error-${code}`;
+
+/**
+ * The code's entry in the reference, from the configured public address (never the request's Host,
+ * which is the sender's to choose: a link built from it could point a reader's browser anywhere).
+ */
+export const docUrl = (code: ErrorCode) => `${publicBaseUrl()}${errorReferencePath}#${errorAnchor(code)}`;
+
+const otherEnvironment: Record<Environment, { other: Environment; key: string }> = {
+  live: { other: 'sandbox', key: 'a sandbox key (svc_sk_)' },
+  sandbox: { other: 'live', key: 'a live key (svc_pk_)' },
+};
+
+/**
+ * A resource the caller cannot see. Live and sandbox data are apart, and an integrator who reads a
+ * sandbox object with a live key (or the reverse) is told that the object may be in the other
+ * environment. The message is the same whether or not it is there (or belongs to another
+ * organisation, or never existed): it depends only on what was asked for and the calling key, so it
+ * tells nothing of what exists.
+ */
+export class NotFound extends ApiError {
+  constructor(readonly what: string) {
+    super('not_found', `No such ${what} for this organisation in this environment.`);
+  }
+
+  protected override messageFor(environment?: Environment): string {
+    if (!environment) return this.message;
+    const { other, key } = otherEnvironment[environment];
+    return `No such ${this.what} for this organisation in ${environment}. Live and sandbox data are apart: `
+      + `if it was made with ${key}, it may exist in ${other}; read it with that key.`;
+  }
+}
+
+export const notFound = (what = 'resource') => new NotFound(what);

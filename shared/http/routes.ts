@@ -15,6 +15,9 @@ export const ErrorSchema = z
       code: z.string().openapi({ example: 'invalid_field' }),
       message: z.string(),
       field: z.string().optional(),
+      doc_url: z.string().url().describe(
+        "The code's entry in the error reference (GET /docs/errors, anchored `#error-<code>`): what it means and what to do. Built from the service's public address.",
+      ).openapi({ example: 'https://project-ref.supabase.co/functions/v1/docs/errors#error-invalid_field' }),
     }).passthrough(),
   })
   .openapi('Error');
@@ -178,13 +181,21 @@ export function defineRoute<const R extends Omit<RouteConfig, 'middleware'>>(con
 /** The scope rule a route was defined with (its operation's `x-scope`). */
 export const scopeOf = (route: RouteConfig): ScopeRule | undefined => (route as { 'x-scope'?: ScopeRule })['x-scope'];
 
-/** Turns the first zod issue into the specification's 422 invalid_field naming the field. */
-export function validationError(error: z.ZodError): ApiError {
+/**
+ * Turns the first zod issue into the specification's 422 invalid_field naming the field. `schema` is
+ * the schema that refused the input: with it, an unknown field names the nearest known one of the
+ * object it was sent in (`houshold_language is not a known field; did you mean household_language?`).
+ * Every strict object of every route, batch item and simulated payload is refused here, so the hint
+ * is given once for all of them.
+ */
+export function validationError(error: z.ZodError, schema?: unknown): ApiError {
   const issue = error.issues[0];
   const path = issue.path.map(String);
   if (issue.code === 'unrecognized_keys') {
     const field = [...path, issue.keys[0]].join('.');
-    return new ApiError('invalid_field', `${field} is not a known field.`, field);
+    const nearest = nearestField(issue.keys[0], knownFieldsAt(schema, issue.path));
+    const hint = nearest === undefined ? '' : `; did you mean ${[...path, nearest].join('.')}?`;
+    return new ApiError('invalid_field', `${field} is not a known field${hint || '.'}`, field);
   }
   const field = path.join('.') || 'body';
   // zod does not keep the input; its message for an absent value ends in "received undefined".
@@ -193,13 +204,123 @@ export function validationError(error: z.ZodError): ApiError {
   return new ApiError('invalid_field', message, field);
 }
 
-/** A group's routes: an OpenAPIHono whose failed validations become 422 invalid_field. */
+/** What a zod schema's definition holds, as far as walking to a field needs it. */
+interface SchemaDef {
+  type?: string;
+  shape?: Record<string, unknown>;
+  element?: unknown;
+  innerType?: unknown;
+  in?: unknown;
+  getter?: () => unknown;
+  options?: unknown[];
+  left?: unknown;
+  right?: unknown;
+  valueType?: unknown;
+  items?: unknown[];
+}
+
+const defOf = (schema: unknown): SchemaDef | undefined => (schema as { _zod?: { def?: SchemaDef } } | undefined)?._zod?.def;
+
+/**
+ * The field names of the objects `schema` may hold at `path` (the path of an unrecognized-keys
+ * issue): through wrappers (optional, nullable, default, pipes, lazy), arrays, records, tuples, and
+ * every branch of a union or intersection, since the input's branch is not known here.
+ */
+function knownFieldsAt(schema: unknown, path: readonly PropertyKey[], depth = 0): string[] {
+  const def = defOf(schema);
+  if (!def || depth > 64) return [];
+  const inner = (next: unknown, rest = path) => knownFieldsAt(next, rest, depth + 1);
+  switch (def.type) {
+    case 'optional': case 'nullable': case 'default': case 'prefault': case 'readonly': case 'catch': case 'nonoptional': case 'success':
+      return inner(def.innerType);
+    case 'pipe':
+      return inner(def.in);
+    case 'lazy':
+      return def.getter ? inner(def.getter()) : [];
+    case 'union':
+      return (def.options ?? []).flatMap((option) => inner(option));
+    case 'intersection':
+      return [...inner(def.left), ...inner(def.right)];
+  }
+  if (path.length === 0) return def.type === 'object' ? Object.keys(def.shape ?? {}) : [];
+  const [step, ...rest] = path;
+  switch (def.type) {
+    case 'object':
+      return inner(def.shape?.[String(step)], rest);
+    case 'array':
+      return inner(def.element, rest);
+    case 'record':
+      return inner(def.valueType, rest);
+    case 'tuple':
+      return inner(def.items?.[Number(step)], rest);
+    default:
+      return [];
+  }
+}
+
+/** Edit distance (insertions, deletions, substitutions, and swaps of neighbours) between two names. */
+function distance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) rows[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      rows[i][j] = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1);
+    }
+  }
+  return rows[a.length][b.length];
+}
+
+/** How a name is compared: case and the hyphen/underscore choice do not count as typos. */
+const comparable = (name: string) => name.toLowerCase().replace(/-/g, '_');
+
+/**
+ * The known field closest to `sent`, when it is close enough to be a typo of it (about one edit in
+ * three characters, at most three); undefined otherwise, so an unrelated name gets no guess. Names
+ * longer than 100 characters are not compared (the work grows with the product of the lengths).
+ */
+export function nearestField(sent: string, known: readonly string[]): string | undefined {
+  if (sent.length > 100) return undefined;
+  const allowed = Math.min(3, Math.max(1, Math.floor(sent.length / 3)));
+  let best: { name: string; edits: number } | undefined;
+  for (const name of new Set(known)) {
+    const edits = distance(comparable(sent), comparable(name));
+    if (edits <= allowed && (!best || edits < best.edits)) best = { name, edits };
+  }
+  return best?.name;
+}
+
+/** The schema a route validates `target` with (zValidator's targets), for the unknown-field hint. */
+function requestSchema(route: RouteConfig, target: string): unknown {
+  const request = route.request;
+  if (target === 'query') return request?.query;
+  if (target === 'param') return request?.params;
+  if (target === 'header') return request?.headers;
+  if (target === 'cookie') return request?.cookies;
+  const content = Object.entries(request?.body?.content ?? {});
+  const form = (type: string) => type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded');
+  const found = content.find(([type]) => (target === 'form' ? form(type) : !form(type)))?.[1];
+  return found && 'schema' in found ? found.schema : undefined;
+}
+
+/**
+ * A group's routes: an OpenAPIHono whose failed validations become 422 invalid_field. Each route's
+ * validation failure is mapped knowing the route's schemas (so an unknown field can name the nearest
+ * known one).
+ */
 export function createRoutes() {
-  return new OpenAPIHono<AppEnv>({
+  const routes = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error);
     },
   });
+  const openapi = routes.openapi;
+  routes.openapi = ((route: RouteConfig, handler: never, hook?: never) =>
+    openapi(route as never, handler, hook ?? (((result: { success: boolean; error?: z.ZodError; target: string }) => {
+      if (!result.success) throw validationError(result.error!, requestSchema(route, result.target));
+    }) as never))) as typeof routes.openapi;
+  return routes;
 }
 
 export type Routes = ReturnType<typeof createRoutes>;

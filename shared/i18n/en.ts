@@ -5,7 +5,7 @@
 // already formatted for the language (money, dates, counts: shared/i18n/index.ts).
 
 import type { Plural } from './plural.ts';
-import { payerWords } from '../placements/billing.ts';
+import { payerWords } from '../request-values.ts';
 
 export const en = {
   /** The language's name in itself, for the switch between languages. */
@@ -111,7 +111,7 @@ export const en = {
     paidExtension: (from: string) => `Extension from ${from}`,
     secondCharge: 'Second charge, refunded automatically',
     split: (payers: string) => `This payment is split between ${payers} payers: each pays its own share, on its own.`,
-    /** Who pays a share, as the page names it; the API's words are the same (shared/placements/billing.ts). */
+    /** Who pays a share, as the page names it; the API's words are the same (shared/request-values.ts). */
     payer: payerWords,
     paidBy: (payer: string) => `Paid by ${payer}`,
     paysOwn: (payer: string) => `${payer.charAt(0).toUpperCase()}${payer.slice(1)} pays this share from its own link.`,

@@ -1,5 +1,3 @@
-import type { EmailMessage } from '../placements/ports/types.ts';
-
 // Every kind of durable job the service queues, with its payload: the one typed map that enqueue()
 // and the registry (registry.ts) are checked against. Queuing an unknown kind or a payload of the
 // wrong shape fails the type check; so does a registry that misses a kind or files a handler under
@@ -35,3 +33,17 @@ export interface JobPayloads {
 }
 
 export type JobKind = keyof JobPayloads;
+
+/**
+ * One email, as the send_email job carries it and the email port (shared/placements/ports/types.ts)
+ * sends it. Declared here, with the payloads, so that the job kinds import no domain.
+ */
+export interface EmailMessage {
+  to: string[];
+  subject: string;
+  text: string;
+  /** The same message as HTML, when it has a link to follow. */
+  html?: string;
+  /** Why the message was sent (placement.offered, lease.sent, booking.cancelled, ...), for the record. */
+  topic: string;
+}

@@ -14,6 +14,8 @@ import type { JobKind, JobPayloads } from './kinds.ts';
 export interface JobContext {
   sql: Sql;
   job: JobRow;
+  /** For abandoned: why the last attempt failed (what staff.abandoned_jobs shows as last_error). */
+  error?: string;
 }
 
 export interface JobDefinition<P = Record<string, unknown>, K extends string = string> {
@@ -105,7 +107,7 @@ async function abandoned(definition: JobDefinition<unknown>, job: JobRow, error:
     job_id: job.id, kind: job.kind, org_id: job.org_id, environment: job.environment, attempts: job.attempts,
     retry: `admin job retry --id ${job.id}`, ...errorFields(error), error: describe(error),
   });
-  await definition.abandoned?.(job.payload, { sql, job })
+  await definition.abandoned?.(job.payload, { sql, job, error: describe(error) })
     .catch((e) => log.error('abandoned job not announced', { job_id: job.id, kind: job.kind, ...errorFields(e) }));
 }
 

@@ -17,11 +17,7 @@ export type ChargePart = (typeof chargeParts)[number];
 
 export type Payer = (typeof payers)[number];
 /** Who pays a share, in the payer's words (the pages say these). */
-export const payerWords: Record<Payer, string> = {
-  carrier: 'the insurance carrier',
-  tpa: 'the claims administrator',
-  policyholder: 'the policyholder',
-};
+export { payerWords } from '../request-values.ts';
 
 /** Who pays each part of a charge. */
 export type PayerOf = Record<ChargePart, Payer>;

@@ -5,8 +5,7 @@ import { enqueue } from '../jobs/queue.ts';
 import type { ServiceJob } from '../jobs/runner.ts';
 import { paymentsPort, placementPorts } from './ports/index.ts';
 import { fromCents } from '../money.ts';
-import { platformFeeOf } from '../properties/earnings.ts';
-import { refundedBy } from './ledger-repository.ts';
+import { refundedBy } from './stay-money.ts';
 import { postSignedVersions } from './stay-ledger.ts';
 import { confirmedBooking, homeLabel, moveRefundRequest, recordRefunded, refundContext } from './money-repository.ts';
 import { onHome } from './render.ts';
@@ -158,12 +157,16 @@ export const sendHouseholdLink: ServiceJob<'send_household_link'> = {
  * (idempotent at the processor by the refund request's id), with the service fee on the rent it
  * returns, then records it: the request refunded, the processor's record of the payment, payment.refunded.
  */
+/** What issue_refund issues: an approved request, or a failed one again (the console's retry). */
+const issuable = ['approved', 'failed'] as const;
+
 export const issueRefund: ServiceJob<'issue_refund'> = {
   kind: 'issue_refund',
   async run({ refund_request_id }, { job }) {
     const tenant = tenantOf(job);
     const context = await withTenant(tenant, (tx) => refundContext(tx, refund_request_id));
-    if (!context || context.request.status !== 'approved') return { skipped: `refund request is ${context?.request.status ?? 'gone'}` };
+    // Approved, or failed when the console's retry of the abandoned job runs it again.
+    if (!context || !(issuable as readonly string[]).includes(context.request.status)) return { skipped: `refund request is ${context?.request.status ?? 'gone'}` };
     const port = paymentsPort(job.environment);
     if (port.kind === 'live' && (!context.connected_account || !context.payment_ref)) throw new Error('the payment has no processor reference or account');
     const returned = await withTenant(tenant, (tx) => refundedBy(tx, refund_request_id));
@@ -171,12 +174,12 @@ export const issueRefund: ServiceJob<'issue_refund'> = {
       connectedAccount: context.connected_account ?? '',
       paymentRef: context.payment_ref ?? '',
       amountCents: returned.cents,
-      platformFeeCents: platformFeeOf(returned.rentCents),
+      platformFeeCents: returned.feeCents,
       metadata: { refund_request_id, environment: job.environment },
       idempotencyKey: `refund:${refund_request_id}`,
     });
     await inPlacementById(tenant, context.request.claim_home_id, async ({ tx, claim }) => {
-      const done = await moveRefundRequest(tx, refund_request_id, 'approved', 'refunded', { provider_ref: refund.providerRef });
+      const done = await moveRefundRequest(tx, refund_request_id, issuable, 'refunded', 'processor', { provider_ref: refund.providerRef });
       if (!done) return;
       await recordRefunded(tx, done.payment_id, returned.cents, 'add');
       await emit(tx, 'payment.refunded', {
@@ -190,9 +193,10 @@ export const issueRefund: ServiceJob<'issue_refund'> = {
     return { provider_ref: refund.providerRef };
   },
   // Out of attempts: the money is still on the landlord's account. The carrier and the landlord are
-  // told (the processor's words stay with staff: staff.abandoned_jobs); the request stays approved,
-  // so the console's `job retry` issues it once its cause is fixed, and payment.refunded follows.
-  async abandoned({ refund_request_id }, { job }) {
+  // told (the processor's words stay with staff: staff.abandoned_jobs, and the failed step's
+  // failure_reason); the request's life gains its failed step, and the console's `job retry` still
+  // issues it once its cause is fixed (failed, then refunded), and payment.refunded follows.
+  async abandoned({ refund_request_id }, { job, error }) {
     const tenant = tenantOf(job);
     const placementId = (await withTenant(tenant, (tx) => refundContext(tx, refund_request_id)))?.request.claim_home_id;
     if (!placementId) return;
@@ -200,6 +204,9 @@ export const issueRefund: ServiceJob<'issue_refund'> = {
       // Read again under the placement's locks: a refund issued meanwhile is not announced as failed.
       const request = (await refundContext(tx, refund_request_id))?.request;
       if (request?.status !== 'approved') return;
+      await moveRefundRequest(tx, refund_request_id, 'approved', 'failed', 'processor', {
+        failure_reason: (error ?? `refused ${job.attempts} times`).slice(0, 2000),
+      });
       const failed = {
         refund_request_id,
         payment_id: request.payment_id,

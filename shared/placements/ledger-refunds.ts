@@ -130,7 +130,11 @@ function goodwillEntries(
   if (!charge || !own) return [];
   const posted: NewEntry[] = [];
   for (const part of ['rent', 'fees', 'deposit'] as const) {
-    const anchor = entries.find((e) => e.kind === 'charge' && e.part === part && chargeKey(e) === key);
+    // Goodwill is given on the part as a whole (the reversal of a cancellation reads the part's
+    // sum); its release names one charge entry of the part, one this refund has not released yet
+    // (a deposit returned by the same refund), as the ledger keeps one release per refund and entry.
+    const released = new Set(already.filter((e) => e.kind === 'release').map((e) => e.adjusts));
+    const anchor = entries.find((e) => e.kind === 'charge' && e.part === part && chargeKey(e) === key && !released.has(e.id));
     const cut = Math.min(cents, own.payer[part] === ask.payer ? settledCents(own, part) : 0);
     if (!anchor || cut <= 0) continue;
     posted.push(refund(charge, part, cut), release(anchor, cut, 'goodwill', 'Goodwill'));

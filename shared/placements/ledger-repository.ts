@@ -1,6 +1,6 @@
 import type { Tx } from '../db/client.ts';
 import type { ChargePart, Payer } from './billing.ts';
-import type { Entry, NewEntry } from './ledger.ts';
+import type { Account, Entry, NewEntry } from './ledger.ts';
 
 // The ledger's SQL (app.ledger_entries, append-only: inserts and reads only), in the request's
 // tenant transaction with the placement locked by the command that posts.
@@ -27,6 +27,8 @@ interface EntryRow {
   payment_id: string | null;
   refund_request_id: string | null;
   posted_on: string | null;
+  debit_account: Account;
+  credit_account: Account;
   created_at: Date;
 }
 
@@ -51,6 +53,8 @@ const toEntry = (r: EntryRow): Entry => ({
   payer: r.payer,
   paymentId: r.payment_id,
   refundRequestId: r.refund_request_id,
+  debitAccount: r.debit_account,
+  creditAccount: r.credit_account,
 });
 
 /** The placement's entries in posting order. */
@@ -61,8 +65,10 @@ export async function entriesOf(tx: Tx, placementId: string): Promise<Entry[]> {
 
 /**
  * Posts entries on the placement. A version's signed charges are posted once whoever posts them
- * first (the unique index ledger_entries_posted_once); adjustments are posted by the command that
- * holds the placement's lock.
+ * first (the unique index ledger_entries_posted_once: a second posting adds nothing); adjustments
+ * and money moved are posted by the command that holds the placement's lock, and one that collides
+ * with an entry already posted (a payment, a refund or a release posted twice) is refused by the
+ * database and fails its command, never dropped in silence.
  */
 export async function postEntries(tx: Tx, placement: { id: string; claim_id: string; property_id: string }, currency: string, entries: readonly NewEntry[]): Promise<void> {
   if (entries.length === 0) return;
@@ -102,13 +108,21 @@ export async function postEntries(tx: Tx, placement: { id: string; claim_id: str
         posted_for uuid, nights_from date, nights_to date, monthly_cents bigint, billing_start date, billing_days integer, amount_cents bigint,
         payer text, payment_id uuid, refund_request_id uuid)
      order by a.n
-    on conflict do nothing`;
+    on conflict (lease_agreement_id, period_start, line, billing_start) where kind = 'charge' and cause = 'signed' do nothing`;
 }
 
-/** What a refund request's posted entries return, in all and of rent (the service fee follows the rent). */
-export async function refundedBy(tx: Tx, refundRequestId: string): Promise<{ cents: number; rentCents: number }> {
-  const [row] = await tx<{ cents: string; rent_cents: string }[]>`
-    select coalesce(sum(amount_cents), 0) as cents, coalesce(sum(amount_cents) filter (where part = 'rent'), 0) as rent_cents
-      from app.ledger_entries where refund_request_id = ${refundRequestId} and kind = 'refund'`;
-  return { cents: Number(row.cents), rentCents: Number(row.rent_cents) };
+/** What a refund request's posted entries return to the payer, and the service fee they return to the landlord. */
+export async function refundedBy(tx: Tx, refundRequestId: string): Promise<{ cents: number; feeCents: number }> {
+  const [row] = await tx<{ cents: string; fee_cents: string }[]>`
+    select coalesce(sum(amount_cents) filter (where kind = 'refund'), 0) as cents, -coalesce(sum(amount_cents) filter (where kind = 'fee'), 0) as fee_cents
+      from app.ledger_entries where refund_request_id = ${refundRequestId}`;
+  return { cents: Number(row.cents), feeCents: Number(row.fee_cents) };
 }
+
+/**
+ * What a refund request's entries returned to the payer and the service fee they returned to the
+ * landlord, in cents, as a subquery over the refund request `r` of the query it joins (lateral).
+ */
+export const refundSumsOfRequestR = (tx: Tx) => tx`(
+  select coalesce(sum(amount_cents) filter (where kind = 'refund'), 0) as cents, -coalesce(sum(amount_cents) filter (where kind = 'fee'), 0) as fee_cents
+    from app.ledger_entries where refund_request_id = r.id)`;

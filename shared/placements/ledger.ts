@@ -32,8 +32,14 @@ import { en } from '../i18n/en.ts';
 //   and part, what is owed is the sum of its entries, and what was settled is its payments less its
 //   refunds: nothing is read from the processor's payment rows. A refund of a deposit, or beyond
 //   what is owed back (goodwill), also releases what it gives, so it never makes anything due again.
+// - The service's fee moves too (kind fee), between the landlord's rent and the service: taken when
+//   a payment settles, returned with the rent a refund returns. It is no payer's: nothing a payer
+//   owes or paid counts it.
+// - Each entry moves its amount from one account of the stay to another (debit and credit
+//   accounts, app.ledger_balances): a payer's part, the landlord's, deposits held, the processor,
+//   the service fee. So every posting balances, and a balance is a sum.
 
-export type EntryKind = 'charge' | 'release' | 'restore' | 'reversal' | 'transfer' | 'payment' | 'refund';
+export type EntryKind = 'charge' | 'release' | 'restore' | 'reversal' | 'transfer' | 'payment' | 'refund' | 'fee';
 export type EntryCause = 'signed' | 'shortened' | 'extended' | 'lapsed' | 'cancelled' | 'paid' | 'refunded' | 'duplicate' | 'deposit_returned' | 'goodwill';
 
 /** An entry to post. */
@@ -61,8 +67,14 @@ export interface NewEntry {
   refundRequestId?: string | null;
 }
 
+/** The accounts of a stay an entry moves its amount between (double entry; the database derives them from kind and part). */
+export type Account = `payer_${ChargePart}` | 'landlord_rent' | 'landlord_fees' | 'deposits_held' | 'processor' | 'service_fee';
+
 /** A posted entry. */
 export interface Entry extends NewEntry {
+  /** It debits this account with its amount, and credits creditAccount. */
+  debitAccount: Account;
+  creditAccount: Account;
   id: string;
   position: number;
   postedAt: Date;
@@ -297,28 +309,46 @@ export function flatChargesLeft(entries: readonly Entry[]): { entry: Entry; cent
   return [...left.values()];
 }
 
-/** What goodwill refunds released off each charge entry for nights (their releases carry no nights), in cents. */
-function goodwillOff(entries: readonly Entry[]): Map<string, number> {
-  const off = new Map<string, number>();
-  for (const e of entries) if (e.kind === 'release' && e.cause === 'goodwill' && e.adjusts) off.set(e.adjusts, (off.get(e.adjusts) ?? 0) - e.amountCents);
-  return off;
-}
-
 /**
- * A reversal of everything the stay's charges still hold (a cancellation before move-in). A charge
- * entry a goodwill refund took something off already is reversed by what it still holds, so the
- * stay charges nothing once cancelled.
+ * A reversal of everything the stay's charges still hold (a cancellation before move-in): each part
+ * of each charge is reversed by what it holds, entry by entry, so the stay charges nothing once
+ * cancelled. A part holds less than its entries' nights and fees where a goodwill refund released
+ * some of it (goodwill is given on a part as a whole), and nothing where goodwill already took more
+ * than the nights it kept: that part is not reversed further.
  */
 export function reversalEntries(entries: readonly Entry[], cause: EntryCause): NewEntry[] {
   const reversed: NewEntry[] = [];
-  const goodwill = goodwillOff(entries);
+  const holds = new Map<string, number>(chargesOf(entries).flatMap((c) => chargeParts.map((part) => [`${chargeKey(c)}|${part}`, Math.max(0, c.net[part])] as const)));
+  /** Takes up to `cents` off what the entry's part still holds, and answers what it took. */
+  const take = (entry: Entry, cents: number) => {
+    const key = `${chargeKey(entry)}|${entry.part}`;
+    const taken = Math.min(cents, holds.get(key) ?? 0);
+    holds.set(key, (holds.get(key) ?? 0) - taken);
+    return taken;
+  };
   for (const c of nightCharges(entries)) {
     if (c.chargedTo <= c.entry.nights!.from) continue;
     const reversal = adjustment(c, 'reversal', cause, c.entry.nights!.from, c.chargedTo);
-    reversed.push({ ...reversal, amountCents: Math.min(0, reversal.amountCents + (goodwill.get(c.entry.id) ?? 0)) });
+    const taken = take(c.entry, -reversal.amountCents);
+    if (taken > 0) reversed.push({ ...reversal, amountCents: -taken });
   }
   for (const { entry, cents } of flatChargesLeft(entries)) {
-    if (cents > 0) reversed.push({ ...entry, kind: 'reversal', cause, adjusts: entry.id, postedFor: null, amountCents: -cents });
+    const taken = cents > 0 ? take(entry, cents) : 0;
+    if (taken > 0) reversed.push({ ...entry, kind: 'reversal', cause, adjusts: entry.id, postedFor: null, amountCents: -taken });
+  }
+  // A part goodwill took below nothing (more than the nights it kept): that much of the goodwill's
+  // releases is reversed, the latest first, so the part charges 0; what its payer settled is owed back.
+  for (const c of chargesOf(entries)) {
+    for (const part of chargeParts) {
+      let below = -c.net[part];
+      const releases = entries.filter((e) => e.kind === 'release' && e.cause === 'goodwill' && e.part === part && chargeKey(e) === chargeKey(c)).reverse();
+      for (const release of releases) {
+        const back = Math.min(below, -release.amountCents);
+        if (back <= 0) break;
+        reversed.push({ ...release, kind: 'reversal', cause, adjusts: release.id, postedFor: null, refundRequestId: null, amountCents: back });
+        below -= back;
+      }
+    }
   }
   return reversed;
 }
@@ -344,7 +374,7 @@ const typeOrder: Record<ChargeType, number> = { extension: 0, initial: 1, rent: 
 /** The stay's charges (sum of their entries), in the order they are paid: extensions first, then the first payment, then rent by period. */
 export function chargesOf(entries: readonly NewEntry[]): LedgerCharge[] {
   const byKey = new Map<string, { key: ChargeKey; entries: NewEntry[] }>();
-  for (const entry of entries.filter((e) => !isSettlement(e))) {
+  for (const entry of entries.filter(isCharge)) {
     const key = chargeKey(entry);
     if (!byKey.has(key)) byKey.set(key, { key: { leaseId: entry.leaseId, chargeType: entry.chargeType, periodStart: entry.periodStart }, entries: [] });
     byKey.get(key)!.entries.push(entry);
@@ -408,8 +438,22 @@ function chargeOfEntries(key: ChargeKey, entries: NewEntry[]): LedgerCharge {
   };
 }
 
+/** Each account's balance over the entries (debits less credits), in a fixed order: they sum to 0. */
+export function accountBalances(entries: readonly Entry[]): { account: Account; cents: number }[] {
+  const order: Account[] = ['payer_rent', 'payer_fees', 'payer_deposit', 'landlord_rent', 'landlord_fees', 'deposits_held', 'processor', 'service_fee'];
+  const balance = new Map<Account, number>(order.map((a) => [a, 0]));
+  for (const e of entries) {
+    balance.set(e.debitAccount, balance.get(e.debitAccount)! + e.amountCents);
+    balance.set(e.creditAccount, balance.get(e.creditAccount)! - e.amountCents);
+  }
+  return order.filter((a) => entries.some((e) => e.debitAccount === a || e.creditAccount === a)).map((account) => ({ account, cents: balance.get(account)! }));
+}
+
 /** A payment or a refund: money that moved between a payer and the landlord, not a charge. */
 export const isSettlement = (e: Pick<NewEntry, 'kind'>) => e.kind === 'payment' || e.kind === 'refund';
+
+/** What a payer is charged (a charge and its changes): neither money that moved nor the service's fee. */
+export const isCharge = (e: Pick<NewEntry, 'kind'>) => !isSettlement(e) && e.kind !== 'fee';
 
 /** What was paid and refunded on each part of a charge, and who paid each part. */
 export interface Settled {

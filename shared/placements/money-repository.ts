@@ -350,6 +350,23 @@ export async function homeLabel(tx: Tx, propertyId: string): Promise<{ name: str
   return row ?? { name: null, external_id: null };
 }
 
+/** A step of a refund request's life (app.refund_request_changes), oldest first. */
+export interface RefundStep {
+  status: RefundRequestRow['status'];
+  /** When it moved, as Postgres prints it in JSON. */
+  at: string;
+  moved_by: RefundMover;
+}
+
+/** Who or what moves a refund request: the carrier asks, the landlord answers, the processor issues or fails it. */
+export type RefundMover = 'carrier' | 'landlord' | 'service' | 'processor';
+
+/**
+ * A refund request as app.refund_requests reads it: as asked (never changed), with its status and
+ * times derived from its steps, and the steps themselves (history). Written only by
+ * insertRefundRequest / insertAutomaticRefund (the ask, and its first step by trigger) and
+ * moveRefundRequest (each next step, appended).
+ */
 export interface RefundRequestRow {
   id: string;
   org_id: string;
@@ -367,14 +384,26 @@ export interface RefundRequestRow {
   purpose: 'owed_back' | 'deposit';
   /** Asked beyond what the purpose returns: the rest is posted as goodwill. */
   goodwill: boolean;
+  automatic: boolean;
   decided_at: Date | null;
   refunded_at: Date | null;
   provider_ref: string | null;
   failure_reason: string | null;
   created_at: Date;
+  history: RefundStep[];
 }
 
-/** Opens a refund request; null when one is already open on the placement (the unique index decides races). */
+/** The request as app.refund_requests reads it now, or null. */
+async function refundRequestById(tx: Tx, id: string): Promise<RefundRequestRow | null> {
+  const [row] = await tx<RefundRequestRow[]>`select * from app.refund_requests where id = ${id}`;
+  return row ?? null;
+}
+
+/**
+ * Opens a refund request (its first step is appended by trigger); null when one is already open on
+ * the placement. The command holds the placement's lock; the ask's trigger refuses a second open
+ * request anyway (unique_violation, refund_requests_one_open), so a race without the lock is refused too.
+ */
 export async function insertRefundRequest(
   tx: Tx,
   placement: { id: string; claim_id: string; property_id: string },
@@ -383,33 +412,39 @@ export async function insertRefundRequest(
   amountCents: number,
   what: Pick<RefundRequestRow, 'purpose' | 'goodwill'>,
 ): Promise<RefundRequestRow | null> {
-  const [row] = await tx.savepoint((sp) => sp<RefundRequestRow[]>`
-    insert into app.refund_requests (org_id, environment, claim_id, claim_home_id, property_id, provider_org_id, payment_id,
-                                     amount_cents, currency, covers_deposit, reason, purpose, goodwill)
+  const asked = await tx.savepoint((sp) => sp<{ id: string }[]>`
+    insert into app.refund_request_asks (org_id, environment, claim_id, claim_home_id, property_id, provider_org_id, payment_id,
+                                         amount_cents, currency, covers_deposit, reason, purpose, goodwill)
     values (app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.id}, ${placement.property_id}, ${payment.org_id},
             ${payment.id}, ${amountCents}, ${payment.currency}, ${payment.covers_deposit}, ${reason}, ${what.purpose}, ${what.goodwill})
-    on conflict do nothing
-    returning *`);
-  return row ?? null;
+    returning id`).catch((e: { code?: string }) => {
+    if (e.code === '23505') return [];
+    throw e;
+  });
+  return asked.length ? refundRequestById(tx, asked[0].id) : null;
 }
 
-/** The service's own refund of a duplicate charge, approved at once; null when it exists already. */
+/**
+ * The service's own refund of a duplicate charge: asked and approved at once, both steps by the
+ * service; null when it exists already (one per payment, a unique index).
+ */
 export async function insertAutomaticRefund(tx: Tx, payment: PaymentRow, reason: string): Promise<RefundRequestRow | null> {
-  const [row] = await tx<RefundRequestRow[]>`
-    insert into app.refund_requests (org_id, environment, claim_id, claim_home_id, property_id, provider_org_id, payment_id,
-                                     amount_cents, currency, covers_deposit, reason, status, decided_at, automatic)
+  const [asked] = await tx<{ id: string }[]>`
+    insert into app.refund_request_asks (org_id, environment, claim_id, claim_home_id, property_id, provider_org_id, payment_id,
+                                         amount_cents, currency, covers_deposit, reason, automatic)
     select app.current_org(), app.current_env(), p.claim_id, p.claim_home_id, p.property_id, p.org_id, p.id,
-           p.gross_cents, p.currency, p.covers_deposit, ${reason}, 'approved', clock_timestamp(), true
+           p.gross_cents, p.currency, p.covers_deposit, ${reason}, true
       from app.payments p where p.id = ${payment.id}
     on conflict do nothing
-    returning *`;
-  return row ?? null;
+    returning id`;
+  if (!asked) return null;
+  return moveRefundRequest(tx, asked.id, 'pending_owner_approval', 'approved', 'service');
 }
 
+/** The placement's open carrier's request (pending or approved), if any; the command holds the placement's lock. */
 export async function openRefundRequest(tx: Tx, placementId: string): Promise<RefundRequestRow | null> {
   const [row] = await tx<RefundRequestRow[]>`
-    select * from app.refund_requests where claim_home_id = ${placementId} and status in ('pending_owner_approval', 'approved') and not automatic
-       for update`;
+    select * from app.refund_requests where claim_home_id = ${placementId} and status in ('pending_owner_approval', 'approved') and not automatic`;
   return row ?? null;
 }
 
@@ -417,23 +452,26 @@ export async function refundRequestsOf(tx: Tx, placementId: string): Promise<Ref
   return tx<RefundRequestRow[]>`select * from app.refund_requests where claim_home_id = ${placementId} order by created_at, id`;
 }
 
-/** Moves a refund request from `from` to `to`; null when it is no longer in `from`. */
+/**
+ * Moves a refund request from one of `from` to `to` by appending the step (never updating the
+ * request); null when its last step is none of `from`. The changes' trigger refuses a step that
+ * does not follow the last one, and appends one step at a time per request.
+ */
 export async function moveRefundRequest(
   tx: Tx,
   id: string,
-  from: RefundRequestRow['status'],
+  from: RefundRequestRow['status'] | readonly RefundRequestRow['status'][],
   to: RefundRequestRow['status'],
+  by: RefundMover,
   columns: { provider_ref?: string; failure_reason?: string } = {},
 ): Promise<RefundRequestRow | null> {
-  const [row] = await tx<RefundRequestRow[]>`
-    update app.refund_requests
-       set status = ${to}, decided_at = coalesce(decided_at, clock_timestamp()),
-           refunded_at = case when ${to} = 'refunded' then clock_timestamp() end,
-           provider_ref = coalesce(${columns.provider_ref ?? null}, provider_ref),
-           failure_reason = ${columns.failure_reason ?? null}
-     where id = ${id} and status = ${from}
-    returning *`;
-  return row ?? null;
+  const [moved] = await tx<{ request_id: string }[]>`
+    insert into app.refund_request_changes (request_id, status, moved_by, provider_ref, failure_reason)
+    select r.id, ${to}, ${by}, ${columns.provider_ref ?? null}, ${columns.failure_reason ?? null}
+      from app.refund_requests r
+     where r.id = ${id} and r.status = any(${typeof from === 'string' ? [from] : [...from]})
+    returning request_id`;
+  return moved ? refundRequestById(tx, moved.request_id) : null;
 }
 
 /** Where a placement is (its request and home), by its id; null when the tenant has no such placement. */

@@ -4,7 +4,7 @@ import type { LeaseTerms } from './pricing.ts';
 import type { DepositRefund, LeaseTermsSchema, PlacementBooking, PlacementHome, PlacementPayment } from './schemas.ts';
 import { stayMoveOut, type BookingJson, type PaymentJson, type PlacementHomeRow, type RefundJson } from './repository.ts';
 import type { ClaimRow } from '../claims/repository.ts';
-import type { ProviderRefundRequestRow } from './money-repository.ts';
+import type { ProviderRefundRequestRow, RefundStep } from './money-repository.ts';
 import type { LeaseRow } from './lease.ts';
 
 // The placement's rows as the API shows them, in one place: a home on a request (GET placement, and
@@ -131,6 +131,9 @@ export function renderPayment(p: PaymentJson): z.infer<typeof PlacementPayment> 
   };
 }
 
+/** A refund request's steps as the API shows them: what it became and when (who moved it stays with staff). */
+export const refundHistory = (steps: readonly RefundStep[]) => steps.map((step) => ({ status: step.status, at: iso(step.at)! }));
+
 export function renderRefund(r: RefundJson): z.infer<typeof DepositRefund> {
   return {
     refund_request_id: r.id,
@@ -144,6 +147,7 @@ export function renderRefund(r: RefundJson): z.infer<typeof DepositRefund> {
     decided_at: iso(r.decided_at),
     refunded_at: iso(r.refunded_at),
     automatic: r.automatic,
+    history: refundHistory(r.history),
   };
 }
 
@@ -207,5 +211,6 @@ export function renderRefundForProvider(r: ProviderRefundRequestRow) {
     requested_at: r.created_at.toISOString(),
     decided_at: r.decided_at?.toISOString() ?? null,
     refunded_at: r.refunded_at?.toISOString() ?? null,
+    history: refundHistory(r.history),
   };
 }

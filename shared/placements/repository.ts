@@ -6,7 +6,7 @@ import { notFound } from '../http/errors.ts';
 import { lastNight } from './stay.ts';
 import type { BudgetReview, LeaseTerms, PricedHome } from './pricing.ts';
 import type { LeaseRow } from './lease.ts';
-import type { RefundRequestRow } from './money-repository.ts';
+import type { RefundRequestRow, RefundStep } from './money-repository.ts';
 import type { ApplicationStatus, LeaseStatus, OfferEvent, OptionStatus } from './states.ts';
 import { offerGuard } from './states.ts';
 
@@ -465,6 +465,7 @@ export interface RefundJson {
   decided_at: string | null;
   refunded_at: string | null;
   automatic: boolean;
+  history: RefundStep[];
 }
 
 export interface PlacementMoneyJson {

@@ -304,6 +304,22 @@ export const PlacementPayment = z
   })
   .openapi('PlacementPayment');
 
+const refundStatuses = ['pending_owner_approval', 'approved', 'declined', 'refunded', 'failed'] as const;
+
+/** A refund request's life, as the carrier and the landlord read it (app.refund_request_changes). */
+export const RefundHistory = z
+  .array(
+    z.object({
+      status: z.enum(refundStatuses).describe('The status the request moved to.'),
+      at: z.string().describe('When it moved.'),
+    }).openapi('RefundStep'),
+  )
+  .describe(
+    'The request\'s life, oldest first: asked (pending_owner_approval), then approved or declined, then refunded or failed ' +
+      '(refunded after failed when a retried refund was issued after all). A duplicate charge\'s automatic refund is asked and ' +
+      'approved at once. Steps are appended, never changed: `status` is the last step\'s.',
+  );
+
 export const DepositRefund = z
   .object({
     refund_request_id: z.string().uuid(),
@@ -311,12 +327,13 @@ export const DepositRefund = z
     amount: z.number(),
     currency: z.string(),
     covers_deposit: z.boolean().describe('Whether the refunded payment included deposits.'),
-    status: z.enum(['pending_owner_approval', 'approved', 'declined', 'refunded', 'failed']),
+    status: z.enum(refundStatuses),
     reason: z.string().nullable(),
     requested_at: z.string(),
     decided_at: z.string().nullable(),
     refunded_at: z.string().nullable(),
     automatic: z.boolean().describe('Issued by the service itself for a duplicate charge (approved when made), not requested by the carrier.'),
+    history: RefundHistory,
   })
   .openapi('DepositRefund');
 
@@ -429,12 +446,24 @@ export const RefundRequested = z
     payer: z.enum(payers).describe('Who is refunded: the payer of that payment.'),
     purpose: z.enum(['owed_back', 'deposit']),
     goodwill: z.boolean(),
+    history: RefundHistory,
   })
   .openapi('RefundRequested');
 
 // ---- The statement of a stay (this service's addition) ----
 
 export const StatementQuery = z.object({ property_id: PropertyId });
+
+/** The accounts of a stay's ledger (double entry), as app.ledger_entries derives them from an entry's kind and part. */
+const ledgerAccounts = ['payer_rent', 'payer_fees', 'payer_deposit', 'landlord_rent', 'landlord_fees', 'deposits_held', 'processor', 'service_fee'] as const;
+
+const StatementAccount = z.object({
+  account: z.enum(ledgerAccounts).describe(
+    'payer_rent, payer_fees, payer_deposit: what the payer of that part owes (negative: owed back); landlord_rent, landlord_fees: what the ' +
+      'stay earns the landlord (negative: a credit balance); deposits_held: deposits the landlord holds (negative); processor: what the ' +
+      'processor took in from payers less what it refunded; service_fee: the service\'s fee on rent, taken with payments and returned with refunds (negative).'),
+  balance: amount('Debits less credits over every entry, the service fee\'s too. The balances of a stay sum to 0.'),
+});
 
 const StatementEntry = z.object({
   id: z.string().uuid(),
@@ -464,6 +493,8 @@ const StatementEntry = z.object({
   settled_by: z.string().uuid().nullable().describe('The settled payment that paid this part of the charge, if any (null on a payment or refund entry).'),
   payment_id: z.string().uuid().nullable().describe('A payment or refund entry: the payment (payments[].id) the money moved on.'),
   refund_request_id: z.string().uuid().nullable().describe('A refund entry, or the release of a deposit returned or of goodwill: its refund request.'),
+  debit_account: z.enum(ledgerAccounts).describe('Double entry: the account of the stay the entry debits with amount (accounts lists them all).'),
+  credit_account: z.enum(ledgerAccounts).describe('The account it credits with the same amount: every entry moves money from one account to another.'),
   description: z.string().describe(
     'What the entry is, in one English sentence: the line and its nights (or the charge of a one-off fee or deposit), and the change that posted it ' +
       'on which day, e.g. "Rent 2027-01-25 to 2027-02-03, released by the shortening of 2027-01-10", "Refund to the policyholder of the deposit of the first payment, on 2027-03-02". ' +
@@ -483,8 +514,8 @@ const StatementServiceFee = z.object({
   payment_id: z.string().uuid().describe('The payment the refund went back on.'),
   change_of: PlacementDate.describe('The day of the refund, by the organisation\'s clock.'),
   rent_refunded: amount('The rent the refund returned (its refund entries of part rent).'),
-  amount: amount('The service fee returned with it: 8 % of that rent, rounded to the cent.'),
-  description: z.string().describe('In one English sentence, e.g. "Service fee returned to the landlord: 8 % of the 1000.00 USD of rent the refund of 2027-03-02 returned".'),
+  amount: amount('The service fee returned with it (its fee entry): 8 % of that rent, rounded to the cent.'),
+  description: z.string().describe('In one English sentence, e.g. "Service fee of 80.00 USD returned to the landlord: 8 % of the 1000.00 USD of rent the refund of 2027-03-02 returned".'),
 });
 
 const StatementPayment = z.object({
@@ -525,7 +556,10 @@ export const Statement = z
     as_of: PlacementDate.describe('Today by the organisation\'s clock (its sandbox clock in sandbox): rent periods that begin after it are scheduled.'),
     service_fees_returned: z.array(StatementServiceFee).describe(
       'The service fee each refund of rent returned to the landlord (8 % of the rent it refunded). The landlord\'s cost, not a payer\'s: ' +
-        'it is no entry, moves no balance or total, and is not in the CSV.'),
+        'its entry (kind fee, between landlord_rent and service_fee) is not in entries, moves no payer\'s balance or total, and is not in the CSV.'),
+    accounts: z.array(StatementAccount).describe(
+      'Every account of the stay\'s ledger with its balance, the service fee\'s entries included: the ledger in double entry. ' +
+        'The payer accounts\' balances sum to totals.charged - totals.paid + totals.refunded (a duplicate charge and its refund cancel out).'),
     ale: z.object({
       ale_limit: amount('The request\'s ALE limit.').nullable(),
       ale_consumed: amount('What the stay now charges, deposits aside (they come back): the ALE it consumes.'),

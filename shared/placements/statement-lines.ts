@@ -14,7 +14,8 @@ export type RefundPurpose = 'owed_back' | 'deposit' | 'goodwill' | 'duplicate';
 
 /** What the sentence of an entry is made of (all of it fixed once the entry is posted). */
 export interface LineFacts {
-  kind: EntryKind;
+  /** The service fee (kind fee) is no payer's line: the statement lists it apart. */
+  kind: Exclude<EntryKind, 'fee'>;
   cause: EntryCause;
   chargeType: ChargeType;
   periodStart: string;
@@ -98,8 +99,8 @@ export function describeLine(f: LineFacts): string {
 }
 
 /** The sentence of the service fee a refund returned to the landlord with the rent it refunded. */
-export function describeServiceFee(rentCents: number, currency: string | null, on: string): string {
-  return `Service fee returned to the landlord: ${platformFeeRateBps / 100} % of the ${money(rentCents, currency)} of rent the refund of ${on} returned (the landlord's cost, not the payer's)`;
+export function describeServiceFee(feeCents: number, rentCents: number, currency: string | null, on: string): string {
+  return `Service fee of ${money(feeCents, currency)} returned to the landlord: ${platformFeeRateBps / 100} % of the ${money(rentCents, currency)} of rent the refund of ${on} returned (the landlord's cost, not the payer's)`;
 }
 
 // ---- CSV (RFC 4180) ----

@@ -10,6 +10,7 @@ import { refundEntries, type RefundAsk } from './ledger-refunds.ts';
 import { entriesOf, postEntries } from './ledger-repository.ts';
 import { addendaOf, currentLease, type PlacementRow } from './repository.ts';
 import { signedPrices } from './signed-prices.ts';
+import { platformFeeOf } from '../properties/earnings.ts';
 
 // Posting to a stay's ledger (./ledger.ts) from the commands that change the stay or move its
 // money (a payment, a refund), and reading it back for what is due, the pay page and the statement. Every function runs in the request's tenant
@@ -143,6 +144,7 @@ export interface SettledPayment {
   rent_cents: number | string;
   deposit_cents: number | string;
   fees_cents: number | string;
+  platform_fee_cents: number | string;
   duplicate_of: string | null;
 }
 
@@ -168,21 +170,52 @@ function wholePaymentEntries(payment: SettledPayment, kind: 'payment' | 'refund'
   }));
 }
 
-/** What a settled payment paid, part by part, posted once (a duplicate charge as such: it counts for nothing). */
+/**
+ * The service fee moving between the landlord's rent and the service, on a payment's charge: taken
+ * (positive) when it settles, returned (negative) with a refund. Nothing when it is 0.
+ */
+function serviceFee(payment: Pick<SettledPayment, 'id' | 'lease_agreement_id' | 'charge_type' | 'period_start' | 'duplicate_of'>, cents: number, refundRequestId: string | null = null): NewEntry[] {
+  if (cents === 0) return [];
+  return [{
+    leaseId: payment.lease_agreement_id,
+    chargeType: payment.charge_type,
+    periodStart: payment.period_start,
+    part: 'rent',
+    line: refundRequestId ? 'Service fee returned' : 'Service fee',
+    kind: 'fee',
+    cause: payment.duplicate_of ? 'duplicate' : refundRequestId ? 'refunded' : 'paid',
+    adjusts: null,
+    postedFor: null,
+    nights: null,
+    basis: null,
+    amountCents: cents,
+    paymentId: payment.id,
+    refundRequestId,
+  }];
+}
+
+/** What a settled payment paid, part by part, and the service fee it took, posted once (a duplicate charge as such: it counts for nothing). */
 export const postPayment = (tx: Tx, placement: PlacementRow, payment: SettledPayment) =>
-  postEntries(tx, placement, payment.currency, wholePaymentEntries(payment, 'payment'));
+  postEntries(tx, placement, payment.currency, [...wholePaymentEntries(payment, 'payment'), ...serviceFee(payment, Number(payment.platform_fee_cents))]);
 
-/** A duplicate charge's automatic refund: all of it back, part by part, as it was paid. */
+/** A duplicate charge's automatic refund: all of it back, part by part, as it was paid, and all its service fee. */
 export const postDuplicateRefund = (tx: Tx, placement: PlacementRow, payment: SettledPayment, refundRequestId: string) =>
-  postEntries(tx, placement, payment.currency, wholePaymentEntries(payment, 'refund', refundRequestId));
+  postEntries(tx, placement, payment.currency, [
+    ...wholePaymentEntries(payment, 'refund', refundRequestId), ...serviceFee(payment, -Number(payment.platform_fee_cents), refundRequestId),
+  ]);
 
-/** Posts what a refund returns (../ledger-refunds.ts) and answers it in cents: in all, and of rent. */
-export async function postRefund(tx: Tx, claim: ClaimRow, placement: PlacementRow, ask: RefundAsk): Promise<{ cents: number; rentCents: number }> {
+/**
+ * Posts what a refund returns (../ledger-refunds.ts), and the service fee that follows the rent it
+ * returns (8 % of it; nothing on deposits or fees), and answers what it returns, in cents.
+ */
+export async function postRefund(tx: Tx, claim: ClaimRow, placement: PlacementRow, ask: RefundAsk): Promise<{ cents: number }> {
   const ledger = await ledgerToChange(tx, claim, placement);
   const posted = refundEntries(ledger.entries, ask);
-  await postEntries(tx, placement, ledger.currency ?? 'usd', posted);
   const refunds = posted.filter((e) => e.kind === 'refund');
-  return { cents: refunds.reduce((sum, e) => sum + e.amountCents, 0), rentCents: refunds.filter((e) => e.part === 'rent').reduce((sum, e) => sum + e.amountCents, 0) };
+  const rentCents = refunds.filter((e) => e.part === 'rent').reduce((sum, e) => sum + e.amountCents, 0);
+  const charge = { id: ask.paymentId, lease_agreement_id: ask.first.leaseId, charge_type: ask.first.chargeType, period_start: ask.first.periodStart, duplicate_of: null };
+  await postEntries(tx, placement, ledger.currency ?? 'usd', [...posted, ...serviceFee(charge, -platformFeeOf(rentCents), ask.refundRequestId)]);
+  return { cents: refunds.reduce((sum, e) => sum + e.amountCents, 0) };
 }
 
 /** An extension's own charge (its added nights beyond any night signed before), or null when it only takes back nights. */

@@ -1,5 +1,5 @@
 import type { TimelineRow, TimelineSource } from '../claims/timeline-source.ts';
-import { platformFeeRateBps } from '../properties/earnings.ts';
+import { refundSumsOfRequestR } from './stay-money.ts';
 
 // The placement's timeline entries, from the placement's own timestamps. placementTimeline: the home
 // put on the request and offered or placed, the household's answers, each contract version's dates
@@ -180,12 +180,11 @@ export const moneyTimeline: TimelineSource = {
     union all
     select r.refunded_at, 'payment.refunded', r.property_id,
            jsonb_build_object('refund_request_id', r.id, 'payment_id', r.payment_id, 'amount', e.cents / 100.0, 'currency', r.currency,
-                              -- The service fee on the rent returned comes back with it (the ledger's refund entries say what was returned).
-                              'platform_fee_refunded', round(e.rent_cents * ${platformFeeRateBps}::numeric / 10000) / 100.0,
+                              -- The service fee on the rent returned comes back with it (the ledger's fee entry).
+                              'platform_fee_refunded', e.fee_cents / 100.0,
                               'purpose', r.purpose, 'goodwill', r.goodwill)
       from app.refund_requests r
-     cross join lateral (select coalesce(sum(amount_cents), 0) as cents, coalesce(sum(amount_cents) filter (where part = 'rent'), 0) as rent_cents
-                           from app.ledger_entries where refund_request_id = r.id and kind = 'refund') e
+     cross join lateral ${refundSumsOfRequestR(tx)} e
      where r.claim_id = ${claim.id} and r.refunded_at is not null
     union all
     select r.decided_at, 'refund.declined', r.property_id,

@@ -18,7 +18,9 @@ import { findPlacement, type PlacementRow } from './repository.ts';
 //   3. the home's calendar   (app.properties, FOR UPDATE)  before a contract version is written, by
 //                                                          a command that takes nights (lockCalendar)
 //   4. the lease             (app.lease_agreements)        its current version, or the one named
-//   5. payments and refunds  (app.payments, app.refund_requests), read for update by the command
+//   5. payments and refunds  (app.payments read for update by the command; a refund request's
+//                            steps are appended to app.refund_request_changes, one at a time per
+//                            request, under locks 1 and 2)
 //
 // Lock 3 comes before the version is written because writing a row that names the home takes a
 // key-share lock on it, which the calendar lock waits for: two requests holding nights of one home

@@ -19,19 +19,22 @@ export class NotICalendar extends Error {}
 
 /**
  * Occurrences of one recurring event stepped through at most, those before the window included (a
- * daily rule that started years ago steps through every day since). A rule that needs more is
- * refused, not cut: the nights after the cut would look free and be placed twice.
+ * daily rule that started years ago steps through every day since: 5,000 reach back about 11 years
+ * before a two-year window). A rule that needs more is refused, not cut: the nights after the cut
+ * would look free and be placed twice.
  */
-const maxSteps = 20_000;
+const maxSteps = 5_000;
 /**
  * Steps one feed's reading takes at most: each candidate date ical.js's rule iterators try (the
  * time zones' rules included) and each occurrence read. Counted inside the iterator, not only per
  * occurrence, because a rule whose parts never match (FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30) yields
  * nothing and would otherwise turn for ever inside one step. A step costs ical.js 5 to 30
- * microseconds: the costliest feed within every limit here takes about 2 s of CPU (npm run
- * bench:calendar). In process (the Edge Runtime) nothing else stops a reading.
+ * microseconds. On the Edge Runtime a reading runs in the dispatcher function's invocation, whose
+ * CPU time is capped at 2 s, and nothing else stops it: at 60,000 steps the costliest feed accepted
+ * took 1.6 to 1.9 s; at 15,000 it takes well under half of the cap (npm run bench:calendar,
+ * tests/operations/edge-limits.test.ts).
  */
-const maxFeedSteps = 60_000;
+const maxFeedSteps = 15_000;
 /** Events one feed may hold, moved instances included: each is read, whatever the window keeps of it. */
 const maxEvents = 5_000;
 /** Moved or cancelled instances (RECURRENCE-ID) one feed may hold. */

@@ -1,5 +1,5 @@
 // Shared set-up of the housing-request tests.
-import { jobRegistry } from '../../shared/jobs/registry.ts';
+import { jobRegistry } from '../../shared/job-registry.ts';
 import { runDueJobs } from '../../shared/jobs/runner.ts';
 import type { Schema } from '../../client/index.ts';
 import { client, createOrg, createTenant, ownerSql } from '../helpers.ts';

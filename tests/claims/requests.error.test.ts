@@ -97,7 +97,7 @@ describe('POST /claims validation (422 invalid_field naming the first bad field)
       for (const externalId of ['REFUSED', 'OUT-OF-RANGE']) {
         const single = await c.liveApi.post('/claims', claimBody({ ...at(here), external_id: externalId }));
         expect(single.status).toBe(400);
-        expect(single.body.error).toEqual({ code: 'could_not_create', message: expect.any(String) });
+        expect(single.body.error).toEqual({ code: 'could_not_create', message: expect.any(String), doc_url: expect.stringMatching(/#error-could_not_create$/) });
       }
       const batch = await c.liveApi.post('/claims/batch', {
         requests: ['FINE', 'REFUSED', 'OUT-OF-RANGE'].map((externalId) => claimBody({ ...at(here), external_id: externalId })),

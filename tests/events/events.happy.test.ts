@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { client, createTenant, ownerSql } from '../helpers.ts';
 import { definitionOf, eventsFor } from '../../shared/events/registry.ts';
-import { purgeExpiredEvents } from '../../shared/webhooks/retention.ts';
+import { purgeExpiredEvents, type PurgedBatch } from '../../shared/webhooks/retention.ts';
 import { recordEvent } from '../webhooks/support.ts';
 import { emittedPayloadIssues } from './payloads.ts';
 import { openClaim } from '../claims/fixtures.ts';
@@ -305,5 +305,79 @@ describe('retention', () => {
     expect(keys.map((k) => k.key)).toEqual(['idem-young']);
     const windows = await ownerSql()<{ bucket: string }[]>`select bucket from app.rate_windows where bucket like ${`retention-test:${tenant.orgId}:%`}`;
     expect(windows.map((w) => w.bucket)).toEqual([bucket('young')]);
+  });
+});
+
+// The retention purge in batches.
+
+/** `events` expired events of the organisation, each with two deliveries; `young` events within retention. */
+async function history(org: string, endpoint: string, events: number, young = 0) {
+  const sql = ownerSql();
+  await sql`
+    with e as (
+      insert into app.events (org_id, environment, event, payload, created_at)
+      select ${org}, 'live', 'lease.sent', '{}', now() - interval '91 days' - make_interval(secs => g) from generate_series(1, ${events}) g
+      returning id, created_at)
+    insert into app.webhook_deliveries (org_id, environment, endpoint_id, event_id, event, status, attempts, completed_at, created_at)
+    select ${org}, 'live', ${endpoint}, e.id, 'lease.sent', 'succeeded', 1, e.created_at, e.created_at from e, generate_series(1, 2)`;
+  await sql`
+    insert into app.events (org_id, environment, event, payload, created_at)
+    select ${org}, 'live', 'lease.signed', '{}', now() - interval '89 days' from generate_series(1, ${young})`;
+  // Statistics, as autovacuum keeps them on a database in use (these tables are analyzed long before
+  // anything in them is 90 days old). Without any, the cascade's generic plan on a fresh database
+  // reads an organisation's deliveries along webhook_deliveries_feed for each event deleted.
+  await sql`analyze app.events, app.webhook_deliveries`;
+}
+
+const expiredLeft = async (org: string) => {
+  const [row] = await ownerSql()<{ events: number; deliveries: number; keys: number }[]>`
+    select (select count(*)::int from app.events where org_id = ${org} and created_at < now() - interval '90 days') as events,
+           (select count(*)::int from app.webhook_deliveries where org_id = ${org} and created_at < now() - interval '90 days') as deliveries,
+           (select count(*)::int from app.idempotency_keys where org_id = ${org} and created_at < now() - interval '48 hours') as keys`;
+  return row;
+};
+
+describe('the retention purge, batch by batch', () => {
+  // An expired day of a season (22,000 events, 55,000 deliveries) is many short transactions, each
+  // a call of app.purge_expired_batch deleting at most a batch of each kind, never one that holds its
+  // locks to the end. Their own organisation, so that their counts are theirs alone.
+  let org: string;
+  let endpoint: string;
+  beforeEach(async () => {
+    org = tenant.orgId;
+    [{ id: endpoint }] = await ownerSql()<{ id: string }[]>`
+      insert into app.webhook_endpoints (org_id, environment, url, secret)
+      values (${org}, 'live', 'https://hooks.customer.example/retention', ${`whsec_${'r'.repeat(32)}`}) returning id`;
+  });
+
+  it('deletes everything past retention in batches of at most the batch size of each kind, and keeps the rest', async () => {
+    await history(org, endpoint, 2_300, 400);
+    await ownerSql()`
+      insert into app.webhook_deliveries (org_id, environment, endpoint_id, event, status, attempts, completed_at, created_at)
+      select ${org}, 'live', ${endpoint}, 'ping', 'succeeded', 1, now() - interval '91 days', now() - interval '91 days' from generate_series(1, 700)`;
+    await ownerSql()`
+      insert into app.idempotency_keys (org_id, environment, key, fingerprint, state, created_at)
+      select ${org}, 'live', 'season-' || g, 'f', 'done', now() - interval '49 hours' from generate_series(1, 1_200) g`;
+
+    const batches: PurgedBatch[] = [];
+    const deleted = await purgeExpiredEvents(ownerSql(), 500, (batch) => batches.push(batch));
+
+    expect(await expiredLeft(org)).toEqual({ events: 0, deliveries: 0, keys: 0 });
+    for (const batch of batches) {
+      expect(Math.max(batch.events, batch.pings, batch.idempotency_keys, batch.rate_windows)).toBeLessThanOrEqual(500);
+    }
+    // 2,300 events take five batches (other test files' expired rows, if any, may add one or two).
+    expect(batches.length).toBeGreaterThanOrEqual(5);
+    expect(batches.reduce((sum, batch) => sum + batch.events, 0)).toBeGreaterThanOrEqual(2_300);
+    expect(deleted).toBeGreaterThanOrEqual(2_300 + 700 + 1_200);
+    const [{ kept }] = await ownerSql()<{ kept: number }[]>`select count(*)::int as kept from app.events where org_id = ${org}`;
+    expect(kept).toBe(400);
+  });
+
+  it("pg_cron's procedure purges everything, committing after each batch (so it refuses to run inside a transaction)", async () => {
+    await history(org, endpoint, 900);
+    await expect(ownerSql().begin((tx) => tx.unsafe('call app.purge_expired(200)'))).rejects.toThrow(/invalid transaction termination/);
+    await ownerSql().unsafe('call app.purge_expired(200)').simple();
+    expect(await expiredLeft(org)).toEqual({ events: 0, deliveries: 0, keys: 0 });
   });
 });

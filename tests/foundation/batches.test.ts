@@ -61,7 +61,7 @@ describe.each(routes)('POST $path', ({ path, side, array, lead, tail, good, bad 
     expect(refused).toMatchObject({ index: 0, external_id: 'CAL-3', ok: false, error: { code: 'invalid_field', field: expect.any(String) } });
     expect(accepted).toMatchObject({ index: 1, ok: true });
     expect(whole).toEqual(expect.objectContaining({ index: 2, external_id: null, ok: false }));
-    expect(whole.error).toEqual({ code: 'invalid_field', message: expect.stringMatching(/^The item: /) });
+    expect(whole.error).toEqual({ code: 'invalid_field', message: expect.stringMatching(/^The item: /), doc_url: expect.stringMatching(/#error-invalid_field$/) });
   });
 
   it('answers 422 with the batch result when every item is refused', async () => {

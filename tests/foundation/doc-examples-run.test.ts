@@ -250,7 +250,14 @@ describe("the guides' curl examples, run", () => {
     expect(placement.option_status).toBe('cancelled');
   });
 
-  it('README.md: a stay walked on the sandbox clock, extended, and closed out', async () => {
+  it('README.md: the first call opens a request and lists it', async () => {
+    const c = await carrier();
+    const answers = await run('README.md', { vars: { API: base, KEY: c.sandbox }, literals: {}, orgs: [c.orgId] });
+    expect(answers.map((a) => a.res.status), JSON.stringify(answers.map((a) => [a.example.line, a.res.status, a.res.text.slice(0, 200)]))).toEqual([201, 200]);
+    expect((answers[1].res.body as { data: { claim_ref: string }[] }).data.map((r) => r.claim_ref)).toEqual([data(answers[0].res).claim_ref]);
+  });
+
+  it('docs/stay-over-time.md: a stay walked on the sandbox clock, extended, and closed out', async () => {
     const { c, home, requestId, ref } = await sandboxRequestWithHome();
     // The stay the walk-through books "as in the guide": from its move-in day to three months on.
     await c.sandboxApi.post(`/claims/${ref}/options`, { property_id: home, action: 'place', approve_budget: true });
@@ -258,7 +265,7 @@ describe("the guides' curl examples, run", () => {
     await drainJobs(c.orgId);
     for (const who of ['household', 'landlord']) await c.sandboxApi.post(`/sandbox/claims/${ref}/homes/${home}/${who}`, { action: 'sign' });
     expect((await c.sandboxApi.post(`/sandbox/claims/${ref}/homes/${home}/payment`, { outcome: 'succeeded' })).status).toBe(200);
-    const answers = await run('README.md', { vars: { API: base, KEY: c.sandbox, REF: ref, HOME: home }, literals: {}, orgs: [c.orgId] });
+    const answers = await run('docs/stay-over-time.md', { vars: { API: base, KEY: c.sandbox, REF: ref, HOME: home }, literals: {}, orgs: [c.orgId] });
     expect(answers.every((a) => a.res.status < 300), JSON.stringify(answers.map((a) => [a.example.line, a.res.status, a.res.text.slice(0, 200)]))).toBe(true);
     const [booking] = await ownerSql()`select booking_status, check_out from app.bookings where claim_id = ${requestId}`;
     expect(booking).toEqual({ booking_status: 'completed', check_out: shiftDates('2027-05-04') });

@@ -43,7 +43,7 @@ describe('error rendering', () => {
   it('422 invalid_field names the field, also for unknown fields', async () => {
     const t = await createTenant('carrier');
     const missing = JSON.parse((await callProbe(t.sandbox, {})).text);
-    expect(missing.error).toEqual({ code: 'invalid_field', message: 'note is required.', field: 'note' });
+    expect(missing.error).toEqual({ code: 'invalid_field', message: 'note is required.', field: 'note', doc_url: expect.stringMatching(/#error-invalid_field$/) });
     const unknown = JSON.parse((await callProbe(t.sandbox, { note: 'x', is_admin: true })).text);
     expect(unknown.error).toMatchObject({ code: 'invalid_field', field: 'is_admin' });
     const wrong = JSON.parse((await callProbe(t.sandbox, { note: 'x', delay_ms: -1 })).text);
@@ -76,7 +76,7 @@ describe('error rendering', () => {
     const t = await createTenant('carrier');
     const res = await call('POST', '/webhooks', { key: t.sandbox, body: JSON.stringify({ url: 'https://hooks.example.com/x', description: 'x'.repeat(10 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(413);
-    expect(errorOf(res.body)).toEqual({ code: 'file_too_large', message: 'The request body is larger than the 10 MB limit.' });
+    expect(errorOf(res.body)).toEqual({ code: 'file_too_large', message: 'The request body is larger than the 10 MB limit.', doc_url: expect.stringMatching(/#error-file_too_large$/) });
   });
 
   it('400 invalid_json for a JSON body that names a key twice, naming its path; nothing is done', async () => {
@@ -93,7 +93,7 @@ describe('error rendering', () => {
     for (const [body, field] of twice) {
       const res = await post(body);
       expect(res.status, body).toBe(400);
-      expect(errorOf(res.body), body).toEqual({ code: 'invalid_json', message: `The body names ${field} twice; send each key once.`, field });
+      expect(errorOf(res.body), body).toEqual({ code: 'invalid_json', message: `The body names ${field} twice; send each key once.`, field, doc_url: expect.stringMatching(/#error-invalid_json$/) });
     }
     expect((await call('GET', '/webhooks', { key: t.sandbox })).body.data).toEqual([]);
     // The same name in different objects, or inside a string value, is no duplicate.

@@ -1,6 +1,8 @@
 // The shape of the code, as its imports draw it: no function folder imports another function folder
-// (shared behaviour lives in shared/), shared/ never imports functions/, and no two files import
-// each other, directly or round a longer circle. Read from the files' own import lines.
+// (shared behaviour lives in shared/), shared/ never imports functions/, no two files import
+// each other, directly or round a longer circle, and the folders of shared/ import only the folders
+// below them in one written order (so no two folders reach each other). Read from the files' own
+// import lines.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +34,91 @@ const functionFolder = (path: string) => path.match(/^functions\/([^/]+)\//)?.[1
 
 const code = [...sources('functions'), ...sources('shared'), ...sources('scripts'), ...sources('client')];
 const edges = code.map((file) => ({ file, imports: importsOf(file) }));
+
+/**
+ * The layers of shared/, lowest first: a folder (or a file directly in shared/) imports only those
+ * before it. Values and infrastructure at the bottom, the domains above them, and on top the one
+ * file that assembles the domains' job handlers for the entry points that run jobs. A new folder or
+ * file of shared/ takes its place here; docs/shared-imports.md draws the arrows.
+ */
+const sharedOrder = [
+  'config.ts', 'log.ts', 'ids.ts', 'money.ts', 'request-values.ts', // values, settings, logging
+  'db', 'keys.ts', 'jobs', 'i18n', 'http', 'events', 'webhooks', // infrastructure
+  'clock', 'claims', 'properties', 'placements', // domains
+  'job-registry.ts', // the domains' job handlers, assembled
+];
+
+/** The unit of shared/ a path lies in: its folder (`placements`), or the file itself when it sits in shared/ (`config.ts`). */
+const sharedUnit = (path: string) => path.match(/^shared\/([^/]+?)(?:\/|$)/)?.[1] ?? null;
+
+interface UnitArrow {
+  from: string;
+  to: string;
+  /** The file imports behind the arrow, for the message. */
+  files: string[];
+}
+
+/** The arrows between units of shared/ that the file imports draw, each once, in a fixed order. */
+function unitArrows(fileEdges: { file: string; imports: string[] }[]): UnitArrow[] {
+  const arrows = new Map<string, UnitArrow>();
+  for (const { file, imports } of fileEdges) {
+    const from = sharedUnit(file);
+    if (!from) continue;
+    for (const target of imports) {
+      const to = sharedUnit(target);
+      if (!to || to === from) continue;
+      const key = `${from} -> ${to}`;
+      const arrow = arrows.get(key) ?? { from, to, files: [] };
+      arrow.files.push(`${file} -> ${target}`);
+      arrows.set(key, arrow);
+    }
+  }
+  return [...arrows.values()].sort((a, b) => rank(b.from) - rank(a.from) || rank(b.to) - rank(a.to));
+}
+
+const rank = (unit: string) => sharedOrder.indexOf(unit);
+
+/** Arrows from a unit to one at or above it in the order (an unknown unit counts as neither). */
+const upward = (arrows: UnitArrow[]) =>
+  arrows.filter((a) => rank(a.from) >= 0 && rank(a.to) >= 0 && rank(a.to) >= rank(a.from)).map((a) => `${a.from} -> ${a.to} (${a.files[0]})`);
+
+/** Each circle of units reached by following arrows, written `a -> b -> a`. */
+function unitCircles(arrows: UnitArrow[]): string[] {
+  const graph = new Map<string, string[]>();
+  for (const { from, to } of arrows) graph.set(from, [...(graph.get(from) ?? []), to]);
+  const circles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (unit: string, path: string[]) => {
+    if (state.get(unit) === 'done') return;
+    if (state.get(unit) === 'open') {
+      circles.push([...path.slice(path.indexOf(unit)), unit].join(' -> '));
+      return;
+    }
+    state.set(unit, 'open');
+    for (const next of graph.get(unit) ?? []) visit(next, [...path, unit]);
+    state.set(unit, 'done');
+  };
+  for (const unit of [...graph.keys()].sort()) visit(unit, []);
+  return circles;
+}
+
+/** The Mermaid drawing of the arrows: the order's units top (highest) to bottom, every arrow pointing down. */
+function drawing(arrows: UnitArrow[]): string {
+  const id = (unit: string) => unit.replace(/\W/g, '_');
+  const label = (unit: string) => (unit.endsWith('.ts') ? unit : `${unit}/`);
+  return [
+    '```mermaid',
+    'flowchart TD',
+    ...[...sharedOrder].reverse().map((unit) => `  ${id(unit)}["${label(unit)}"]`),
+    ...arrows.map((a) => `  ${id(a.from)} --> ${id(a.to)}`),
+    '```',
+  ].join('\n');
+}
+
+const drawingFile = 'docs/shared-imports.md';
+
+/** The unit-of-work openers (shared/db/tenant.ts) a file's text names, each once. */
+const opensTransaction = (text: string) => [...new Set([...text.matchAll(/\b(withTenant|inOneWrite)\b/g)].map((m) => m[1]))];
 
 describe('the import shape', () => {
   it('reads the imports it checks', () => {
@@ -70,5 +157,51 @@ describe('the import shape', () => {
     };
     for (const file of graph.keys()) visit(file, []);
     expect(circles).toEqual([]);
+  });
+
+  it('no route opens a transaction: a route file calls a command or query function, which opens its own unit of work', () => {
+    const routeFiles = code.filter((file) => /^functions\/[^/]+\/routes\//.test(file));
+    expect(routeFiles.length).toBeGreaterThan(20);
+    const opening = routeFiles.flatMap((file) => opensTransaction(readFileSync(join(root, file), 'utf8')).map((name) => `${file}: ${name}`));
+    expect(opening, 'route files that open a transaction themselves (move the work into a command or query function)').toEqual([]);
+    expect(opensTransaction("import { withTenant } from '../../../shared/db/tenant.ts';\nconst rows = await withTenant(caller, (tx) => list(tx));"))
+      .toEqual(['withTenant']);
+    expect(opensTransaction('const [a, b] = await inOneWrite(caller, (tx) => [one(tx), two(tx)]);')).toEqual(['inOneWrite']);
+    expect(opensTransaction('const rows = await listHomes(caller, filter);')).toEqual([]);
+  });
+
+  describe('the folders of shared/', () => {
+    const arrows = unitArrows(edges);
+
+    it('are each placed once in the written order', () => {
+      const units = [...new Set(sources('shared').map((file) => sharedUnit(file)!))].sort();
+      expect(units, 'a folder or file of shared/ missing from sharedOrder, or one listed that is gone').toEqual([...sharedOrder].sort());
+      expect(new Set(sharedOrder).size).toBe(sharedOrder.length);
+    });
+
+    it('import only folders below them: no arrow runs up the order, so no two folders reach each other', () => {
+      expect(upward(arrows), 'imports from a lower folder of shared/ to a higher one (or to itself round a circle)').toEqual([]);
+      expect(unitCircles(arrows), 'circles between folders of shared/').toEqual([]);
+    });
+
+    it(`are drawn, every arrow one way, in ${drawingFile}`, () => {
+      const text = readFileSync(join(root, drawingFile), 'utf8');
+      const drawn = text.match(/```mermaid\n[\s\S]*?```/)?.[0];
+      expect(drawn, `${drawingFile} is not the drawing of the imports today; put this block in its place:\n${drawing(arrows)}\n`).toBe(drawing(arrows));
+    });
+
+    it('the checks fail on an upward arrow and on a circle', () => {
+      const made = unitArrows([
+        { file: 'shared/jobs/registry.ts', imports: ['shared/placements/jobs.ts', 'shared/db/client.ts'] },
+        { file: 'shared/placements/jobs.ts', imports: ['shared/jobs/queue.ts', 'shared/placements/repository.ts'] },
+        { file: 'shared/i18n/en.ts', imports: ['shared/placements/billing.ts'] },
+      ]);
+      expect(made.map((a) => `${a.from} -> ${a.to}`)).toEqual(['placements -> jobs', 'i18n -> placements', 'jobs -> placements', 'jobs -> db']);
+      expect(upward(made)).toEqual([
+        'i18n -> placements (shared/i18n/en.ts -> shared/placements/billing.ts)',
+        'jobs -> placements (shared/jobs/registry.ts -> shared/placements/jobs.ts)',
+      ]);
+      expect(unitCircles(made)).toEqual(['placements -> jobs -> placements']);
+    });
   });
 });

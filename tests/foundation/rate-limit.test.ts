@@ -1,6 +1,6 @@
 import { clientAddress } from '../../shared/http/middleware/authenticate.ts';
 import { describe, expect, it } from 'vitest';
-import postgres from 'postgres';
+import { connect } from '../../shared/db/client.ts';
 import { call, createKey, createOrg, ownerSql } from '../helpers.ts';
 
 const rateHeaders = (headers: Headers) => ({
@@ -136,7 +136,7 @@ describe('rate limits', () => {
   it('lets requests pass when the limiter fails', async () => {
     const orgId = await createOrg('carrier');
     const { key } = await createKey(orgId, 'sandbox', { defaultLimits: true });
-    const blocker = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+    const blocker = connect(process.env.DATABASE_URL!, { max: 1 });
     try {
       await blocker.begin(async (tx) => {
         await tx`lock table app.rate_windows in access exclusive mode`;

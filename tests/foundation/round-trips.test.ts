@@ -249,7 +249,7 @@ describe('request overhead', () => {
     const t = await createTenant('carrier');
     // An event log that refuses this organisation's events (test only; other organisations are untouched).
     const sql = ownerSql();
-    const trigger = `refuse_events_${t.orgId.replaceAll('-', '')}`;
+    const trigger = `test_refuse_events_${t.orgId.replaceAll('-', '')}`;
     await sql.unsafe(`
       create function app.${trigger}() returns trigger language plpgsql as $$
       begin raise exception 'event log refuses %', new.org_id; end $$;

@@ -1,11 +1,11 @@
-// The README's scope table is what integrators read to ask for keys: it names every scope the
+// The scope table (docs/conventions.md) is what integrators read to ask for keys: it names every scope the
 // service knows, with the specification's wording of what it allows, and the side whose keys get it
 // by default, as the code grants them.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { scopesBySide, scopesOfSide, webhooksManage } from '../../shared/http/scopes.ts';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../../docs/conventions.md', import.meta.url), 'utf8');
 
 /** The specification's scope tables: scope to what it allows. */
 const specification: Record<string, string> = {
@@ -34,7 +34,7 @@ function scopeTable(): { scope: string; allows: string; side: string }[] {
   return rows;
 }
 
-describe('README scope table', () => {
+describe('the scope table of docs/conventions.md', () => {
   it('names every scope once, with the side whose keys get it by default', () => {
     const rows = scopeTable();
     expect(rows.map((r) => r.scope).sort()).toEqual([...scopesBySide.carrier, ...scopesBySide.provider, webhooksManage].sort());

@@ -3,7 +3,7 @@ import type { Tx } from '../../shared/db/client.ts';
 import { emit } from '../../shared/events/outbox.ts';
 import { payloadIssues } from '../../shared/events/registry.ts';
 import { enqueue } from '../../shared/jobs/queue.ts';
-import { jobRegistry } from '../../shared/jobs/registry.ts';
+import { jobRegistry } from '../../shared/job-registry.ts';
 import type { JobKind } from '../../shared/jobs/kinds.ts';
 import type { ServiceJobRegistry } from '../../shared/jobs/runner.ts';
 

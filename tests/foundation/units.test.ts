@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { usesTransactionPooler } from '../../shared/db/client.ts';
+import { databaseTarget, usesTransactionPooler } from '../../shared/db/client.ts';
 import { decodeCursor, encodeCursor, page } from '../../shared/http/paging.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { environmentOfKey, generateApiKey } from '../../shared/keys.ts';
@@ -12,6 +12,17 @@ describe('database client', () => {
     expect(usesTransactionPooler('postgres://u:p@aws-0-eu.pooler.supabase.com:6543/postgres')).toBe(true);
     expect(usesTransactionPooler('postgres://u:p@db.example:5432/postgres?pgbouncer=true')).toBe(true);
     expect(usesTransactionPooler('postgres://u:p@127.0.0.1:5432/postgres')).toBe(false);
+  });
+
+  it('takes pgbouncer=true out of what the server is sent, and leaves every other part as written', () => {
+    expect(databaseTarget('postgres://u:p@db.example:5432/postgres?pgbouncer=true')).toEqual({ url: 'postgres://u:p@db.example:5432/postgres', pooled: true });
+    expect(databaseTarget('postgres://u:p%40ss@db.example:6543/postgres?sslmode=require&pgbouncer=true&options=-c%20search_path%3Dapp'))
+      .toEqual({ url: 'postgres://u:p%40ss@db.example:6543/postgres?sslmode=require&options=-c+search_path%3Dapp', pooled: true });
+    // pgbouncer=false is no pooler mark, and still no startup parameter.
+    expect(databaseTarget('postgres://u:p@db.example:5432/postgres?pgbouncer=false')).toEqual({ url: 'postgres://u:p@db.example:5432/postgres', pooled: false });
+    // A multi-host URL (read by the driver, not by WHATWG's parser) keeps its hosts.
+    expect(databaseTarget('postgres://u:p@h1:5432,h2:5432/postgres?pgbouncer=true')).toEqual({ url: 'postgres://u:p@h1:5432,h2:5432/postgres', pooled: true });
+    expect(databaseTarget('postgres://u:p@127.0.0.1:5432/postgres')).toEqual({ url: 'postgres://u:p@127.0.0.1:5432/postgres', pooled: false });
   });
 });
 

@@ -146,6 +146,13 @@ describe('checkout attempts (live, stand-in processor)', () => {
     home = await s.placement();
     expect(home.payments[0]).toMatchObject({ status: 'refunded', refunded_amount: first.amount });
     expect(home.deposit_refunds[0]).toMatchObject({ status: 'refunded' });
+    // Its life: asked and approved at once by the service, then issued.
+    const history = home.deposit_refunds[0].history as { status: string; at: string }[];
+    expect(history.map((step) => step.status)).toEqual(['pending_owner_approval', 'approved', 'refunded']);
+    expect(history.map((step) => step.at)).toEqual([home.deposit_refunds[0].requested_at, home.deposit_refunds[0].decided_at, home.deposit_refunds[0].refunded_at]);
+    expect(history[0].at <= history[1].at && history[1].at <= history[2].at).toBe(true);
+    expect(await ownerSql()`select moved_by from app.refund_request_changes where request_id = ${home.deposit_refunds[0].refund_request_id} order by seq`)
+      .toEqual([{ moved_by: 'service' }, { moved_by: 'service' }, { moved_by: 'processor' }]);
     expect(await reconcile()).toMatchObject({ differences: 0, count: 0 });
     // The operator reads the refund call, done with the processor's reference, beside both checkouts.
     const calls = await consoleCommand<{ data: Record<string, unknown>[] }>('calls', 'list', '--org', s.c.orgId, '--kind', 'payments');

@@ -1,7 +1,7 @@
 // Shared set-up of the placement tests: a carrier with a request, a provider with a home, and the
 // job runner drained for the carrier (the send-contract and email jobs).
 import { runDueJobs } from '../../shared/jobs/runner.ts';
-import { jobRegistry } from '../../shared/jobs/registry.ts';
+import { jobRegistry } from '../../shared/job-registry.ts';
 import { carrier, claimBody, inDays, insertHome, provider, sourced, type HomeSeed } from '../claims/fixtures.ts';
 import { consoleCommand, ownerSql } from '../helpers.ts';
 

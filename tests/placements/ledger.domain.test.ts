@@ -6,7 +6,7 @@
 // rate costing round(rate * n / days of the period).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chargesOf, extensionEntries, leaseCharges, shorteningEntries, type Entry, type NewEntry } from '../../shared/placements/ledger.ts';
+import { chargesOf, extensionEntries, leaseCharges, reversalEntries, shorteningEntries, type Entry, type NewEntry } from '../../shared/placements/ledger.ts';
 import type { PriceCents } from '../../shared/placements/pricing.ts';
 
 const runs = Number(process.env.LEDGER_DOMAIN_RUNS ?? 500);
@@ -53,8 +53,11 @@ function modelPrice(model: Model): number {
 
 const prices = (rate: number) => ({ rentTier: rate, petRent: 0, utilities: 0, cleaningFee: 0, applicationFee: 0, petFee: 0, securityDeposit: 0, petDeposit: 0 }) as PriceCents;
 
+/** The accounts the database derives for an entry of rent (no fees, deposits or money moved here). */
+const rentAccounts = { debitAccount: 'payer_rent', creditAccount: 'landlord_rent' } as const;
+
 function post(entries: Entry[], posted: NewEntry[]): void {
-  for (const entry of posted) entries.push({ ...entry, id: `e${entries.length}`, position: entries.length, postedAt: new Date(0), postedOn: '1970-01-01' });
+  for (const entry of posted) entries.push({ ...entry, ...rentAccounts, id: `e${entries.length}`, position: entries.length, postedAt: new Date(0), postedOn: '1970-01-01' });
 }
 
 const step = fc.oneof(
@@ -93,5 +96,41 @@ describe('the ledger against a model of nights and prices', () => {
       }),
       { numRuns: runs, seed },
     );
+  });
+});
+
+describe('a cancellation before move-in after goodwill', () => {
+  // A stay of 100 nights whose fees are a pet rent of 0.12 and utilities of 400.00 a month: goodwill on
+  // the fees is given on the part as a whole, and its release names the part's first entry (the pet rent).
+  const withFees = { ...prices(310_000), petRent: 12, utilities: 40_000 } as PriceCents;
+  const goodwill = (entries: Entry[], cents: number): NewEntry => {
+    const first = entries.find((e) => e.part === 'fees')!;
+    return { ...first, kind: 'release', cause: 'goodwill', adjusts: first.id, postedFor: null, nights: null, basis: null, line: 'Goodwill', amountCents: -cents, refundRequestId: 'request' };
+  };
+  const stay = () => {
+    const entries: Entry[] = [];
+    post(entries, leaseCharges('lease', withFees, { moveIn, moveOut: dayOf(100) }));
+    return entries;
+  };
+
+  it('reverses what each part still holds, the goodwill counted once, though it is more than the entry its release names', () => {
+    const entries = stay();
+    post(entries, [goodwill(entries, 7_508)]);
+    post(entries, reversalEntries(entries, 'cancelled'));
+    // Before: the pet rent's reversal absorbed the goodwill and the utilities were reversed whole, so the fees charged -74.96.
+    for (const c of chargesOf(entries)) expect(c.net).toEqual({ rent: 0, deposit: 0, fees: 0 });
+  });
+
+  it('a part goodwill took below nothing (nights released after it) is brought back to nothing by reversing that much of the goodwill', () => {
+    const entries = stay();
+    post(entries, [goodwill(entries, 30_000)]);
+    post(entries, shorteningEntries(entries, dayOf(5)));
+    const first = chargesOf(entries).find((c) => c.chargeType === 'initial')!;
+    expect(first.net.fees).toBeLessThan(0);
+    const reversed = reversalEntries(entries, 'cancelled');
+    const gift = entries.find((e) => e.cause === 'goodwill')!;
+    expect(reversed.filter((e) => e.adjusts === gift.id).map((e) => e.amountCents)).toEqual([-first.net.fees]);
+    post(entries, reversed);
+    for (const c of chargesOf(entries)) expect(c.net).toEqual({ rent: 0, deposit: 0, fees: 0 });
   });
 });

@@ -196,6 +196,7 @@ describe('after payment: move-in, cancellation and refunds (sandbox)', () => {
     expect(asked.body.data).toEqual({
       refund_request_id: expect.any(String), amount_cents: total, amount: total / 100, currency: 'usd', status: 'pending_owner_approval',
       payment_id: record(refused.body.error?.payment).id, payer: 'carrier', purpose: 'owed_back', goodwill: false,
+      history: [{ status: 'pending_owner_approval', at: expect.any(String) }],
     });
     expect((await api.post(`/claims/${ref}/refund-request`, { property_id: home })).body.error?.code).toBe('refund_pending');
 

@@ -1,7 +1,7 @@
 // Concurrency: two requests racing to place one home, and calls racing for a home's dates. Exactly
 // one wins; nothing is half-written.
 import { describe, expect, it } from 'vitest';
-import postgres from 'postgres';
+import { connect } from '../../shared/db/client.ts';
 import { openClaim } from '../claims/fixtures.ts';
 import { ownerSql } from '../helpers.ts';
 import { inDays, scene } from './fixtures.ts';
@@ -55,7 +55,7 @@ describe('races', () => {
     await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: inDays(40), move_out: inDays(100) });
     const [lease] = await ownerSql()`select id from app.lease_agreements where claim_id = ${s.claim.id}`;
     await ownerSql()`select app.release_holds(${lease.id}, 'sandbox')`;
-    const sql = postgres(process.env.DATABASE_URL!, { max: 2, onnotice: () => {} });
+    const sql = connect(process.env.DATABASE_URL!, { max: 2 });
     try {
       const hold = (start: number, end: number) => sql.begin(async (tx) => {
         const [row] = await tx`select app.take_hold(${s.home}, 'sandbox', ${inDays(start)}::date, ${inDays(end)}::date, ${lease.id}) as id`;

@@ -13,7 +13,7 @@ interface Totals { charged: number; paid: number; refunded: number; billed: numb
 interface Line {
   id: string; kind: string; cause: string; part: string; payer: string; label: string; amount: number; balance_after: number; scheduled: boolean;
   description: string; change_of: string; refund_purpose: string | null; refund_request_id: string | null; charge_type: string; period_start: string;
-  nights: { first_night: string; last_night: string; count: number } | null; version: number;
+  nights: { first_night: string; last_night: string; count: number } | null; version: number; debit_account: string; credit_account: string;
 }
 
 /** A tiny RFC 4180 reader: quoted fields (with doubled quotes, commas and line breaks inside), CRLF records. */
@@ -53,6 +53,22 @@ function expectBalancesEnd(st: { entries: Line[]; by_payer: Totals[] }) {
   for (const e of st.entries) {
     running.set(e.payer, (running.get(e.payer) ?? 0) + (e.cause === 'duplicate' ? 0 : cents(e.amount)));
     expect(cents(e.balance_after), e.description).toBe(running.get(e.payer));
+  }
+}
+
+/**
+ * Double entry: every entry moves its amount from one account to another, so the accounts sum to 0;
+ * the payers' accounts hold what they owe, the processor's what it took in less what it gave back.
+ */
+function expectDoubleEntry(st: { entries: Line[]; totals: Totals; payments: { amount: number; refunded: number }[]; accounts: { account: string; balance: number }[] }) {
+  const balance = (account: string) => cents(st.accounts.find((a) => a.account === account)?.balance ?? 0);
+  expect(st.accounts.reduce((sum, a) => sum + cents(a.balance), 0), 'the accounts sum to 0').toBe(0);
+  expect(balance('payer_rent') + balance('payer_fees') + balance('payer_deposit'), 'what the payers owe').toBe(cents(st.totals.charged) - cents(st.totals.paid) + cents(st.totals.refunded));
+  expect(balance('processor'), 'what the processor holds').toBe(st.payments.reduce((sum, p) => sum + cents(p.amount) - cents(p.refunded), 0));
+  for (const e of st.entries) {
+    expect(e.debit_account, e.description).toBe(`payer_${e.part}`);
+    const counter = e.kind === 'payment' || e.kind === 'refund' ? 'processor' : e.part === 'deposit' ? 'deposits_held' : `landlord_${e.part}`;
+    expect(e.credit_account, e.description).toBe(counter);
   }
 }
 
@@ -115,6 +131,7 @@ describe('the statement as an adjuster files it', () => {
     expect(shortened.totals.refund_due).toBeGreaterThan(0);
     expectBilledAndScheduled(shortened);
     expectBalancesEnd(shortened);
+    expectDoubleEntry(shortened);
 
     // What is owed back to the carrier, refunded: a refund of rent owed back, and the service fee apart.
     const refundedOn = day(moveIn, 33);
@@ -134,10 +151,14 @@ describe('the statement as an adjuster files it', () => {
       change_of: refundedOn,
       rent_refunded: rentBack / 100,
       amount: Math.round(rentBack * 0.08) / 100,
-      description: `Service fee returned to the landlord: 8 % of the ${(rentBack / 100).toFixed(2)} USD of rent the refund of ${refundedOn} returned (the landlord's cost, not the payer's)`,
+      description: `Service fee of ${(Math.round(rentBack * 0.08) / 100).toFixed(2)} USD returned to the landlord: 8 % of the ${(rentBack / 100).toFixed(2)} USD of rent the refund of ${refundedOn} returned (the landlord's cost, not the payer's)`,
     }]);
     // The fee is no payer's line: the carrier's balance and totals hold the refund alone.
     expectBalancesEnd(afterRefund);
+    expectDoubleEntry(afterRefund);
+    // The fee moved between the landlord's rent and the service: taken with each payment, returned with the refund.
+    expect(afterRefund.accounts.map((a: { account: string }) => a.account)).toEqual(
+      ['payer_rent', 'payer_fees', 'payer_deposit', 'landlord_rent', 'landlord_fees', 'deposits_held', 'processor', 'service_fee']);
 
     // Extended back to 80 nights: the released nights are restored.
     const extendedOn = day(moveIn, 34);

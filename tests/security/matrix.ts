@@ -50,7 +50,11 @@ async function footprint(orgs: string[]): Promise<Record<string, string>> {
   return Object.fromEntries(rows.map((row) => [row.name, row.digest]));
 }
 
-const forbidden = (rule: DeclaredRoute['rule']) => ({ code: 'forbidden', message: `This call needs ${describeRule(rule)}; the key does not have it.` });
+const forbidden = (rule: DeclaredRoute['rule']) => ({
+  code: 'forbidden',
+  message: `This call needs ${describeRule(rule)}; the key does not have it.`,
+  doc_url: expect.stringMatching(/\/docs\/errors#error-forbidden$/),
+});
 
 interface Case {
   name: string;
@@ -220,6 +224,10 @@ export function securityMatrix(filter: (route: DeclaredRoute) => boolean) {
                 const res = await send(await keyOf(owner, caller), targets[environment]!, path);
                 expect(res.status, `${caller} key on ${path}`).toBe(404);
                 expect(errorOf(res.body).code).toBe('not_found');
+                // No existence leak: the owner's key of the other environment hears what a key that
+                // can have no such object (another organisation's, same environment) hears.
+                const nowhere = await send(await keyOf(stranger, caller), targets[environment]!, path);
+                expect(errorOf(nowhere.body).message, `${caller} key on ${path}`).toBe(errorOf(res.body).message);
               }
             }
           },

@@ -2,11 +2,10 @@
 // endpoints they queue to; a deletion that has not committed yet is still visible to them, and the
 // delivery they insert then waits on the deleted row. The race is made certain here rather than
 // hoped for: the deletion is held open until every racing call is waiting on it, then committed.
-import postgres from 'postgres';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { scene } from '../placements/fixtures.ts';
 import { client, createTenant, ownerSql, type ApiResponse } from '../helpers.ts';
-import { db } from '../../shared/db/client.ts';
+import { db, connect } from '../../shared/db/client.ts';
 
 let tenant: Awaited<ReturnType<typeof createTenant>>;
 let sandbox: ReturnType<typeof client>;
@@ -36,7 +35,7 @@ async function deleteDuring(endpointId: string, waiting: number, race: () => Pro
   // The API's pool opens its connections as it needs them and queues a call's statements on one that
   // is still opening; opened beforehand, every racing call has its own and none waits behind another.
   await Promise.all(Array.from({ length: waiting + 1 }, () => db().begin((tx) => tx`select pg_sleep(0.05)`)));
-  const sql = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+  const sql = connect(process.env.DATABASE_URL!, { max: 1 });
   try {
     let calls: Promise<Answer[]> | undefined;
     await sql.begin(async (tx) => {

@@ -1,6 +1,6 @@
 // The queue under concurrency and failure: dispatchers side by side, and one killed mid-batch.
 import { spawn } from 'node:child_process';
-import postgres from 'postgres';
+import { connect } from '../../shared/db/client.ts';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { client, createTenant, ownerSql } from '../helpers.ts';
 import { definitionOf } from '../../shared/events/registry.ts';
@@ -39,7 +39,7 @@ describe('the delivery queue', () => {
   it('lets two dispatchers run at once, each row delivered exactly once', async () => {
     receiver.answer(path, { delayMs: 5 });
     await recordMany(300);
-    const pools = [0, 1].map(() => postgres(process.env.DATABASE_URL!, { max: 3, onnotice: () => {} }));
+    const pools = [0, 1].map(() => connect(process.env.DATABASE_URL!, { max: 3 }));
     try {
       const reports = await Promise.all(pools.map((sql) => dispatchFor([orgId], { sql, concurrency: 20 })));
       expect(reports.every((r) => r.claimed > 0)).toBe(true);

@@ -1,5 +1,5 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import postgres from 'postgres';
+import { connect } from '../../shared/db/client.ts';
 import { client, createKey, createTenant, ownerSql } from '../helpers.ts';
 import { recordEvent } from './support.ts';
 
@@ -71,7 +71,7 @@ describe('POST /webhooks', () => {
 
   it('stores the secret where the API role cannot read it back', async () => {
     await api.post('/webhooks', { url });
-    const asApi = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+    const asApi = connect(process.env.DATABASE_URL!, { max: 1 });
     try {
       const read = asApi.begin(async (tx) => {
         await tx`select set_config('role', 'svc_api', true), set_config('app.org_id', ${tenant.orgId}, true), set_config('app.env', 'sandbox', true)`;

@@ -3,13 +3,14 @@
 // database has neither extension, so the migration skips scheduling there; the Supabase side is
 // exercised against stand-ins for Vault and pg_net inside a transaction that is rolled back.
 import postgres from 'postgres';
+import { connect } from '../../shared/db/client.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { client, createTenant } from '../helpers.ts';
 import { recordEvent } from './support.ts';
 import { reportScheduling, type Say } from '../../scripts/lib/scheduling.ts';
 
 const notices: string[] = [];
-const sql = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: (notice) => notices.push(notice.message) });
+const sql = connect(process.env.DATABASE_URL!, { max: 1, onnotice: (notice) => notices.push(notice.message) });
 afterAll(() => sql.end());
 
 class RolledBack extends Error {}
@@ -134,7 +135,7 @@ describe('the webhooks migration with pg_cron and pg_net (stand-ins)', () => {
   it('schedules the dispatcher every 10 seconds where pg_cron takes seconds; the server warns of nothing and says who delivers', async () => {
     await inRolledBackTransaction(async (tx) => {
       expect(await scheduleOn(tx, true)).toEqual([
-        { jobname: 'event-retention', schedule: '17 * * * *', command: 'select app.purge_expired_events()' },
+        { jobname: 'event-retention', schedule: '17 * * * *', command: 'call app.purge_expired()' },
         { jobname: 'webhook-dispatch', schedule: '10 seconds', command: 'select app.invoke_webhook_dispatcher()' },
       ]);
       const withTimer = recordedLines();
@@ -152,7 +153,7 @@ describe('the webhooks migration with pg_cron and pg_net (stand-ins)', () => {
     notices.length = 0;
     await inRolledBackTransaction(async (tx) => {
       expect(await scheduleOn(tx, false)).toEqual([
-        { jobname: 'event-retention', schedule: '17 * * * *', command: 'select app.purge_expired_events()' },
+        { jobname: 'event-retention', schedule: '17 * * * *', command: 'call app.purge_expired()' },
         { jobname: 'webhook-dispatch', schedule: '* * * * *', command: 'select app.invoke_webhook_dispatcher()' },
       ]);
       const { lines, say } = recordedLines();

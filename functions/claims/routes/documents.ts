@@ -1,11 +1,9 @@
 import { createRoutes, dataOf, defineRoute, jsonResponse, listOf } from '../../../shared/http/routes.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
-import { withTenant } from '../../../shared/db/tenant.ts';
 import { acceptedFormats, documentContentTypes } from '../../../shared/claims/documents.ts';
 import { documentKinds } from '../../../shared/claims/values.ts';
-import { findClaim } from '../../../shared/claims/repository.ts';
-import { documentsOf, toDocument } from '../documents-repository.ts';
-import { downloadDocument, fileDocument, readUpload } from '../documents.ts';
+import { toDocument } from '../documents-repository.ts';
+import { documentsOfRequest, downloadDocument, fileDocument, readUpload } from '../documents.ts';
 import { Document, DocumentParams, ReferenceParam } from '../schemas.ts';
 
 // Documents filed on a request: uploaded as multipart/form-data, typed by their content, stored
@@ -55,10 +53,8 @@ export const documentRoutes = createRoutes()
       },
     }),
     async (c) => {
-      const caller = c.get('caller');
-      // The request first: an unknown request is 404 whatever the body holds.
-      const claim = await withTenant(caller, (tx) => findClaim(tx, c.req.valid('param').reference));
-      const row = await fileDocument(caller, claim, await readUpload(c));
+      // The request first (fileDocument reads the upload after finding it): an unknown request is 404 whatever the body holds.
+      const row = await fileDocument(c.get('caller'), c.req.valid('param').reference, () => readUpload(c));
       return c.json(single(toDocument(row)), 201);
     },
   )
@@ -76,10 +72,7 @@ export const documentRoutes = createRoutes()
       errors: notFoundError,
     }),
     async (c) => {
-      const rows = await withTenant(c.get('caller'), async (tx) => {
-        const claim = await findClaim(tx, c.req.valid('param').reference);
-        return documentsOf(tx, claim.id);
-      });
+      const rows = await documentsOfRequest(c.get('caller'), c.req.valid('param').reference);
       return c.json(list(rows.map(toDocument)), 200);
     },
   )

@@ -2,9 +2,8 @@ import { batchAnswer, batchResponses, parseItems, refusedItem, succeededItem } f
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { rowPage } from '../../../shared/http/paging.ts';
-import { inOneWrite, withTenant } from '../../../shared/db/tenant.ts';
-import { claimByReference, foundClaim } from '../../../shared/claims/repository.ts';
-import { listClaims, toClaim, toCreated, toListItem } from '../repository.ts';
+import { toClaim, toCreated, toListItem } from '../repository.ts';
+import { requestOf, requestsPage } from '../read.ts';
 import { amendClaim } from '../amend.ts';
 import { createClaims } from '../create.ts';
 import {
@@ -96,8 +95,7 @@ export const requestRoutes = createRoutes()
     }),
     async (c) => {
       const { limit, status, updated_since: updatedSince, external_id: externalId, cursor } = c.req.valid('query');
-      const rows = await withTenant(c.get('caller'), (tx) =>
-        listClaims(tx, { limit, statuses: status?.split(',').map((s) => s.trim()), updatedSince, externalId, cursor }));
+      const rows = await requestsPage(c.get('caller'), { limit, statuses: status?.split(',').map((s) => s.trim()), updatedSince, externalId, cursor });
       return c.json(rowPage(rows, limit, toListItem), 200);
     },
   )
@@ -119,8 +117,7 @@ export const requestRoutes = createRoutes()
       },
     }),
     async (c) => {
-      const [rows] = await inOneWrite(c.get('caller'), (tx) => [claimByReference(tx, c.req.valid('param').reference)]);
-      return c.json(single(toClaim(foundClaim(rows))), 200);
+      return c.json(single(toClaim(await requestOf(c.get('caller'), c.req.valid('param').reference))), 200);
     },
   )
   .openapi(

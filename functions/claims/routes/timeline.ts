@@ -1,8 +1,6 @@
 import { createRoutes, defineRoute, jsonResponse } from '../../../shared/http/routes.ts';
-import { withTenant } from '../../../shared/db/tenant.ts';
-import { findClaim } from '../../../shared/claims/repository.ts';
 import { ReferenceParam, Timeline } from '../schemas.ts';
-import { assembleTimeline } from '../timeline.ts';
+import { timelineOf } from '../timeline.ts';
 
 // The request's timeline: the entries of every source of ../timeline.ts, oldest first.
 
@@ -39,10 +37,7 @@ export const timelineRoutes = createRoutes().openapi(
     },
   }),
   async (c) => {
-    const { claim, data } = await withTenant(c.get('caller'), async (tx) => {
-      const claim = await findClaim(tx, c.req.valid('param').reference);
-      return { claim, data: await assembleTimeline(tx, claim) };
-    });
+    const { claim, data } = await timelineOf(c.get('caller'), c.req.valid('param').reference);
     return c.json(
       { reference: claim.claim_ref, opened_at: claim.created_at.toISOString(), days_open: Math.floor((Date.now() - claim.created_at.getTime()) / 86_400_000), count: data.length, data },
       200,

@@ -1,12 +1,11 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../shared/http/context.ts';
-import { withTenant } from '../../../shared/db/tenant.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { ApiError } from '../../../shared/http/errors.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, listOf } from '../../../shared/http/routes.ts';
 import { definitionOf, eventsFor } from '../../../shared/events/registry.ts';
 import { knownEvents } from '../../../shared/events/params.ts';
-import { recordSimulatedEvent } from '../repository.ts';
+import { simulateEvent } from '../log.ts';
 import { EventType, payloadToSimulate, sampleEnvelope, SimulateBody, Simulated } from '../schemas.ts';
 
 // What the event registry offers the caller's side: the catalogue, and simulated events in sandbox.
@@ -83,7 +82,7 @@ export const catalogueRoutes = routes
         throw new ApiError('invalid_field', `${name} cannot be simulated; simulatable: ${simulatable}.`, 'event');
       }
       const data = payloadToSimulate(definition, body.data);
-      const recorded = await withTenant(caller, (tx) => recordSimulatedEvent(tx, name, data));
+      const recorded = await simulateEvent(caller, name, data);
       return c.json(
         single({
           event_id: recorded.id,

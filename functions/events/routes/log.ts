@@ -1,10 +1,9 @@
-import { withTenant } from '../../../shared/db/tenant.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { ApiError, notFound } from '../../../shared/http/errors.ts';
 import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { existingId, IdParams, knownEvents } from '../../../shared/events/params.ts';
 import { cursorKeyset, keysetPage } from '../../../shared/http/paging.ts';
-import { listEvents, queueReplay, readEvent } from '../repository.ts';
+import { eventOf, eventsPage, replayEvent } from '../log.ts';
 import { Event, EventDetail, EventsQuery, renderEvent, Replayed } from '../schemas.ts';
 
 // The event log, the system of record of everything announced, and replay of what it holds.
@@ -43,7 +42,7 @@ export const logRoutes = createRoutes()
         after: cursorKeyset(query.cursor),
         limit: query.limit,
       };
-      const rows = await withTenant(caller, (tx) => listEvents(tx, filter));
+      const rows = await eventsPage(caller, filter);
       return c.json(keysetPage(rows, query.limit, renderEvent), 200);
     },
   )
@@ -62,7 +61,7 @@ export const logRoutes = createRoutes()
     }),
     async (c) => {
       const id = existingId(c.req.valid('param').id, 'event');
-      const row = await withTenant(c.get('caller'), (tx) => readEvent(tx, id));
+      const row = await eventOf(c.get('caller'), id);
       if (!row) throw notFound('event');
       return c.json(single({ ...renderEvent(row), simulated: row.simulated, deliveries: row.deliveries }), 200);
     },
@@ -89,7 +88,7 @@ export const logRoutes = createRoutes()
     }),
     async (c) => {
       const id = existingId(c.req.valid('param').id, 'event');
-      const outcome = await withTenant(c.get('caller'), (tx) => queueReplay(tx, id));
+      const outcome = await replayEvent(c.get('caller'), id);
       if (!outcome) throw notFound('event');
       if (outcome.subscribed === 0) {
         throw new ApiError('no_endpoint', 'No active webhook endpoint in this environment subscribes to this event.');

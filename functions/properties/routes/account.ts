@@ -1,10 +1,10 @@
-import { withTenant } from '../../../shared/db/tenant.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { allows } from '../../../shared/http/scopes.ts';
-import { PayoutStatus, readPayoutStatus } from '../../../shared/properties/payouts.ts';
+import { PayoutStatus } from '../../../shared/properties/payouts.ts';
+import { bookingsPage, payoutStatus } from '../account.ts';
 import { setupPageUrl } from '../../../shared/placements/commands/payout-setup.ts';
-import { listBookings, renderBooking } from '../bookings-repository.ts';
+import { renderBooking } from '../bookings-repository.ts';
 import { cursorRowId, pageQuery, pageSizes, rowPage } from '../../../shared/http/paging.ts';
 import { Booking } from '../schemas.ts';
 
@@ -32,7 +32,7 @@ export const accountRoutes = createRoutes()
     }),
     async (c) => {
       const { limit, cursor } = c.req.valid('query');
-      const rows = await withTenant(c.get('caller'), (tx) => listBookings(tx, { limit, after: cursorRowId(cursor) }));
+      const rows = await bookingsPage(c.get('caller'), { limit, after: cursorRowId(cursor) });
       return c.json(rowPage(rows, limit, renderBooking), 200);
     },
   )
@@ -61,6 +61,6 @@ export const accountRoutes = createRoutes()
       const link = !allows('properties:write', caller.scopes)
         ? false
         : { liveSetupUrl: caller.environment === 'live' ? await setupPageUrl(caller.orgId) : undefined };
-      return c.json(single(await withTenant(caller, (tx) => readPayoutStatus(tx, caller, link))), 200);
+      return c.json(single(await payoutStatus(caller, link)), 200);
     },
   );

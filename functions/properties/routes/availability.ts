@@ -1,10 +1,7 @@
-import { withTenant } from '../../../shared/db/tenant.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, listOf } from '../../../shared/http/routes.ts';
-import { addBlock, listBlocks } from '../availability-repository.ts';
-import { releaseBlock, syncCalendars } from '../availability.ts';
+import { blockDates, homeBlocks, releaseBlock, syncCalendars } from '../availability.ts';
 import { batchAnswer, batchResponses } from '../../../shared/http/batch.ts';
-import { resolveHome } from '../homes-repository.ts';
 import { Block, BlockParams, BlocksQuery, BlockInput, BulkBlockInput, BulkBlocksBody, BulkBlocksResult, HomeRefParams } from '../schemas.ts';
 
 // Availability calendars: blocks per home, the bulk calendar sync, and releasing a provider block.
@@ -40,7 +37,7 @@ availabilityRoutes
     }),
     async (c) => {
       const { replace, blocks } = c.req.valid('json');
-      const { blocked, replaced_existing, homes_touched, results } = await withTenant(c.get('caller'), (tx) => syncCalendars(tx, blocks, replace));
+      const { blocked, replaced_existing, homes_touched, results } = await syncCalendars(c.get('caller'), blocks, replace);
       const { body, status } = batchAnswer({ blocked }, results, { replaced_existing, homes_touched });
       return c.json(body, status);
     },
@@ -64,8 +61,7 @@ availabilityRoutes
       errors: notFoundError,
     }),
     async (c) => {
-      const blocks = await withTenant(c.get('caller'), async (tx) =>
-        listBlocks(tx, await resolveHome(tx, c.req.valid('param').ref), c.req.valid('query')));
+      const blocks = await homeBlocks(c.get('caller'), c.req.valid('param').ref, c.req.valid('query'));
       return c.json(list(blocks), 200);
     },
   )
@@ -88,8 +84,7 @@ availabilityRoutes
       },
     }),
     async (c) => {
-      const block = await withTenant(c.get('caller'), async (tx) =>
-        addBlock(tx, await resolveHome(tx, c.req.valid('param').ref), c.req.valid('json')));
+      const block = await blockDates(c.get('caller'), c.req.valid('param').ref, c.req.valid('json'));
       return c.json(single(block), 201);
     },
   )
@@ -115,7 +110,7 @@ availabilityRoutes
     }),
     async (c) => {
       const { ref, block_id } = c.req.valid('param');
-      const block = await withTenant(c.get('caller'), async (tx) => releaseBlock(tx, await resolveHome(tx, ref), block_id));
+      const block = await releaseBlock(c.get('caller'), ref, block_id);
       return c.json(single(block), 200);
     },
   );

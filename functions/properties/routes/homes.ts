@@ -1,10 +1,9 @@
-import { withTenant } from '../../../shared/db/tenant.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
 import { batchAnswer, batchResponses } from '../../../shared/http/batch.ts';
 import { cursorRowId, rowPage } from '../../../shared/http/paging.ts';
-import { listHomes, patchHome, readHome, readReadiness, renderHome, resolveHome, upsertHomes } from '../homes-repository.ts';
-import { publishBatch } from '../homes.ts';
+import { renderHome } from '../homes-repository.ts';
+import { changeHome, homeOf, homesPage, portfolioReadiness, publishBatch, publishHome } from '../homes.ts';
 import { Home, HomeBatchBody, HomeBatchResult, HomeInput, HomePatch, HomeRefParams, HomesQuery, Readiness } from '../schemas.ts';
 
 // Publishing and reading homes. Routes with a fixed path come before /{ref} so that they win.
@@ -32,7 +31,7 @@ export const homeRoutes = createRoutes()
       responses: batchResponses(HomeBatchResult, 'properties', 'Every item succeeded and refreshed an existing home under its external_id.'),
     }),
     async (c) => {
-      const { created, updated, results } = await withTenant(c.get('caller'), (tx) => publishBatch(tx, c.req.valid('json').properties));
+      const { created, updated, results } = await publishBatch(c.get('caller'), c.req.valid('json').properties);
       const { body, status } = batchAnswer({ created }, results, { updated }, { createdNothing: created === 0 });
       return c.json(body, status);
     },
@@ -48,7 +47,7 @@ export const homeRoutes = createRoutes()
       scope: 'properties:read',
       responses: { 200: jsonResponse(dataOf(Readiness), 'Readiness of the portfolio in the key\'s environment.') },
     }),
-    async (c) => c.json(single(await withTenant(c.get('caller'), readReadiness)), 200),
+    async (c) => c.json(single(await portfolioReadiness(c.get('caller'))), 200),
   )
   .openapi(
     defineRoute({
@@ -72,7 +71,7 @@ export const homeRoutes = createRoutes()
       },
     }),
     async (c) => {
-      const [{ row, created }] = await withTenant(c.get('caller'), (tx) => upsertHomes(tx, [c.req.valid('json')]));
+      const { row, created } = await publishHome(c.get('caller'), c.req.valid('json'));
       return created ? c.json(single(renderHome(row)), 201) : c.json(single(renderHome(row)), 200);
     },
   )
@@ -97,7 +96,7 @@ export const homeRoutes = createRoutes()
     }),
     async (c) => {
       const { limit, status, cursor } = c.req.valid('query');
-      const rows = await withTenant(c.get('caller'), (tx) => listHomes(tx, { limit, status, after: cursorRowId(cursor) }));
+      const rows = await homesPage(c.get('caller'), { limit, status, after: cursorRowId(cursor) });
       return c.json(rowPage(rows, limit, renderHome), 200);
     },
   )
@@ -118,7 +117,7 @@ export const homeRoutes = createRoutes()
       },
     }),
     async (c) => {
-      const row = await withTenant(c.get('caller'), async (tx) => readHome(tx, await resolveHome(tx, c.req.valid('param').ref)));
+      const row = await homeOf(c.get('caller'), c.req.valid('param').ref);
       return c.json(single(renderHome(row)), 200);
     },
   )
@@ -146,8 +145,7 @@ export const homeRoutes = createRoutes()
       },
     }),
     async (c) => {
-      const row = await withTenant(c.get('caller'), async (tx) =>
-        patchHome(tx, await resolveHome(tx, c.req.valid('param').ref), c.req.valid('json')));
+      const row = await changeHome(c.get('caller'), c.req.valid('param').ref, c.req.valid('json'));
       return c.json(single(renderHome(row)), 200);
     },
   );

@@ -1,6 +1,7 @@
 import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
 import { deleteClock, moveClock, readClock, setClock } from '../../../shared/clock/commands.ts';
+import { jobRegistry } from '../../../shared/job-registry.ts';
 import { Clock, ClockAdvance, ClockAdvanced, ClockCreate, ClockDeleted } from '../schemas.ts';
 import { sandboxOnlyRefusal } from '../guard.ts';
 
@@ -73,7 +74,7 @@ export const clockRoutes = createRoutes()
         422: { invalid_field: 'frozen_time is not a date-time, is before the clock\'s time, or more than two years ahead.' },
       },
     }),
-    async (c) => c.json(single(await moveClock(c.get('caller'), new Date(c.req.valid('json').frozen_time))), 200),
+    async (c) => c.json(single(await moveClock(c.get('caller'), new Date(c.req.valid('json').frozen_time), jobRegistry)), 200),
   )
   .openapi(
     defineRoute({

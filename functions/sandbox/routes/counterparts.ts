@@ -6,8 +6,7 @@ import {
   HomeOnRequestParams, HouseholdAction, LandlordAction, SandboxEmail, SandboxEmailsQuery, SandboxHouseholdLink, type LandlordActionBody,
 } from '../schemas.ts';
 import { sandboxHouseholdLink } from '../../../shared/placements/commands/household.ts';
-import { sandboxEmails } from '../../../shared/placements/sandbox-emails.ts';
-import { withTenant } from '../../../shared/db/tenant.ts';
+import { outboxPage } from '../helpers.ts';
 import { homeHelperErrors, sandboxOnlyRefusal } from '../guard.ts';
 
 // Carrier side: the household and the landlord of a home on a request. Each call runs exactly the
@@ -149,5 +148,5 @@ export const counterpartRoutes = createRoutes()
       responses: { 200: jsonResponse(pageOf(SandboxEmail), 'One page of emails.') },
       errors: { 403: { ...sandboxOnlyRefusal, forbidden: 'the key has no read scope.' }, 422: { invalid_field: 'a bad limit or cursor.' } },
     }),
-    async (c) => c.json(await withTenant(c.get('caller'), (tx) => sandboxEmails(tx, c.req.valid('query'))), 200),
+    async (c) => c.json(await outboxPage(c.get('caller'), c.req.valid('query')), 200),
   );

@@ -1,7 +1,7 @@
-import { withTenant } from '../../../shared/db/tenant.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
-import { PayoutStatus, updatePayoutStatus } from '../../../shared/properties/payouts.ts';
+import { PayoutStatus } from '../../../shared/properties/payouts.ts';
+import { actAsProcessor } from '../helpers.ts';
 import { ProcessorAction } from '../schemas.ts';
 import { sandboxOnlyRefusal } from '../guard.ts';
 
@@ -35,7 +35,7 @@ export const payoutRoutes = createRoutes().openapi(
   }),
   async (c) => {
     const caller = c.get('caller');
-    const status = await withTenant(caller, (tx) => updatePayoutStatus(tx, caller, c.req.valid('json')));
+    const status = await actAsProcessor(caller, c.req.valid('json'));
     return c.json(single(status), 200);
   },
 );

@@ -1,8 +1,8 @@
 import { createRoutes, dataOf, defineRoute, jsonResponse } from '../../../shared/http/routes.ts';
 import { single } from '../../../shared/http/envelope.ts';
-import { withTenant } from '../../../shared/db/tenant.ts';
 import { flushUsage } from '../../../shared/http/middleware/usage.ts';
-import { foldDays, revokeKey, usageSince } from '../repository.ts';
+import { foldDays } from '../repository.ts';
+import { revokeOwnKey, usageOf } from '../usage.ts';
 import { RevokedKey, Usage } from '../schemas.ts';
 
 const tags = ['Usage'];
@@ -25,7 +25,7 @@ export const usageRoutes = createRoutes()
       const caller = c.get('caller');
       // This instance's counts not yet written are written first: a caller reads its own requests.
       await flushUsage();
-      const { since, rows } = await withTenant(caller, (tx) => usageSince(tx));
+      const { since, rows } = await usageOf(caller);
       return c.json(
         single({
           since,
@@ -49,7 +49,7 @@ export const usageRoutes = createRoutes()
     }),
     async (c) => {
       const caller = c.get('caller');
-      const row = await withTenant(caller, (tx) => revokeKey(tx, caller.keyId));
+      const row = await revokeOwnKey(caller);
       return c.json(single({ id: row.id, revoked_at: row.revoked_at.toISOString() }), 200);
     },
   );

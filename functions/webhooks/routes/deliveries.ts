@@ -1,7 +1,6 @@
-import { withTenant } from '../../../shared/db/tenant.ts';
 import { cursorKeyset, keysetPage } from '../../../shared/http/paging.ts';
 import { createRoutes, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
-import { listDeliveries } from '../repository.ts';
+import { deliveriesPage } from '../endpoints.ts';
 import { DeliveriesQuery, Delivery, renderDelivery } from '../schemas.ts';
 
 // The delivery queue as the caller sees it: one item per delivery (an event, replay or ping queued to
@@ -37,7 +36,7 @@ export const deliveryRoutes = createRoutes().openapi(
       after: cursorKeyset(query.cursor),
       limit: query.limit,
     };
-    const rows = await withTenant(c.get('caller'), (tx) => listDeliveries(tx, filter));
+    const rows = await deliveriesPage(c.get('caller'), filter);
     return c.json(keysetPage(rows, query.limit, renderDelivery), 200);
   },
 );

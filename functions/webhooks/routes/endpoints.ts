@@ -1,10 +1,9 @@
-import { withTenant } from '../../../shared/db/tenant.ts';
 import { existingId, IdParams } from '../../../shared/events/params.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { ApiError, notFound } from '../../../shared/http/errors.ts';
 import { cursorKeyset, keysetPage } from '../../../shared/http/paging.ts';
 import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
-import { createEndpoint, deleteEndpoint, listEndpoints, queuePing, recoverDeliveries, rotateSecret, updateEndpoint } from '../repository.ts';
+import { addEndpoint, changeEndpoint, endpointsPage, newSecret, ping, recoverSince, removeEndpoint } from '../endpoints.ts';
 import {
   CreateBody, CreatedEndpoint, DeletedEndpoint, Endpoint, endpointChanges, endpointInput, EndpointsQuery, QueuedPing, RecoverBody, Recovered,
   renderEndpoint, RotatedSecret, secretNote, UpdateBody,
@@ -40,7 +39,7 @@ export const endpointRoutes = createRoutes()
     async (c) => {
       const caller = c.get('caller');
       const body = c.req.valid('json');
-      const { row, secret } = await withTenant(caller, (tx) => createEndpoint(tx, endpointInput(body, caller.side)));
+      const { row, secret } = await addEndpoint(caller, endpointInput(body, caller.side));
       return c.json(single({ ...renderEndpoint(row), secret, secret_note: secretNote }), 201);
     },
   )
@@ -64,7 +63,7 @@ export const endpointRoutes = createRoutes()
     async (c) => {
       const query = c.req.valid('query');
       const after = cursorKeyset(query.cursor);
-      const rows = await withTenant(c.get('caller'), (tx) => listEndpoints(tx, { limit: query.limit, after }));
+      const rows = await endpointsPage(c.get('caller'), { limit: query.limit, after });
       return c.json(keysetPage(rows, query.limit, renderEndpoint), 200);
     },
   )
@@ -92,7 +91,7 @@ export const endpointRoutes = createRoutes()
       const caller = c.get('caller');
       const id = existingId(c.req.valid('param').id, 'webhook endpoint');
       const changes = endpointChanges(c.req.valid('json'), caller.side);
-      const row = await withTenant(caller, (tx) => updateEndpoint(tx, id, changes));
+      const row = await changeEndpoint(caller, id, changes);
       if (!row) throw notFound('webhook endpoint');
       return c.json(single(renderEndpoint(row)), 200);
     },
@@ -113,7 +112,7 @@ export const endpointRoutes = createRoutes()
     }),
     async (c) => {
       const id = existingId(c.req.valid('param').id, 'webhook endpoint');
-      if (!(await withTenant(c.get('caller'), (tx) => deleteEndpoint(tx, id)))) throw notFound('webhook endpoint');
+      if (!(await removeEndpoint(c.get('caller'), id))) throw notFound('webhook endpoint');
       return c.json(single({ id, deleted: true as const }), 200);
     },
   )
@@ -133,7 +132,7 @@ export const endpointRoutes = createRoutes()
     }),
     async (c) => {
       const id = existingId(c.req.valid('param').id, 'webhook endpoint');
-      const rotated = await withTenant(c.get('caller'), (tx) => rotateSecret(tx, id));
+      const rotated = await newSecret(c.get('caller'), id);
       if (!rotated) throw notFound('webhook endpoint');
       return c.json(single({ id, secret: rotated.secret, secret_note: secretNote, secret_rotated_at: rotated.rotatedAt.toISOString() }), 200);
     },
@@ -154,7 +153,7 @@ export const endpointRoutes = createRoutes()
     }),
     async (c) => {
       const id = existingId(c.req.valid('param').id, 'webhook endpoint');
-      const deliveryId = await withTenant(c.get('caller'), (tx) => queuePing(tx, id));
+      const deliveryId = await ping(c.get('caller'), id);
       if (!deliveryId) throw notFound('webhook endpoint');
       return c.json(single({ delivery_id: deliveryId, endpoint_id: id, event: 'ping' as const }), 202);
     },
@@ -182,7 +181,7 @@ export const endpointRoutes = createRoutes()
     async (c) => {
       const id = existingId(c.req.valid('param').id, 'webhook endpoint');
       const { since } = c.req.valid('json');
-      const outcome = await withTenant(c.get('caller'), (tx) => recoverDeliveries(tx, id, since));
+      const outcome = await recoverSince(c.get('caller'), id, since);
       if (!outcome) throw notFound('webhook endpoint');
       if (!outcome.active) {
         throw new ApiError('could_not_replay', 'This endpoint is inactive: reactivate it (PATCH is_active true) before recovering its deliveries.');

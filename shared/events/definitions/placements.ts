@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { EventDefinition } from '../definition.ts';
 import { sampleRequest } from './samples.ts';
-import { payers } from '../../claims/values.ts';
+import { payers } from '../../request-values.ts';
 
 // Events of the placement lifecycle as the carrier sees them: the household's answers, the lease,
 // the money and the booking. Every payload names the request (`request_id`, `reference`, the

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { statuses } from '../../claims/status.ts';
+import { statuses } from '../../request-values.ts';
 import type { EventDefinition } from '../definition.ts';
 import { sampleRequest } from './samples.ts';
 

@@ -15,7 +15,8 @@ import { placementHome } from './read.ts';
 import { homeLabel, payeeOf } from '../money-repository.ts';
 import { decideRefund } from './refunds.ts';
 import { declineExtension, putExtensionInEffect } from './extensions.ts';
-import { extensionCharge, ledgerOf, postSigned } from '../stay-ledger.ts';
+import { postSigned } from '../stay-ledger.ts';
+import { extensionCharge, ledgerOf } from '../stay-money.ts';
 import { settleRequestStatus } from './booking.ts';
 import {
   currentLease, moveOffer, openAddendum, otherHomesInPlay, recordResponse, updatePlacement, type PlacementRow,

@@ -3,6 +3,7 @@ import type { Caller } from '../../http/context.ts';
 import { budgetReview, price, type Approval, type BudgetReview } from '../pricing.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { signedStay } from '../signed-prices.ts';
+import { budgetTotals, ledgerOf } from '../stay-money.ts';
 import { inRequest } from '../unit-of-work.ts';
 import { currentLease, findPlacement, homeForRequest, readApproval, saveApproval, type HomeForRequest, type PlacementRow } from '../repository.ts';
 
@@ -23,7 +24,8 @@ export async function reviewOf(tx: Tx, claim: ClaimRow, home: HomeForRequest): P
 
 /**
  * Once both have signed, the review is what the checkout charges: the signed version's frozen terms
- * over the dates it was signed for, the prices its signing posted to the stay's ledger (a later
+ * over the dates it was signed for, its totals read from the charges its signing posted to the
+ * stay's ledger (../stay-money.ts; a later
  * shortening releases nights, never prices the kept ones again; the statement shows what is charged
  * now). Null before then, and for a version issued before terms were recorded
  * (its checkout prices from the home as it stands, as the live review does).
@@ -31,8 +33,11 @@ export async function reviewOf(tx: Tx, claim: ClaimRow, home: HomeForRequest): P
 async function signedReview(tx: Tx, claim: ClaimRow, placement: PlacementRow, approval: Approval): Promise<BudgetReview | null> {
   const lease = await currentLease(tx, placement, { lock: false });
   if (lease?.status !== 'fully_signed' || !lease.terms) return null;
-  const { prices } = await signedStay(tx, claim, placement, lease);
-  return budgetReview(lease.terms.home, prices, approval, { basis: 'signed_terms', lease_id: lease.id });
+  const [{ prices }, { entries }] = await Promise.all([signedStay(tx, claim, placement, lease), ledgerOf(tx, placement)]);
+  // The totals are what the lease's signing posted (a stay signed before the ledger existed and not
+  // posted yet shows its signed prices until its job or its next change posts them).
+  const signed = entries.filter((e) => e.postedFor === lease.id && e.kind === 'charge');
+  return budgetReview(lease.terms.home, signed.length > 0 ? { ...prices, ...budgetTotals(signed, prices.aleLimit) } : prices, approval, { basis: 'signed_terms', lease_id: lease.id });
 }
 
 /** Before both signatures: the home's rates as they stand, over the placement's dates once set. */

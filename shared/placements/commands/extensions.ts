@@ -10,9 +10,8 @@ import { tenantNow } from '../../clock/time.ts';
 import { moveLease, type LeaseRow, type WithdrawalReason } from '../lease.ts';
 import { budgetReview, termsOf } from '../pricing.ts';
 import { signedPrices } from '../signed-prices.ts';
-import { chargesOf, type NewEntry } from '../ledger.ts';
-import { entriesOf } from '../ledger-repository.ts';
 import { previewSigned } from '../stay-ledger.ts';
+import { budgetTotals, chargeOfOwn, ledgerOf } from '../stay-money.ts';
 import { splitCharge } from '../../properties/earnings.ts';
 import { earliestToday, lastNight } from '../stay.ts';
 import { scheduleCloseout } from '../schedule.ts';
@@ -39,8 +38,8 @@ import type { ExtensionInput } from '../schemas.ts';
 export async function renderExtension(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, addendum: LeaseRow) {
   const { prices, currency } = await signedPrices(tx, claim, placement, addendum, { moveIn: lease.move_in_date, moveOut: addendum.move_out_date });
   const { stay, own } = await extendedLedger(tx, claim, placement, lease, addendum);
-  const due = chargesOf(own)[0] ?? { lines: [], split: splitCharge({ rentCents: 0 }) };
-  const review = budgetReview(addendum.terms!.home, { ...prices, ...stayTotals(stay, prices.aleLimit) }, {
+  const due = chargeOfOwn(own) ?? { lines: [], split: splitCharge({ rentCents: 0 }) };
+  const review = budgetReview(addendum.terms!.home, { ...prices, ...budgetTotals(stay, prices.aleLimit) }, {
     budget_approved: true, approved_at: addendum.created_at.toISOString(), on_request: true,
   }, { basis: 'signed_terms', lease_id: lease.id });
   return {
@@ -73,7 +72,7 @@ const iso = (at: Date | null) => at?.toISOString() ?? null;
  * a signed lease's review shows what its signing posted.
  */
 async function extendedLedger(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, addendum: LeaseRow) {
-  const entries = await entriesOf(tx, placement.id);
+  const { entries } = await ledgerOf(tx, placement);
   const posted = entries.filter((e) => e.postedFor === addendum.id);
   if (posted.length > 0) {
     const last = Math.max(...posted.map((e) => e.position));
@@ -81,26 +80,6 @@ async function extendedLedger(tx: Tx, claim: ClaimRow, placement: PlacementRow, 
   }
   const preview = await previewSigned(tx, claim, placement, addendum, lease);
   return { stay: [...entries, ...preview], own: preview.filter((e) => e.leaseId === addendum.id) };
-}
-
-/**
- * The totals of the extension's budget from the ledger, so they are what the extended stay charges:
- * the nights signed before keep the price they were signed at, only the extension's own nights are
- * at its tier. The first payment is the lease's, as its signing posted it; deposits are not a cost.
- */
-function stayTotals(stay: readonly NewEntry[], aleLimit: number | null) {
-  const charges = chargesOf(stay);
-  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
-  const rentOverStay = sum(charges.map((c) => c.net.rent));
-  const costOfStay = rentOverStay + sum(charges.map((c) => c.net.fees));
-  return {
-    rentOverStay,
-    costOfStay,
-    serviceFeeOverStay: sum(charges.map((c) => c.split.platformFeeCents)),
-    firstPayment: sum(stay.filter((e) => e.chargeType === 'initial' && e.kind === 'charge').map((e) => e.amountCents)),
-    aleConsumedByStay: costOfStay,
-    withinAleLimit: aleLimit === null || costOfStay <= aleLimit,
-  };
 }
 
 export type ExtensionStatus = 'awaiting_signature' | 'awaiting_payment' | 'in_effect' | 'withdrawn';

@@ -3,11 +3,11 @@ import { emit } from '../../events/outbox.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
 import { ApiError } from '../../http/errors.ts';
 import { fromCents } from '../../money.ts';
-import { payerOf, type ChargeShare, type ChargeType, type Payer } from '../billing.ts';
+import type { ChargeType, Payer } from '../billing.ts';
 import { lockLease, type LeaseRow } from '../lease.ts';
-import { chargeDueNow, chargeKey, chargesOf, settlementsOf, sharesDue, unpaidPartsOf, type LedgerCharge } from '../ledger.ts';
-import { entriesOf } from '../ledger-repository.ts';
-import { ledgerOf, postDuplicateRefund, postPayment, postSignedVersions } from '../stay-ledger.ts';
+import type { LedgerCharge } from '../ledger.ts';
+import { postDuplicateRefund, postPayment, postSignedVersions } from '../stay-ledger.ts';
+import { chargesAsNamed, isPaid, ledgerOf, moneyOf, type Due } from '../stay-money.ts';
 import { putExtensionInEffect } from './extensions.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { onHome, providerBookingFields } from '../render.ts';
@@ -17,7 +17,6 @@ import {
 } from '../money-repository.ts';
 import { currentLease, type PlacementRow } from '../repository.ts';
 import { scheduleCloseout } from '../schedule.ts';
-import { tenantNow, utcDay } from '../../clock/time.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { log } from '../../log.ts';
 
@@ -42,12 +41,6 @@ export interface Payable {
   currency: string;
   /** The charge due now and its unpaid shares (one per payer); null when nothing is due. */
   due: Due | null;
-}
-
-/** A charge of the ledger with something left to pay, and the shares of it still unpaid (at least one). */
-export interface Due {
-  charge: LedgerCharge;
-  shares: ChargeShare[];
 }
 
 /**
@@ -76,14 +69,13 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow):
     new ApiError('charges_disabled', "The landlord's payment account cannot take charges right now; nothing can be paid until the landlord finishes setup.");
   // A cancelled placement with nothing left to pay is refused as such, whatever the landlord's account.
   if (!payee.charges_enabled && !cancelled) throw chargesDisabled();
-  const [ledger, now] = await Promise.all([ledgerOf(tx, placement), tenantNow(tx)]);
+  const { ledger, due } = await moneyOf(tx, claim, placement);
   const currency = ledger.currency ?? lease.terms?.home.currency ?? 'usd';
-  const charge = chargeDueNow(ledger.charges, ledger.settled, utcDay(now));
-  if (!charge && cancelled) throw notOnRequest();
+  if (!due && cancelled) throw notOnRequest();
   if (!payee.charges_enabled) throw chargesDisabled();
-  if (!charge) return { lease, payee, currency, due: null };
-  const version = charge.leaseId === lease.id ? lease : await lockLease(tx, charge.leaseId);
-  return { lease: version ?? lease, payee, currency, due: { charge, shares: sharesDue(charge, payerOf(claim), ledger.settled) } };
+  if (!due) return { lease, payee, currency, due: null };
+  const version = due.charge.leaseId === lease.id ? lease : await lockLease(tx, due.charge.leaseId);
+  return { lease: version ?? lease, payee, currency, due };
 }
 
 /**
@@ -96,9 +88,7 @@ export async function chargesNamed(tx: Tx, claim: ClaimRow, placement: Placement
   // The notification's command records a payment: a stay signed before the ledger existed is posted first.
   await postSignedVersions(tx, claim, placement);
   const { entries } = await ledgerOf(tx, placement);
-  const key = chargeKey({ leaseId: lease.id, chargeType, periodStart });
-  const own = entries.filter((e) => chargeKey(e) === key);
-  return own.length === 0 ? [] : [...chargesOf(own), ...chargesOf(own.filter((e) => e.kind === 'charge'))];
+  return chargesAsNamed(entries, { leaseId: lease.id, chargeType, periodStart });
 }
 
 /** The shares due now (the payer's alone, when one is named), or 409 nothing_due. */
@@ -208,7 +198,7 @@ export async function recordCharge(
     return payment;
   }
   let bookingId = existing?.id ?? null;
-  const wholePaid = unpaidPartsOf(whole, settlementsOf(await entriesOf(tx, placement.id))).length === 0;
+  const wholePaid = isPaid((await ledgerOf(tx, placement)).entries, whole);
   // A charge that clears on a placement cancelled meanwhile is recorded (money moved, and it can be
   // refunded) but books nothing.
   if (!existing && wholePaid && placement.option_status !== 'cancelled') {

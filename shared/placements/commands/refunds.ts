@@ -9,15 +9,15 @@ import { enqueue } from '../../jobs/queue.ts';
 import { fromCents, toCents } from '../../money.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { payerWords, type Payer } from '../billing.ts';
-import { chargeKey, type Entry } from '../ledger.ts';
-import { leftOnPayment, returnableFor, totalOf, type RefundPurpose } from '../ledger-refunds.ts';
-import { ledgerOf, postRefund } from '../stay-ledger.ts';
+import type { Entry } from '../ledger.ts';
+import { postRefund } from '../stay-ledger.ts';
+import { chargeKey, leftOnPayment, ledgerOf, returnableFor, totalOf, type RefundPurpose } from '../stay-money.ts';
 import { inPlacement, inPlacementById } from '../unit-of-work.ts';
 import {
   homeLabel, insertRefundRequest, moveRefundRequest, openRefundRequest, payeeOf, providerRefundRequest, providerRefundRequests, settledPayments,
   type PaymentRow, type RefundRequestRow,
 } from '../money-repository.ts';
-import { onHome, renderRefundForProvider } from '../render.ts';
+import { onHome, refundHistory, renderRefundForProvider } from '../render.ts';
 import type { PlacementRow } from '../repository.ts';
 
 // Refunds: the carrier asks (POST refund-request), the landlord approves or declines (the sandbox
@@ -113,6 +113,7 @@ export async function requestRefund(caller: Caller, reference: string, input: Re
       payer,
       purpose,
       goodwill: request.goodwill,
+      history: refundHistory(request.history),
     };
   }, { cancelled: 'include', missingStatus: 404 });
 }
@@ -155,7 +156,7 @@ export async function decideRefund(tx: Tx, claim: ClaimRow, placement: Placement
     throw new ApiError('no_refund_request', 'No refund request is waiting for the landlord on this home.');
   }
   if (!approve) {
-    const declined = (await moveRefundRequest(tx, open.id, 'pending_owner_approval', 'declined'))!;
+    const declined = (await moveRefundRequest(tx, open.id, 'pending_owner_approval', 'declined', 'landlord'))!;
     await emit(tx, 'payment.refunded', { ...onHome(claim, placement), refund_request_id: open.id, outcome: 'declined', amount: 0, currency: open.currency });
     return declined;
   }
@@ -167,7 +168,7 @@ export async function decideRefund(tx: Tx, claim: ClaimRow, placement: Placement
   if (posted.cents === 0) {
     throw new ApiError('nothing_to_refund', 'Nothing is owed back on this home any more: the stay changed since the refund was asked (see the statement). Decline the request.');
   }
-  const approved = (await moveRefundRequest(tx, open.id, 'pending_owner_approval', 'approved'))!;
+  const approved = (await moveRefundRequest(tx, open.id, 'pending_owner_approval', 'approved', 'landlord'))!;
   await enqueue(tx, 'issue_refund', { refund_request_id: open.id }, { dedupeKey: open.id });
   return approved;
 }

@@ -1,14 +1,11 @@
 import type { z } from '@hono/zod-openapi';
 import type { Caller } from '../../http/context.ts';
 import { fromCents } from '../../money.ts';
-import { tenantNow, utcDay } from '../../clock/time.ts';
-import { platformFeeOf } from '../../properties/earnings.ts';
-import { chargeParts, payerOf, type ChargePart, type Payer } from '../billing.ts';
-import { chargeDueNow, chargeKey, isSettlement, overpaidOf, sharesDue, type Entry } from '../ledger.ts';
+import type { Entry } from '../ledger.ts';
 import { paymentsOf } from '../money-repository.ts';
 import { versionNumbers } from '../repository.ts';
 import type { Statement } from '../schemas.ts';
-import { ledgerOf } from '../stay-ledger.ts';
+import { chargeKey, isSettlement, moneyOf, type Totals } from '../stay-money.ts';
 import { describeLine, describeServiceFee, type RefundPurpose } from '../statement-lines.ts';
 import { inPlacement } from '../unit-of-work.ts';
 import { addDays } from '../stay.ts';
@@ -16,7 +13,7 @@ import { addDays } from '../stay.ts';
 // GET /claims/{reference}/statement?property_id= (this service's addition): the stay's ledger as an
 // adjuster files it with the claim. Every figure is a sum of posted entries: charges and their
 // changes, and the payments and refunds that moved money; what is due now is what the checkout
-// charges (the same ledger read, ../stay-ledger.ts). The processor's payment rows are listed beside
+// charges (the same read of the stay's money, ../stay-money.ts). The processor's payment rows are listed beside
 // them as the processor's record.
 //
 // Each entry also says what it is in a sentence (../statement-lines.ts) and carries its payer's
@@ -26,12 +23,8 @@ import { addDays } from '../stay.ts';
 // organisation's clock. The service fee a refund returns is the landlord's, not the payer's: it is
 // listed apart (service_fees_returned), never an entry of a payer's balance.
 
-type Totals = {
-  charged: number; paid: number; refunded: number; due_now: number; refund_due: number;
-  billed: number; scheduled: number; deposits_held: number; deposits_returned: number;
-};
-const zero = (): Totals => ({ charged: 0, paid: 0, refunded: 0, due_now: 0, refund_due: 0, billed: 0, scheduled: 0, deposits_held: 0, deposits_returned: 0 });
-const major = (t: Totals) => Object.fromEntries(Object.entries(t).map(([k, cents]) => [k, fromCents(cents)])) as Totals;
+/** The totals in major units. */
+const major = (t: Totals) => Object.fromEntries(Object.entries(t).map(([k, cents]) => [k, fromCents(cents)])) as unknown as Totals;
 
 /** What a refund entry returns: the release a refund posts right after it says so (a deposit, goodwill); else what was owed back. */
 function refundPurposeOf(entries: readonly Entry[], at: number): RefundPurpose | null {
@@ -48,50 +41,16 @@ function refundPurposeOf(entries: readonly Entry[], at: number): RefundPurpose |
 
 export async function readStatement(caller: Caller, reference: string, propertyId: string): Promise<z.infer<typeof Statement>> {
   return inPlacement(caller, { reference, propertyId }, async ({ tx, claim, placement }) => {
-    const [ledger, payments, versions, now] = await Promise.all([
-      ledgerOf(tx, placement), paymentsOf(tx, placement.id), versionNumbers(tx, placement.id), tenantNow(tx),
-    ]);
-    const payers = payerOf(claim);
-    // Who pays a part of a charge: who paid it, else the request's payer of the part now.
-    const payerOfPart = (key: string, part: ChargePart): Payer => ledger.settled.get(key)?.payer[part] ?? payers[part];
-    // The payment that paid each part of each charge.
-    const settledBy = new Map<string, string>();
-    for (const e of ledger.entries) if (e.kind === 'payment' && e.cause === 'paid') settledBy.set(`${chargeKey(e)}|${e.part}`, e.paymentId!);
-
-    const totals = zero();
-    const byPayer = new Map<Payer, Totals>();
-    const of = (payer: Payer) => byPayer.get(payer) ?? byPayer.set(payer, zero()).get(payer)!;
-    const add = (payer: Payer, field: keyof Totals, cents: number) => {
-      totals[field] += cents;
-      of(payer)[field] += cents;
-    };
-
-    const today = utcDay(now);
-    const refundedOn = new Map<string, number>();
-    const balances = new Map<Payer, number>();
-    const entries = ledger.entries.map((e, at) => {
-      const key = chargeKey(e);
-      const payer = e.payer ?? payerOfPart(key, e.part);
-      // A rent period that begins after today is scheduled; everything else charged is billed.
-      const scheduled = !isSettlement(e) && e.chargeType === 'rent' && e.periodStart > today;
-      if (!isSettlement(e)) {
-        add(payer, 'charged', e.amountCents);
-        add(payer, scheduled ? 'scheduled' : 'billed', e.amountCents);
-      } else if (e.cause !== 'duplicate') {
-        // A duplicate charge and its automatic refund count for nothing.
-        add(payer, e.kind === 'payment' ? 'paid' : 'refunded', Math.abs(e.amountCents));
-        if (e.part === 'deposit') add(payer, e.kind === 'payment' ? 'deposits_held' : 'deposits_returned', Math.abs(e.amountCents));
-      }
-      if (e.kind === 'refund') refundedOn.set(e.paymentId!, (refundedOn.get(e.paymentId!) ?? 0) + e.amountCents);
-      const balance = (balances.get(payer) ?? 0) + (isSettlement(e) && e.cause === 'duplicate' ? 0 : e.amountCents);
-      balances.set(payer, balance);
+    const [money, payments, versions] = await Promise.all([moneyOf(tx, claim, placement), paymentsOf(tx, placement.id), versionNumbers(tx, placement.id)]);
+    const { ledger, totals, byPayer, today } = money;
+    const entries = money.lines.map(({ entry: e, at, payer, balanceAfter, scheduled }) => {
       const version = versions.get(e.leaseId) ?? 0;
       const nights = e.nights ? { first_night: e.nights.from, last_night: addDays(e.nights.to, -1), count: Math.round((Date.parse(e.nights.to) - Date.parse(e.nights.from)) / 86_400_000) } : null;
       const refundPurpose = refundPurposeOf(ledger.entries, at);
       return {
         id: e.id,
         posted_at: e.postedAt.toISOString(),
-        kind: e.kind,
+        kind: e.kind as Exclude<typeof e.kind, 'fee'>,
         cause: e.cause,
         charge_type: e.chargeType,
         period_start: e.periodStart,
@@ -103,38 +62,24 @@ export async function readStatement(caller: Caller, reference: string, propertyI
         nights,
         amount: fromCents(e.amountCents),
         description: describeLine({
-          kind: e.kind, cause: e.cause, chargeType: e.chargeType, periodStart: e.periodStart, part: e.part, label: e.line, nights,
+          kind: e.kind as Exclude<typeof e.kind, 'fee'>, cause: e.cause, chargeType: e.chargeType, periodStart: e.periodStart, part: e.part, label: e.line, nights,
           amountCents: e.amountCents, payer: e.payer ?? null, version, changeOf: e.postedOn, refundPurpose,
         }),
         change_of: e.postedOn,
-        balance_after: fromCents(balance),
+        balance_after: fromCents(balanceAfter),
         scheduled,
         refund_purpose: refundPurpose,
         adjusts: e.adjusts,
-        settled_by: isSettlement(e) ? null : settledBy.get(`${key}|${e.part}`) ?? null,
+        settled_by: isSettlement(e) ? null : money.settledBy(chargeKey(e), e.part),
         payment_id: e.paymentId ?? null,
         refund_request_id: e.refundRequestId ?? null,
+        debit_account: e.debitAccount,
+        credit_account: e.creditAccount,
       };
     });
-    const due = chargeDueNow(ledger.charges, ledger.settled, today);
-    for (const share of due ? sharesDue(due, payers, ledger.settled) : []) add(share.payer, 'due_now', share.split.grossCents);
-    // Owed back: what each part settled beyond what its charge now holds, to whoever paid it.
-    for (const charge of ledger.charges) {
-      const over = overpaidOf(charge, ledger.settled);
-      for (const part of chargeParts.filter((p) => over[p] > 0)) add(payerOfPart(chargeKey(charge), part), 'refund_due', over[part]);
-    }
-
-    const consumed = ledger.entries.filter((e) => e.part !== 'deposit' && !isSettlement(e)).reduce((sum, e) => sum + e.amountCents, 0);
+    const consumed = money.aleConsumedCents;
     const limit = claim.ale_limit_cents === null ? null : Number(claim.ale_limit_cents);
     const settled = payments.filter((p) => p.status === 'succeeded' || p.status === 'refunded');
-    // Deposits held: paid less returned (what the landlord holds of the payers' deposits).
-    for (const t of [totals, ...byPayer.values()]) t.deposits_held -= t.deposits_returned;
-    // The service fee each refund returned to the landlord with the rent it refunded (8 % of it, as the refund issued it).
-    const feeOf = new Map<string, { refund_request_id: string; payment_id: string; change_of: string; rentCents: number }>();
-    for (const e of ledger.entries.filter((e) => e.kind === 'refund')) {
-      const fee = feeOf.get(e.refundRequestId!) ?? feeOf.set(e.refundRequestId!, { refund_request_id: e.refundRequestId!, payment_id: e.paymentId!, change_of: e.postedOn, rentCents: 0 }).get(e.refundRequestId!)!;
-      if (e.part === 'rent') fee.rentCents += e.amountCents;
-    }
     return {
       request_id: claim.id,
       reference: claim.claim_ref,
@@ -149,19 +94,20 @@ export async function readStatement(caller: Caller, reference: string, propertyI
         payer: p.payer,
         status: p.status as 'succeeded' | 'refunded',
         amount: fromCents(Number(p.gross_cents)),
-        refunded: fromCents(refundedOn.get(p.id) ?? 0),
+        refunded: fromCents(money.refundedOn(p.id)),
         paid_at: p.paid_at!.toISOString(),
         duplicate_of: p.duplicate_of,
       })),
       as_of: today,
-      service_fees_returned: [...feeOf.values()].filter((f) => platformFeeOf(f.rentCents) > 0).map((f) => ({
-        refund_request_id: f.refund_request_id,
-        payment_id: f.payment_id,
-        change_of: f.change_of,
+      service_fees_returned: money.feesReturned.map((f) => ({
+        refund_request_id: f.refundRequestId,
+        payment_id: f.paymentId,
+        change_of: f.changeOf,
         rent_refunded: fromCents(f.rentCents),
-        amount: fromCents(platformFeeOf(f.rentCents)),
-        description: describeServiceFee(f.rentCents, ledger.currency, f.change_of),
+        amount: fromCents(f.feeCents),
+        description: describeServiceFee(f.feeCents, f.rentCents, ledger.currency, f.changeOf),
       })),
+      accounts: money.accounts.map((a) => ({ account: a.account, balance: fromCents(a.cents) })),
       totals: major(totals),
       by_payer: [...byPayer].map(([payer, t]) => ({ payer, ...major(t) })),
       ale: {

@@ -4,6 +4,7 @@
 // reached from sandbox.
 
 import type { Language } from '../../i18n/index.ts';
+import type { EmailMessage } from '../../jobs/kinds.ts';
 
 /** One party asked to sign a contract, in signing order. */
 export interface Signer {
@@ -66,15 +67,8 @@ export interface ESignaturePort {
   hasSigned(providerRef: string, role: Signer['role']): Promise<boolean>;
 }
 
-export interface EmailMessage {
-  to: string[];
-  subject: string;
-  text: string;
-  /** The same message as HTML, when it has a link to follow. */
-  html?: string;
-  /** Why the message was sent (placement.offered, lease.sent, booking.cancelled, ...), for the record. */
-  topic: string;
-}
+// The message the email port sends is the send_email job's payload, declared with the job kinds.
+export type { EmailMessage };
 
 export interface EmailPort {
   readonly kind: 'live' | 'sandbox';

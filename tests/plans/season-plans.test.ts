@@ -1,0 +1,174 @@
+// The reads that a season of data (90 days of a catastrophe) must not make slower: each is run as
+// the service runs it, as a prepared statement's generic plan and as a custom plan, over a tenant
+// history a few thousand rows deep, and must read what its page needs, not the tenant's whole
+// history. The volumes are the least that tells the plans apart: the old plans read every row of
+// the tenant's log, deliveries or bookings (hundreds of buffers); the indexed ones a handful.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createOrg, ownerSql } from '../helpers.ts';
+import type { Tenant } from '../../shared/db/tenant.ts';
+import type { ClaimRow } from '../../shared/claims/repository.ts';
+import { listEvents, type EventFilter } from '../../functions/events/repository.ts';
+import { listDeliveries, type DeliveryFilter } from '../../functions/webhooks/repository.ts';
+import { assembleTimeline } from '../../functions/claims/timeline.ts';
+import type { Keyset } from '../../shared/http/paging.ts';
+import { executedPlans, scansOf, type ExecutedPlan, type PlanMode } from './plans.ts';
+
+const modes: PlanMode[] = ['generic', 'custom'];
+/** A reference the generated requests carry: REQ- and six letters of the reference alphabet, from a number. */
+const refOf = (n: string) => `'REQ-' || (select string_agg(substr('ABCDEFGHJKMNPQRSTUVWXYZ23456789', ((${n} / (31::bigint ^ i)::bigint) % 31)::int + 1, 1), '' order by i) from generate_series(0, 5) i)`;
+
+/** No scan of `table` threw rows away or read more than `most` of them; the statement touched at most `buffers` buffers. */
+function expectBounded(plan: ExecutedPlan, table: string, index: string, most: number, buffers: number) {
+  const scans = scansOf(plan, table);
+  expect(scans.length).toBeGreaterThan(0);
+  for (const scan of scans) {
+    expect({ type: scan['Node Type'], index: scan['Index Name'] }).toEqual({ type: expect.stringMatching(/Index( Only)? Scan/), index });
+    expect(scan['Rows Removed by Filter'] ?? 0).toBe(0);
+    expect(scan['Actual Rows'] * scan['Actual Loops']).toBeLessThanOrEqual(most);
+  }
+  expect(plan.buffers).toBeLessThanOrEqual(buffers);
+}
+
+describe('GET /events?event=...', () => {
+  let tenant: Tenant;
+  const names = ['option.saved', 'lease.sent', 'claim.status_changed', 'lease.signed'];
+  beforeAll(async () => {
+    tenant = { orgId: await createOrg('carrier'), environment: 'live' };
+    const sql = ownerSql();
+    // 20,000 events of four names, one a minute, and none of payment.refund_failed.
+    await sql`
+      insert into app.events (org_id, environment, event, payload, created_at)
+      select ${tenant.orgId}, 'live', (${names}::text[])[1 + g % 4], '{}', now() - make_interval(mins => g)
+        from generate_series(1, 20000) g`;
+    await sql`analyze app.events`;
+  });
+
+  const eventPlan = async (mode: PlanMode, filter: Partial<EventFilter>) => {
+    const [plan] = await executedPlans(tenant, mode, (tx) => listEvents(tx, { names: [], limit: 100, ...filter }));
+    return plan;
+  };
+  const keysetAt = async (depth: number, event: string): Promise<Keyset> => {
+    const [row] = await ownerSql()<{ position: string; id: string }[]>`
+      select to_json(created_at) #>> '{}' as position, id from app.events
+       where org_id = ${tenant.orgId} and environment = 'live' and event = ${event}
+       order by created_at desc, id desc offset ${depth} limit 1`;
+    return [row.position, row.id];
+  };
+
+  for (const mode of modes) {
+    describe(`as a ${mode} plan`, () => {
+      it('a type the tenant has none of reads nothing of its log', async () => {
+        const plan = await eventPlan(mode, { names: ['payment.refund_failed'] });
+        expect(plan.plan['Actual Rows']).toBe(0);
+        expectBounded(plan, 'events', 'events_by_type', 0, 12);
+      });
+
+      it('one type reads its page, first and 3,000 events deep by cursor', async () => {
+        for (const after of [undefined, await keysetAt(3000, 'lease.signed')]) {
+          const plan = await eventPlan(mode, { names: ['lease.signed'], after });
+          expect(plan.plan['Actual Rows']).toBe(101);
+          expectBounded(plan, 'events', 'events_by_type', 101, 60);
+          if (after) expect(scansOf(plan, 'events')[0]['Index Cond']).toMatch(/ROW\(created_at, id\) </);
+        }
+      });
+
+      it('two types, one of them absent, read at most a page of each', async () => {
+        const plan = await eventPlan(mode, { names: ['lease.sent', 'payment.refund_failed'] });
+        expect(plan.plan['Actual Rows']).toBe(101);
+        expectBounded(plan, 'events', 'events_by_type', 101, 60);
+      });
+
+      it('without a type, a page deep in the log reads its page along events_feed', async () => {
+        const plan = await eventPlan(mode, { after: await keysetAt(2000, 'option.saved') });
+        expectBounded(plan, 'events', 'events_feed', 101, 60);
+      });
+    });
+  }
+});
+
+describe('GET /webhooks/deliveries?endpoint_id=...&status=...', () => {
+  let tenant: Tenant;
+  let endpoint: string;
+  beforeAll(async () => {
+    tenant = { orgId: await createOrg('carrier'), environment: 'live' };
+    const sql = ownerSql();
+    [{ id: endpoint }] = await sql<{ id: string }[]>`
+      insert into app.webhook_endpoints (org_id, environment, url, secret)
+      values (${tenant.orgId}, 'live', 'https://hooks.customer.example/season', ${`whsec_${'s'.repeat(32)}`}) returning id`;
+    // 10,000 delivered (pings: the plan does not care what was sent), 30 abandoned among them, none cancelled.
+    await sql`
+      insert into app.webhook_deliveries (org_id, environment, endpoint_id, event, status, attempts, completed_at, created_at)
+      select ${tenant.orgId}, 'live', ${endpoint}, 'ping', case when g % 333 = 0 then 'abandoned' else 'succeeded' end, 1,
+             now() - make_interval(mins => g), now() - make_interval(mins => g)
+        from generate_series(1, 10000) g`;
+    await sql`analyze app.webhook_deliveries`;
+  });
+
+  const deliveryPlan = async (mode: PlanMode, filter: Partial<DeliveryFilter>) => {
+    const [plan] = await executedPlans(tenant, mode, (tx) => listDeliveries(tx, { endpointId: endpoint, limit: 25, ...filter }));
+    return plan;
+  };
+
+  for (const mode of modes) {
+    it(`a status the endpoint never had, and a rare one, read only their rows (${mode} plan)`, async () => {
+      const none = await deliveryPlan(mode, { status: 'cancelled' });
+      expect(none.plan['Actual Rows']).toBe(0);
+      expectBounded(none, 'webhook_deliveries', 'webhook_deliveries_endpoint_status', 0, 12);
+      const rare = await deliveryPlan(mode, { status: 'abandoned' });
+      expect(rare.plan['Actual Rows']).toBe(26);
+      expectBounded(rare, 'webhook_deliveries', 'webhook_deliveries_endpoint_status', 26, 50);
+    });
+  }
+});
+
+describe('GET /claims/{reference}/timeline, its money entries', () => {
+  let tenant: Tenant;
+  let claim: ClaimRow;
+  beforeAll(async () => {
+    tenant = { orgId: await createOrg('carrier'), environment: 'live' };
+    const provider = await createOrg('provider');
+    const sql = ownerSql();
+    const salt = Math.floor(Math.random() * 400_000_000);
+    // 3,000 requests of the carrier, each with a booking and two payments, on one home of a provider.
+    const claims = await sql<{ id: string }[]>`
+      insert into app.claims (org_id, environment, claim_ref, loss_address, loss_city, loss_state, loss_zip, origin_lat, origin_lng,
+                              target_move_in, est_length_months, rent_payer, deposit_payer, bedrooms, bathrooms, sqft, adults,
+                              property_type, furnishing, external_id)
+      select ${tenant.orgId}, 'live', ${sql.unsafe(refOf(`(${salt}::bigint + g)`))}, '1 Season Rd', 'Austin', 'TX', '78701', 30.27, -97.74,
+             current_date + 30, 3, 'carrier', 'carrier', 2, 1, 900, 2, 'apartment', 'furnished', 'SEASON-' || g
+        from generate_series(1, 3000) g
+      returning id`;
+    const [{ id: home }] = await sql<{ id: string }[]>`
+      insert into app.properties (org_id, environment, address, city, state, zip_code, monthly_rate_cents, bedrooms, bathrooms)
+      values (${provider}, 'live', '1 Season St', 'Austin', 'TX', '78701', 200000, 2, 1) returning id`;
+    await sql`
+      with b as (
+        insert into app.bookings (org_id, environment, property_id, carrier_org_id, claim_id, check_in, check_out)
+        select ${provider}, 'live', ${home}, ${tenant.orgId}, c, current_date, current_date + 90 from unnest(${claims.map((c) => c.id)}::uuid[]) c
+        returning id, claim_id)
+      insert into app.payments (org_id, environment, property_id, booking_id, carrier_org_id, claim_id, charge_type, status, payer,
+                                rent_cents, paid_at)
+      select ${provider}, 'live', ${home}, b.id, ${tenant.orgId}, b.claim_id, 'rent', 'succeeded', 'carrier', 200000, now() - make_interval(days => k)
+        from b, generate_series(1, 2) k`;
+    await sql`analyze app.claims, app.bookings, app.payments`;
+    [claim] = await sql<ClaimRow[]>`select * from app.claims where id = ${claims[1500].id}`;
+  });
+
+  for (const mode of modes) {
+    it(`reads the request's bookings and payments by their request (${mode} plan)`, async () => {
+      const plans = await executedPlans(tenant, mode, (tx) => assembleTimeline(tx, claim));
+      const money = plans.filter((plan) => /app\.bookings|app\.payments/.test(plan.query));
+      expect(money).toHaveLength(1);
+      const [plan] = money;
+      const reads = plan.nodes.filter((node) => ['bookings', 'payments'].includes(node['Relation Name'] ?? ''));
+      expect(reads.length).toBeGreaterThan(0);
+      for (const read of reads) {
+        // By the request (bookings_claim, payments_claim) or through its leases (bookings_lease): never the carrier's whole history.
+        expect([read['Relation Name'], read['Node Type']]).not.toEqual([read['Relation Name'], 'Seq Scan']);
+        expect((read['Rows Removed by Filter'] ?? 0) * read['Actual Loops']).toBeLessThanOrEqual(2);
+      }
+      expect(reads.some((read) => read['Index Name'] === 'payments_claim' || read['Node Type'] === 'Bitmap Heap Scan')).toBe(true);
+      expect(plan.buffers).toBeLessThanOrEqual(80);
+    });
+  }
+});
