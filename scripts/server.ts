@@ -6,7 +6,7 @@ import { StartupError, checkPortFree, publicAddressRefusal } from './lib/startup
 import { config, setting, boolSetting } from '../shared/config.ts';
 import { connect } from '../shared/db/client.ts';
 import { log, errorFields } from '../shared/log.ts';
-import { startBackgroundJobs } from './lib/background.ts';
+import { startBackgroundThread, useLocalCalendarFeeds } from './lib/background.ts';
 import { reportScheduling, warningsTo } from './lib/scheduling.ts';
 
 const port = config.port();
@@ -58,7 +58,11 @@ const { closeDb } = await import('../shared/db/client.ts');
 
 const server = createGatewayServer();
 await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-const stopJobs = startBackgroundJobs();
+// The job runner and the webhook dispatcher on a thread of their own, giving way while requests queue here.
+const background = startBackgroundThread();
+background.watch(server);
+// The internal dispatcher function (pg_cron's target on Supabase) may still run jobs in this thread.
+useLocalCalendarFeeds();
 log.info('listening', { url: `http://127.0.0.1:${port}/functions/v1`, database: embedded ? 'embedded' : 'DATABASE_URL' });
 
 let stopping = false;
@@ -71,7 +75,7 @@ async function shutdown(signal: string) {
     server.close(() => resolve());
     (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
   });
-  await stopJobs();
+  await background.stop();
   await closeDb();
   await database.stop();
   log.info('stopped');

@@ -85,6 +85,7 @@ CREATE OR REPLACE FUNCTION app.authenticate(p_key_hash text, p_address text)
  SECURITY DEFINER
  SET search_path TO 'app', 'pg_temp'
  SET lock_timeout TO '250ms'
+ SET enable_seqscan TO 'off'
 AS $function$
 declare
   k record;
@@ -611,6 +612,7 @@ CREATE OR REPLACE FUNCTION app.match_candidates(p_claim uuid, p_limit integer)
  SET enable_bitmapscan TO 'off'
  SET enable_sort TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
 AS $function$
 declare
   c app.claims;
@@ -958,6 +960,31 @@ end $function$;
 comment on function app.recover_deliveries(uuid,timestamp with time zone) is 'POST /webhooks/{id}/recover: replays to one endpoint of the current tenant the events whose delivery to it, queued after p_since, was abandoned and never succeeded. Returns whether the endpoint is active, how many such events and how many replays were queued; no rows when the endpoint is not the tenant''s.';
 revoke execute on function app.recover_deliveries(uuid,timestamp with time zone) from public;
 grant execute on function app.recover_deliveries(uuid,timestamp with time zone) to svc_api;
+
+CREATE OR REPLACE FUNCTION app.refresh_grown_statistics(p_min_rows integer DEFAULT 200)
+ RETURNS text[]
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'app', 'pg_temp'
+AS $function$
+declare
+  v_table text;
+  v_analyzed text[] := '{}';
+begin
+  for v_table in
+    select s.relname
+      from pg_stat_user_tables s join pg_class c on c.oid = s.relid
+     where s.schemaname = 'app'
+       -- reltuples is -1 before the first analyze: the rows' count alone decides then.
+       and s.n_live_tup >= greatest(p_min_rows, 2 * c.reltuples)
+  loop
+    execute format('analyze app.%I', v_table);
+    v_analyzed := v_analyzed || v_table;
+  end loop;
+  return v_analyzed;
+end $function$;
+comment on function app.refresh_grown_statistics(integer) is 'Analyzes the tables of app whose live rows have doubled since their last analyze (and number at least p_min_rows), so that plans kept by connections follow a table growing from empty faster than autovacuum looks; returns the tables analyzed. Run every few seconds by the local server''s background thread.';
+revoke execute on function app.refresh_grown_statistics(integer) from public;
 
 CREATE OR REPLACE FUNCTION app.refund_request_asked()
  RETURNS trigger

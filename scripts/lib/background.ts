@@ -1,5 +1,6 @@
 // Jobs the local server runs on timers (on Supabase, pg_cron drives the same work; see the webhooks
 // migration). Each job starts at once and stops, after its current run, when its stop is awaited.
+// The server runs them on a thread of their own (startBackgroundThread), off its requests' event loop.
 import { config } from '../../shared/config.ts';
 import { log, errorFields } from '../../shared/log.ts';
 import { dispatchDue, type DispatchOptions } from '../../shared/webhooks/dispatcher.ts';
@@ -7,9 +8,14 @@ import { pinnedTransport } from './pinned-transport.ts';
 import { useCalendarFeedNetwork, useCalendarFeedReader } from '../../shared/properties/calendar-import-job.ts';
 import { workerFeedReader } from './calendar-reader.ts';
 import { purgeExpiredEvents } from '../../shared/webhooks/retention.ts';
-import { runDueJobs } from '../../shared/jobs/runner.ts';
+import { refreshGrownStatistics } from '../../shared/db/statistics.ts';
+import { runDueJobs, type RunOptions } from '../../shared/jobs/runner.ts';
 import { jobRegistry } from '../../shared/job-registry.ts';
-import { settleRunsAfterCommit } from '../../shared/jobs/after-commit.ts';
+import { runAfterCommitElsewhere, settleRunsAfterCommit } from '../../shared/jobs/after-commit.ts';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 export type StopJob = () => Promise<void>;
 
@@ -49,7 +55,7 @@ const hour = 60 * 60 * 1000;
  * deliveries in flight finish and be recorded.
  * `organisations` limits it to some tenants (tests share one database).
  */
-export function startWebhookDispatch(options: Pick<DispatchOptions, 'organisations'> = {}): StopJob {
+export function startWebhookDispatch(options: Pick<DispatchOptions, 'organisations' | 'room'> = {}): StopJob {
   // Connections made only to the addresses checked as they connect (no DNS rebinding).
   const transport = pinnedTransport({ allowPrivate: config.webhookAllowPrivateNetworks() });
   return every('webhook dispatch', config.webhookDispatchIntervalMs(), async (stop) => {
@@ -62,7 +68,7 @@ export function startWebhookDispatch(options: Pick<DispatchOptions, 'organisatio
  * The durable jobs (sourcing new requests, sending contracts and emails) on the same ticker as webhook delivery
  * (off with it: pg_cron's calls of the dispatcher function run them): each run drains what is due; on stop it claims nothing more.
  */
-export function startJobRunner(options: { organisations?: string[] } = {}): StopJob {
+export function startJobRunner(options: Pick<RunOptions, 'organisations' | 'room'> = {}): StopJob {
   return every('jobs', config.webhookDispatchIntervalMs(), async (stop) => {
     const report = await runDueJobs({ registry: jobRegistry, signal: stop, ...options });
     return report.claimed > 0 ? { ...report } : undefined;
@@ -74,17 +80,127 @@ function startEventRetention(): StopJob {
   return every('event retention', hour, async () => ({ deleted: await purgeExpiredEvents() }));
 }
 
-/**
- * Starts every background job; returns a function that stops them all, and waits for the jobs that
- * requests started after their commit (sourcing), which need the pool until they end.
- */
-export function startBackgroundJobs(): StopJob {
-  // Calendar-feed fetches (jobs of this process) connect only to the addresses checked, as deliveries do.
+/** How calendar feeds are fetched and read wherever this process runs jobs. */
+export function useLocalCalendarFeeds(): void {
+  // Calendar-feed fetches connect only to the addresses checked, as deliveries do.
   useCalendarFeedNetwork({ transport: pinnedTransport({ allowPrivate: config.webhookAllowPrivateNetworks() }) });
-  // And are read in worker threads, off the event loop that answers requests.
+  // And are read in worker threads of their own, each held to a time and memory limit.
   useCalendarFeedReader(workerFeedReader);
-  const stops = [startWebhookDispatch(), startJobRunner(), startEventRetention()];
+}
+
+export interface BackgroundOptions {
+  /** Lowers the jobs and deliveries running at once (giveWayTo). */
+  room?: (concurrency: number) => number;
+  /** Only the work of these organisations, and no event retention (tests share one database). */
+  organisations?: string[];
+}
+
+/**
+ * Tables that doubled are analyzed every two seconds (a query of the statistics' counters when none
+ * did): plans kept by connections then use the indexes of a table that grew from empty within the
+ * minute autovacuum takes to look.
+ */
+function startStatisticsRefresh(): StopJob {
+  return every('statistics refreshed', 2_000, async () => {
+    const analyzed = await refreshGrownStatistics();
+    return analyzed.length ? { analyzed } : undefined;
+  });
+}
+
+/**
+ * Starts every background job in this thread; returns a function that stops them all, and waits for
+ * the jobs that requests started after their commit (sourcing), which need the pool until they end.
+ */
+export function startBackgroundJobs(options: BackgroundOptions = {}): StopJob {
+  useLocalCalendarFeeds();
+  const stops = [
+    startWebhookDispatch(options), startJobRunner(options),
+    // Retention and statistics span every tenant: not for a run limited to some (tests share one database).
+    ...(options.organisations ? [] : [startEventRetention(), startStatisticsRefresh()]),
+  ];
   return async () => {
     await Promise.all([...stops.map((stop) => stop()), settleRunsAfterCommit()]);
+  };
+}
+
+/**
+ * Requests the server is answering at once that it serves without making any wait: beyond them,
+ * requests queue on its event loop and the two cores, and the background work gives way.
+ */
+const answeredWithoutWaiting = 4;
+
+/**
+ * How much of its concurrency background work may use while `waiting[0]` requests are being
+ * answered: all of it up to answeredWithoutWaiting, then less in proportion (with 8 in flight a
+ * half, 12 a third), never less than a quarter (and one), so the queues still drain while a surge
+ * lasts. Measured under the full surge on one process: down to one job at a time left contracts
+ * 32 s in the queue and events 18 s from delivery at p99 (see docs/performance.md).
+ */
+export function giveWayTo(waiting: Int32Array): (concurrency: number) => number {
+  return (concurrency) => {
+    const over = Math.max(0, Atomics.load(waiting, 0) - answeredWithoutWaiting);
+    const share = Math.floor((concurrency * answeredWithoutWaiting) / (answeredWithoutWaiting + over));
+    return Math.max(1, Math.ceil(concurrency / 4), share);
+  };
+}
+
+// The background thread's module is TypeScript, as everything the server runs: the thread first
+// registers the same loader (named by its path, so that it resolves wherever the process was started).
+const require = createRequire(import.meta.url);
+const bootstrap = `require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register();
+require(${JSON.stringify(fileURLToPath(new URL('./background-worker.ts', import.meta.url)))});`;
+
+export interface BackgroundThread {
+  /** Stops the background work (claims nothing more, lets what runs finish), then the thread. */
+  stop: StopJob;
+  /** Counts the server's requests in flight, which the background work gives way to. */
+  watch: (server: Server) => void;
+}
+
+/**
+ * The local server's background work (the job runner, the webhook dispatcher, event retention, and
+ * the jobs requests start after their commit) on a worker thread with a pool of its own: a surge's
+ * background work then never holds the event loop that answers requests, as on Supabase, where the
+ * dispatcher is a function of its own. The thread is started again if it fails.
+ */
+export function startBackgroundThread(options: Pick<BackgroundOptions, 'organisations'> = {}): BackgroundThread {
+  const waiting = new Int32Array(new SharedArrayBuffer(4));
+  let stopping = false;
+  let worker: Worker;
+  let stopped: Promise<void> = Promise.resolve();
+  const start = () => {
+    worker = new Worker(bootstrap, { eval: true, workerData: { waiting: waiting.buffer, organisations: options.organisations } });
+    stopped = new Promise<void>((resolve) => {
+      worker.on('message', (message: { stopped?: true }) => {
+        if (message.stopped) resolve();
+      });
+      worker.on('error', (error) => log.error('background thread failed', errorFields(error)));
+      worker.once('exit', (code) => {
+        resolve();
+        if (stopping) return;
+        log.error('background thread ended; starting it again', { code });
+        setTimeout(() => stopping || start(), 1_000).unref();
+      });
+    });
+  };
+  start();
+  // Jobs queued by requests run there, as soon as the request's transaction commits.
+  runAfterCommitElsewhere((kinds, ids) => worker.postMessage({ run: kinds, ids: [...ids] }));
+  return {
+    stop: async () => {
+      stopping = true;
+      runAfterCommitElsewhere(undefined);
+      worker.postMessage({ stop: true });
+      await stopped;
+      await worker.terminate();
+      // Anything this thread still started itself (the internal dispatcher function's runs).
+      await settleRunsAfterCommit();
+    },
+    watch: (server) => {
+      server.on('request', (_incoming: IncomingMessage, outgoing: ServerResponse) => {
+        Atomics.add(waiting, 0, 1);
+        outgoing.once('close', () => Atomics.sub(waiting, 0, 1));
+      });
+    },
   };
 }

@@ -85,6 +85,13 @@ export interface OpenOptions {
   log?: (m: string) => void;
   /** Check DATABASE_URL (reachable, credentials, version) before returning it; the server does. */
   checkUrl?: boolean;
+  /**
+   * Settings the embedded server starts with (`-c name=value`): the surge's pg_stat_statements,
+   * which can only be loaded at start (shared_preload_libraries). Ignored for DATABASE_URL.
+   */
+  settings?: Record<string, string>;
+  /** Each line the embedded server logs (its log goes nowhere else). */
+  onLog?: (line: string) => void;
 }
 
 /** Opens the database; a cause it can name (see startup.ts) is thrown as a StartupError before anything starts. */
@@ -133,9 +140,15 @@ export async function openDatabase(options: OpenOptions): Promise<LocalDatabase>
     initdbFlags: ['--lc-messages=C', '--locale=C.UTF-8', '--encoding=UTF8'],
     // TCP on 127.0.0.1 only, which is how everything here connects: no Unix socket, so no lock file in
     // /tmp that a killed postmaster would leave behind for the next start to trip over.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', 'lc_messages=C'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', 'lc_messages=C',
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`])],
     // PostgreSQL's own messages: kept (the last few) to say why a start failed, otherwise not shown.
-    onLog: (message) => recent.push(...String(message).split('\n').filter(Boolean)) && recent.splice(0, recent.length - 8),
+    onLog: (message) => {
+      const lines = String(message).split('\n').filter(Boolean);
+      for (const line of lines) options.onLog?.(line);
+      recent.push(...lines);
+      recent.splice(0, recent.length - 8);
+    },
     onError: (message) => options.log?.(String(message)),
   });
   if (!existsSync(resolve(dir, 'PG_VERSION'))) await server.initialise();

@@ -25,12 +25,15 @@ export interface ScratchDatabase {
   stop: () => Promise<void>;
 }
 
-/** A new embedded PostgreSQL with every migration applied; never a DATABASE_URL from the environment. */
-export async function startScratchDatabase(prefix: string): Promise<ScratchDatabase> {
+/**
+ * A new embedded PostgreSQL with every migration applied; never a DATABASE_URL from the environment.
+ * `settings`: what the server starts with (`-c name=value`), such as shared_preload_libraries.
+ */
+export async function startScratchDatabase(prefix: string, options: { settings?: Record<string, string>; onLog?: (line: string) => void } = {}): Promise<ScratchDatabase> {
   const dataDir = await mkdtemp(join(tmpdir(), prefix));
   const given = process.env.DATABASE_URL;
   delete process.env.DATABASE_URL;
-  const database = await openDatabase({ dataDir, port: await freePort() }).finally(() => {
+  const database = await openDatabase({ dataDir, port: await freePort(), settings: options.settings, onLog: options.onLog }).finally(() => {
     if (given !== undefined) process.env.DATABASE_URL = given;
   });
   const sql = postgres(database.url, { max: 1, onnotice: () => {} });

@@ -7,7 +7,7 @@
 // shortening after move-in on a few). Run on one server process, then on two against one database (as
 // two Edge workers would), each on a fresh database; prints one table with both runs side by side.
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import postgres from 'postgres';
@@ -35,6 +35,19 @@ function readerOn(statuses: Map<number, number>) {
     return { done, stop: () => (worker.postMessage('stop'), done) };
   };
 }
+
+// A run that fails outright (an exception nothing awaits) leaves no server or database behind.
+const children = new Set<ChildProcess>();
+let postmasterOf: (() => number) | undefined;
+const running = (server: ChildProcess) => (children.add(server), server.once('exit', () => children.delete(server)), server);
+process.on('exit', () => {
+  for (const server of children) server.kill('SIGKILL');
+  try {
+    if (postmasterOf) process.kill(postmasterOf(), 'SIGINT');
+  } catch {
+    // stopped already
+  }
+});
 
 const size = {
   homes: Number(process.env.SURGE_HOMES ?? 20_000),
@@ -135,22 +148,56 @@ interface Figures {
   failures: string[];
   /** The tables read whole most during the surge: scans and rows read. */
   seqScans: { table: string; scans: number; rows: number }[];
+  /** The statements the database spent most time on during the surge (pg_stat_statements). */
+  statements: Statement[];
+  /** All the client's statements' time during the surge, ms. */
+  statementsMs: number;
+}
+
+interface Statement {
+  /** A statement run by the client (false: run inside a function, counted in its caller's time too). */
+  toplevel: boolean;
+  ms: number;
+  calls: number;
+  rows: number;
+  query: string;
 }
 
 async function surge(processes: number): Promise<Figures> {
-  const database = await startScratchDatabase('hps-surge-');
+  // pg_stat_statements (loaded at start) counts each statement's time, calls and rows: where the
+  // database's share of the surge goes. `track = all` counts the statements of functions too.
+  // SURGE_EXPLAIN (a file): every statement's plan is written there too (auto_explain, nested
+  // statements included), to find which statement reads a table whole; slow, for small runs.
+  const explainFile = process.env.SURGE_EXPLAIN;
+  const explained = explainFile ? createWriteStream(explainFile) : undefined;
+  const database = await startScratchDatabase('hps-surge-', {
+    settings: {
+      shared_preload_libraries: explained ? 'pg_stat_statements,auto_explain' : 'pg_stat_statements',
+      'pg_stat_statements.track': 'all',
+      ...(explained ? { 'auto_explain.log_min_duration': '0', 'auto_explain.log_nested_statements': 'on' } : {}),
+    },
+    onLog: explained && ((line) => explained.write(`${line}\n`)),
+  });
+  postmasterOf = () => Number(readFileSync(join(database.dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
   const receiver = await startReceiver();
   const servers: ChildProcess[] = [];
   const bases: string[] = [];
   const sql = postgres(database.url, { max: 4, onnotice: () => {}, types: pgTypes });
+  let stopping = false;
   try {
     for (let i = 0; i < processes; i++) {
       const port = await freePort();
-      const server = child('scripts/server.ts', {
+      const server = running(child('scripts/server.ts', {
         DATABASE_URL: database.url, DATA_DIR: join(database.dataDir, `server-${i}`), PORT: String(port), MIGRATE: 'false',
         NODE_EXTRA_CA_CERTS: join(tls, 'ca.pem'), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      }));
+      // The servers log at warn and above; their errors are shown (a crash's cause), the rest is not.
+      server.stdout!.on('data', (chunk: Buffer) => {
+        for (const line of String(chunk).split('\n')) if (line.includes('"level":"error"')) process.stderr.write(`server ${i}: ${line.slice(0, 500)}\n`);
       });
-      server.stdout!.resume();
+      server.once('exit', (code, signal) => {
+        if (!stopping) process.stderr.write(`server ${i} exited (${signal ?? code}) during the run\n`);
+      });
       servers.push(server);
       bases.push(`http://127.0.0.1:${port}/functions/v1`);
     }
@@ -163,9 +210,15 @@ async function surge(processes: number): Promise<Figures> {
     /** One call, to the servers in turn (as a load balancer spreads them); every answer counted by status. */
     const api = async (key: string, method: string, path: string, body?: unknown) => {
       const base = bases[turn++ % bases.length];
-      const response = await fetch(`${base}${path}`, {
+      const send = () => fetch(`${base}${path}`, {
         method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
         body: body ? JSON.stringify(body) : undefined,
+      });
+      // A kept-alive connection the server closed as it was reused (ECONNRESET, no answer): a read is
+      // sent again once; anything else fails the run.
+      const response = await send().catch((error) => {
+        if (method !== 'GET') throw error;
+        return sleep(50).then(send);
       });
       const text = await response.text();
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
@@ -258,7 +311,9 @@ async function surge(processes: number): Promise<Figures> {
     // Tables read whole during the surge (an index missing shows here), from the statistics' counters.
     const scans = () => sql<{ table: string; scans: number; rows: number }[]>`
       select relname as table, seq_scan::float8 as scans, seq_tup_read::float8 as rows from pg_stat_user_tables where schemaname = 'app'`;
+    await sql`create extension if not exists pg_stat_statements`;
     const scansBefore = await scans();
+    await sql`select pg_stat_statements_reset()`;
     const cpuBefore = cpuAt();
     const rssBefore = servers.map((s) => rssMb(s.pid!));
     // The queue's deepest point, and how long after it the queue was first empty again.
@@ -268,7 +323,9 @@ async function surge(processes: number): Promise<Figures> {
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        const [{ due }] = await sql<{ due: number }[]>`select count(*)::int as due from app.jobs where status = 'pending' and run_at <= now()`;
+        // A run that failed ends the pool under the sampler: stop sampling, so the failure itself is what is shown.
+        const [{ due }] = await sql<{ due: number }[]>`select count(*)::int as due from app.jobs where status = 'pending' and run_at <= now()`
+          .catch(() => ((sampling = false), [{ due: 0 }]));
         if (due > deepestQueue) [deepestQueue, deepestAt, emptyAgainAt] = [due, performance.now(), undefined];
         else if (due === 0 && emptyAgainAt === undefined) emptyAgainAt = performance.now();
         await sleep(250);
@@ -437,8 +494,19 @@ async function surge(processes: number): Promise<Figures> {
       })
       .filter((t) => t.rows > 0)
       .sort((a, b) => b.rows - a.rows)
-      .slice(0, 5);
+      .slice(0, 8);
     const rssAfter = servers.map((s) => rssMb(s.pid!));
+    // Read before the accounting's own statements below add to them.
+    const statements = await sql<Statement[]>`
+      select * from (
+        select toplevel, total_exec_time::float8 as ms, calls::float8 as calls, rows::float8 as rows,
+               regexp_replace(query, '\\s+', ' ', 'g') as query,
+               row_number() over (partition by toplevel order by total_exec_time desc) as rank
+          from pg_stat_statements) s
+       where rank <= 10
+       order by toplevel desc, ms desc`;
+    const [{ statementsMs }] = await sql<{ statementsMs: number }[]>`
+      select coalesce(sum(total_exec_time), 0)::float8 as "statementsMs" from pg_stat_statements where toplevel`;
 
     const sourcedRows = await sql<{ ms: number }[]>`
       select extract(epoch from r.created_at - c.created_at) * 1000 as ms
@@ -486,8 +554,11 @@ async function surge(processes: number): Promise<Figures> {
       httpOneAtATime,
       failures: journeyFailures,
       seqScans,
+      statements,
+      statementsMs,
     };
   } finally {
+    stopping = true;
     await sql.end({ timeout: 2 });
     for (const server of servers) await stopped(server);
     await receiver.close();
@@ -543,13 +614,29 @@ function print(runs: Figures[]) {
     console.log(`\n${f.processes} process(es), tables read whole during the surge (rows read, scans): ${f.seqScans.map((t) => `${t.table} ${t.rows} (${t.scans})`).join(', ') || 'none'}`);
   }
   for (const f of runs) {
+    // The client's statements by total time; then the ones inside functions (their time is also their caller's).
+    const shown = (toplevel: boolean, n: number) => f.statements.filter((s) => s.toplevel === toplevel).slice(0, n);
+    for (const [title, list] of [['the ten statements by total time', shown(true, 10)], ['inside functions, the five by total time', shown(false, 5)]] as const) {
+      console.log(`\n${f.processes} process(es), ${title} during the surge (pg_stat_statements):`);
+      console.log(`  ${'total ms'.padStart(9)}  ${'calls'.padStart(7)}  ${'ms/call'.padStart(7)}  ${'rows'.padStart(8)}  statement`);
+      for (const s of list) {
+        console.log(`  ${s.ms.toFixed(0).padStart(9)}  ${String(s.calls).padStart(7)}  ${(s.ms / s.calls).toFixed(2).padStart(7)}  ${String(s.rows).padStart(8)}  ${s.query.slice(0, 150)}`);
+      }
+    }
+    console.log(`  (all the client's statements: ${(f.statementsMs / 1000).toFixed(1)} s)`);
+  }
+  for (const f of runs) {
     for (const failure of [...f.failures, ...f.serverErrors].slice(0, 5)) console.log(`  ${f.processes} process(es): ${failure}`);
   }
   console.log(`\n${size.homes} homes, ${size.providers} providers, ${size.carriers} carriers, ${size.requests} requests in ${size.createSeconds} s, ${size.placements} placements; load average at the end ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
 }
 
 const runs: Figures[] = [];
-for (const processes of processCounts) runs.push(await surge(processes));
+for (const processes of processCounts) {
+  runs.push(await surge(processes));
+  // Each run's table as soon as it is done (a later run that fails does not take it along).
+  if (processCounts.length > 1 && runs.length < processCounts.length) print(runs);
+}
 print(runs);
 step('done');
 process.exit(0);

@@ -33,6 +33,21 @@ interface Lane {
 
 const lanes = new Map<string, Lane>();
 
+/** Hands the jobs of runAfterCommit to a runner elsewhere (the local server: its background thread). */
+export type AfterCommitHandOff = (kinds: string[], ids: readonly string[]) => void;
+let handOff: AfterCommitHandOff | undefined;
+
+/**
+ * Where runAfterCommit's jobs run instead of this process's event loop: the local server hands them
+ * to its background thread (scripts/lib/background.ts), which runs them as runAfterCommit does here.
+ * Undefined runs them here again. Returns what was used before.
+ */
+export function runAfterCommitElsewhere(next: AfterCommitHandOff | undefined): AfterCommitHandOff | undefined {
+  const previous = handOff;
+  handOff = next;
+  return previous;
+}
+
 function startNext(lane: Lane): void {
   const batch = lane.waiting;
   lane.waiting = undefined;
@@ -56,6 +71,7 @@ function startNext(lane: Lane): void {
  */
 export function runAfterCommit(registry: JobRegistry, ids: readonly string[]): void {
   if (ids.length === 0 || !boolSetting('JOBS_RUN_AFTER_COMMIT', true)) return;
+  if (handOff) return handOff(Object.keys(registry), ids);
   const key = Object.keys(registry).sort().join(' ');
   const lane = lanes.get(key) ?? lanes.set(key, {}).get(key)!;
   if (!lane.waiting) {

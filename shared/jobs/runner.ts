@@ -57,8 +57,11 @@ export interface RunOptions {
    * Jobs running at once (default JOB_CONCURRENCY; with `ids`, all of them in one claim). Each
    * running job holds a connection of the pool, so it stays below DB_POOL_SIZE: requests and the
    * webhook dispatcher share that pool, and must find a connection while a backlog drains.
+   * `room` lowers it while it runs: asked before each claim, it says how many of those may run now
+   * (the local server gives way to requests waiting to be answered; see scripts/lib/background.ts).
    */
   concurrency?: number;
+  room?: (concurrency: number) => number;
   /** Stop claiming after this long. Default: until nothing is due. */
   budgetMs?: number;
   signal?: AbortSignal;
@@ -110,7 +113,7 @@ async function abandoned(definition: JobDefinition<unknown>, job: JobRow, error:
 
 /**
  * Claims due jobs of the registry's kinds and runs them, until nothing is due or the budget is spent.
- * Up to `concurrency` jobs run at once, and more are claimed as soon as half of that room is free:
+ * Up to `concurrency` jobs run at once (fewer while `room` says so), and more are claimed as soon as half of that room is free:
  * a slow job holds its own slot, never the jobs claimed with it (a backlog drains at the pace of
  * the work, not of the slowest job of each claim).
  */
@@ -121,7 +124,6 @@ export async function runDueJobs(options: RunOptions): Promise<RunReport> {
   if (options.ids?.length === 0) return { claimed: 0, succeeded: 0, failed: 0 };
   // At least one at a time, whatever a setting says (none at all would never claim, and never end).
   const concurrency = options.ids ? options.ids.length : Math.max(1, Math.floor(options.concurrency ?? jobConcurrency()));
-  const claimAtLeast = Math.max(1, Math.floor(concurrency / 2));
   const schedule = jobRetrySchedule();
   const deadline = options.budgetMs === undefined ? Infinity : Date.now() + options.budgetMs;
   const mayClaim = () => Date.now() < deadline && !options.signal?.aborted;
@@ -172,8 +174,10 @@ export async function runDueJobs(options: RunOptions): Promise<RunReport> {
   };
   try {
     for (;;) {
-      const room = concurrency - jobsRunning;
-      if (!drained && mayClaim() && room >= claimAtLeast) {
+      // Given way (room): fewer at once, claiming again once half of what is allowed is free.
+      const allowed = options.room && !options.ids ? Math.max(1, Math.min(concurrency, options.room(concurrency))) : concurrency;
+      const room = allowed - jobsRunning;
+      if (!drained && mayClaim() && room >= Math.max(1, Math.floor(allowed / 2))) {
         const jobs = await claimJobs(sql, [...handlers.keys()], room, leaseMs(), { organisations: options.organisations, ids: options.ids, running: [...runningIds] });
         report.claimed += jobs.length;
         drained = jobs.length < room || options.ids !== undefined;

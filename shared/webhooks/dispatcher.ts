@@ -19,6 +19,8 @@ export interface DispatchOptions {
   sql?: Sql;
   /** Deliveries in flight at once. */
   concurrency?: number;
+  /** Lowers `concurrency` while it runs: asked before each claim (the local server gives way to requests waiting). */
+  room?: (concurrency: number) => number;
   /** Stop claiming after this long (deliveries in flight still finish). Default: until nothing is due. */
   budgetMs?: number;
   /** Stop claiming once this aborts (shutdown); deliveries in flight still finish and are recorded. */
@@ -127,8 +129,9 @@ export async function dispatchDue(options: DispatchOptions = {}): Promise<Dispat
 
   try {
     for (;;) {
-      const room = concurrency - inFlight.size;
-      if (!drained && mayClaim() && room >= claimAtLeast) await claim(room);
+      const allowed = options.room ? Math.max(1, Math.min(concurrency, options.room(concurrency))) : concurrency;
+      const room = allowed - inFlight.size;
+      if (!drained && mayClaim() && room >= Math.max(1, Math.floor(allowed / 2))) await claim(room);
       if (inFlight.size === 0) {
         await record();
         if (drained && recordedSinceClaim && mayClaim()) drained = false;
