@@ -55,6 +55,28 @@ export const returnableFor = (entries: readonly NewEntry[], purpose: RefundPurpo
 export const leftOnPayment = (entries: readonly NewEntry[], paymentId: string) =>
   -entries.filter((e) => isSettlement(e) && e.paymentId === paymentId).reduce((sum, e) => sum + e.amountCents, 0);
 
+/** What is left to refund on a payment of each part: what it paid of the part, less the refunds posted on it of that part. */
+function leftOnPaymentByPart(entries: readonly NewEntry[], paymentId: string): Record<ChargePart, number> {
+  const left: Record<ChargePart, number> = { rent: 0, deposit: 0, fees: 0 };
+  for (const e of entries) if (isSettlement(e) && e.paymentId === paymentId) left[e.part] -= e.amountCents;
+  return left;
+}
+
+/**
+ * What a refund on the payment `paymentId` can return to `payer` for `purpose`, part by part, the
+ * payment's own charge first: money goes back on the payment that brought it, so each part returns
+ * at most what that payment paid of it and has not had back (what is owed back on a part another
+ * payment paid goes back on that one, by a request of its own).
+ */
+export function returnableOn(entries: readonly NewEntry[], purpose: RefundPurpose, payer: Payer, paymentId: string, first: ChargeKey): Returnable[] {
+  const room = leftOnPaymentByPart(entries, paymentId);
+  return returnableFor(entries, purpose, payer, first).flatMap((r) => {
+    const cents = Math.min(r.cents, room[r.part]);
+    room[r.part] -= cents;
+    return cents > 0 ? [{ ...r, cents }] : [];
+  });
+}
+
 export interface RefundAsk {
   purpose: RefundPurpose;
   payer: Payer;
@@ -81,7 +103,7 @@ export function refundEntries(entries: readonly Entry[], ask: RefundAsk): NewEnt
   const release = (of: Entry, cents: number, cause: 'deposit_returned' | 'goodwill', line: string): NewEntry =>
     ({ ...of, kind: 'release', cause, adjusts: of.id, postedFor: null, nights: null, basis: null, line, amountCents: -cents, refundRequestId: ask.refundRequestId });
 
-  const returnable = returnableFor(entries, ask.purpose, ask.payer, ask.first);
+  const returnable = returnableOn(entries, ask.purpose, ask.payer, ask.paymentId, ask.first);
   const deposits = flatChargesLeft(entries).filter((d) => d.entry.part === 'deposit' && d.cents > 0);
   for (const r of returnable) {
     const cents = Math.min(left, r.cents);
@@ -129,13 +151,14 @@ function goodwillEntries(
   const own = settlementsOf([...entries, ...already]).get(key);
   if (!charge || !own) return [];
   const posted: NewEntry[] = [];
+  const room = leftOnPaymentByPart([...entries, ...already], ask.paymentId);
   for (const part of ['rent', 'fees', 'deposit'] as const) {
     // Goodwill is given on the part as a whole (the reversal of a cancellation reads the part's
     // sum); its release names one charge entry of the part, one this refund has not released yet
     // (a deposit returned by the same refund), as the ledger keeps one release per refund and entry.
     const released = new Set(already.filter((e) => e.kind === 'release').map((e) => e.adjusts));
     const anchor = entries.find((e) => e.kind === 'charge' && e.part === part && chargeKey(e) === key && !released.has(e.id));
-    const cut = Math.min(cents, own.payer[part] === ask.payer ? settledCents(own, part) : 0);
+    const cut = Math.min(cents, room[part], own.payer[part] === ask.payer ? settledCents(own, part) : 0);
     if (!anchor || cut <= 0) continue;
     posted.push(refund(charge, part, cut), release(anchor, cut, 'goodwill', 'Goodwill'));
     cents -= cut;

@@ -214,7 +214,9 @@ export async function postRefund(tx: Tx, claim: ClaimRow, placement: PlacementRo
   const refunds = posted.filter((e) => e.kind === 'refund');
   const rentCents = refunds.filter((e) => e.part === 'rent').reduce((sum, e) => sum + e.amountCents, 0);
   const charge = { id: ask.paymentId, lease_agreement_id: ask.first.leaseId, charge_type: ask.first.chargeType, period_start: ask.first.periodStart, duplicate_of: null };
-  await postEntries(tx, placement, ledger.currency ?? 'usd', [...posted, ...serviceFee(charge, -platformFeeOf(rentCents), ask.refundRequestId)]);
+  // Never more than the payment's fee not returned yet (rounding each refund's 8 % could add a cent).
+  const feeLeft = ledger.entries.filter((e) => e.kind === 'fee' && e.paymentId === ask.paymentId).reduce((sum, e) => sum + e.amountCents, 0);
+  await postEntries(tx, placement, ledger.currency ?? 'usd', [...posted, ...serviceFee(charge, -Math.min(feeLeft, platformFeeOf(rentCents)), ask.refundRequestId)]);
   return { cents: refunds.reduce((sum, e) => sum + e.amountCents, 0) };
 }
 

@@ -13,7 +13,7 @@ import type { PlacementRow } from './repository.ts';
 export { chargeKey, isSettlement } from './ledger.ts';
 export { extensionCharge, ledgerOf } from './stay-ledger.ts';
 export { refundedBy, refundSumsOfRequestR } from './ledger-repository.ts';
-export { leftOnPayment, returnableFor, totalOf, type RefundPurpose, type Returnable } from './ledger-refunds.ts';
+export { leftOnPayment, returnableFor, returnableOn, totalOf, type RefundPurpose, type Returnable } from './ledger-refunds.ts';
 
 // The money of a stay, read. This is the one entrance through which everything that shows or checks
 // an amount reads it: what is due now and the checkout's amount, the statement, the refund cap and

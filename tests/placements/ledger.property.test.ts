@@ -141,7 +141,8 @@ interface Model {
   /** The open extension: asked and unsigned, or signed by both and unpaid. */
   ext: { id: string; from: string; to: string; signed: boolean; nightsHeld?: boolean } | null;
   /** The refund request waiting for the landlord. */
-  pending: { paymentId: string; payer: Payer; first: string; cents: number; purpose: Purpose; goodwill: boolean } | null;
+  /** A refund asked and not answered; room: what its payment paid of each part and has not had back (a refund returns at most that of each part). */
+  pending: { paymentId: string; payer: Payer; first: string; cents: number; purpose: Purpose; goodwill: boolean; room: Record<Part, number> } | null;
   /** Deposits returned and goodwill given, per payer: money back that no released night accounts for. */
   given: Partial<Record<Payer, number>>;
 }
@@ -315,9 +316,12 @@ const sumOf = (r: { cents: number }[]) => r.reduce((s, p) => s + p.cents, 0);
  */
 function approve(m: Model, r: NonNullable<Model['pending']>): number {
   let left = r.cents;
+  const room = { ...r.room };
   for (const { c, q, cents } of returnable(m, r.purpose, r.payer, r.first)) {
-    const x = Math.min(left, cents);
-    if (x <= 0) break;
+    const x = Math.min(left, cents, room[q]);
+    if (left <= 0) break;
+    if (x <= 0) continue;
+    room[q] -= x;
     c.refunded[q] += x;
     if (r.purpose === 'deposit') {
       c.held[q] -= x;
@@ -328,8 +332,9 @@ function approve(m: Model, r: NonNullable<Model['pending']>): number {
   const c = m.charges.get(r.first);
   if (left > 0 && r.goodwill && c) {
     for (const q of ['rent', 'fees', 'deposit'] as const) {
-      const x = Math.min(left, c.paidBy[q] === r.payer ? settled(c, q) : 0);
+      const x = Math.min(left, room[q], c.paidBy[q] === r.payer ? settled(c, q) : 0);
       if (x <= 0) continue;
+      room[q] -= x;
       c.refunded[q] += x;
       c.held[q] -= x;
       m.given[r.payer] = (m.given[r.payer] ?? 0) + x;
@@ -817,6 +822,22 @@ async function refund(s: Stay, m: Model, st: Extract<Step, { kind: 'refund' }>):
   const statement = await statementOf(s);
   const owed = (purpose: Purpose, payer: Payer) => sumOf(returnable(m, purpose, payer, null));
   const open = statement.payments.filter((p) => leftOn(p) > 0);
+  // Money goes back on the payment that brought it: what a payment paid of each part and has not had
+  // back (its payment and refund entries), and what a refund on it can return to its payer, each
+  // part at most that.
+  const roomOn = (p: Statement['payments'][number]) => {
+    const room: Record<Part, number> = { rent: 0, deposit: 0, fees: 0 };
+    for (const e of statement.entries) if (e.payment_id === p.id && (e.kind === 'payment' || e.kind === 'refund')) room[e.part as Part] -= cents(e.amount as number);
+    return room;
+  };
+  const owedOn = (purpose: Purpose, p: Statement['payments'][number]) => {
+    const room = roomOn(p);
+    return sumOf(returnable(m, purpose, p.payer, chargeKeyOf(p)).map(({ q, cents: c }) => {
+      const x = Math.min(c, room[q]);
+      room[q] -= x;
+      return { cents: x };
+    }));
+  };
   const ask = async (body: Record<string, unknown>) => answered(await s.api.post(`/claims/${s.ref}/refund-request`, { property_id: s.home, ...body }), `a refund asked ${JSON.stringify(body)}`);
   if (m.pending) {
     const res = await ask({});
@@ -827,19 +848,19 @@ async function refund(s: Stay, m: Model, st: Extract<Step, { kind: 'refund' }>):
   const purpose: Purpose = st.ask === 'deposit' ? 'deposit' : 'owed_back';
   if (st.ask === 'default' || st.ask === 'deposit') {
     body = st.ask === 'deposit' ? { purpose } : {};
-    const owing = open.filter((p) => owed(purpose, p.payer) > 0);
+    const owing = open.filter((p) => owedOn(purpose, p) > 0);
     if (owing.length === 0) {
       const res = await ask(body);
       expect(res.body.error?.code, `nothing owed back: ${res.text}`).toBe('nothing_to_refund');
       return 'unchanged';
     }
   } else {
-    // A payment: one whose payer is owed something back, else (beyond, goodwill) any with something left.
-    const owing = open.filter((p) => owed(purpose, p.payer) > 0);
+    // A payment: one that can return something owed back, else (beyond, goodwill) any with something left.
+    const owing = open.filter((p) => owedOn(purpose, p) > 0);
     const among = st.ask === 'partial' || st.ask === 'full' ? owing : owing.length > 0 && st.pick % 3 > 0 ? owing : open;
     if (among.length === 0) return;
     const p = among[st.pick % among.length];
-    const most = Math.min(leftOn(p), owed(purpose, p.payer));
+    const most = Math.min(leftOn(p), owedOn(purpose, p));
     const amount = st.ask === 'partial' ? Math.max(1, Math.floor((most * st.percent) / 100))
       : st.ask === 'full' ? most
         : st.ask === 'beyond' ? most + Math.max(1, Math.floor((leftOn(p) * st.percent) / 1000))
@@ -850,7 +871,7 @@ async function refund(s: Stay, m: Model, st: Extract<Step, { kind: 'refund' }>):
       const res = await ask(body);
       expect(res.status, res.text).toBe(422);
       expect(res.body.error, res.text).toMatchObject({ code: 'invalid_field', field: 'amount' });
-      if (amount <= leftOn(p)) expect(res.body.error.message).toContain(`${owed(purpose, p.payer) / 100} USD is owed back`);
+      if (amount <= leftOn(p)) expect(res.body.error.message).toContain(`${owedOn(purpose, p) / 100} USD is owed back`);
       return 'unchanged';
     }
   }
@@ -861,16 +882,16 @@ async function refund(s: Stay, m: Model, st: Extract<Step, { kind: 'refund' }>):
   expect(p, 'the payment refunded is one of the statement').toBeDefined();
   expect(asked.payer).toBe(p.payer);
   if (st.ask === 'default' || st.ask === 'deposit') {
-    // The defaults ask what the payer is owed back (the deposits it paid), up to what is left of the payment.
+    // The defaults ask what the payer is owed back (the deposits it paid), up to what the payment can return of each part and has left.
     const payerOwed = owed(purpose, asked.payer);
     expect(payerOwed, 'the defaults refund a payer the stay owes').toBeGreaterThan(0);
-    expect(asked.amount_cents, `the default refund of ${asked.payer}`).toBe(Math.min(payerOwed, leftOn(p)));
+    expect(asked.amount_cents, `the default refund of ${asked.payer}`).toBe(Math.min(owedOn(purpose, p), leftOn(p)));
     if (purpose === 'owed_back') {
       expect(asked.amount_cents, 'refund_due of the payer').toBeLessThanOrEqual(cents(statement.by_payer.find((t) => t.payer === asked.payer)!.refund_due));
     }
   } else expect(asked.amount_cents).toBe(Math.round((body.amount as number) * 100));
   expect(asked).toMatchObject({ purpose, goodwill: st.ask === 'goodwill' });
-  const request = { paymentId: p.id, payer: p.payer, first: chargeKeyOf(p), cents: asked.amount_cents, purpose, goodwill: st.ask === 'goodwill' };
+  const request = { paymentId: p.id, payer: p.payer, first: chargeKeyOf(p), cents: asked.amount_cents, purpose, goodwill: st.ask === 'goodwill', room: roomOn(p) };
   if (st.answer === 'pending') {
     m.pending = request;
     return 'unchanged';

@@ -11,7 +11,7 @@ import type { ClaimRow } from '../../claims/repository.ts';
 import { payerWords, type Payer } from '../billing.ts';
 import type { Entry } from '../ledger.ts';
 import { postRefund } from '../stay-ledger.ts';
-import { chargeKey, leftOnPayment, ledgerOf, returnableFor, totalOf, type RefundPurpose } from '../stay-money.ts';
+import { chargeKey, leftOnPayment, ledgerOf, returnableFor, returnableOn, totalOf, type RefundPurpose } from '../stay-money.ts';
 import { inPlacement, inPlacementById } from '../unit-of-work.ts';
 import {
   homeLabel, insertRefundRequest, moveRefundRequest, openRefundRequest, payeeOf, providerRefundRequest, providerRefundRequests, settledPayments,
@@ -45,8 +45,9 @@ export interface RefundInput {
 const pending = () => new ApiError('refund_pending', 'A refund request on this home is already open; wait for the landlord’s answer.');
 
 /** What the stay can return to `payer` for `purpose`, in cents, the charge `first` first. */
-const returnableTo = (entries: readonly Entry[], purpose: RefundPurpose, payer: Payer, first: PaymentRow | null = null) =>
-  totalOf(returnableFor(entries, purpose, payer, first && chargeOf(first)));
+/** What a refund on `payment` can return to `payer` for `purpose`, in cents (each part at most what that payment paid of it). */
+const returnableTo = (entries: readonly Entry[], purpose: RefundPurpose, payer: Payer, payment: PaymentRow) =>
+  totalOf(returnableOn(entries, purpose, payer, payment.id, chargeOf(payment)));
 
 const chargeOf = (p: PaymentRow) => ({ leaseId: p.lease_agreement_id!, chargeType: p.charge_type, periodStart: p.period_start! });
 
@@ -63,7 +64,9 @@ function refundedPayment(entries: readonly Entry[], payments: PaymentRow[], inpu
     const [first] = returnableFor(entries, purpose, payer);
     if (!first) continue;
     const own = open.filter((p) => p.payer === payer);
-    return own.find((p) => chargeKey(chargeOf(p)) === chargeKey(first.charge)) ?? own[0];
+    // The payment that paid the first charge owed back, else one that paid a part owed back (money goes back on the payment that brought it).
+    return own.find((p) => chargeKey(chargeOf(p)) === chargeKey(first.charge))
+      ?? own.find((p) => returnableTo(entries, purpose, payer, p) > 0) ?? own[0];
   }
   return input.goodwill ? open[0] ?? null : null;
 }
