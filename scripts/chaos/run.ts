@@ -461,8 +461,9 @@ async function main() {
              (select sum(l.amount_cents) from app.ledger_entries l
                where l.lease_agreement_id = p.lease_agreement_id and l.charge_type = p.charge_type
                  and l.period_start = p.period_start and l.part = part.name
-                 -- What the charge charges: its payments and refunds are entries too (the reconciliation checks those).
-                 and l.kind not in ('payment', 'refund'))::text as ledger,
+                 -- What the charge charges: its payments, refunds and the service fee moved with them are
+                 -- entries too (the reconciliation checks those).
+                 and l.kind not in ('payment', 'refund', 'fee'))::text as ledger,
              (select count(*)::integer from app.ledger_entries l
                where l.lease_agreement_id = p.lease_agreement_id and l.charge_type = p.charge_type
                  and l.period_start = p.period_start and l.part = part.name and l.kind = 'charge') as charges
