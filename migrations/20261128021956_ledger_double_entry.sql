@@ -84,10 +84,10 @@ grant select on app.ledger_balances to svc_api;
 -- (app.payments.platform_fee_cents); returned as the refund issued it, 8 % of the rent it returned
 -- (rounded half up; a duplicate charge's automatic refund returns its whole fee).
 insert into app.ledger_entries (org_id, environment, claim_id, claim_home_id, property_id, currency, lease_agreement_id, charge_type,
-                                period_start, part, line, kind, cause, payment_id, amount_cents, posted_on)
+                                period_start, part, line, kind, cause, payment_id, amount_cents)
 select l.org_id, l.environment, l.claim_id, l.claim_home_id, l.property_id, l.currency, l.lease_agreement_id, l.charge_type,
        l.period_start, 'rent', 'Service fee', 'fee', case when p.duplicate_of is null then 'paid' else 'duplicate' end, p.id,
-       p.platform_fee_cents, l.posted_on
+       p.platform_fee_cents
   from (select distinct on (payment_id) * from app.ledger_entries where kind = 'payment' order by payment_id, position) as l
   join app.payments p on p.id = l.payment_id
  where p.platform_fee_cents > 0
@@ -95,10 +95,10 @@ select l.org_id, l.environment, l.claim_id, l.claim_home_id, l.property_id, l.cu
 on conflict do nothing;
 
 insert into app.ledger_entries (org_id, environment, claim_id, claim_home_id, property_id, currency, lease_agreement_id, charge_type,
-                                period_start, part, line, kind, cause, payment_id, refund_request_id, amount_cents, posted_on)
+                                period_start, part, line, kind, cause, payment_id, refund_request_id, amount_cents)
 select l.org_id, l.environment, l.claim_id, l.claim_home_id, l.property_id, l.currency, l.lease_agreement_id, l.charge_type,
        l.period_start, 'rent', 'Service fee returned', 'fee', l.cause, l.payment_id, l.refund_request_id,
-       -round(l.rent_cents * 800 / 10000.0)::bigint, l.posted_on
+       -round(l.rent_cents * 800 / 10000.0)::bigint
   from (select refund_request_id, min(position) as position,
                (array_agg(org_id order by position))[1] as org_id, (array_agg(environment order by position))[1] as environment,
                (array_agg(claim_id order by position))[1] as claim_id, (array_agg(claim_home_id order by position))[1] as claim_home_id,
@@ -106,7 +106,6 @@ select l.org_id, l.environment, l.claim_id, l.claim_home_id, l.property_id, l.cu
                (array_agg(lease_agreement_id order by position))[1] as lease_agreement_id,
                (array_agg(charge_type order by position))[1] as charge_type, (array_agg(period_start order by position))[1] as period_start,
                (array_agg(cause order by position))[1] as cause, (array_agg(payment_id order by position))[1] as payment_id,
-               max(posted_on) as posted_on,
                coalesce(sum(amount_cents) filter (where part = 'rent'), 0) as rent_cents
           from app.ledger_entries where kind = 'refund' group by refund_request_id) as l
  where round(l.rent_cents * 800 / 10000.0) > 0

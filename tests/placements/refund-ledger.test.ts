@@ -257,7 +257,7 @@ describe('existing stays keep their figures', () => {
     await ownerSql()`delete from app.ledger_entries where claim_home_id = ${placementId} and kind in ('payment', 'refund')`;
     expect((await statement(s.api, changed)).totals.paid).toBe(0);
     // The migration's backfill, for this stay only (other suites' stays are posted already and share the database).
-    const file = await readFile(new URL('../../migrations/20261127233118_settlements_in_the_ledger.sql', import.meta.url), 'utf8');
+    const file = await readFile(new URL('../../migrations/20261128044939_settlements_backfill_owed_back_first.sql', import.meta.url), 'utf8');
     const backfill = file.slice(file.indexOf('-- Existing stays keep their figures'))
       .replaceAll('from app.payments p', `from (select * from app.payments where claim_home_id = '${placementId}') p`)
       .replaceAll('from app.refund_requests r', `from (select * from app.refund_requests where claim_home_id = '${placementId}') r`);
