@@ -7,7 +7,7 @@ import { toCents } from '../../shared/money.ts';
 import { canonicalLanguage } from '../../shared/http/values.ts';
 import { findClaim, type ClaimRow } from '../../shared/claims/repository.ts';
 import { insertAmendment, toClaim, updateClaim } from './repository.ts';
-import { homesUnderContract, type HomeUnderContract } from '../../shared/placements/repository.ts';
+import { homesUnderContract, type HomeUnderContract } from '../../shared/placements/offer-repository.ts';
 import { hasCandidate } from '../../shared/claims/sourcing-repository.ts';
 import type { AmendClaimInput } from './schemas.ts';
 import { homesFound } from '../../shared/claims/sourcing.ts';

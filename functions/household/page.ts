@@ -1,10 +1,10 @@
 // The household's page, rendered from data only (no JavaScript): the home as listed, what the
 // household can answer now as plain forms, and, once signed and paid, the stay. Every value is
-// escaped. What it shows is the placement module's HouseholdView (shared/placements/commands/household.ts);
+// escaped. What it shows is the placement module's HouseholdView (shared/placements/commands/household-page.ts);
 // every word comes from the household's language's catalogue (shared/i18n).
 
 import { escapeHtml, layout } from '../../shared/http/page.ts';
-import type { HouseholdMoney, HouseholdView } from '../../shared/placements/commands/household.ts';
+import type { HouseholdMoney, HouseholdView } from '../../shared/placements/commands/household-page.ts';
 import { chargeParts, type ChargePart } from '../../shared/placements/billing.ts';
 import { languages, catalogues, type Words } from '../../shared/i18n/index.ts';
 

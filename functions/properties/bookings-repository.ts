@@ -2,7 +2,7 @@ import type { z } from '@hono/zod-openapi';
 import type { Tx } from '../../shared/db/client.ts';
 import { fromCents } from '../../shared/money.ts';
 import { afterCursorRow, assertCursorRowVisible } from '../../shared/http/paging.ts';
-import type { BookingRow } from '../../shared/placements/money-repository.ts';
+import type { BookingRow } from '../../shared/placements/booking-repository.ts';
 import type { Booking } from './schemas.ts';
 
 // The provider's bookings with the money of each. A booking's environment is its placement's, so

@@ -27,7 +27,7 @@ import { child, stopped, waitFor } from '../lib/processes.ts';
 import { freePort } from '../lib/scratch.ts';
 import { pgTypes } from '../../shared/db/client.ts';
 import { signPayLink, signSetupLink } from '../../shared/placements/pay-link.ts';
-import { householdLinkEmail } from '../../shared/placements/commands/household.ts';
+import { householdLinkEmail } from '../../shared/placements/commands/household-link.ts';
 import type { ClaimRow } from '../../shared/claims/repository.ts';
 import { smtpEmail } from '../../shared/placements/ports/smtp.ts';
 import { startCatcher } from '../mail/catcher.ts';

@@ -9,7 +9,7 @@ export interface JobPayloads {
   send_contract: { lease_id: string };
   /** The placement: stop the signature links of a superseded or withdrawn contract. */
   withdraw_contract: { provider_ref: string; reason: string };
-  /** The placement: the household's link to a home sent to it, signed when the email goes out (commands/household.ts). */
+  /** The placement: the household's link to a home sent to it, signed when the email goes out (commands/household-link.ts). */
   send_household_link: { placement_id: string };
   /** The placement: read a contract again at the e-signature provider after its callback, and apply what it shows (commands/callback.ts). */
   reread_contract: { provider_ref: string };

@@ -2,9 +2,10 @@ import type { z } from '@hono/zod-openapi';
 import { amountOrNull, fromCents } from '../money.ts';
 import type { LeaseTerms } from './pricing.ts';
 import type { DepositRefund, LeaseTermsSchema, PlacementBooking, PlacementHome, PlacementPayment } from './schemas.ts';
-import { stayMoveOut, type BookingJson, type PaymentJson, type PlacementHomeRow, type RefundJson } from './repository.ts';
+import { stayMoveOut } from './stay-repository.ts';
+import type { BookingJson, PaymentJson, PlacementHomeRow, RefundJson } from './placement-repository.ts';
 import type { ClaimRow } from '../claims/repository.ts';
-import type { ProviderRefundRequestRow, RefundStep } from './money-repository.ts';
+import type { ProviderRefundRequestRow, RefundStep } from './refund-repository.ts';
 import type { LeaseRow } from './lease.ts';
 
 // The placement's rows as the API shows them, in one place: a home on a request (GET placement, and

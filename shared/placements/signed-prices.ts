@@ -3,7 +3,8 @@ import { ApiError } from '../http/errors.ts';
 import type { ClaimRow } from '../claims/repository.ts';
 import type { LeaseRow } from './lease.ts';
 import { price, termsOf, type LeaseTerms } from './pricing.ts';
-import { homeIfPlaceable, type PlacementRow } from './repository.ts';
+import { homeIfPlaceable } from './listing-repository.ts';
+import type { PlacementRow } from './offer-repository.ts';
 
 // What a signed contract version charges: always from the terms it was issued with (never from the
 // home as it stands). The ledger posts a version's charges from these prices (./stay-ledger.ts), and the

@@ -8,7 +8,8 @@ import {
 } from './ledger.ts';
 import { refundEntries, type RefundAsk } from './ledger-refunds.ts';
 import { entriesOf, postEntries } from './ledger-repository.ts';
-import { addendaOf, currentLease, type PlacementRow } from './repository.ts';
+import { addendaOf, currentLease } from './contract-repository.ts';
+import type { PlacementRow } from './offer-repository.ts';
 import { signedPrices } from './signed-prices.ts';
 import { platformFeeOf } from '../properties/earnings.ts';
 

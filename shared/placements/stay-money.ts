@@ -7,7 +7,7 @@ import {
   type Account, type ChargeKey, type Entry, type LedgerCharge, type NewEntry,
 } from './ledger.ts';
 import { ledgerOf, type Ledger } from './stay-ledger.ts';
-import type { PlacementRow } from './repository.ts';
+import type { PlacementRow } from './offer-repository.ts';
 
 // Reading the ledger's entries and a charge's key, for the commands that name a charge or a payment.
 export { chargeKey, isSettlement } from './ledger.ts';

@@ -2,7 +2,8 @@ import type { Tx } from '../db/client.ts';
 import type { ClaimRow } from '../claims/repository.ts';
 import { emit } from '../events/outbox.ts';
 import { onHome } from './render.ts';
-import { insertUndeliveredMessage, type PlacementRow } from './repository.ts';
+import { insertUndeliveredMessage } from './message-repository.ts';
+import type { PlacementRow } from './offer-repository.ts';
 
 // A message to the household that did not go out: filed on the placement (app.undelivered_messages,
 // which its timeline reads as household_link.undelivered) and announced to the carrier by the event

@@ -3,8 +3,8 @@ import { withTenant, type Tenant } from '../db/tenant.ts';
 import { ApiError } from '../http/errors.ts';
 import { findClaim, type ClaimRow } from '../claims/repository.ts';
 import { lockLease, type LeaseRow } from './lease.ts';
-import { placementKeys } from './money-repository.ts';
-import { findPlacement, type PlacementRow } from './repository.ts';
+import { placementKeys } from './offer-repository.ts';
+import { findPlacement, type PlacementRow } from './offer-repository.ts';
 
 // The placement's unit of work: one tenant transaction that finds and locks what a command acts on,
 // always in the same order, and hands the command typed rows. Every placement command, job, callback

@@ -3,7 +3,7 @@ import { single } from '../../../shared/http/envelope.ts';
 import { decideBudget, readBudget } from '../../../shared/placements/commands/budget.ts';
 import { approveProposal, changeSigner, setDates } from '../../../shared/placements/commands/dates.ts';
 import { putOption } from '../../../shared/placements/commands/options.ts';
-import { resendHouseholdLink } from '../../../shared/placements/commands/household.ts';
+import { resendHouseholdLink } from '../../../shared/placements/commands/household-link.ts';
 import { readPlacement } from '../../../shared/placements/commands/read.ts';
 import {
   BudgetDecision, BudgetParams, BudgetReview, DatesInput, HouseholdLinkSent, LeaseCreated, OptionInput, OptionResult, Placement, PropertyRef, SignerChanged,

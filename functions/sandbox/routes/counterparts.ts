@@ -7,7 +7,7 @@ import { PlacementHome } from '../../../shared/placements/schemas.ts';
 import {
   HomeOnRequestParams, HouseholdAction, LandlordAction, SandboxEmail, SandboxEmailsQuery, SandboxHouseholdLink, type LandlordActionBody,
 } from '../schemas.ts';
-import { sandboxHouseholdLink } from '../../../shared/placements/commands/household.ts';
+import { sandboxHouseholdLink } from '../../../shared/placements/commands/household-link.ts';
 import { outboxPage } from '../helpers.ts';
 import { homeHelperErrors, sandboxOnlyRefusal } from '../guard.ts';
 import type { Context } from 'hono';

@@ -2,8 +2,9 @@ import type { Tx } from '../../db/client.ts';
 import { emit } from '../../events/outbox.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { providerBookingFields } from '../render.ts';
-import { homeLabel, type BookingRow } from '../money-repository.ts';
-import type { PlacementRow } from '../repository.ts';
+import { homeLabel } from '../listing-repository.ts';
+import type { BookingRow } from '../booking-repository.ts';
+import type { PlacementRow } from '../offer-repository.ts';
 
 // What the provider hears of its booking's changes (move-in, dates, cancellation, closeout).
 

@@ -12,15 +12,16 @@ import type { Tenant } from '../../db/tenant.ts';
 import { inPlacement } from '../unit-of-work.ts';
 import { onHome } from '../render.ts';
 import { placementHome } from './read.ts';
-import { homeLabel, payeeOf } from '../money-repository.ts';
+import { homeLabel } from '../listing-repository.ts';
+import { payeeOf } from '../payment-repository.ts';
 import { decideRefund } from './refunds.ts';
 import { declineExtension, putExtensionInEffect } from './extensions.ts';
 import { postSigned } from '../stay-ledger.ts';
 import { extensionCharge, ledgerOf } from '../stay-money.ts';
 import { settleRequestStatus } from './booking.ts';
-import {
-  currentLease, moveOffer, openAddendum, otherHomesInPlay, recordResponse, updatePlacement, type PlacementRow,
-} from '../repository.ts';
+import { currentLease, openAddendum } from '../contract-repository.ts';
+import { moveOffer, otherHomesInPlay, updatePlacement, type PlacementRow } from '../offer-repository.ts';
+import { recordResponse } from '../answer-repository.ts';
 import type { LeaseRow } from '../lease.ts';
 
 // The household's and the landlord's answers. In live they arrive from their own channels and the

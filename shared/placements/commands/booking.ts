@@ -12,14 +12,15 @@ import { findClaim, type ClaimRow } from '../../claims/repository.ts';
 import { tenantNow, utcDay } from '../../clock/time.ts';
 import { checkNotPast, earliestToday, latestToday } from '../stay.ts';
 import { inPlacement } from '../unit-of-work.ts';
-import {
-  cancelBookingRow, completeBooking, confirmedBooking, homeLabel, otherHomesState, payeeOf, recordMoveIn, setCheckOut,
-  settledPayments, stayBooking, type HomeState,
-} from '../money-repository.ts';
+import { cancelBookingRow, completeBooking, confirmedBooking, recordMoveIn, setCheckOut, stayBooking } from '../booking-repository.ts';
+import { homeLabel } from '../listing-repository.ts';
+import { otherHomesState, type HomeState } from '../offer-repository.ts';
+import { payeeOf, settledPayments } from '../payment-repository.ts';
 import { announceBookingChange } from './announce.ts';
-import {
-  cancelPlacement, completeStayHolds, contactAddresses, currentLease, openAddendum, recordShortening, releaseStayHolds, stayMoveOut, type PlacementRow,
-} from '../repository.ts';
+import { cancelPlacement, type PlacementRow } from '../offer-repository.ts';
+import { completeStayHolds, recordShortening, releaseStayHolds, stayMoveOut } from '../stay-repository.ts';
+import { contactAddresses } from '../message-repository.ts';
+import { currentLease, openAddendum } from '../contract-repository.ts';
 import { extensionStatus, withdrawExtension } from './extensions.ts';
 import { postCancellation, postLapse, postShortening } from '../stay-ledger.ts';
 import { scheduleCloseout, scheduleInStay } from '../schedule.ts';

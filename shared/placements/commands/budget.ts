@@ -5,7 +5,10 @@ import type { ClaimRow } from '../../claims/repository.ts';
 import { signedStay } from '../signed-prices.ts';
 import { budgetTotals, ledgerOf } from '../stay-money.ts';
 import { inRequest } from '../unit-of-work.ts';
-import { currentLease, findPlacement, homeForRequest, readApproval, saveApproval, type HomeForRequest, type PlacementRow } from '../repository.ts';
+import { currentLease } from '../contract-repository.ts';
+import { findPlacement, type PlacementRow } from '../offer-repository.ts';
+import { homeForRequest, type HomeForRequest } from '../listing-repository.ts';
+import { readApproval, saveApproval } from '../approval-repository.ts';
 
 // The budget review of a home on a request (GET budget) and the carrier's approval (POST budget,
 // or POST options with approve_budget). Figures come from shared/placements/pricing.ts, the same

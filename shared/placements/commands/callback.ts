@@ -3,7 +3,7 @@ import { ApiError } from '../../http/errors.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { signingOrder, type ContractNotice, type ESignaturePort } from '../ports/types.ts';
 import { answer, sign } from './answers.ts';
-import { leaseByProviderRef } from '../repository.ts';
+import { leaseByProviderRef } from '../contract-repository.ts';
 
 // The live e-signature provider's callbacks. Documenso authenticates them by a static secret, not
 // by a signature over the body with a timestamp, so a leaked secret lets anyone post any body: a

@@ -6,10 +6,11 @@ import { termsOf } from '../pricing.ts';
 import { lastNight } from '../stay.ts';
 import { lockCalendar } from '../unit-of-work.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
-import {
-  contactAddresses, currentLease, homeIfPlaceable, insertLease, linkSuperseded, rangeConflicts, releaseHolds, takeHold,
-  type PlacementRow,
-} from '../repository.ts';
+import { contactAddresses } from '../message-repository.ts';
+import { currentLease, insertLease, linkSuperseded } from '../contract-repository.ts';
+import { homeIfPlaceable } from '../listing-repository.ts';
+import { rangeConflicts, releaseHolds, takeHold } from '../hold-repository.ts';
+import type { PlacementRow } from '../offer-repository.ts';
 
 // Issuing a contract version: the one path behind POST dates, POST dates/approve-proposal and POST
 // signer. The unsigned live version is superseded (kept, readable) and its hold released; the new

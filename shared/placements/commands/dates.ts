@@ -9,7 +9,9 @@ import { type DatesInput, type SignerInput } from '../schemas.ts';
 import { assertNotSigned, issueContract } from './contract.ts';
 import { leaseCreated } from '../render.ts';
 import { shortenStay } from './booking.ts';
-import { currentLease, resolveProposals, updatePlacement, type PlacementRow } from '../repository.ts';
+import { currentLease } from '../contract-repository.ts';
+import { resolveProposals } from '../answer-repository.ts';
+import { updatePlacement, type PlacementRow } from '../offer-repository.ts';
 
 // POST dates, POST dates/approve-proposal and POST signer: each locks the request and the placement,
 // checks the placement's state and issues a new contract version (./contract.ts).

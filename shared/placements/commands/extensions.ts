@@ -16,11 +16,11 @@ import { splitCharge } from '../../properties/earnings.ts';
 import { earliestToday, lastNight } from '../stay.ts';
 import { scheduleCloseout } from '../schedule.ts';
 import { inPlacement, lockCalendar } from '../unit-of-work.ts';
-import { setCheckOut, stayBooking } from '../money-repository.ts';
-import {
-  addendaOf, currentLease, insertAddendum, latestVersion, openAddendum, putAddendumInEffect, rangeConflicts, releaseHolds, stayMoveOut, takeHold,
-  type PlacementRow,
-} from '../repository.ts';
+import { setCheckOut, stayBooking } from '../booking-repository.ts';
+import { addendaOf, currentLease, insertAddendum, latestVersion, openAddendum, putAddendumInEffect } from '../contract-repository.ts';
+import { rangeConflicts, releaseHolds, takeHold } from '../hold-repository.ts';
+import { stayMoveOut } from '../stay-repository.ts';
+import type { PlacementRow } from '../offer-repository.ts';
 import { announceBookingChange } from './announce.ts';
 import type { ExtensionInput } from '../schemas.ts';
 

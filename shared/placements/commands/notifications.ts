@@ -1,7 +1,8 @@
 import { withTenant, type Tenant } from '../../db/tenant.ts';
 import type { ProcessorNotification } from '../ports/types.ts';
 import { liveAccountOwner, setBankAccountLast4, updatePayoutStatus } from '../../properties/payouts.ts';
-import { claimProcessorEvent, livePaymentByRef, payeeOf, paymentsOf, recordRefunded } from '../money-repository.ts';
+import { claimProcessorEvent } from '../processor-event-repository.ts';
+import { livePaymentByRef, payeeOf, paymentsOf, recordRefunded } from '../payment-repository.ts';
 import { chargesNamed, recordCharge } from './payments.ts';
 import type { LedgerCharge } from '../ledger.ts';
 import { splitCharge } from '../../properties/earnings.ts';

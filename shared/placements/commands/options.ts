@@ -4,10 +4,13 @@ import { moveStatus } from '../../claims/lifecycle.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { offerMove } from '../states.ts';
 import { inRequest, lockHomeOnRequest, type RequestUnit } from '../unit-of-work.ts';
-import { issueHouseholdLink, type LinkDelivery } from './household.ts';
+import { issueHouseholdLink, type LinkDelivery } from './household-link.ts';
 import { type OptionInput } from '../schemas.ts';
 import { approveBudget } from './budget.ts';
-import { hasBillingAccount, homeForRequest, insertPlacement, moveOffer, otherStaysConflicts, readApproval, reopenPlacement } from '../repository.ts';
+import { hasBillingAccount, readApproval } from '../approval-repository.ts';
+import { homeForRequest } from '../listing-repository.ts';
+import { insertPlacement, moveOffer, reopenPlacement } from '../offer-repository.ts';
+import { otherStaysConflicts } from '../hold-repository.ts';
 import { wantedNights } from '../stay.ts';
 import { tenantNow } from '../../clock/time.ts';
 
@@ -73,7 +76,7 @@ export async function putOption(caller: Caller, reference: string, body: OptionI
 
     let delivery: LinkDelivery | null = null;
     if (body.action === 'send') {
-      // The household is emailed its link to the home's page (./household.ts), once per offer.
+      // The household is emailed its link to the home's page (./household-link.ts), once per offer.
       if (firstTime) delivery = (await issueHouseholdLink(tx, claim, row)).delivery;
       await moveStatus(tx, [claim.id], 'options_sent');
     } else {

@@ -7,10 +7,13 @@ import type { CheckoutRequest } from '../ports/types.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { NotConfigured, ProviderError } from '../ports/provider.ts';
 import { log } from '../../log.ts';
-import { abandonCheckout, insertPending, isBooked, isReplacedCheckout, openCheckout, paymentsOf, recordCheckout } from '../money-repository.ts';
+import { abandonCheckout, insertPending, isReplacedCheckout, openCheckout, recordCheckout } from '../checkout-repository.ts';
+import { isBooked } from '../booking-repository.ts';
+import { paymentsOf } from '../payment-repository.ts';
 import { withTenant } from '../../db/tenant.ts';
 import { payable, paySandbox, requireShown, type ShownShare } from './payments.ts';
-import { homeOnRequest, type PlacementRow } from '../repository.ts';
+import { homeOnRequest } from '../listing-repository.ts';
+import type { PlacementRow } from '../offer-repository.ts';
 import { inPlacementById } from '../unit-of-work.ts';
 import { postSignedVersions } from '../stay-ledger.ts';
 

@@ -11,11 +11,12 @@ import { chargesAsNamed, isPaid, ledgerOf, moneyOf, type Due } from '../stay-mon
 import { putExtensionInEffect } from './extensions.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { onHome, providerBookingFields } from '../render.ts';
-import {
-  attachPayment, completedBookingOf, confirmBooking, confirmedBooking, homeLabel, insertAutomaticRefund, insertFailed, insertSucceeded, payeeOf,
-  type Payee, type PaymentRow, type PaymentWrite,
-} from '../money-repository.ts';
-import { currentLease, type PlacementRow } from '../repository.ts';
+import { attachPayment, insertFailed, insertSucceeded, payeeOf, type Payee, type PaymentRow, type PaymentWrite } from '../payment-repository.ts';
+import { completedBookingOf, confirmBooking, confirmedBooking } from '../booking-repository.ts';
+import { homeLabel } from '../listing-repository.ts';
+import { insertAutomaticRefund } from '../refund-repository.ts';
+import { currentLease } from '../contract-repository.ts';
+import type { PlacementRow } from '../offer-repository.ts';
 import { scheduleCloseout } from '../schedule.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { log } from '../../log.ts';

@@ -6,7 +6,7 @@ import type { Caller } from '../../http/context.ts';
 import { inRequest } from '../unit-of-work.ts';
 import { tenantNow } from '../../clock/time.ts';
 import { renderPlacementHome } from '../render.ts';
-import { placementHomes, type PlacementHomeRow } from '../repository.ts';
+import { placementHomes, type PlacementHomeRow } from '../placement-repository.ts';
 import { chargeParts, payerOf, type Payer } from '../billing.ts';
 
 // GET /claims/{reference}/placement: the request's status and every home on it.

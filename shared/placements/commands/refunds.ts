@@ -13,12 +13,11 @@ import type { Entry } from '../ledger.ts';
 import { postRefund } from '../stay-ledger.ts';
 import { chargeKey, leftOnPayment, ledgerOf, returnableFor, returnableOn, totalOf, type RefundPurpose } from '../stay-money.ts';
 import { inPlacement, inPlacementById } from '../unit-of-work.ts';
-import {
-  homeLabel, insertRefundRequest, moveRefundRequest, openRefundRequest, payeeOf, providerRefundRequest, providerRefundRequests, settledPayments,
-  type PaymentRow, type RefundRequestRow,
-} from '../money-repository.ts';
+import { homeLabel } from '../listing-repository.ts';
+import { insertRefundRequest, moveRefundRequest, openRefundRequest, providerRefundRequest, providerRefundRequests, type RefundRequestRow } from '../refund-repository.ts';
+import { payeeOf, settledPayments, type PaymentRow } from '../payment-repository.ts';
 import { onHome, refundHistory, renderRefundForProvider } from '../render.ts';
-import type { PlacementRow } from '../repository.ts';
+import type { PlacementRow } from '../offer-repository.ts';
 
 // Refunds: the carrier asks (POST refund-request), the landlord approves or declines (the sandbox
 // `landlord` helper, or the provider's own POST /properties/refund-requests/{id}), and an approval

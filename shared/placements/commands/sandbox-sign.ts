@@ -3,7 +3,7 @@ import { withTenant, type Tenant } from '../../db/tenant.ts';
 import { dueJobsOf } from '../../jobs/queue.ts';
 import { runDueJobs, type JobRegistry } from '../../jobs/runner.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
-import type { PlacementRow } from '../repository.ts';
+import type { PlacementRow } from '../offer-repository.ts';
 import { answer, NotSentYet } from './answers.ts';
 
 // The sandbox helpers' answers wait for what the service sends on its own. A contract version goes
