@@ -233,7 +233,7 @@ AS $function$
    where exists (select 1 from app.properties p
                   where p.id = p_property_id and p.org_id = app.current_org() and p.environment = app.current_env())
      and ((u.uid ~* '^stay-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}@'
-           and exists (select 1 from app.claim_homes h
+           and exists (select 1 from app.claim_options h
                         where h.id = substring(u.uid from 6 for 36)::uuid and h.property_id = p_property_id))
        or (u.uid ~* '^block-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}@'
            and exists (select 1 from app.availability_blocks b
@@ -488,7 +488,7 @@ CREATE OR REPLACE FUNCTION app.home_label(p_property uuid)
 AS $function$
   select p.name, p.external_id from app.properties p
    where p.id = p_property
-     and exists (select 1 from app.claim_homes h where h.property_id = p.id and h.org_id = app.current_org() and h.environment = app.current_env())
+     and exists (select 1 from app.claim_options h where h.property_id = p.id and h.org_id = app.current_org() and h.environment = app.current_env())
 $function$;
 comment on function app.home_label(uuid) is 'Name and external_id of a home, for payloads and pages that name it across organisations.';
 grant execute on function app.home_label(uuid) to svc_api;
@@ -501,7 +501,7 @@ CREATE OR REPLACE FUNCTION app.home_listing(p_claim uuid, p_property uuid)
 AS $function$
   select p.name, p.address, p.city, p.state, p.zip_code, p.bedrooms, p.bathrooms, p.sqft, p.furnished_status, p.image_urls,
          p.description, p.amenities, p.pet_policy, o.contact_email
-    from app.claim_homes h
+    from app.claim_options h
     join app.properties p on p.id = h.property_id
     join app.organisations o on o.id = p.org_id
    where h.claim_id = p_claim and h.property_id = p_property
@@ -517,7 +517,7 @@ CREATE OR REPLACE FUNCTION app.homes_on_request(p_claim uuid)
  SET search_path TO 'app', 'pg_temp'
 AS $function$
   select p.id, p.name, p.address, p.city, p.state, p.currency, p.monthly_rate_cents
-    from app.claim_homes h join app.properties p on p.id = h.property_id
+    from app.claim_options h join app.properties p on p.id = h.property_id
    where h.claim_id = p_claim and h.org_id = app.current_org() and h.environment = app.current_env()
 $function$;
 comment on function app.homes_on_request(uuid) is 'Name, address and rate of the homes on a request, read across organisations for the placement read.';
@@ -543,13 +543,13 @@ CREATE OR REPLACE FUNCTION app.lease_status_follow()
  SET search_path TO 'app', 'pg_temp'
 AS $function$
 begin
-  update app.claim_homes h
+  update app.claim_options h
      set lease_status = case when new.status in ('superseded', 'withdrawn') then null else new.status end,
          move_in_date = new.move_in_date, move_out_date = new.move_out_date, updated_at = clock_timestamp()
    where h.current_lease_id = new.id;
   return null;
 end $function$;
-comment on function app.lease_status_follow() is 'Keeps the placement''s lease_status equal to the status of its live contract version.';
+comment on function app.lease_status_follow() is 'Keeps the option''s lease_status equal to the status of its live contract version.';
 
 CREATE OR REPLACE FUNCTION app.lease_terms_frozen()
  RETURNS trigger
@@ -677,7 +677,7 @@ AS $function$
   select o.id, o.name, (app.payout_status(o.id, p_env)).processor_account_id, app.can_take_charges(o.id, p_env), o.contact_email
     from app.properties p join app.organisations o on o.id = p.org_id
    where p.id = p_property
-     and exists (select 1 from app.claim_homes h where h.property_id = p.id and h.org_id = app.current_org() and h.environment = app.current_env())
+     and exists (select 1 from app.claim_options h where h.property_id = p.id and h.org_id = app.current_org() and h.environment = app.current_env())
 $function$;
 comment on function app.payee_of(uuid,text) is 'The landlord a payment for a home goes to: organisation, processor account, whether it can take charges, contact address.';
 grant execute on function app.payee_of(uuid,text) to svc_api;
@@ -744,13 +744,13 @@ AS $function$
          h.application_approved_at, h.application_declined_at, h.application_decline_reason,
          c.target_move_in, c.est_length_months, c.adults, c.children, c.has_pets, c.number_of_pets,
          h.proposed_move_in, h.proposed_move_out
-    from app.claim_homes h
+    from app.claim_options h
     join app.properties p on p.id = h.property_id
     join app.claims c on c.id = h.claim_id
    where p.org_id = app.current_org() and h.environment = app.current_env() and h.applied_at is not null
      and (p_id is null or h.id = p_id)
      and (p_status is null or h.application_status = p_status)
-     and (p_after is null or (h.applied_at, h.id) < (select a.applied_at, a.id from app.claim_homes a where a.id = p_after))
+     and (p_after is null or (h.applied_at, h.id) < (select a.applied_at, a.id from app.claim_options a where a.id = p_after))
    order by h.applied_at desc, h.id desc
    limit p_limit
 $function$;
@@ -902,7 +902,7 @@ begin
       raise exception 'an event of environment % is not the calling tenant''s to record', p_env using errcode = 'insufficient_privilege';
     end if;
     if p_org is not null and p_org <> app.current_org() and not exists (
-      select 1 from app.claim_homes h join app.properties p on p.id = h.property_id
+      select 1 from app.claim_options h join app.properties p on p.id = h.property_id
        where h.org_id = app.current_org() and h.environment = app.current_env() and p.org_id = p_org) then
       raise exception 'an event for organisation % is not the calling tenant''s to record', p_org using errcode = 'insufficient_privilege';
     end if;
@@ -1431,7 +1431,7 @@ create table app.bookings (
   constraint bookings_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'sandbox'::text]))),
   constraint bookings_carrier_org_id_fkey FOREIGN KEY (carrier_org_id) REFERENCES app.organisations(id),
   constraint bookings_claim FOREIGN KEY (claim_id) REFERENCES app.claims(id),
-  constraint bookings_claim_home FOREIGN KEY (claim_home_id, carrier_org_id, environment) REFERENCES app.claim_homes(id, org_id, environment),
+  constraint bookings_claim_home FOREIGN KEY (claim_home_id, carrier_org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint bookings_lease FOREIGN KEY (lease_agreement_id) REFERENCES app.lease_agreements(id),
   constraint bookings_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id),
   constraint bookings_property_id_org_id_fkey FOREIGN KEY (property_id, org_id) REFERENCES app.properties(id, org_id)
@@ -1447,7 +1447,7 @@ comment on column app.bookings.check_in is 'Move-in date.';
 comment on column app.bookings.check_out is 'Move-out date (after check_in).';
 comment on column app.bookings.move_in_confirmed_at is 'When the move-in was confirmed.';
 comment on column app.bookings.cancelled_at is 'Set exactly when booking_status is cancelled.';
-comment on column app.bookings.claim_home_id is 'The placement (home on a request) that was booked.';
+comment on column app.bookings.claim_home_id is 'The option (home on a request, app.claim_options) that was booked.';
 comment on column app.bookings.cancel_reason is 'The carrier''s reason for cancelling, read by the landlord and the household.';
 comment on column app.bookings.completed_at is 'When the stay was closed out (its move-out date came); set exactly when booking_status is completed.';
 CREATE INDEX bookings_carrier ON app.bookings USING btree (carrier_org_id, environment) WHERE (carrier_org_id IS NOT NULL);
@@ -1674,7 +1674,7 @@ create policy tenant_isolation on app.claim_documents as permissive for all to s
   with check (((org_id = app.current_org()) AND (environment = app.current_env())));
 grant select, insert on table app.claim_documents to svc_api;
 
-create table app.claim_homes (
+create table app.claim_options (
   id uuid default gen_random_uuid() not null,
   org_id uuid not null,
   environment text not null,
@@ -1708,64 +1708,64 @@ create table app.claim_homes (
   application_declined_at timestamp with time zone,
   application_decline_reason text,
   household_link_at timestamp with time zone,
-  constraint claim_homes_pkey PRIMARY KEY (id),
-  constraint claim_homes_claim_id_property_id_key UNIQUE (claim_id, property_id),
-  constraint claim_homes_tenant_key UNIQUE (id, org_id, environment),
-  constraint claim_homes_application_decline_reason_check CHECK (((length(application_decline_reason) >= 1) AND (length(application_decline_reason) <= 2000))),
-  constraint claim_homes_application_declined CHECK ((((application_status = 'declined'::text) = (application_declined_at IS NOT NULL)) AND ((application_declined_at IS NULL) = (application_decline_reason IS NULL)))),
-  constraint claim_homes_application_status CHECK ((application_status = ANY (ARRAY['not_applied'::text, 'applied'::text, 'approved_to_lease'::text, 'declined'::text]))),
-  constraint claim_homes_cancel_reason_check CHECK ((length(cancel_reason) <= 2000)),
-  constraint claim_homes_check CHECK ((move_out_date > move_in_date)),
-  constraint claim_homes_decline CHECK (((option_status <> 'declined'::text) OR (decline_reason IS NOT NULL))),
-  constraint claim_homes_decline_reason_check CHECK ((length(decline_reason) <= 2000)),
-  constraint claim_homes_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'sandbox'::text]))),
-  constraint claim_homes_lease_status CHECK ((lease_status = ANY (ARRAY['awaiting_lease'::text, 'sent_for_signature'::text, 'policyholder_signed'::text, 'fully_signed'::text]))),
-  constraint claim_homes_option_status CHECK ((option_status = ANY (ARRAY['sent'::text, 'saved'::text, 'approved'::text, 'declined'::text, 'cancelled'::text]))),
-  constraint claim_homes_proposal CHECK ((((proposed_move_in IS NULL) = (proposed_move_out IS NULL)) AND ((proposed_move_in IS NULL) = (proposed_at IS NULL)) AND ((proposed_move_out IS NULL) OR (proposed_move_out > proposed_move_in)))),
-  constraint claim_homes_recipient_response_check CHECK ((recipient_response = ANY (ARRAY['saved'::text, 'rejected'::text]))),
-  constraint claim_homes_signer CHECK (((signer_email IS NULL) OR (signer_name IS NOT NULL))),
-  constraint claim_homes_signer_email_check CHECK ((length(signer_email) <= 255)),
-  constraint claim_homes_signer_name_check CHECK ((length(signer_name) <= 255)),
-  constraint claim_homes_claim_id_org_id_environment_fkey FOREIGN KEY (claim_id, org_id, environment) REFERENCES app.claims(id, org_id, environment),
-  constraint claim_homes_current_lease FOREIGN KEY (current_lease_id) REFERENCES app.lease_agreements(id),
-  constraint claim_homes_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id),
-  constraint claim_homes_property_id_fkey FOREIGN KEY (property_id) REFERENCES app.properties(id)
+  constraint claim_options_pkey PRIMARY KEY (id),
+  constraint claim_options_claim_id_property_id_key UNIQUE (claim_id, property_id),
+  constraint claim_options_tenant_key UNIQUE (id, org_id, environment),
+  constraint claim_options_application_decline_reason_check CHECK (((length(application_decline_reason) >= 1) AND (length(application_decline_reason) <= 2000))),
+  constraint claim_options_application_declined CHECK ((((application_status = 'declined'::text) = (application_declined_at IS NOT NULL)) AND ((application_declined_at IS NULL) = (application_decline_reason IS NULL)))),
+  constraint claim_options_application_status CHECK ((application_status = ANY (ARRAY['not_applied'::text, 'applied'::text, 'approved_to_lease'::text, 'declined'::text]))),
+  constraint claim_options_cancel_reason_check CHECK ((length(cancel_reason) <= 2000)),
+  constraint claim_options_check CHECK ((move_out_date > move_in_date)),
+  constraint claim_options_decline CHECK (((option_status <> 'declined'::text) OR (decline_reason IS NOT NULL))),
+  constraint claim_options_decline_reason_check CHECK ((length(decline_reason) <= 2000)),
+  constraint claim_options_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'sandbox'::text]))),
+  constraint claim_options_lease_status CHECK ((lease_status = ANY (ARRAY['awaiting_lease'::text, 'sent_for_signature'::text, 'policyholder_signed'::text, 'fully_signed'::text]))),
+  constraint claim_options_option_status CHECK ((option_status = ANY (ARRAY['sent'::text, 'saved'::text, 'approved'::text, 'declined'::text, 'cancelled'::text]))),
+  constraint claim_options_proposal CHECK ((((proposed_move_in IS NULL) = (proposed_move_out IS NULL)) AND ((proposed_move_in IS NULL) = (proposed_at IS NULL)) AND ((proposed_move_out IS NULL) OR (proposed_move_out > proposed_move_in)))),
+  constraint claim_options_recipient_response_check CHECK ((recipient_response = ANY (ARRAY['saved'::text, 'rejected'::text]))),
+  constraint claim_options_signer CHECK (((signer_email IS NULL) OR (signer_name IS NOT NULL))),
+  constraint claim_options_signer_email_check CHECK ((length(signer_email) <= 255)),
+  constraint claim_options_signer_name_check CHECK ((length(signer_name) <= 255)),
+  constraint claim_options_claim_id_org_id_environment_fkey FOREIGN KEY (claim_id, org_id, environment) REFERENCES app.claims(id, org_id, environment),
+  constraint claim_options_current_lease FOREIGN KEY (current_lease_id) REFERENCES app.lease_agreements(id),
+  constraint claim_options_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id),
+  constraint claim_options_property_id_fkey FOREIGN KEY (property_id) REFERENCES app.properties(id)
 );
-alter table app.claim_homes enable row level security;
-comment on table app.claim_homes is 'Homes put on a request as options, and their way to a placement (lease, move-in). Extended by the placement work.';
-comment on column app.claim_homes.option_status is 'Where the option stands with the carrier (sent, approved, declined, ...).';
-comment on column app.claim_homes.lease_status is 'awaiting_lease, sent_for_signature, policyholder_signed or fully_signed; null: no lease started.';
-comment on column app.claim_homes.move_in_date is 'Agreed move-in date.';
-comment on column app.claim_homes.move_out_date is 'Agreed move-out date.';
-comment on column app.claim_homes.added_at is 'When the home was put on the request.';
-comment on column app.claim_homes.cancelled_at is 'When the option or placement was cancelled; null: still open.';
-comment on column app.claim_homes.application_status is 'not_applied, applied (with the landlord), approved_to_lease (dates may be set), declined (the landlord turned the application down).';
-comment on column app.claim_homes.placed_without_recipient is 'True when placed (action place) without involving the household.';
-comment on column app.claim_homes.offered_at is 'When the home was sent to the household (action send).';
-comment on column app.claim_homes.adjuster_placed_at is 'When the carrier last sent or placed the home through POST options.';
-comment on column app.claim_homes.committed_at is 'When the home was committed to this request (placed, or the application approved). The home''s nights are held only once dates are set (service holds, disjoint per home and environment).';
-comment on column app.claim_homes.recipient_response is 'The household''s last answer to the offer: saved or rejected (declined).';
-comment on column app.claim_homes.decline_reason is 'Why the household declined, in their words.';
-comment on column app.claim_homes.applied_at is 'When the household applied for the home it was sent.';
-comment on column app.claim_homes.application_approved_at is 'When the landlord approved the household''s application (send path); place approves at once.';
-comment on column app.claim_homes.proposed_move_in is 'Dates the household asked for instead; while set the placement waits for POST dates/approve-proposal.';
-comment on column app.claim_homes.proposed_move_out is 'Move-out date of the household''s open proposal.';
-comment on column app.claim_homes.proposed_at is 'When the household proposed different dates; the placement waits until they are approved.';
-comment on column app.claim_homes.signer_name is 'The named signer of the lease (action place or POST signer); null: the caller''s own team signs.';
-comment on column app.claim_homes.signer_email is 'The named signer''s address; null sends the lease to the carrier''s own team.';
-comment on column app.claim_homes.current_lease_id is 'The live contract version; superseded versions stay in app.lease_agreements.';
-comment on column app.claim_homes.moved_in_at is 'When the carrier confirmed the household moved in (POST confirm-move-in).';
-comment on column app.claim_homes.booked_at is 'When the first payment cleared and the booking was confirmed.';
-comment on column app.claim_homes.cancel_reason is 'The reason given with POST cancel-booking.';
-comment on column app.claim_homes.application_declined_at is 'When the landlord declined the household''s application.';
-comment on column app.claim_homes.application_decline_reason is 'Why the landlord declined, in the landlord''s words (shown to the carrier).';
-comment on column app.claim_homes.household_link_at is 'When the household''s link to this home was last issued (POST options with send, or a re-send); links of an earlier issue are refused.';
-CREATE INDEX claim_homes_applications ON app.claim_homes USING btree (property_id, applied_at DESC, id DESC) WHERE (applied_at IS NOT NULL);
-CREATE TRIGGER claim_homes_touch BEFORE UPDATE ON app.claim_homes FOR EACH ROW EXECUTE FUNCTION app.claims_touch();
-create policy tenant_isolation on app.claim_homes as permissive for all to svc_api
+alter table app.claim_options enable row level security;
+comment on table app.claim_options is 'The options: each home put on a request (POST /claims/{reference}/options), sent to the household or placed, and its way to a placement (dates, lease, booking, move-in). One row per request and home; a placement is an option placed.';
+comment on column app.claim_options.option_status is 'Where the option stands with the household and the carrier: sent, saved, approved (placed), declined or cancelled.';
+comment on column app.claim_options.lease_status is 'awaiting_lease, sent_for_signature, policyholder_signed or fully_signed; null: no lease started.';
+comment on column app.claim_options.move_in_date is 'Agreed move-in date.';
+comment on column app.claim_options.move_out_date is 'Agreed move-out date.';
+comment on column app.claim_options.added_at is 'When the home was put on the request.';
+comment on column app.claim_options.cancelled_at is 'When the option (and its placement, if any) was cancelled; null: still open.';
+comment on column app.claim_options.application_status is 'not_applied, applied (with the landlord), approved_to_lease (dates may be set), declined (the landlord turned the application down).';
+comment on column app.claim_options.placed_without_recipient is 'True when placed (action place) without involving the household.';
+comment on column app.claim_options.offered_at is 'When the home was sent to the household (action send).';
+comment on column app.claim_options.adjuster_placed_at is 'When the carrier last sent or placed the home through POST options.';
+comment on column app.claim_options.committed_at is 'When the home was committed to this request (placed, or the application approved). The home''s nights are held only once dates are set (service holds, disjoint per home and environment).';
+comment on column app.claim_options.recipient_response is 'The household''s last answer to the offer: saved or rejected (declined).';
+comment on column app.claim_options.decline_reason is 'Why the household declined, in their words.';
+comment on column app.claim_options.applied_at is 'When the household applied for the home it was sent.';
+comment on column app.claim_options.application_approved_at is 'When the landlord approved the household''s application (send path); place approves at once.';
+comment on column app.claim_options.proposed_move_in is 'Dates the household asked for instead; while set the placement waits for POST dates/approve-proposal.';
+comment on column app.claim_options.proposed_move_out is 'Move-out date of the household''s open proposal.';
+comment on column app.claim_options.proposed_at is 'When the household proposed different dates; the placement waits until they are approved.';
+comment on column app.claim_options.signer_name is 'The named signer of the lease (action place or POST signer); null: the caller''s own team signs.';
+comment on column app.claim_options.signer_email is 'The named signer''s address; null sends the lease to the carrier''s own team.';
+comment on column app.claim_options.current_lease_id is 'The live contract version; superseded versions stay in app.lease_agreements.';
+comment on column app.claim_options.moved_in_at is 'When the carrier confirmed the household moved in (POST confirm-move-in).';
+comment on column app.claim_options.booked_at is 'When the first payment cleared and the booking was confirmed.';
+comment on column app.claim_options.cancel_reason is 'The reason given with POST cancel-booking.';
+comment on column app.claim_options.application_declined_at is 'When the landlord declined the household''s application.';
+comment on column app.claim_options.application_decline_reason is 'Why the landlord declined, in the landlord''s words (shown to the carrier).';
+comment on column app.claim_options.household_link_at is 'When the household''s link to this home was last issued (POST options with send, or a re-send); links of an earlier issue are refused.';
+CREATE INDEX claim_options_applications ON app.claim_options USING btree (property_id, applied_at DESC, id DESC) WHERE (applied_at IS NOT NULL);
+CREATE TRIGGER claim_options_touch BEFORE UPDATE ON app.claim_options FOR EACH ROW EXECUTE FUNCTION app.claims_touch();
+create policy tenant_isolation on app.claim_options as permissive for all to svc_api
   using (((org_id = app.current_org()) AND (environment = app.current_env())))
   with check (((org_id = app.current_org()) AND (environment = app.current_env())));
-grant select, insert, update on table app.claim_homes to svc_api;
+grant select, insert, update on table app.claim_options to svc_api;
 
 create table app.claims (
   id uuid default gen_random_uuid() not null,
@@ -2022,12 +2022,12 @@ create table app.household_responses (
   constraint household_responses_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'sandbox'::text]))),
   constraint household_responses_reason_check CHECK ((length(reason) <= 2000)),
   constraint household_responses_resolution_check CHECK ((resolution = ANY (ARRAY['approved'::text, 'replaced'::text]))),
-  constraint household_responses_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_homes(id, org_id, environment),
+  constraint household_responses_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint household_responses_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id)
 );
 alter table app.household_responses enable row level security;
 comment on table app.household_responses is 'Every answer of the household to a home on its request: save, decline (with reason), apply, propose_dates.';
-comment on column app.household_responses.claim_home_id is 'The placement (home on the request) answered.';
+comment on column app.household_responses.claim_home_id is 'The option (home on the request, app.claim_options) answered.';
 comment on column app.household_responses.action is 'What the household did: save, decline, apply or propose_dates.';
 comment on column app.household_responses.reason is 'The household''s reason in their own words (decline).';
 comment on column app.household_responses.move_in is 'Proposed move-in date (propose_dates only).';
@@ -2170,7 +2170,7 @@ create table app.lease_agreements (
   constraint lease_agreements_version_check CHECK ((version >= 1)),
   constraint lease_agreements_withdrawal_reason CHECK (((withdrawal_reason IS NULL) OR (status = 'withdrawn'::text))),
   constraint lease_agreements_withdrawal_reason_check CHECK ((withdrawal_reason = ANY (ARRAY['declined'::text, 'lapsed'::text, 'cancelled'::text]))),
-  constraint lease_agreements_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_homes(id, org_id, environment),
+  constraint lease_agreements_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint lease_agreements_claim_id_org_id_environment_fkey FOREIGN KEY (claim_id, org_id, environment) REFERENCES app.claims(id, org_id, environment),
   constraint lease_agreements_extends_lease_id_fkey FOREIGN KEY (extends_lease_id) REFERENCES app.lease_agreements(id),
   constraint lease_agreements_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id),
@@ -2179,7 +2179,7 @@ create table app.lease_agreements (
 );
 alter table app.lease_agreements enable row level security;
 comment on table app.lease_agreements is 'Contract versions of a placement. status follows the lease state machine (shared/placements/states.ts); superseded and withdrawn versions are kept.';
-comment on column app.lease_agreements.claim_home_id is 'The placement this contract version belongs to.';
+comment on column app.lease_agreements.claim_home_id is 'The option (app.claim_options) this contract version places.';
 comment on column app.lease_agreements.version is '1 for the first contract of the placement, then 2, 3, ... for each version that supersedes the previous one.';
 comment on column app.lease_agreements.status is 'awaiting_lease, sent_for_signature, policyholder_signed, fully_signed; superseded or withdrawn for versions no longer live.';
 comment on column app.lease_agreements.move_in_date is 'Move-in date written into this contract version.';
@@ -2274,7 +2274,7 @@ CASE
     ELSE true
 END),
   constraint ledger_entries_adjusts_fkey FOREIGN KEY (adjusts) REFERENCES app.ledger_entries(id),
-  constraint ledger_entries_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_homes(id, org_id, environment),
+  constraint ledger_entries_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint ledger_entries_claim_id_org_id_environment_fkey FOREIGN KEY (claim_id, org_id, environment) REFERENCES app.claims(id, org_id, environment),
   constraint ledger_entries_lease_agreement_id_fkey FOREIGN KEY (lease_agreement_id) REFERENCES app.lease_agreements(id),
   constraint ledger_entries_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id),
@@ -2286,7 +2286,7 @@ END),
 alter table app.ledger_entries enable row level security;
 comment on table app.ledger_entries is 'The posted money of a stay (shared/placements/ledger.ts): charges when a contract version is signed by both, releases when a stay is shortened or an extension lapses, restores (and transfers) when it is extended over nights released before, reversals when a placement is cancelled. Append-only.';
 comment on column app.ledger_entries."position" is 'Posting order: the statement lists entries by it, and the nights an entry still charges follow its adjustments in it.';
-comment on column app.ledger_entries.claim_home_id is 'The placement (home on a request) whose stay the entry belongs to.';
+comment on column app.ledger_entries.claim_home_id is 'The option (home on a request, app.claim_options) whose stay the entry belongs to.';
 comment on column app.ledger_entries.lease_agreement_id is 'The contract version whose charge this entry belongs to, and whose signed terms priced it.';
 comment on column app.ledger_entries.charge_type is 'initial (the first payment), rent (a later billing period) or extension (an addendum''s added nights).';
 comment on column app.ledger_entries.period_start is 'With lease_agreement_id and charge_type, the charge a payer pays (app.payments.period_start).';
@@ -2446,7 +2446,7 @@ create table app.payments (
   constraint payments_booking_id_fkey FOREIGN KEY (booking_id) REFERENCES app.bookings(id),
   constraint payments_carrier_org_id_fkey FOREIGN KEY (carrier_org_id) REFERENCES app.organisations(id),
   constraint payments_claim FOREIGN KEY (claim_id) REFERENCES app.claims(id),
-  constraint payments_claim_home FOREIGN KEY (claim_home_id, carrier_org_id, environment) REFERENCES app.claim_homes(id, org_id, environment),
+  constraint payments_claim_home FOREIGN KEY (claim_home_id, carrier_org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint payments_duplicate_of_fkey FOREIGN KEY (duplicate_of) REFERENCES app.payments(id),
   constraint payments_lease FOREIGN KEY (lease_agreement_id) REFERENCES app.lease_agreements(id),
   constraint payments_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id),
@@ -2469,7 +2469,7 @@ comment on column app.payments.net_cents is 'Computed: gross minus platform and 
 comment on column app.payments.paid_at is 'When the charge succeeded; null exactly when it failed.';
 comment on column app.payments.failure_reason is 'The processor''s reason for a failed charge.';
 comment on column app.payments.provider_ref is 'The processor''s id of the payment (a PaymentIntent); sandbox payments get a sandbox_ reference.';
-comment on column app.payments.claim_home_id is 'The placement (home on a request) the charge pays for.';
+comment on column app.payments.claim_home_id is 'The option (home on a request, app.claim_options) the charge pays for.';
 comment on column app.payments.covers_rent is 'Whether the charge includes rent (the platform fee is taken from rent only).';
 comment on column app.payments.covers_deposit is 'Whether the charge includes refundable deposits.';
 comment on column app.payments.period_start is 'First day of the stay the charge pays for (the first payment: move-in).';
@@ -2698,7 +2698,7 @@ create table app.refund_request_asks (
   constraint refund_requests_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'sandbox'::text]))),
   constraint refund_requests_purpose_check CHECK ((purpose = ANY (ARRAY['owed_back'::text, 'deposit'::text]))),
   constraint refund_requests_reason_check CHECK ((length(reason) <= 2000)),
-  constraint refund_requests_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_homes(id, org_id, environment),
+  constraint refund_requests_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint refund_requests_claim_id_org_id_environment_fkey FOREIGN KEY (claim_id, org_id, environment) REFERENCES app.claims(id, org_id, environment),
   constraint refund_requests_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id),
   constraint refund_requests_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES app.payments(id),
@@ -2708,7 +2708,7 @@ create table app.refund_request_asks (
 alter table app.refund_request_asks enable row level security;
 comment on table app.refund_request_asks is 'A carrier''s request to the landlord to refund a settled payment of a home (POST refund-request), or the service''s own refund of a duplicate charge, as asked: never changed. Its life is in app.refund_request_changes; app.refund_requests reads both.';
 comment on column app.refund_request_asks.org_id is 'The carrier organisation that asked.';
-comment on column app.refund_request_asks.claim_home_id is 'The placement whose payment is to be refunded.';
+comment on column app.refund_request_asks.claim_home_id is 'The option (app.claim_options) whose payment is to be refunded.';
 comment on column app.refund_request_asks.provider_org_id is 'The landlord (provider organisation) that approves or declines.';
 comment on column app.refund_request_asks.payment_id is 'The settled payment to refund: the most recent one on the home when asked.';
 comment on column app.refund_request_asks.amount_cents is 'The amount asked back: the most recent settled payment on the home.';
@@ -2852,7 +2852,7 @@ create table app.stay_changes (
   constraint stay_changes_check CHECK ((move_out < previous_move_out)),
   constraint stay_changes_currency_check CHECK ((currency ~ '^[a-z]{3}$'::text)),
   constraint stay_changes_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'sandbox'::text]))),
-  constraint stay_changes_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_homes(id, org_id, environment),
+  constraint stay_changes_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint stay_changes_claim_id_org_id_environment_fkey FOREIGN KEY (claim_id, org_id, environment) REFERENCES app.claims(id, org_id, environment),
   constraint stay_changes_lease_agreement_id_fkey FOREIGN KEY (lease_agreement_id) REFERENCES app.lease_agreements(id),
   constraint stay_changes_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id),
@@ -2860,7 +2860,7 @@ create table app.stay_changes (
 );
 alter table app.stay_changes enable row level security;
 comment on table app.stay_changes is 'A stay shortened after move-in (POST dates with an earlier move_out): the signed lease is kept as signed; each change adds a row. Append-only.';
-comment on column app.stay_changes.claim_home_id is 'The placement (home on a request) whose stay was shortened.';
+comment on column app.stay_changes.claim_home_id is 'The option (home on a request, app.claim_options) whose stay was shortened.';
 comment on column app.stay_changes.lease_agreement_id is 'The signed contract version whose stay was shortened (its own dates are never changed).';
 comment on column app.stay_changes.previous_move_out is 'The move-out before this change.';
 comment on column app.stay_changes.move_out is 'The new, earlier move-out (the stay''s last night is the day before).';
@@ -2887,13 +2887,13 @@ create table app.undelivered_messages (
   constraint undelivered_messages_pkey PRIMARY KEY (id),
   constraint undelivered_messages_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'sandbox'::text]))),
   constraint undelivered_messages_reason_check CHECK ((reason = ANY (ARRAY['not_configured'::text, 'failed'::text]))),
-  constraint undelivered_messages_claim_home_id_fkey FOREIGN KEY (claim_home_id) REFERENCES app.claim_homes(id),
+  constraint undelivered_messages_claim_home_id_fkey FOREIGN KEY (claim_home_id) REFERENCES app.claim_options(id),
   constraint undelivered_messages_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id)
 );
 alter table app.undelivered_messages enable row level security;
 comment on table app.undelivered_messages is 'Messages to the household that did not go out (the household''s link), as they failed: not configured (nothing sent) or the send job abandoned. Append-only; the timeline entry household_link.undelivered reads it.';
 comment on column app.undelivered_messages.org_id is 'The carrier organisation whose request the message was for.';
-comment on column app.undelivered_messages.claim_home_id is 'The placement (the home on the request) the message was about.';
+comment on column app.undelivered_messages.claim_home_id is 'The option (home on the request, app.claim_options) the message was about.';
 comment on column app.undelivered_messages.topic is 'Why the message was to be sent, as the email''s topic (home.offered: the household''s link).';
 comment on column app.undelivered_messages.reason is 'not_configured: the deployment has no email settings, nothing was sent; failed: the send job spent its attempts.';
 comment on column app.undelivered_messages.error is 'What the carrier is told stopped it: the missing settings (not_configured), or a fixed phrase (failed: the transport''s error is the send job''s last_error, for staff). Rows recorded before this migration may carry the last attempt''s error.';
@@ -3093,7 +3093,7 @@ create view app.ledger_balances with (security_invoker=true) as
            FROM app.ledger_entries) legs
   GROUP BY org_id, environment, claim_id, claim_home_id, currency, account;
 comment on view app.ledger_balances is 'Each stay''s ledger accounts and their balances (debits less credits); the balances of a stay sum to zero.';
-comment on column app.ledger_balances.claim_home_id is 'The placement (the stay) whose ledger the account belongs to.';
+comment on column app.ledger_balances.claim_home_id is 'The option (app.claim_options) whose stay''s ledger the account belongs to.';
 comment on column app.ledger_balances.account is 'payer_rent, payer_fees, payer_deposit (what that part''s payer owes), landlord_rent, landlord_fees (what the stay earns the landlord), deposits_held, processor (taken in from payers less refunded), service_fee.';
 comment on column app.ledger_balances.balance_cents is 'Debits less credits over every entry of the stay, in cents; a stay''s balances sum to 0 (a credit balance is negative).';
 grant select on table app.ledger_balances to svc_api;
@@ -3133,7 +3133,7 @@ create view app.refund_requests with (security_invoker=true) as
            FROM app.refund_request_changes c
           WHERE c.request_id = a.id) life;
 comment on view app.refund_requests is 'Each refund request as asked (app.refund_request_asks) with its status and times derived from its steps (app.refund_request_changes): status is the last step''s; never written, only read.';
-comment on column app.refund_requests.claim_home_id is 'The placement whose payment is to be refunded.';
+comment on column app.refund_requests.claim_home_id is 'The option (app.claim_options) whose payment is to be refunded.';
 comment on column app.refund_requests.provider_org_id is 'The landlord''s organisation, which approves or declines.';
 comment on column app.refund_requests.payment_id is 'The processor payment the money goes back on.';
 comment on column app.refund_requests.amount_cents is 'The amount asked, in cents; an approval returns at most what is owed back then (the ledger''s refund entries say what was).';
@@ -3584,7 +3584,7 @@ comment on column staff.ledger_differences.organisation is 'The carrier whose re
 comment on column staff.ledger_differences.org_id is 'The carrier organisation (the ledger''s tenant).';
 comment on column staff.ledger_differences.provider_org_id is 'The landlord (provider organisation) on whose processor account the payment was made; null when the entry names no payment found.';
 comment on column staff.ledger_differences.reference is 'The housing request (REQ-XXXXXX) the stay is on.';
-comment on column staff.ledger_differences.placement_id is 'The stay: the home on the request (app.claim_homes).';
+comment on column staff.ledger_differences.placement_id is 'The stay: the option (home on the request, app.claim_options).';
 comment on column staff.ledger_differences.payment_id is 'The processor payment concerned.';
 comment on column staff.ledger_differences.refund_request_id is 'The refund request concerned, when one is.';
 comment on column staff.ledger_differences.part is 'rent, deposit or fees, when the difference is of one part (the platform fee: rent).';
@@ -3608,7 +3608,7 @@ create view staff.open_requests as
     c.target_move_in - CURRENT_DATE AS days_to_target_move_in,
     app.coordinator_of(c.*) AS coordinator,
     (( SELECT count(*) AS count
-           FROM app.claim_homes h
+           FROM app.claim_options h
           WHERE h.claim_id = c.id AND h.cancelled_at IS NULL))::integer AS homes_on_request,
     c.opened_via,
     c.created_at,
@@ -3668,7 +3668,7 @@ create view staff.placements_in_flight as
         END AS waits_on,
     floor(EXTRACT(epoch FROM now() - h.updated_at) / 86400::numeric)::integer AS days_since_last_change,
     h.added_at
-   FROM app.claim_homes h
+   FROM app.claim_options h
      JOIN app.claims c ON c.id = h.claim_id
      JOIN app.organisations carrier ON carrier.id = h.org_id
      JOIN app.properties p ON p.id = h.property_id

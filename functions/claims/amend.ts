@@ -7,7 +7,7 @@ import { toCents } from '../../shared/money.ts';
 import { canonicalLanguage } from '../../shared/http/values.ts';
 import { findClaim, type ClaimRow } from '../../shared/claims/repository.ts';
 import { insertAmendment, toClaim, updateClaim } from './repository.ts';
-import { homesUnderContract, type HomeUnderContract } from '../../shared/placements/offer-repository.ts';
+import { optionsUnderContract, type OptionUnderContract } from '../../shared/placements/option-repository.ts';
 import { hasCandidate } from '../../shared/claims/sourcing-repository.ts';
 import type { AmendClaimInput } from './schemas.ts';
 import { homesFound } from '../../shared/claims/sourcing.ts';
@@ -74,12 +74,12 @@ async function recordAmendment(tx: Tx, body: AmendClaimInput, before: ClaimRow, 
 
 export interface PlacementInProgress {
   note: string;
-  homes: HomeUnderContract[];
+  homes: OptionUnderContract[];
 }
 
 /** The homes under contract: the placements in flight. */
 async function placementInProgress(tx: Tx, claim: ClaimRow): Promise<PlacementInProgress | undefined> {
-  const homes = await homesUnderContract(tx, claim.id);
+  const homes = await optionsUnderContract(tx, claim.id);
   if (homes.length === 0) return undefined;
   return {
     note:

@@ -188,7 +188,7 @@ async function measure(
     insert into app.payout_accounts (org_id, environment, connected, charges_enabled, payouts_enabled, onboarding_status)
     values (${provider}, 'live', true, true, true, 'complete')`;
   // Statistics as autovacuum keeps them on a database in use. Without them a fresh database plans a
-  // foreign-key check on app.claims (sourcing_rounds, claim_homes) as a scan of every request of the
+  // foreign-key check on app.claims (sourcing_rounds, claim_options) as a scan of every request of the
   // organisation, a plan each connection keeps while the table grows by thousands of rows.
   await sql`analyze`;
 

@@ -38,7 +38,7 @@ export const outboxCommands: Record<string, Command> = {
                  j.attempts, j.max_attempts, j.created_at, j.completed_at,
                  case when j.status = 'pending' then j.run_at end as next_attempt_at
             from app.jobs j
-            left join app.claim_homes h on j.kind = 'send_household_link' and h.id = (j.payload ->> 'placement_id')::uuid
+            left join app.claim_options h on j.kind = 'send_household_link' and h.id = (j.payload ->> 'placement_id')::uuid
             left join app.claims c on c.id = h.claim_id
            where j.kind in ('send_email', 'send_household_link')
              and (${org}::uuid is null or j.org_id = ${org})

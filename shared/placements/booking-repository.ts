@@ -34,7 +34,7 @@ export async function confirmBooking(
     returning *`;
   if (created) {
     await tx`select app.book_holds(${lease.id}, app.current_env())`;
-    await tx`update app.claim_homes set booked_at = clock_timestamp() where id = ${placement.id}`;
+    await tx`update app.claim_options set booked_at = clock_timestamp() where id = ${placement.id}`;
     return { booking: created, created: true };
   }
   return { booking: (await confirmedBooking(tx, placement.id))!, created: false };
@@ -83,7 +83,7 @@ export async function recordMoveIn(tx: Tx, bookingId: string, placementId: strin
     update app.bookings set move_in_confirmed_at = clock_timestamp(), updated_at = clock_timestamp()
      where id = ${bookingId} and booking_status = 'confirmed' and move_in_confirmed_at is null
     returning *`;
-  if (row) await tx`update app.claim_homes set moved_in_at = ${row.move_in_confirmed_at} where id = ${placementId}`;
+  if (row) await tx`update app.claim_options set moved_in_at = ${row.move_in_confirmed_at} where id = ${placementId}`;
   return row ?? null;
 }
 

@@ -2,7 +2,7 @@ import { db, type Tx } from '../db/client.ts';
 import type { LeaseTerms } from './pricing.ts';
 import type { LeaseRow } from './lease.ts';
 import type { LeaseStatus } from './states.ts';
-import type { PlacementRow } from './offer-repository.ts';
+import type { OptionRow } from './option-repository.ts';
 
 // The SQL of contract versions (app.lease_agreements): leases and their addenda, written, linked
 // when superseded, numbered and put in effect. Everything but leaseByProviderRef (which finds the
@@ -12,7 +12,7 @@ import type { PlacementRow } from './offer-repository.ts';
  * The placement's current contract version, locked (lock 4 of unit-of-work.ts: after the request and
  * the placement) unless `lock` is false (a read, which takes no lock).
  */
-export async function currentLease(tx: Tx, placement: PlacementRow, options: { lock?: boolean } = {}): Promise<LeaseRow | null> {
+export async function currentLease(tx: Tx, placement: OptionRow, options: { lock?: boolean } = {}): Promise<LeaseRow | null> {
   if (!placement.current_lease_id) return null;
   const [row] = await tx<LeaseRow[]>`
     select * from app.lease_agreements where id = ${placement.current_lease_id} ${options.lock ?? true ? tx`for update` : tx``}`;
@@ -21,7 +21,7 @@ export async function currentLease(tx: Tx, placement: PlacementRow, options: { l
 
 export async function insertLease(
   tx: Tx,
-  placement: PlacementRow,
+  placement: OptionRow,
   lease: Pick<LeaseRow, 'move_in_date' | 'move_out_date' | 'signer_name' | 'signer_email' | 'issued_by' | 'template'> & { version: number; terms: LeaseTerms },
 ): Promise<LeaseRow> {
   const [row] = await tx<LeaseRow[]>`
@@ -32,7 +32,7 @@ export async function insertLease(
             ${tx.json(lease.terms as never)})
     returning *`;
   await tx`
-    update app.claim_homes set current_lease_id = ${row.id}, lease_status = ${row.status},
+    update app.claim_options set current_lease_id = ${row.id}, lease_status = ${row.status},
            move_in_date = ${row.move_in_date}, move_out_date = ${row.move_out_date}
      where id = ${placement.id}`;
   return row;
@@ -65,7 +65,7 @@ export function addendaOf(tx: Tx, placementId: string): Promise<LeaseRow[]> {
 /** Writes an extension's addendum: the added nights [moveIn, moveOut) of the signed lease, with its terms. */
 export async function insertAddendum(
   tx: Tx,
-  placement: PlacementRow,
+  placement: OptionRow,
   lease: LeaseRow,
   addendum: { version: number; moveIn: string; moveOut: string; terms: LeaseTerms },
 ): Promise<LeaseRow> {
@@ -86,13 +86,13 @@ export async function latestVersion(tx: Tx, placementId: string): Promise<number
 }
 
 /** An addendum's payment cleared: it takes effect, the stay takes its move-out, and its nights are booked. */
-export async function putAddendumInEffect(tx: Tx, placement: PlacementRow, addendum: LeaseRow): Promise<LeaseRow | null> {
+export async function putAddendumInEffect(tx: Tx, placement: OptionRow, addendum: LeaseRow): Promise<LeaseRow | null> {
   const [row] = await tx<LeaseRow[]>`
     update app.lease_agreements set effective_at = clock_timestamp()
      where id = ${addendum.id} and kind = 'addendum' and status = 'fully_signed' and effective_at is null
     returning *`;
   if (!row) return null;
-  await tx`update app.claim_homes set move_out_date = ${row.move_out_date} where id = ${placement.id}`;
+  await tx`update app.claim_options set move_out_date = ${row.move_out_date} where id = ${placement.id}`;
   await tx`select app.book_holds(${row.id}, app.current_env())`;
   return row;
 }
@@ -115,7 +115,7 @@ export async function leaseByProviderRef(providerRef: string): Promise<CallbackL
   const [lease] = await db()<CallbackLease[]>`
     select l.org_id, l.environment, l.claim_id, l.property_id, l.status,
            h.current_lease_id = l.id or (l.kind = 'addendum' and l.effective_at is null and l.status not in ('superseded', 'withdrawn')) as current
-      from app.lease_agreements l join app.claim_homes h on h.id = l.claim_home_id
+      from app.lease_agreements l join app.claim_options h on h.id = l.claim_home_id
      where l.provider_ref = ${providerRef}`;
   return lease ?? null;
 }

@@ -1,5 +1,5 @@
 import type { Tx } from '../db/client.ts';
-import type { PlacementRow } from './offer-repository.ts';
+import type { OptionRow } from './option-repository.ts';
 
 // The SQL of a placement's messages: where they go (the carrier's team address), and those to the
 // household that did not go out (app.undelivered_messages, append-only).
@@ -7,7 +7,7 @@ import type { PlacementRow } from './offer-repository.ts';
 /** Files a message to the household that did not go out on its placement (append-only: the timeline reads it). */
 export async function insertUndeliveredMessage(
   tx: Tx,
-  placement: PlacementRow,
+  placement: OptionRow,
   message: { topic: string; reason: 'not_configured' | 'failed'; error: string; attempts: number },
 ): Promise<void> {
   await tx`

@@ -18,7 +18,7 @@ const issuer = 'housing-placement-service';
 const audience = 'pay-in-app';
 
 export interface PayLink {
-  /** The placement (app.claim_homes.id). */
+  /** The placement (app.claim_options.id). */
   placementId: string;
   /** The carrier organisation that owns the request. */
   orgId: string;

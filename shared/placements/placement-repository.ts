@@ -1,14 +1,14 @@
 import type { Tx } from '../db/client.ts';
 import type { ChargeType, Payer } from './billing.ts';
 import type { LeaseRow } from './lease.ts';
-import type { PlacementRow } from './offer-repository.ts';
+import type { OptionRow } from './option-repository.ts';
 import type { HomeOnRequest } from './listing-repository.ts';
 import type { RefundRequestRow, RefundStep } from './refund-repository.ts';
 
 // The SQL of GET placement: every home on the request with its home's labels, approval, contract
 // versions, booking, charges and refund requests, in one statement.
 
-export interface PlacementHomeRow extends PlacementRow, PlacementMoneyJson {
+export interface OptionPlacementRow extends OptionRow, OptionMoneyJson {
   home: HomeOnRequest;
   budget_approved: boolean;
   leases: (Omit<LeaseRow, 'sent_at' | 'policyholder_signed_at' | 'owner_signed_at' | 'superseded_at' | 'withdrawn_at' | 'created_at'> & {
@@ -21,7 +21,7 @@ export interface PlacementHomeRow extends PlacementRow, PlacementMoneyJson {
   payments_succeeded: number;
 }
 
-// The booking, charges and refund requests of a placement as placementHomes reads them: to_jsonb
+// The booking, charges and refund requests of a placement as placementOptions reads them: to_jsonb
 // rows, so timestamps are strings and amounts numbers of cents.
 
 export interface BookingJson {
@@ -68,14 +68,14 @@ export interface RefundJson {
   history: RefundStep[];
 }
 
-export interface PlacementMoneyJson {
+export interface OptionMoneyJson {
   booking: BookingJson | null;
   payment_rows: PaymentJson[];
   refund_rows: RefundJson[];
 }
 
-/** The booking, charges and refund requests of each placement, as JSON columns of placementHomes. */
-function placementMoneyColumns(tx: Tx) {
+/** The booking, charges and refund requests of each placement, as JSON columns of placementOptions. */
+function optionMoneyColumns(tx: Tx) {
   return tx`
     (select to_jsonb(b) from app.bookings b where b.claim_home_id = h.id order by b.created_at desc limit 1) as booking,
     coalesce((select jsonb_agg(to_jsonb(p) order by p.created_at, p.id) from app.payments p where p.claim_home_id = h.id), '[]') as payment_rows,
@@ -83,8 +83,8 @@ function placementMoneyColumns(tx: Tx) {
 }
 
 /** Every home on the request with its home labels, approval, contract versions (oldest first) and cleared payments. */
-export async function placementHomes(tx: Tx, claimId: string, propertyId?: string): Promise<PlacementHomeRow[]> {
-  return tx<PlacementHomeRow[]>`
+export async function placementOptions(tx: Tx, claimId: string, propertyId?: string): Promise<OptionPlacementRow[]> {
+  return tx<OptionPlacementRow[]>`
     with homes as (select * from app.homes_on_request(${claimId}))
     select h.*,
            (select to_jsonb(x) from homes x where x.id = h.property_id) as home,
@@ -92,8 +92,8 @@ export async function placementHomes(tx: Tx, claimId: string, propertyId?: strin
            coalesce((select jsonb_agg(to_jsonb(l) order by l.version) from app.lease_agreements l where l.claim_home_id = h.id), '[]') as leases,
            (select count(*)::integer from app.payments p
              where p.claim_home_id = h.id and p.status in ('succeeded', 'refunded') and p.duplicate_of is null) as payments_succeeded,
-           ${placementMoneyColumns(tx)}
-      from app.claim_homes h
+           ${optionMoneyColumns(tx)}
+      from app.claim_options h
      where h.claim_id = ${claimId} ${propertyId ? tx`and h.property_id = ${propertyId}` : tx``}
      order by h.added_at, h.id`;
 }

@@ -3,7 +3,7 @@ import { amountOrNull, fromCents } from '../money.ts';
 import type { LeaseTerms } from './pricing.ts';
 import type { DepositRefund, LeaseTermsSchema, PlacementBooking, PlacementHome, PlacementPayment } from './schemas.ts';
 import { stayMoveOut } from './stay-repository.ts';
-import type { BookingJson, PaymentJson, PlacementHomeRow, RefundJson } from './placement-repository.ts';
+import type { BookingJson, PaymentJson, OptionPlacementRow, RefundJson } from './placement-repository.ts';
 import type { ClaimRow } from '../claims/repository.ts';
 import type { ProviderRefundRequestRow, RefundStep } from './refund-repository.ts';
 import type { LeaseRow } from './lease.ts';
@@ -15,7 +15,7 @@ import type { LeaseRow } from './lease.ts';
 
 const iso = (value: string | Date | null) => (value === null ? null : new Date(value).toISOString());
 
-type LeaseJson = PlacementHomeRow['leases'][number];
+type LeaseJson = OptionPlacementRow['leases'][number];
 
 /** The terms a version was issued with, in major units as the API shows amounts. */
 function renderTerms({ home, request, listing, totals }: LeaseTerms): z.infer<typeof LeaseTermsSchema> {
@@ -65,7 +65,7 @@ const renderLease = (l: LeaseJson, shortenedTo: string | null = null) => ({
   shortened_move_out_date: shortenedTo,
 });
 
-export function renderPlacementHome(row: PlacementHomeRow): z.infer<typeof PlacementHome> {
+export function renderPlacementHome(row: OptionPlacementRow): z.infer<typeof PlacementHome> {
   const live = row.leases.find((l) => l.id === row.current_lease_id && l.status !== 'superseded' && l.status !== 'withdrawn');
   return {
     property_id: row.property_id,

@@ -4,7 +4,7 @@ import type { ClaimRow } from '../claims/repository.ts';
 import type { LeaseRow } from './lease.ts';
 import { price, termsOf, type LeaseTerms } from './pricing.ts';
 import { homeIfPlaceable } from './listing-repository.ts';
-import type { PlacementRow } from './offer-repository.ts';
+import type { OptionRow } from './option-repository.ts';
 
 // What a signed contract version charges: always from the terms it was issued with (never from the
 // home as it stands). The ledger posts a version's charges from these prices (./stay-ledger.ts), and the
@@ -14,7 +14,7 @@ import type { PlacementRow } from './offer-repository.ts';
  * The prices of a stay under the terms the lease was signed on: a provider's later change of rates,
  * fees or listing, or the request's pets, never changes what the version charges.
  */
-export async function signedPrices(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, stay: { moveIn: string; moveOut: string }) {
+export async function signedPrices(tx: Tx, claim: ClaimRow, placement: OptionRow, lease: LeaseRow, stay: { moveIn: string; moveOut: string }) {
   const terms = lease.terms ?? (await termsBeforeRecorded(tx, claim, placement, lease));
   const prices = price(terms.home, { ...claim, has_pets: terms.request.has_pets }, { move_in: stay.moveIn, move_out: stay.moveOut });
   return { prices, currency: terms.home.currency };
@@ -25,13 +25,13 @@ export async function signedPrices(tx: Tx, claim: ClaimRow, placement: Placement
  * (the tier the checkout charges; a later shortening releases nights but never prices the kept ones
  * again, and extensions post their own nights).
  */
-export async function signedStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow) {
+export async function signedStay(tx: Tx, claim: ClaimRow, placement: OptionRow, lease: LeaseRow) {
   const stay = { moveIn: lease.move_in_date, moveOut: lease.move_out_date };
   return { stay, ...(await signedPrices(tx, claim, placement, lease, stay)) };
 }
 
 /** A version issued before terms were recorded prices from the home as it stands, as it always did. */
-async function termsBeforeRecorded(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow): Promise<LeaseTerms> {
+async function termsBeforeRecorded(tx: Tx, claim: ClaimRow, placement: OptionRow, lease: LeaseRow): Promise<LeaseTerms> {
   const home = await homeIfPlaceable(tx, claim.id, placement.property_id);
   if (!home) throw new ApiError('charges_disabled', 'The home is no longer offered by the landlord; nothing can be paid.');
   return termsOf(home, claim, { move_in: lease.move_in_date, move_out: lease.move_out_date });

@@ -1,4 +1,4 @@
-// The placement's state machines, as tables: the lease (per contract version) and the offer
+// The placement's state machines, as tables: the lease (per contract version) and the option
 // (option_status and application_status of a home on a request). Every command looks its move up
 // here and applies it in SQL guarded by the state it read (`update ... where status = any(<from>)`),
 // so two concurrent calls can never both move the same row. Nothing else changes these columns.
@@ -50,20 +50,20 @@ export type OptionStatus = (typeof optionStatuses)[number];
 export const applicationStatuses = ['not_applied', 'applied', 'approved_to_lease', 'declined'] as const;
 export type ApplicationStatus = (typeof applicationStatuses)[number];
 
-export interface OfferState {
+export interface OptionState {
   option_status: OptionStatus;
   application_status: ApplicationStatus;
 }
 
-export type OfferEvent = 'send' | 'place' | 'save' | 'decline' | 'apply' | 'approve_application' | 'decline_application';
+export type OptionEvent = 'send' | 'place' | 'save' | 'decline' | 'apply' | 'approve_application' | 'decline_application';
 
 /**
- * The offer's moves. `from` lists the states the event fits (null: the home is not on the request
+ * The option's moves. `from` lists the states the event fits (null: the home is not on the request
  * yet); `to` the state it leaves. POST options is safe to retry: sending again rewrites the same row,
  * and placing a sent home (the household is not on the platform after all) is allowed until the
  * landlord approved an application.
  */
-export const offerTransitions: Record<OfferEvent, { from: readonly (OfferState | null)[]; to: OfferState }> = {
+export const optionTransitions: Record<OptionEvent, { from: readonly (OptionState | null)[]; to: OptionState }> = {
   send: {
     from: [null, { option_status: 'sent', application_status: 'not_applied' }, { option_status: 'saved', application_status: 'not_applied' }],
     to: { option_status: 'sent', application_status: 'not_applied' },
@@ -100,27 +100,27 @@ export const offerTransitions: Record<OfferEvent, { from: readonly (OfferState |
     from: [{ option_status: 'sent', application_status: 'applied' }, { option_status: 'saved', application_status: 'applied' }],
     to: { option_status: 'approved', application_status: 'approved_to_lease' },
   },
-  // The landlord turns the application down: the offer stays the household's; the home is out of play.
+  // The landlord turns the application down: the option stays the household's; the home is out of play.
   decline_application: {
     from: [{ option_status: 'sent', application_status: 'applied' }, { option_status: 'saved', application_status: 'applied' }],
     to: { option_status: 'sent', application_status: 'declined' },
   },
 };
 
-const same = (a: OfferState | null, b: OfferState | null) =>
+const same = (a: OptionState | null, b: OptionState | null) =>
   a === b || (a !== null && b !== null && a.option_status === b.option_status && a.application_status === b.application_status);
 
-/** The offer state `event` leaves from `from`, or null when the event does not fit. */
-export function offerMove(event: OfferEvent, from: OfferState | null): OfferState | null {
-  const move = offerTransitions[event];
+/** The option state `event` leaves from `from`, or null when the event does not fit. */
+export function optionMove(event: OptionEvent, from: OptionState | null): OptionState | null {
+  const move = optionTransitions[event];
   if (!move.from.some((state) => same(state, from))) return null;
   // Applying, and the landlord's decline, keep a saved home saved.
   if ((event === 'apply' || event === 'decline_application') && from) return { option_status: from.option_status, application_status: move.to.application_status };
   return move.to;
 }
 
-/** The SQL guard of an offer move: the (option_status, application_status) pairs it may leave. */
-export function offerGuard(event: OfferEvent): { options: string[]; applications: string[] } {
-  const from = offerTransitions[event].from.filter((s): s is OfferState => s !== null);
+/** The SQL guard of an option move: the (option_status, application_status) pairs it may leave. */
+export function optionGuard(event: OptionEvent): { options: string[]; applications: string[] } {
+  const from = optionTransitions[event].from.filter((s): s is OptionState => s !== null);
   return { options: from.map((s) => s.option_status), applications: from.map((s) => s.application_status) };
 }

@@ -9,7 +9,7 @@ import {
 import { refundEntries, type RefundAsk } from './ledger-refunds.ts';
 import { entriesOf, postEntries } from './ledger-repository.ts';
 import { addendaOf, currentLease } from './contract-repository.ts';
-import type { PlacementRow } from './offer-repository.ts';
+import type { OptionRow } from './option-repository.ts';
 import { signedPrices } from './signed-prices.ts';
 import { platformFeeOf } from '../properties/earnings.ts';
 
@@ -27,7 +27,7 @@ export interface Ledger {
 }
 
 /** What a contract version signed by both posts: the lease's stay, or an addendum's added nights. */
-async function signedEntries(tx: Tx, claim: ClaimRow, placement: PlacementRow, version: LeaseRow, lease: LeaseRow, entries: Entry[]) {
+async function signedEntries(tx: Tx, claim: ClaimRow, placement: OptionRow, version: LeaseRow, lease: LeaseRow, entries: Entry[]) {
   if (version.kind === 'lease') {
     const stay = { moveIn: version.move_in_date, moveOut: version.move_out_date };
     const { prices, currency } = await signedPrices(tx, claim, placement, version, stay);
@@ -42,13 +42,13 @@ async function signedEntries(tx: Tx, claim: ClaimRow, placement: PlacementRow, v
  * What posting a version signed by both would add (nothing once it is posted): the extension page
  * shows an addendum's price with it before it is signed, the same figures its signing posts.
  */
-export async function previewSigned(tx: Tx, claim: ClaimRow, placement: PlacementRow, version: LeaseRow, lease: LeaseRow): Promise<NewEntry[]> {
+export async function previewSigned(tx: Tx, claim: ClaimRow, placement: OptionRow, version: LeaseRow, lease: LeaseRow): Promise<NewEntry[]> {
   const entries = await entriesOf(tx, placement.id);
   return (await signedEntries(tx, claim, placement, version, lease, entries)).posted;
 }
 
 /** Posts a version's charges when both have signed it (once: a version already posted adds nothing). */
-export async function postSigned(tx: Tx, claim: ClaimRow, placement: PlacementRow, version: LeaseRow): Promise<void> {
+export async function postSigned(tx: Tx, claim: ClaimRow, placement: OptionRow, version: LeaseRow): Promise<void> {
   const lease = version.kind === 'lease' ? version : await currentLease(tx, placement);
   if (!lease) return;
   const entries = await entriesOf(tx, placement.id);
@@ -58,7 +58,7 @@ export async function postSigned(tx: Tx, claim: ClaimRow, placement: PlacementRo
 }
 
 /** The ledger of the placement as posted. Reading never posts: a change posts, in its command, under the placement's lock. */
-export async function ledgerOf(tx: Tx, placement: PlacementRow): Promise<Ledger> {
+export async function ledgerOf(tx: Tx, placement: OptionRow): Promise<Ledger> {
   const [lease, entries] = await Promise.all([currentLease(tx, placement), entriesOf(tx, placement.id)]);
   return { entries, charges: chargesOf(entries), settled: settlementsOf(entries), currency: lease?.terms?.home.currency ?? null };
 }
@@ -68,19 +68,19 @@ export async function ledgerOf(tx: Tx, placement: PlacementRow): Promise<Ledger>
  * before the ledger existed: the post_signed_charges job posts those, and a change that comes first
  * posts them itself), from its signed terms, as its signing would have.
  */
-async function ledgerToChange(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<Ledger> {
+async function ledgerToChange(tx: Tx, claim: ClaimRow, placement: OptionRow): Promise<Ledger> {
   await postSignedVersions(tx, claim, placement);
   return ledgerOf(tx, placement);
 }
 
 /** Posts what the placement's signed versions charge and is not posted yet (a stay signed before the ledger existed); in its command, under its lock. */
-export async function postSignedVersions(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<void> {
+export async function postSignedVersions(tx: Tx, claim: ClaimRow, placement: OptionRow): Promise<void> {
   const lease = await currentLease(tx, placement);
   if (lease?.status === 'fully_signed') await postUnposted(tx, claim, placement, lease, await entriesOf(tx, placement.id));
 }
 
 /** Posts the signed lease and its signed extensions not posted yet, oldest first; answers whether it posted any. */
-async function postUnposted(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, entries: Entry[]): Promise<boolean> {
+async function postUnposted(tx: Tx, claim: ClaimRow, placement: OptionRow, lease: LeaseRow, entries: Entry[]): Promise<boolean> {
   const posted = new Set(entries.map((e) => e.postedFor));
   // Oldest first, as they were signed: each extension's nights begin where the one before ended.
   const addenda = (await addendaOf(tx, placement.id)).reverse()
@@ -91,7 +91,7 @@ async function postUnposted(tx: Tx, claim: ClaimRow, placement: PlacementRow, le
 }
 
 /** Posts adjustments and answers what they changed in what is owed back (cents, at least 0). */
-async function postAdjustments(tx: Tx, placement: PlacementRow, ledger: Ledger, currency: string, adjustments: NewEntry[]): Promise<number> {
+async function postAdjustments(tx: Tx, placement: OptionRow, ledger: Ledger, currency: string, adjustments: NewEntry[]): Promise<number> {
   const before = overpaidTotal(ledger.charges, ledger.settled);
   await postEntries(tx, placement, currency, adjustments);
   const after = overpaidTotal(chargesOf(await entriesOf(tx, placement.id)), ledger.settled);
@@ -99,7 +99,7 @@ async function postAdjustments(tx: Tx, placement: PlacementRow, ledger: Ledger, 
 }
 
 /** A shortening to `moveOut`: releases the nights after it. Answers the refund it makes due. */
-export async function postShortening(tx: Tx, claim: ClaimRow, placement: PlacementRow, moveOut: string) {
+export async function postShortening(tx: Tx, claim: ClaimRow, placement: OptionRow, moveOut: string) {
   const ledger = await ledgerToChange(tx, claim, placement);
   const currency = ledger.currency ?? 'usd';
   return { refundDueCents: await postAdjustments(tx, placement, ledger, currency, shorteningEntries(ledger.entries, moveOut)), currency };
@@ -109,7 +109,7 @@ export async function postShortening(tx: Tx, claim: ClaimRow, placement: Placeme
  * An extension signed by both and unpaid when the stay ends on `moveOut`: its nights are released
  * (those it restored too) and what it moved between charges goes back.
  */
-export async function postLapse(tx: Tx, claim: ClaimRow, placement: PlacementRow, addendumId: string, moveOut: string): Promise<void> {
+export async function postLapse(tx: Tx, claim: ClaimRow, placement: OptionRow, addendumId: string, moveOut: string): Promise<void> {
   const ledger = await ledgerToChange(tx, claim, placement);
   const released = shorteningEntries(ledger.entries, moveOut, 'lapsed');
   const adjustments = [...released, ...transferReversals([...ledger.entries, ...released], 'lapsed', new Set([addendumId]))];
@@ -123,7 +123,7 @@ export async function postLapse(tx: Tx, claim: ClaimRow, placement: PlacementRow
  * them. What was settled beyond what remains is owed back (the statement's refund due; the landlord
  * returns it through a refund request).
  */
-export async function postCancellation(tx: Tx, claim: ClaimRow, placement: PlacementRow, movedIn: boolean, from: string): Promise<void> {
+export async function postCancellation(tx: Tx, claim: ClaimRow, placement: OptionRow, movedIn: boolean, from: string): Promise<void> {
   const ledger = await ledgerToChange(tx, claim, placement);
   if (movedIn) {
     await postAdjustments(tx, placement, ledger, ledger.currency ?? 'usd', shorteningEntries(ledger.entries, from, 'cancelled'));
@@ -196,11 +196,11 @@ function serviceFee(payment: Pick<SettledPayment, 'id' | 'lease_agreement_id' | 
 }
 
 /** What a settled payment paid, part by part, and the service fee it took, posted once (a duplicate charge as such: it counts for nothing). */
-export const postPayment = (tx: Tx, placement: PlacementRow, payment: SettledPayment) =>
+export const postPayment = (tx: Tx, placement: OptionRow, payment: SettledPayment) =>
   postEntries(tx, placement, payment.currency, [...wholePaymentEntries(payment, 'payment'), ...serviceFee(payment, Number(payment.platform_fee_cents))]);
 
 /** A duplicate charge's automatic refund: all of it back, part by part, as it was paid, and all its service fee. */
-export const postDuplicateRefund = (tx: Tx, placement: PlacementRow, payment: SettledPayment, refundRequestId: string) =>
+export const postDuplicateRefund = (tx: Tx, placement: OptionRow, payment: SettledPayment, refundRequestId: string) =>
   postEntries(tx, placement, payment.currency, [
     ...wholePaymentEntries(payment, 'refund', refundRequestId), ...serviceFee(payment, -Number(payment.platform_fee_cents), refundRequestId),
   ]);
@@ -209,7 +209,7 @@ export const postDuplicateRefund = (tx: Tx, placement: PlacementRow, payment: Se
  * Posts what a refund returns (../ledger-refunds.ts), and the service fee that follows the rent it
  * returns (8 % of it; nothing on deposits or fees), and answers what it returns, in cents.
  */
-export async function postRefund(tx: Tx, claim: ClaimRow, placement: PlacementRow, ask: RefundAsk): Promise<{ cents: number }> {
+export async function postRefund(tx: Tx, claim: ClaimRow, placement: OptionRow, ask: RefundAsk): Promise<{ cents: number }> {
   const ledger = await ledgerToChange(tx, claim, placement);
   const posted = refundEntries(ledger.entries, ask);
   const refunds = posted.filter((e) => e.kind === 'refund');

@@ -7,7 +7,7 @@ import {
   type Account, type ChargeKey, type Entry, type LedgerCharge, type NewEntry,
 } from './ledger.ts';
 import { ledgerOf, type Ledger } from './stay-ledger.ts';
-import type { PlacementRow } from './offer-repository.ts';
+import type { OptionRow } from './option-repository.ts';
 
 // Reading the ledger's entries and a charge's key, for the commands that name a charge or a payment.
 export { chargeKey, isSettlement } from './ledger.ts';
@@ -80,7 +80,7 @@ export interface StayMoney {
 }
 
 /** The stay's money as its ledger now holds it, today by the organisation's clock. */
-export async function moneyOf(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<StayMoney> {
+export async function moneyOf(tx: Tx, claim: ClaimRow, placement: OptionRow): Promise<StayMoney> {
   const [ledger, now] = await Promise.all([ledgerOf(tx, placement), tenantNow(tx)]);
   return figuresOf(ledger, payerOf(claim), utcDay(now));
 }

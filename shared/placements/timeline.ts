@@ -54,7 +54,7 @@ export const placementTimeline: TimelineSource = {
         : `The household's link could not be sent (${d.attempts} attempts): ${d.error}.`,
   },
   entries: (tx, claim) => tx<TimelineRow[]>`
-    with homes as (select * from app.claim_homes where claim_id = ${claim.id}),
+    with homes as (select * from app.claim_options where claim_id = ${claim.id}),
     leases as (
       select l.*, p.move_in_date as previous_move_in_date, p.move_out_date as previous_move_out_date,
              case when l.kind = 'addendum' then '{"addendum": true}'::jsonb else '{}'::jsonb end as marks

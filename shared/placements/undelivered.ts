@@ -3,7 +3,7 @@ import type { ClaimRow } from '../claims/repository.ts';
 import { emit } from '../events/outbox.ts';
 import { onHome } from './render.ts';
 import { insertUndeliveredMessage } from './message-repository.ts';
-import type { PlacementRow } from './offer-repository.ts';
+import type { OptionRow } from './option-repository.ts';
 
 // A message to the household that did not go out: filed on the placement (app.undelivered_messages,
 // which its timeline reads as household_link.undelivered) and announced to the carrier by the event
@@ -19,7 +19,7 @@ export type Undelivered =
   | { reason: 'not_configured'; /** The missing settings, in words. */ error: string; attempts: 0 }
   | { reason: 'failed'; attempts: number };
 
-export async function recordUndeliveredLink(tx: Tx, claim: ClaimRow, placement: PlacementRow, what: Undelivered): Promise<void> {
+export async function recordUndeliveredLink(tx: Tx, claim: ClaimRow, placement: OptionRow, what: Undelivered): Promise<void> {
   const issuedAt = placement.household_link_at;
   const error = what.reason === 'failed' ? sendFailed : what.error;
   await insertUndeliveredMessage(tx, placement, { topic: 'home.offered', reason: what.reason, error, attempts: what.attempts });

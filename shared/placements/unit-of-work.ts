@@ -3,8 +3,8 @@ import { withTenant, type Tenant } from '../db/tenant.ts';
 import { ApiError } from '../http/errors.ts';
 import { findClaim, type ClaimRow } from '../claims/repository.ts';
 import { lockLease, type LeaseRow } from './lease.ts';
-import { placementKeys } from './offer-repository.ts';
-import { findPlacement, type PlacementRow } from './offer-repository.ts';
+import { optionKeys } from './option-repository.ts';
+import { findOption, type OptionRow } from './option-repository.ts';
 
 // The placement's unit of work: one tenant transaction that finds and locks what a command acts on,
 // always in the same order, and hands the command typed rows. Every placement command, job, callback
@@ -14,7 +14,7 @@ import { findPlacement, type PlacementRow } from './offer-repository.ts';
 // for each other but never deadlock):
 //
 //   1. the housing request   (app.claims, FOR UPDATE)      status moves lock requests too, in id order
-//   2. the placement         (app.claim_homes, FOR UPDATE) the home on the request
+//   2. the placement         (app.claim_options, FOR UPDATE) the home on the request
 //   3. the home's calendar   (app.properties, FOR UPDATE)  before a contract version is written, by
 //                                                          a command that takes nights (lockCalendar)
 //   4. the lease             (app.lease_agreements)        its current version, or the one named
@@ -35,7 +35,7 @@ export interface RequestUnit {
 }
 
 export interface PlacementUnit extends RequestUnit {
-  placement: PlacementRow;
+  placement: OptionRow;
 }
 
 /** How the API's routes name a placement: the request (claim_ref or id) and the home. Links, callbacks and jobs name it by its id (inPlacementById). */
@@ -80,22 +80,22 @@ export function inPlacementById<T>(
   options: PlacementOptions = {},
 ): Promise<T | null> {
   return withTenant(tenant, async (tx) => {
-    const keys = await placementKeys(tx, placementId);
+    const keys = await optionKeys(tx, placementId);
     if (!keys) return null;
     return work(await lockPlacement(tx, { reference: keys.claim_id, propertyId: keys.property_id }, { cancelled: 'include', ...options }));
   });
 }
 
 /** Lock 2 for a home that may not be on the request yet (POST options puts it there): its placement, or null. */
-export function lockHomeOnRequest(unit: RequestUnit, propertyId: string): Promise<PlacementRow | null> {
-  return findPlacement(unit.tx, unit.claim.id, propertyId, { lock: true });
+export function lockHomeOnRequest(unit: RequestUnit, propertyId: string): Promise<OptionRow | null> {
+  return findOption(unit.tx, unit.claim.id, propertyId, { lock: true });
 }
 
 /** The locks of inPlacement and inPlacementById, in the tenant's transaction. */
 async function lockPlacement(tx: Tx, target: PlacementTarget, options: PlacementOptions): Promise<PlacementUnit> {
   const lock = options.lock ?? true;
   const claim = await findClaim(tx, target.reference, { lock });
-  const placement = await findPlacement(tx, claim.id, target.propertyId, { lock });
+  const placement = await findOption(tx, claim.id, target.propertyId, { lock });
   if (!placement || (placement.option_status === 'cancelled' && options.cancelled !== 'include')) {
     throw new ApiError('not_on_request', 'This home is not on the request: put it there with POST /claims/{reference}/options first.', 'property_id', {}, options.missingStatus ?? 409);
   }

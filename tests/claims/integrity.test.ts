@@ -11,7 +11,7 @@ describe('rows of a request stay in its tenant', () => {
     const made = await openClaim(c.liveApi);
     const home = await insertHome(await provider());
     const put = (orgId: string, environment: string) => ownerSql()`
-      insert into app.claim_homes (org_id, environment, claim_id, property_id, option_status)
+      insert into app.claim_options (org_id, environment, claim_id, property_id, option_status)
       values (${orgId}, ${environment}, ${made.id}, ${home}, 'sent')`;
     await expect(put(other.orgId, 'live')).rejects.toThrow(/foreign key/);
     await expect(put(c.orgId, 'sandbox')).rejects.toThrow(/foreign key/);

@@ -228,7 +228,7 @@ describe('PATCH /claims/{reference}', () => {
       expect((await c.liveApi.post(`/claims/${made.id}/dates`, { property_id: home, move_in: inDays(30), move_out: inDays(120) })).status).toBe(200);
     }
     expect((await c.liveApi.post(`/claims/${made.id}/options`, { property_id: offered, action: 'send', approve_budget: true })).status).toBe(200);
-    await ownerSql()`update app.claim_homes set option_status = 'cancelled', cancelled_at = now() where property_id = ${cancelled}`;
+    await ownerSql()`update app.claim_options set option_status = 'cancelled', cancelled_at = now() where property_id = ${cancelled}`;
     const holds = () => ownerSql()`select start_date, end_date, source from app.availability_blocks where property_id = ${placing}`;
     const holdsBefore = await holds();
     const res = await c.liveApi.patch(`/claims/${made.id}`, { bedrooms: 4, target_move_in: inDays(45), max_budget: 1000 });
@@ -238,7 +238,7 @@ describe('PATCH /claims/{reference}', () => {
       note: expect.stringContaining('cancel'),
       homes: [{ property_id: placing, status: 'awaiting_lease', move_in_date: inDays(30) }],
     });
-    const [home] = await ownerSql()`select lease_status, move_in_date from app.claim_homes where property_id = ${placing}`;
+    const [home] = await ownerSql()`select lease_status, move_in_date from app.claim_options where property_id = ${placing}`;
     expect(home).toEqual({ lease_status: 'awaiting_lease', move_in_date: inDays(30) });
     expect(await holds()).toEqual(holdsBefore);
     expect(holdsBefore).toHaveLength(1);

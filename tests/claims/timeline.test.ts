@@ -34,7 +34,7 @@ describe('GET /claims/{reference}/timeline', () => {
     // The request opened ten days ago; the home went on it three days ago, the document arrived today.
     await ownerSql()`update app.claims set created_at = now() - interval '10 days 1 hour' where id = ${made.id}`;
     await ownerSql()`
-      insert into app.claim_homes (org_id, environment, claim_id, property_id, option_status, added_at)
+      insert into app.claim_options (org_id, environment, claim_id, property_id, option_status, added_at)
       values (${c.orgId}, 'live', ${made.id}, ${home}, 'sent', now() - interval '3 days')`;
 
     const res = await c.liveApi.get(`/claims/${made.id}/timeline`);

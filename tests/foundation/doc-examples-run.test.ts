@@ -246,7 +246,7 @@ describe("the guides' curl examples, run", () => {
     expect(at(/\/dates$/)[0]).toBe(200);
     expect(at(/\/payment$/)[0]).toBe(200);
     expect(at(/\/confirm-move-in$/)[0]).toBe(200);
-    const [placement] = await ownerSql()`select option_status from app.claim_homes where claim_id = ${requestId}`;
+    const [placement] = await ownerSql()`select option_status from app.claim_options where claim_id = ${requestId}`;
     expect(placement.option_status).toBe('cancelled');
   });
 

@@ -112,7 +112,7 @@ describe('staff views', () => {
     const providerOrg = await provider();
     const [signing, cancelled] = [await insertHome(providerOrg, { name: 'Signing Home' }), await insertHome(providerOrg)];
     await sql`
-      insert into app.claim_homes (org_id, environment, claim_id, property_id, option_status, lease_status, move_in_date, cancelled_at)
+      insert into app.claim_options (org_id, environment, claim_id, property_id, option_status, lease_status, move_in_date, cancelled_at)
       values (${tenant.orgId}, 'live', ${first.id}, ${signing}, 'approved', 'sent_for_signature', current_date + 7, null),
              (${tenant.orgId}, 'live', ${first.id}, ${cancelled}, 'cancelled', 'awaiting_lease', current_date + 7, now())`;
     const flight = await sql`select home, waits_on, claim_ref, lease_status from staff.placements_in_flight where claim_ref = ${first.claim_ref}`;

@@ -94,7 +94,7 @@ describe('the landlord answers applications through the provider API', () => {
     expect((await readOnly.get('/properties/applications')).status).toBe(200);
     expect((await readOnly.post(`/properties/applications/${id}`, { decision: 'approve' })).body.error?.code).toBe('forbidden');
     expect((await s.provider.post('/properties/applications/not-a-uuid', { decision: 'approve' })).status).toBe(404);
-    const [row] = await ownerSql()`select application_status from app.claim_homes where id = ${id}`;
+    const [row] = await ownerSql()`select application_status from app.claim_options where id = ${id}`;
     expect(row.application_status).toBe('applied');
   });
 });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { monthsBetween, price, tierFor, firstCharge, budgetReview, type PricedHome, type PricedRequest } from '../../shared/placements/pricing.ts';
 import { platformFeeRateBps, splitCharge } from '../../shared/properties/earnings.ts';
-import { leaseMove, leaseTransitions, offerMove, leaseStatuses } from '../../shared/placements/states.ts';
+import { leaseMove, leaseTransitions, optionMove, leaseStatuses } from '../../shared/placements/states.ts';
 import { checkStay } from '../../shared/placements/stay.ts';
 import { canMove, statusMoves, statuses } from '../../shared/claims/status.ts';
 
@@ -86,17 +86,17 @@ describe('the lease state machine', () => {
 
 describe('the offer', () => {
   it('send, save, apply, approve; place from an offer; decline stops it', () => {
-    const sent = offerMove('send', null)!;
+    const sent = optionMove('send', null)!;
     expect(sent).toEqual({ option_status: 'sent', application_status: 'not_applied' });
-    const saved = offerMove('save', sent)!;
-    const applied = offerMove('apply', saved)!;
+    const saved = optionMove('save', sent)!;
+    const applied = optionMove('apply', saved)!;
     expect(applied).toEqual({ option_status: 'saved', application_status: 'applied' });
-    expect(offerMove('approve_application', applied)).toEqual({ option_status: 'approved', application_status: 'approved_to_lease' });
-    expect(offerMove('place', sent)).toEqual({ option_status: 'approved', application_status: 'approved_to_lease' });
-    const declined = offerMove('decline', saved)!;
-    for (const event of ['send', 'place', 'save', 'apply', 'approve_application', 'decline'] as const) expect(offerMove(event, declined)).toBeNull();
-    expect(offerMove('send', { option_status: 'approved', application_status: 'approved_to_lease' })).toBeNull();
-    expect(offerMove('approve_application', sent)).toBeNull();
+    expect(optionMove('approve_application', applied)).toEqual({ option_status: 'approved', application_status: 'approved_to_lease' });
+    expect(optionMove('place', sent)).toEqual({ option_status: 'approved', application_status: 'approved_to_lease' });
+    const declined = optionMove('decline', saved)!;
+    for (const event of ['send', 'place', 'save', 'apply', 'approve_application', 'decline'] as const) expect(optionMove(event, declined)).toBeNull();
+    expect(optionMove('send', { option_status: 'approved', application_status: 'approved_to_lease' })).toBeNull();
+    expect(optionMove('approve_application', sent)).toBeNull();
   });
 });
 

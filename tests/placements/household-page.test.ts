@@ -157,7 +157,7 @@ describe("the household's page", () => {
   it('refuses an expired, forged, replaced or re-addressed link, and a form from another site', async () => {
     const s = await sent();
     const [placement] = await ownerSql()<{ id: string; household_link_at: Date }[]>`
-      select id, household_link_at from app.claim_homes where claim_id = ${s.claim.id}`;
+      select id, household_link_at from app.claim_options where claim_id = ${s.claim.id}`;
     const old = await signHouseholdLink({
       placementId: placement.id, orgId: s.c.orgId, environment: 'sandbox', issue: placement.household_link_at.getTime(),
       sentTo: await contactDigest('family@example.com'),

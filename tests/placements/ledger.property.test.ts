@@ -984,7 +984,7 @@ async function closeout(stay: Stay, model: Model, seen: Seen, what: string) {
 async function reconciles(stay: Stay, what: string) {
   await drainJobs(stay.orgId);
   const found = await ownerSql()<{ kind: string; detail: string }[]>`
-    select d.kind, d.detail from staff.ledger_differences d join app.claim_homes h on h.id = d.placement_id
+    select d.kind, d.detail from staff.ledger_differences d join app.claim_options h on h.id = d.placement_id
      where d.reference = ${stay.ref} and h.property_id = ${stay.home}`;
   expect(found, `${what}: the reconciliation`).toEqual([]);
   count('stays reconciled');

@@ -38,7 +38,7 @@ describe('POST options errors', () => {
     await api.post(`/claims/${ref}/options/${home}/budget`, { approved: true });
     await api.post(`/claims/${ref}/options/${home}/budget`, { approved: false });
     expect((await api.post(`/claims/${ref}/options`, { property_id: home, action: 'place', approve_budget: false })).body.error?.code).toBe('budget_not_approved');
-    expect(await ownerSql()`select 1 from app.claim_homes where property_id = ${home}`).toHaveLength(0);
+    expect(await ownerSql()`select 1 from app.claim_options where property_id = ${home}`).toHaveLength(0);
   });
 
   it('422 invalid_field: property_id missing or malformed, action not send or place, signer with send, email without name, unknown field', async () => {
@@ -119,7 +119,7 @@ describe('POST options errors', () => {
       });
       expect(refused.text).not.toContain(s.ref);
     }
-    expect(await ownerSql()`select 1 from app.claim_homes where claim_id = ${wanting.id}`).toHaveLength(0);
+    expect(await ownerSql()`select 1 from app.claim_options where claim_id = ${wanting.id}`).toHaveLength(0);
 
     // The stay's own request, and one placed before the nights were held, place again as before.
     expect((await place(s.ref)).status).toBe(200);
@@ -171,7 +171,7 @@ describe('POST dates errors', () => {
     expect(res.status).toBe(409);
     expect(res.body.error).toMatchObject({ code: 'dates_unavailable', conflicts: [{ start_date: inDays(60), end_date: inDays(62), reason: 'blocked by the provider' }] });
     expect(res.text).not.toContain('family');
-    expect(await ownerSql()`select 1 from app.lease_agreements l join app.claim_homes h on h.id = l.claim_home_id where h.property_id = ${home}`).toHaveLength(0);
+    expect(await ownerSql()`select 1 from app.lease_agreements l join app.claim_options h on h.id = l.claim_home_id where h.property_id = ${home}`).toHaveLength(0);
   });
 
   it('409 already_signed once both parties signed', async () => {

@@ -25,7 +25,7 @@ describe('payments under concurrency', () => {
         s.api.post(`/claims/${s.ref}/cancel-booking`, { property_id: s.home }),
       ]);
       const payments = await ownerSql()`select status from app.payments where claim_id = ${s.claim.id}`;
-      const [home] = await ownerSql()<{ option_status: string }[]>`select option_status from app.claim_homes where claim_id = ${s.claim.id}`;
+      const [home] = await ownerSql()<{ option_status: string }[]>`select option_status from app.claim_options where claim_id = ${s.claim.id}`;
       const bookings = await ownerSql()<{ booking_status: string }[]>`select booking_status from app.bookings where claim_id = ${s.claim.id}`;
       if (paid.status === 200) {
         expect(cancelled.status).toBe(409);

@@ -253,7 +253,7 @@ describe('existing stays keep their figures', () => {
     await refund(s, changed);
     const before = await statement(s.api, changed);
     // As before the migration: the stay's charges are in the ledger, its payments and refunds only in their own rows.
-    const [{ id: placementId }] = await ownerSql()<{ id: string }[]>`select id from app.claim_homes where property_id = ${changed.home}`;
+    const [{ id: placementId }] = await ownerSql()<{ id: string }[]>`select id from app.claim_options where property_id = ${changed.home}`;
     await ownerSql()`delete from app.ledger_entries where claim_home_id = ${placementId} and kind in ('payment', 'refund')`;
     expect((await statement(s.api, changed)).totals.paid).toBe(0);
     // The migration's backfill, for this stay only (other suites' stays are posted already and share the database).
@@ -274,7 +274,7 @@ describe('reading never posts', () => {
     const s = await scene();
     const stay = await signedStay(s, inDays(40), 60);
     const direct = await statement(s.api, stay);
-    const [{ id: placementId }] = await ownerSql()<{ id: string }[]>`select id from app.claim_homes where property_id = ${stay.home}`;
+    const [{ id: placementId }] = await ownerSql()<{ id: string }[]>`select id from app.claim_options where property_id = ${stay.home}`;
     const entries = () => ownerSql()<{ n: number }[]>`select count(*)::int as n from app.ledger_entries where claim_home_id = ${placementId}`;
     // As signed before the ledger existed: nothing posted.
     await ownerSql()`delete from app.ledger_entries where claim_home_id = ${placementId}`;

@@ -111,7 +111,7 @@ async function application({ owner }: Context) {
   await c.post(`/claims/${claim.claim_ref}/options`, { property_id: home, action: 'send', approve_budget: true });
   const applied = await c.post(`/sandbox/claims/${claim.claim_ref}/homes/${home}/household`, { action: 'apply' });
   if (applied.status !== 200) throw new Error(`security fixture: apply: ${applied.status} ${applied.text}`);
-  const [row] = await ownerSql()<{ id: string; org_id: string }[]>`select id, org_id from app.claim_homes where claim_id = ${claim.id}`;
+  const [row] = await ownerSql()<{ id: string; org_id: string }[]>`select id, org_id from app.claim_options where claim_id = ${claim.id}`;
   return { id: row.id, orgs: [row.org_id] };
 }
 

@@ -4,7 +4,7 @@ import type { ClaimRow } from '../../claims/repository.ts';
 import { providerBookingFields } from '../render.ts';
 import { homeLabel } from '../listing-repository.ts';
 import type { BookingRow } from '../booking-repository.ts';
-import type { PlacementRow } from '../offer-repository.ts';
+import type { OptionRow } from '../option-repository.ts';
 
 // What the provider hears of its booking's changes (move-in, dates, cancellation, closeout).
 
@@ -12,7 +12,7 @@ import type { PlacementRow } from '../offer-repository.ts';
 export async function announceBookingChange(
   tx: Tx,
   claim: ClaimRow,
-  placement: PlacementRow,
+  placement: OptionRow,
   booking: BookingRow,
   change: 'cancelled' | 'move_in_confirmed' | 'dates_changed' | 'completed',
   previous: BookingRow['booking_status'],

@@ -4,7 +4,7 @@ import { enqueue } from '../../jobs/queue.ts';
 import { emit } from '../../events/outbox.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
 import { moveLease } from '../lease.ts';
-import { offerMove, type OfferEvent } from '../states.ts';
+import { optionMove, type OptionEvent } from '../states.ts';
 import { checkStay } from '../stay.ts';
 import { tenantNow } from '../../clock/time.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
@@ -20,7 +20,7 @@ import { postSigned } from '../stay-ledger.ts';
 import { extensionCharge, ledgerOf } from '../stay-money.ts';
 import { settleRequestStatus } from './booking.ts';
 import { currentLease, openAddendum } from '../contract-repository.ts';
-import { moveOffer, otherHomesInPlay, updatePlacement, type PlacementRow } from '../offer-repository.ts';
+import { moveOption, otherOptionsInPlay, updateOption, type OptionRow } from '../option-repository.ts';
 import { recordResponse } from '../answer-repository.ts';
 import type { LeaseRow } from '../lease.ts';
 
@@ -42,15 +42,15 @@ export type LandlordAnswer =
   | { action: 'decline_application'; reason: string };
 
 /** An application the landlord answered before is answered: 409 already_answered. */
-function assertUnanswered(placement: PlacementRow): void {
+function assertUnanswered(placement: OptionRow): void {
   if (placement.application_status === 'approved_to_lease' || placement.application_status === 'declined') {
     throw new ApiError('already_answered', `The landlord already ${placement.application_status === 'declined' ? 'declined' : 'approved'} this application.`);
   }
 }
 
-async function moveOfferOr409(tx: Tx, placement: PlacementRow, event: OfferEvent, columns: Record<string, unknown>): Promise<PlacementRow> {
-  const to = offerMove(event, placement);
-  const row = to ? await moveOffer(tx, placement.id, event, { ...to, ...columns }) : null;
+async function moveOfferOr409(tx: Tx, placement: OptionRow, event: OptionEvent, columns: Record<string, unknown>): Promise<OptionRow> {
+  const to = optionMove(event, placement);
+  const row = to ? await moveOption(tx, placement.id, event, { ...to, ...columns }) : null;
   if (!row) {
     throw new ApiError('option_not_open', `Cannot ${event.replace('_', ' ')} now: the home is ${placement.option_status} (application ${placement.application_status}).`);
   }
@@ -85,7 +85,7 @@ function notSignable(lease: LeaseRow): ApiError {
 }
 
 /** The first signature (household or named signer), or the landlord's countersignature. */
-export async function sign(tx: Tx, claim: ClaimRow, placement: PlacementRow, by: 'tenant' | 'landlord'): Promise<void> {
+export async function sign(tx: Tx, claim: ClaimRow, placement: OptionRow, by: 'tenant' | 'landlord'): Promise<void> {
   const current = await currentLease(tx, placement);
   // Once the lease is signed by both, signatures go to the open extension's addendum, if any.
   const addendum = current?.status === 'fully_signed' ? await openAddendum(tx, placement.id) : null;
@@ -121,7 +121,7 @@ export async function sign(tx: Tx, claim: ClaimRow, placement: PlacementRow, by:
  * An application waits for the landlord: application.received, and an email saying the one thing
  * to do (answer it through the provider API).
  */
-async function announceApplication(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<void> {
+async function announceApplication(tx: Tx, claim: ClaimRow, placement: OptionRow): Promise<void> {
   const [payee, label] = await Promise.all([payeeOf(tx, placement.property_id), homeLabel(tx, placement.property_id)]);
   const landlord = payee.contact_email ?? (claim.environment === 'sandbox' ? 'landlord@sandbox.invalid' : null);
   const home = label.name ?? 'your home';
@@ -147,7 +147,7 @@ async function announceApplication(tx: Tx, claim: ClaimRow, placement: Placement
   }, { orgId: payee.org_id, environment: claim.environment });
 }
 
-export async function householdAnswers(tx: Tx, claim: ClaimRow, placement: PlacementRow, answer: HouseholdAnswer): Promise<void> {
+export async function householdAnswers(tx: Tx, claim: ClaimRow, placement: OptionRow, answer: HouseholdAnswer): Promise<void> {
   switch (answer.action) {
     case 'save': {
       await moveOfferOr409(tx, placement, 'save', { recipient_response: 'saved' });
@@ -160,7 +160,7 @@ export async function householdAnswers(tx: Tx, claim: ClaimRow, placement: Place
       await recordResponse(tx, placement.id, 'decline', { reason: answer.reason });
       await emit(tx, 'option.declined', { ...onHome(claim, placement), reason: answer.reason });
       // The placement stops; with no other home in play the request is back to its options.
-      if (!(await otherHomesInPlay(tx, claim.id, placement.id))) await moveStatus(tx, [claim.id], 'housing_options_found');
+      if (!(await otherOptionsInPlay(tx, claim.id, placement.id))) await moveStatus(tx, [claim.id], 'housing_options_found');
       return;
     }
     case 'apply': {
@@ -178,7 +178,7 @@ export async function householdAnswers(tx: Tx, claim: ClaimRow, placement: Place
       if ((await currentLease(tx, placement))?.status === 'fully_signed') {
         throw new ApiError('already_signed', 'The lease is fully signed; the dates can no longer be changed this way.');
       }
-      await updatePlacement(tx, placement.id, { proposed_move_in: answer.move_in, proposed_move_out: answer.move_out, proposed_at: new Date() });
+      await updateOption(tx, placement.id, { proposed_move_in: answer.move_in, proposed_move_out: answer.move_out, proposed_at: new Date() });
       await recordResponse(tx, placement.id, 'propose_dates', { move_in: answer.move_in, move_out: answer.move_out });
       await emit(tx, 'dates.proposed', { ...onHome(claim, placement), move_in: answer.move_in, move_out: answer.move_out });
       await moveStatus(tx, [claim.id], 'awaiting_approval');
@@ -189,7 +189,7 @@ export async function householdAnswers(tx: Tx, claim: ClaimRow, placement: Place
   }
 }
 
-export async function landlordAnswers(tx: Tx, claim: ClaimRow, placement: PlacementRow, answer: LandlordAnswer): Promise<void> {
+export async function landlordAnswers(tx: Tx, claim: ClaimRow, placement: OptionRow, answer: LandlordAnswer): Promise<void> {
   switch (answer.action) {
     case 'approve_application': {
       assertUnanswered(placement);
@@ -220,7 +220,7 @@ export async function answer(
   tenant: Tenant,
   reference: string,
   propertyId: string,
-  act: (tx: Tx, claim: ClaimRow, placement: PlacementRow) => Promise<void>,
+  act: (tx: Tx, claim: ClaimRow, placement: OptionRow) => Promise<void>,
   // Refund answers also concern a placement cancelled after payment (cancel-booking with force), and a
   // payment what a stay cancelled once moved in still owes.
   options: { orCancelled?: boolean } = {},

@@ -14,10 +14,10 @@ import { checkNotPast, earliestToday, latestToday } from '../stay.ts';
 import { inPlacement } from '../unit-of-work.ts';
 import { cancelBookingRow, completeBooking, confirmedBooking, recordMoveIn, setCheckOut, stayBooking } from '../booking-repository.ts';
 import { homeLabel } from '../listing-repository.ts';
-import { otherHomesState, type HomeState } from '../offer-repository.ts';
+import { otherOptionsState, type OptionStanding } from '../option-repository.ts';
 import { payeeOf, settledPayments } from '../payment-repository.ts';
 import { announceBookingChange } from './announce.ts';
-import { cancelPlacement, type PlacementRow } from '../offer-repository.ts';
+import { cancelOption, type OptionRow } from '../option-repository.ts';
 import { completeStayHolds, recordShortening, releaseStayHolds, stayMoveOut } from '../stay-repository.ts';
 import { contactAddresses } from '../message-repository.ts';
 import { currentLease, openAddendum } from '../contract-repository.ts';
@@ -110,7 +110,7 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
       const cancelled = (await cancelBookingRow(tx, booking.id, reason))!;
       await announceBookingChange(tx, claim, placement, cancelled, 'cancelled', 'confirmed');
     }
-    await cancelPlacement(tx, placement.id, reason);
+    await cancelOption(tx, placement.id, reason);
 
     const [payee, label, contacts] = await Promise.all([payeeOf(tx, placement.property_id), homeLabel(tx, placement.property_id), contactAddresses(tx)]);
     const recipients = [payee.contact_email, claim.household_email, claim.adjuster_email ?? contacts.team].filter((to): to is string => !!to);
@@ -141,15 +141,15 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
  * booked) stays, announcing nothing.
  */
 export async function settleRequestStatus(tx: Tx, claim: ClaimRow, placementId: string): Promise<void> {
-  const supported = supportedStatus(await otherHomesState(tx, claim.id, placementId));
+  const supported = supportedStatus(await otherOptionsState(tx, claim.id, placementId));
   if (supported === claim.status_primary) return;
   await moveStatus(tx, [claim.id], 'housing_options_found');
   if (supported !== 'housing_options_found') await moveStatus(tx, [claim.id], supported);
 }
 
 /** The status a request's remaining homes support (the lifecycle of shared/claims/status.ts). */
-export function supportedStatus(homes: HomeState[]): RequestStatus {
-  const rank = (h: HomeState): RequestStatus => {
+export function supportedStatus(homes: OptionStanding[]): RequestStatus {
+  const rank = (h: OptionStanding): RequestStatus => {
     if (h.booked) return 'booking_confirmed';
     if (h.lease_status === 'fully_signed') return 'payment_setup';
     if (h.lease_status) return 'lease_execution';
@@ -166,7 +166,7 @@ export function supportedStatus(homes: HomeState[]): RequestStatus {
  * the provider hears booking.updated (change completed). Null when there is nothing to close: the
  * stay was cancelled, already closed, or now ends on another date.
  */
-export async function closeStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, moveOut: string) {
+export async function closeStay(tx: Tx, claim: ClaimRow, placement: OptionRow, moveOut: string) {
   const booking = await confirmedBooking(tx, placement.id);
   if (!booking || booking.check_out !== moveOut) return null;
   const completed = await completeBooking(tx, booking);
@@ -188,7 +188,7 @@ export async function closeStay(tx: Tx, claim: ClaimRow, placement: PlacementRow
  * until the extension is paid, so there is nothing of the stay to release there. Said as such
  * (rather than as a change of a signed lease), with what to do instead.
  */
-async function refuseInsideOpenExtension(tx: Tx, placement: PlacementRow, stayEnd: string, moveOut: string): Promise<void> {
+async function refuseInsideOpenExtension(tx: Tx, placement: OptionRow, stayEnd: string, moveOut: string): Promise<void> {
   const open = await openAddendum(tx, placement.id);
   if (!open || moveOut >= open.move_out_date) return;
   throw new ApiError('extension_pending',
@@ -206,7 +206,7 @@ async function refuseInsideOpenExtension(tx: Tx, placement: PlacementRow, stayEn
  * move-out came is refused (could_not_set_dates). Returns the signed lease and the stay's new
  * move-out, or null when the call is not a shortening (the caller answers already_signed).
  */
-export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, moveIn: string, moveOut: string, now: Date) {
+export async function shortenStay(tx: Tx, claim: ClaimRow, placement: OptionRow, lease: LeaseRow, moveIn: string, moveOut: string, now: Date) {
   const booking = await stayBooking(tx, placement.id);
   const previousMoveOut = stayMoveOut(placement, lease);
   if (!booking?.move_in_confirmed_at || moveIn !== lease.move_in_date) return null;

@@ -6,7 +6,7 @@ import { signedStay } from '../signed-prices.ts';
 import { budgetTotals, ledgerOf } from '../stay-money.ts';
 import { inRequest } from '../unit-of-work.ts';
 import { currentLease } from '../contract-repository.ts';
-import { findPlacement, type PlacementRow } from '../offer-repository.ts';
+import { findOption, type OptionRow } from '../option-repository.ts';
 import { homeForRequest, type HomeForRequest } from '../listing-repository.ts';
 import { readApproval, saveApproval } from '../approval-repository.ts';
 
@@ -16,7 +16,7 @@ import { readApproval, saveApproval } from '../approval-repository.ts';
 
 /** The review of `home` for `claim` as it stands in this transaction. */
 export async function reviewOf(tx: Tx, claim: ClaimRow, home: HomeForRequest): Promise<BudgetReview> {
-  const [placement, approval] = await Promise.all([findPlacement(tx, claim.id, home.id), readApproval(tx, claim.id, home.id)]);
+  const [placement, approval] = await Promise.all([findOption(tx, claim.id, home.id), readApproval(tx, claim.id, home.id)]);
   const shown: Approval = {
     budget_approved: approval?.approved ?? false,
     approved_at: approval?.approved_at?.toISOString() ?? null,
@@ -33,7 +33,7 @@ export async function reviewOf(tx: Tx, claim: ClaimRow, home: HomeForRequest): P
  * now). Null before then, and for a version issued before terms were recorded
  * (its checkout prices from the home as it stands, as the live review does).
  */
-async function signedReview(tx: Tx, claim: ClaimRow, placement: PlacementRow, approval: Approval): Promise<BudgetReview | null> {
+async function signedReview(tx: Tx, claim: ClaimRow, placement: OptionRow, approval: Approval): Promise<BudgetReview | null> {
   const lease = await currentLease(tx, placement, { lock: false });
   if (lease?.status !== 'fully_signed' || !lease.terms) return null;
   const [{ prices }, { entries }] = await Promise.all([signedStay(tx, claim, placement, lease), ledgerOf(tx, placement)]);
@@ -44,7 +44,7 @@ async function signedReview(tx: Tx, claim: ClaimRow, placement: PlacementRow, ap
 }
 
 /** Before both signatures: the home's rates as they stand, over the placement's dates once set. */
-function liveReview(claim: ClaimRow, home: HomeForRequest, placement: PlacementRow | null, approval: Approval): BudgetReview {
+function liveReview(claim: ClaimRow, home: HomeForRequest, placement: OptionRow | null, approval: Approval): BudgetReview {
   const dates = placement?.move_in_date && placement.move_out_date
     ? { move_in: placement.move_in_date, move_out: placement.move_out_date }
     : null;

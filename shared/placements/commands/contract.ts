@@ -10,7 +10,7 @@ import { contactAddresses } from '../message-repository.ts';
 import { currentLease, insertLease, linkSuperseded } from '../contract-repository.ts';
 import { homeIfPlaceable } from '../listing-repository.ts';
 import { rangeConflicts, releaseHolds, takeHold } from '../hold-repository.ts';
-import type { PlacementRow } from '../offer-repository.ts';
+import type { OptionRow } from '../option-repository.ts';
 
 // Issuing a contract version: the one path behind POST dates, POST dates/approve-proposal and POST
 // signer. The unsigned live version is superseded (kept, readable) and its hold released; the new
@@ -38,13 +38,13 @@ export function assertNotSigned(lease: LeaseRow | null): void {
  * the lease goes to the household contact on the request (the adjuster gets a copy when the contract
  * goes out); in the place flow, to the adjuster or the caller's own team.
  */
-async function defaultSigner(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<{ name: string | null; email: string | null }> {
+async function defaultSigner(tx: Tx, claim: ClaimRow, placement: OptionRow): Promise<{ name: string | null; email: string | null }> {
   if (!placement.placed_without_recipient) return { name: claim.policyholder_name, email: claim.household_email };
   const team = await contactAddresses(tx);
   return { name: null, email: claim.adjuster_email ?? team.team ?? (claim.environment === 'sandbox' ? 'team@sandbox.invalid' : null) };
 }
 
-export async function issueContract(tx: Tx, claim: ClaimRow, placement: PlacementRow, issue: Issue): Promise<LeaseRow> {
+export async function issueContract(tx: Tx, claim: ClaimRow, placement: OptionRow, issue: Issue): Promise<LeaseRow> {
   await lockCalendar({ tx, claim, placement });
   const old = await currentLease(tx, placement);
   assertNotSigned(old);

@@ -11,13 +11,13 @@ import { leaseCreated } from '../render.ts';
 import { shortenStay } from './booking.ts';
 import { currentLease } from '../contract-repository.ts';
 import { resolveProposals } from '../answer-repository.ts';
-import { updatePlacement, type PlacementRow } from '../offer-repository.ts';
+import { updateOption, type OptionRow } from '../option-repository.ts';
 
 // POST dates, POST dates/approve-proposal and POST signer: each locks the request and the placement,
 // checks the placement's state and issues a new contract version (./contract.ts).
 
 /** Dates may be set once the home is approved to lease: placed, or the household's application approved. */
-function assertReadyForDates(placement: PlacementRow): void {
+function assertReadyForDates(placement: OptionRow): void {
   if (placement.option_status === 'declined') {
     throw new ApiError('could_not_set_dates', 'The household declined this home.', 'property_id');
   }
@@ -32,13 +32,13 @@ function assertReadyForDates(placement: PlacementRow): void {
 }
 
 /** A new version at these dates for the placement's own signer. */
-const redate = (tx: Tx, claim: ClaimRow, placement: PlacementRow, moveIn: string, moveOut: string, issuedBy: 'dates' | 'approve_proposal') =>
+const redate = (tx: Tx, claim: ClaimRow, placement: OptionRow, moveIn: string, moveOut: string, issuedBy: 'dates' | 'approve_proposal') =>
   issueContract(tx, claim, placement, { moveIn, moveOut, signerName: placement.signer_name, signerEmail: placement.signer_email, issuedBy });
 
 /** Closes the household's open proposal: approved, or replaced by the caller's own dates. */
-async function closeProposal(tx: Tx, placement: PlacementRow, resolution: 'approved' | 'replaced'): Promise<void> {
+async function closeProposal(tx: Tx, placement: OptionRow, resolution: 'approved' | 'replaced'): Promise<void> {
   await resolveProposals(tx, placement.id, resolution);
-  await updatePlacement(tx, placement.id, { proposed_move_in: null, proposed_move_out: null, proposed_at: null });
+  await updateOption(tx, placement.id, { proposed_move_in: null, proposed_move_out: null, proposed_at: null });
 }
 
 export async function setDates(caller: Caller, reference: string, body: DatesInput) {
@@ -84,7 +84,7 @@ export async function changeSigner(caller: Caller, reference: string, body: Sign
     const lease = await currentLease(tx, placement);
     assertNotSigned(lease);
     const signer = { signer_name: body.signer_email ? body.signer_name ?? null : null, signer_email: body.signer_email ?? null };
-    await updatePlacement(tx, placement.id, signer);
+    await updateOption(tx, placement.id, signer);
     const issued = lease
       ? await issueContract(tx, claim, placement, {
           moveIn: lease.move_in_date,

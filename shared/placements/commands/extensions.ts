@@ -20,7 +20,7 @@ import { setCheckOut, stayBooking } from '../booking-repository.ts';
 import { addendaOf, currentLease, insertAddendum, latestVersion, openAddendum, putAddendumInEffect } from '../contract-repository.ts';
 import { rangeConflicts, releaseHolds, takeHold } from '../hold-repository.ts';
 import { stayMoveOut } from '../stay-repository.ts';
-import type { PlacementRow } from '../offer-repository.ts';
+import type { OptionRow } from '../option-repository.ts';
 import { announceBookingChange } from './announce.ts';
 import type { ExtensionInput } from '../schemas.ts';
 
@@ -35,7 +35,7 @@ import type { ExtensionInput } from '../schemas.ts';
 // stay's end, it is withdrawn with its hold, and the stay stays as it was.
 
 /** The extension as the API shows it: its addendum, the added nights and their price. */
-export async function renderExtension(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, addendum: LeaseRow) {
+export async function renderExtension(tx: Tx, claim: ClaimRow, placement: OptionRow, lease: LeaseRow, addendum: LeaseRow) {
   const { prices, currency } = await signedPrices(tx, claim, placement, addendum, { moveIn: lease.move_in_date, moveOut: addendum.move_out_date });
   const { stay, own } = await extendedLedger(tx, claim, placement, lease, addendum);
   const due = chargeOfOwn(own) ?? { lines: [], split: splitCharge({ rentCents: 0 }) };
@@ -71,7 +71,7 @@ const iso = (at: Date | null) => at?.toISOString() ?? null;
  * in), or, before that, what its signing would post now. Later changes of the stay are not in it, as
  * a signed lease's review shows what its signing posted.
  */
-async function extendedLedger(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, addendum: LeaseRow) {
+async function extendedLedger(tx: Tx, claim: ClaimRow, placement: OptionRow, lease: LeaseRow, addendum: LeaseRow) {
   const { entries } = await ledgerOf(tx, placement);
   const posted = entries.filter((e) => e.postedFor === addendum.id);
   if (posted.length > 0) {
@@ -136,7 +136,7 @@ export async function listExtensions(caller: Caller, reference: string, property
  * The extension's payment cleared (./payments.ts): the addendum takes effect, the stay takes its
  * move-out, the booking its check-out, the closeout its date; the provider hears of it.
  */
-export async function putExtensionInEffect(tx: Tx, claim: ClaimRow, placement: PlacementRow, addendum: LeaseRow, paid: { grossCents: number; currency: string }): Promise<void> {
+export async function putExtensionInEffect(tx: Tx, claim: ClaimRow, placement: OptionRow, addendum: LeaseRow, paid: { grossCents: number; currency: string }): Promise<void> {
   const done = await putAddendumInEffect(tx, placement, addendum);
   const booking = await stayBooking(tx, placement.id);
   if (!done || booking?.booking_status !== 'confirmed') return;
@@ -182,7 +182,7 @@ export async function withdrawExtension(tx: Tx, addendum: LeaseRow, reason: With
 }
 
 /** The landlord declines the open extension (the sandbox helper's decline_extension). */
-export async function declineExtension(tx: Tx, placement: PlacementRow): Promise<void> {
+export async function declineExtension(tx: Tx, placement: OptionRow): Promise<void> {
   const open = await openAddendum(tx, placement.id);
   if (!open || open.status === 'fully_signed') {
     throw new ApiError('lease_not_signable', open ? 'The extension is signed by both; it takes effect when paid.' : 'No extension is waiting for the landlord.');

@@ -1,6 +1,6 @@
 import { ApiError } from '../../http/errors.ts';
 import type { HouseholdLink } from '../pay-link.ts';
-import { findPlacement } from '../offer-repository.ts';
+import { findOption } from '../option-repository.ts';
 import { inPlacementById } from '../unit-of-work.ts';
 import { householdAnswers, type HouseholdAnswer } from './answers.ts';
 import { assertLinkStillOpens } from './household-link.ts';
@@ -14,6 +14,6 @@ export async function householdPageAnswer(link: HouseholdLink, answer: Household
     await assertLinkStillOpens(claim, placement, link);
     if (answer.action === 'sign') throw new ApiError('option_not_open', 'The lease is signed through the e-signature email, not here.');
     await householdAnswers(tx, claim, placement, answer);
-    return viewOf(tx, claim, (await findPlacement(tx, claim.id, placement.property_id))!);
+    return viewOf(tx, claim, (await findOption(tx, claim.id, placement.property_id))!);
   });
 }

@@ -6,7 +6,7 @@ import type { ClaimRow } from '../../claims/repository.ts';
 import { tenantNow } from '../../clock/time.ts';
 import { config } from '../../config.ts';
 import { contactDigest, householdPageUrl, PayLinkRejected, signHouseholdLink, type HouseholdLink } from '../pay-link.ts';
-import { updatePlacement, type PlacementRow } from '../offer-repository.ts';
+import { updateOption, type OptionRow } from '../option-repository.ts';
 import { inPlacement } from '../unit-of-work.ts';
 import type { EmailMessage } from '../ports/types.ts';
 import { emailSettingsMissing } from '../ports/index.ts';
@@ -33,12 +33,12 @@ export type LinkDelivery = 'queued' | 'not_configured';
  * deployment without email settings queues nothing: it files the link as undelivered on the
  * placement (timeline and event) and says so, rather than let a job fail where nobody looks.
  */
-export async function issueHouseholdLink(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<{ issuedAt: Date; delivery: LinkDelivery }> {
+export async function issueHouseholdLink(tx: Tx, claim: ClaimRow, placement: OptionRow): Promise<{ issuedAt: Date; delivery: LinkDelivery }> {
   if (!claim.household_email) {
     throw new ApiError('could_not_place', 'The request has no household_email to send the link to (add it with PATCH /claims/{reference}).', 'household_email');
   }
   const issuedAt = await tenantNow(tx);
-  const updated = await updatePlacement(tx, placement.id, { household_link_at: issuedAt });
+  const updated = await updateOption(tx, placement.id, { household_link_at: issuedAt });
   const missing = emailSettingsMissing(claim.environment);
   if (missing.length > 0) {
     await recordUndeliveredLink(tx, claim, updated, { reason: 'not_configured', error: emailNotConfigured(missing), attempts: 0 });
@@ -67,7 +67,7 @@ export async function resendHouseholdLink(caller: Caller, reference: string, pro
   });
 }
 
-function assertSentToHousehold(placement: PlacementRow): void {
+function assertSentToHousehold(placement: OptionRow): void {
   if (placement.placed_without_recipient || !placement.offered_at) {
     throw new ApiError('option_not_open', 'This home was not sent to the household (POST options with action send).');
   }
@@ -75,7 +75,7 @@ function assertSentToHousehold(placement: PlacementRow): void {
 }
 
 /** The household's link of the current issue, signed now (the email job, and the sandbox helper). */
-export async function currentHouseholdLink(tx: Tx, orgId: string, claim: ClaimRow, placement: PlacementRow) {
+export async function currentHouseholdLink(tx: Tx, orgId: string, claim: ClaimRow, placement: OptionRow) {
   assertSentToHousehold(placement);
   if (!placement.household_link_at || !claim.household_email) throw new ApiError('option_not_open', 'No link was issued to the household for this home.');
   const now = await tenantNow(tx);
@@ -98,7 +98,7 @@ export async function sandboxHouseholdLink(caller: Caller, reference: string, pr
 }
 
 /** Why a verified link does not open its placement: another issue, another contact, another flow. */
-export async function assertLinkStillOpens(claim: ClaimRow, placement: PlacementRow, link: HouseholdLink): Promise<void> {
+export async function assertLinkStillOpens(claim: ClaimRow, placement: OptionRow, link: HouseholdLink): Promise<void> {
   const sameIssue = placement.household_link_at?.getTime() === link.issue;
   const sameContact = claim.household_email !== null && (await contactDigest(claim.household_email)) === link.sentTo;
   if (!sameIssue || !sameContact || placement.placed_without_recipient) {

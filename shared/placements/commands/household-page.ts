@@ -4,7 +4,7 @@ import type { ClaimRow } from '../../claims/repository.ts';
 import { tenantNow } from '../../clock/time.ts';
 import { PayLinkRejected, signPayLink, type HouseholdLink } from '../pay-link.ts';
 import { currentLease } from '../contract-repository.ts';
-import type { PlacementRow } from '../offer-repository.ts';
+import type { OptionRow } from '../option-repository.ts';
 import { homeForRequest, homeListing, type HomeListing } from '../listing-repository.ts';
 import { inPlacementById } from '../unit-of-work.ts';
 import type { HouseholdAnswer } from './answers.ts';
@@ -61,7 +61,7 @@ export interface HouseholdView {
   due: HouseholdDue | null;
 }
 
-function stateOf(placement: PlacementRow, leaseStatus: string | null, booked: boolean): HouseholdState {
+function stateOf(placement: OptionRow, leaseStatus: string | null, booked: boolean): HouseholdState {
   if (placement.option_status === 'cancelled') return 'cancelled';
   if (placement.option_status === 'declined') return 'declined';
   if (placement.application_status === 'declined') return 'landlord_declined';
@@ -90,13 +90,13 @@ const actionsFor: Record<HouseholdState, HouseholdAnswer['action'][]> = {
 };
 
 /** What the state offers, less what the application already did: one that applied cannot apply again. */
-function actionsOf(state: HouseholdState, placement: PlacementRow): HouseholdAnswer['action'][] {
+function actionsOf(state: HouseholdState, placement: OptionRow): HouseholdAnswer['action'][] {
   if (state !== 'proposed' || placement.application_status === 'not_applied') return actionsFor[state];
   return placement.application_status === 'applied' ? ['decline'] : [];
 }
 
 /** The household's own share of what is due now, or null (nothing of its own due, or not payable yet). */
-async function householdDue(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<HouseholdDue | null> {
+async function householdDue(tx: Tx, claim: ClaimRow, placement: OptionRow): Promise<HouseholdDue | null> {
   let state;
   try {
     state = await payable(tx, claim, placement);
@@ -110,7 +110,7 @@ async function householdDue(tx: Tx, claim: ClaimRow, placement: PlacementRow): P
 }
 
 /** The stay's money, or null when the home is no longer one the request may see (its provider took it down). */
-async function moneyOf(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<HouseholdMoney | null> {
+async function moneyOf(tx: Tx, claim: ClaimRow, placement: OptionRow): Promise<HouseholdMoney | null> {
   let home;
   try {
     home = await homeForRequest(tx, claim.id, placement.property_id);
@@ -127,7 +127,7 @@ async function moneyOf(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promis
   };
 }
 
-export async function viewOf(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<HouseholdView> {
+export async function viewOf(tx: Tx, claim: ClaimRow, placement: OptionRow): Promise<HouseholdView> {
   const [home, lease, booked, money] = await Promise.all([
     homeListing(tx, claim.id, placement.property_id), currentLease(tx, placement), isBooked(tx, placement.id), moneyOf(tx, claim, placement),
   ]);

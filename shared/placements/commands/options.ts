@@ -2,14 +2,14 @@ import type { Caller } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
 import { enqueue } from '../../jobs/queue.ts';
-import { offerMove } from '../states.ts';
+import { optionMove } from '../states.ts';
 import { inRequest, lockHomeOnRequest, type RequestUnit } from '../unit-of-work.ts';
 import { issueHouseholdLink, type LinkDelivery } from './household-link.ts';
 import { type OptionInput } from '../schemas.ts';
 import { approveBudget } from './budget.ts';
 import { hasBillingAccount, readApproval } from '../approval-repository.ts';
 import { homeForRequest } from '../listing-repository.ts';
-import { insertPlacement, moveOffer, reopenPlacement } from '../offer-repository.ts';
+import { insertOption, moveOption, reopenOption } from '../option-repository.ts';
 import { otherStaysConflicts } from '../hold-repository.ts';
 import { wantedNights } from '../stay.ts';
 import { tenantNow } from '../../clock/time.ts';
@@ -44,7 +44,7 @@ export async function putOption(caller: Caller, reference: string, body: OptionI
 
     const existing = await lockHomeOnRequest(unit, home.id);
     const from = existing && existing.option_status !== 'cancelled' ? existing : null;
-    const to = offerMove(body.action, from);
+    const to = optionMove(body.action, from);
     if (!to) {
       const why = from?.option_status === 'declined'
         ? 'the household declined this home'
@@ -69,9 +69,9 @@ export async function putOption(caller: Caller, reference: string, body: OptionI
     };
     const row = existing
       ? existing.option_status === 'cancelled'
-        ? await reopenPlacement(tx, existing.id, columns)
-        : await moveOffer(tx, existing.id, body.action, columns)
-      : await insertPlacement(tx, caller, claim.id, home.id, columns);
+        ? await reopenOption(tx, existing.id, columns)
+        : await moveOption(tx, existing.id, body.action, columns)
+      : await insertOption(tx, caller, claim.id, home.id, columns);
     if (!row) throw new ApiError('could_not_place', 'The home changed state meanwhile; read the placement and try again.', 'property_id');
 
     let delivery: LinkDelivery | null = null;

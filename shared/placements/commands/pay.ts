@@ -13,7 +13,7 @@ import { paymentsOf } from '../payment-repository.ts';
 import { withTenant } from '../../db/tenant.ts';
 import { payable, paySandbox, requireShown, type ShownShare } from './payments.ts';
 import { homeOnRequest } from '../listing-repository.ts';
-import type { PlacementRow } from '../offer-repository.ts';
+import type { OptionRow } from '../option-repository.ts';
 import { inPlacementById } from '../unit-of-work.ts';
 import { postSignedVersions } from '../stay-ledger.ts';
 
@@ -87,7 +87,7 @@ export interface PayActions {
  * payable); the view reads without locks. A link issued under another contract version is refused
  * (PayLinkRejected replaced) either way.
  */
-function inLinkedPlacement<T>(link: PayLink, lock: boolean, work: (tx: Tx, claim: ClaimRow, placement: PlacementRow) => Promise<T>): Promise<T | null> {
+function inLinkedPlacement<T>(link: PayLink, lock: boolean, work: (tx: Tx, claim: ClaimRow, placement: OptionRow) => Promise<T>): Promise<T | null> {
   const tenant = { orgId: link.orgId, environment: link.environment };
   return inPlacementById(tenant, link.placementId, ({ tx, claim, placement }) => {
     assertLinkLease(link, placement.current_lease_id);

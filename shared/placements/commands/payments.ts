@@ -16,7 +16,7 @@ import { completedBookingOf, confirmBooking, confirmedBooking } from '../booking
 import { homeLabel } from '../listing-repository.ts';
 import { insertAutomaticRefund } from '../refund-repository.ts';
 import { currentLease } from '../contract-repository.ts';
-import type { PlacementRow } from '../offer-repository.ts';
+import type { OptionRow } from '../option-repository.ts';
 import { scheduleCloseout } from '../schedule.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { log } from '../../log.ts';
@@ -55,7 +55,7 @@ export interface Payable {
  * withdrawn by it), and their payer still pays them. Otherwise it is refused as before, as a home
  * no longer on the request.
  */
-export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<Payable> {
+export async function payable(tx: Tx, claim: ClaimRow, placement: OptionRow): Promise<Payable> {
   const lease = await currentLease(tx, placement);
   const cancelled = placement.option_status === 'cancelled';
   const notOnRequest = () => new ApiError('not_on_request', 'This home is not on the request (the placement was cancelled) and nothing of its stay is left to pay.', 'property_id', {}, 409);
@@ -85,7 +85,7 @@ export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow):
  * (a cancellation, a shortening) charged what was due then, and the money it moved is recorded.
  * Empty when the ledger has no such charge.
  */
-export async function chargesNamed(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow, chargeType: ChargeType, periodStart: string): Promise<LedgerCharge[]> {
+export async function chargesNamed(tx: Tx, claim: ClaimRow, placement: OptionRow, lease: LeaseRow, chargeType: ChargeType, periodStart: string): Promise<LedgerCharge[]> {
   // The notification's command records a payment: a stay signed before the ledger existed is posted first.
   await postSignedVersions(tx, claim, placement);
   const { entries } = await ledgerOf(tx, placement);
@@ -109,7 +109,7 @@ export function requireDue(state: Payable, payer?: Payer): Due {
  * at once through the refund job, as an automatic refund request (approved when made), and says so
  * to the carrier (payment.duplicate now, payment.refunded when the refund is issued) and on the timeline.
  */
-async function refundDuplicate(tx: Tx, claim: ClaimRow, placement: PlacementRow, payment: PaymentRow): Promise<void> {
+async function refundDuplicate(tx: Tx, claim: ClaimRow, placement: OptionRow, payment: PaymentRow): Promise<void> {
   const amount = fromCents(Number(payment.gross_cents));
   const refund = await insertAutomaticRefund(tx, payment, `A second charge for what payment ${payment.duplicate_of} already paid: refunded automatically.`);
   if (!refund) return;
@@ -144,7 +144,7 @@ export interface ChargeOutcome {
 export async function recordCharge(
   tx: Tx,
   claim: ClaimRow,
-  placement: PlacementRow,
+  placement: OptionRow,
   state: Pick<Payable, 'lease' | 'payee' | 'currency'>,
   share: PaymentWrite['charge'],
   whole: LedgerCharge,
@@ -275,7 +275,7 @@ export function requireShown(state: Payable, shown: ShownShare): Due {
  * one a page showed (which must still be due as shown).
  */
 export async function paySandbox(
-  tx: Tx, claim: ClaimRow, placement: PlacementRow, outcome: 'succeeded' | 'failed', which: { payer?: Payer } | ShownShare = {},
+  tx: Tx, claim: ClaimRow, placement: OptionRow, outcome: 'succeeded' | 'failed', which: { payer?: Payer } | ShownShare = {},
 ): Promise<PaymentRow[]> {
   await postSignedVersions(tx, claim, placement);
   const state = await payable(tx, claim, placement);

@@ -6,14 +6,14 @@ import type { Caller } from '../../http/context.ts';
 import { inRequest } from '../unit-of-work.ts';
 import { tenantNow } from '../../clock/time.ts';
 import { renderPlacementHome } from '../render.ts';
-import { placementHomes, type PlacementHomeRow } from '../placement-repository.ts';
+import { placementOptions, type OptionPlacementRow } from '../placement-repository.ts';
 import { chargeParts, payerOf, type Payer } from '../billing.ts';
 
 // GET /claims/{reference}/placement: the request's status and every home on it.
 
 export async function readPlacement(caller: Caller, reference: string) {
   return inRequest(caller, reference, async ({ tx, claim }) => {
-    const homes = await placementHomes(tx, claim.id);
+    const homes = await placementOptions(tx, claim.id);
     const payee = payingHome(homes);
     const now = await tenantNow(tx);
     // One link per payer the request names (rent's, deposits', fees'), each taking its own share only.
@@ -31,7 +31,7 @@ export async function readPlacement(caller: Caller, reference: string) {
 }
 
 /** A payer's pay page address, or null (and a warning in the log) while signed links are not configured. */
-async function payLinkOrNull(home: PlacementHomeRow, payer: Payer, caller: Caller, now: Date): Promise<string | null> {
+async function payLinkOrNull(home: OptionPlacementRow, payer: Payer, caller: Caller, now: Date): Promise<string | null> {
   try {
     const link = { placementId: home.id, orgId: caller.orgId, environment: caller.environment, leaseId: home.current_lease_id, payer };
     return payPageUrl(await signPayLink(link, now));
@@ -46,18 +46,18 @@ async function payLinkOrNull(home: PlacementHomeRow, payer: Payer, caller: Calle
  * The home the pay page is for: the booked one, else the one furthest along its lease (a fully
  * signed lease first), else the latest home still in play; null when none is.
  */
-function payingHome(homes: PlacementHomeRow[]): PlacementHomeRow | null {
+function payingHome(homes: OptionPlacementRow[]): OptionPlacementRow | null {
   const inPlay = homes.filter((h) => h.option_status !== 'cancelled' && h.option_status !== 'declined');
   // With none in play, a stay cancelled once moved in: it may still owe the nights used before its
   // cancellation, and its pay page says whether anything is left to pay.
   const owing = homes.filter((h) => h.option_status === 'cancelled' && h.booking?.move_in_confirmed_at);
-  const rank = (h: PlacementHomeRow) =>
+  const rank = (h: OptionPlacementRow) =>
     (h.booking?.booking_status === 'confirmed' ? 10 : 0) + ['awaiting_lease', 'sent_for_signature', 'policyholder_signed', 'fully_signed'].indexOf(h.lease_status ?? '') + 1;
-  return (inPlay.length > 0 ? inPlay : owing).reduce<PlacementHomeRow | null>((best, h) => (!best || rank(h) >= rank(best) ? h : best), null);
+  return (inPlay.length > 0 ? inPlay : owing).reduce<OptionPlacementRow | null>((best, h) => (!best || rank(h) >= rank(best) ? h : best), null);
 }
 
 /** One home on a request as rendered, read in the caller's transaction (the sandbox helpers' answer). */
 export async function placementHome(tx: Tx, claimId: string, propertyId: string) {
-  const [row] = await placementHomes(tx, claimId, propertyId);
+  const [row] = await placementOptions(tx, claimId, propertyId);
   return renderPlacementHome(row);
 }

@@ -17,7 +17,7 @@ import { homeLabel } from '../listing-repository.ts';
 import { insertRefundRequest, moveRefundRequest, openRefundRequest, providerRefundRequest, providerRefundRequests, type RefundRequestRow } from '../refund-repository.ts';
 import { payeeOf, settledPayments, type PaymentRow } from '../payment-repository.ts';
 import { onHome, refundHistory, renderRefundForProvider } from '../render.ts';
-import type { PlacementRow } from '../offer-repository.ts';
+import type { OptionRow } from '../option-repository.ts';
 
 // Refunds: the carrier asks (POST refund-request), the landlord approves or declines (the sandbox
 // `landlord` helper, or the provider's own POST /properties/refund-requests/{id}), and an approval
@@ -121,7 +121,7 @@ export async function requestRefund(caller: Caller, reference: string, input: Re
 }
 
 /** The landlord approves refunds, so it hears of a request at once: by email, and as refund.requested on its own events. */
-async function announceRequest(tx: Tx, claim: ClaimRow, placement: PlacementRow, request: RefundRequestRow) {
+async function announceRequest(tx: Tx, claim: ClaimRow, placement: OptionRow, request: RefundRequestRow) {
   const [payee, label] = await Promise.all([payeeOf(tx, placement.property_id), homeLabel(tx, placement.property_id)]);
   const amount = fromCents(Number(request.amount_cents));
   await enqueue(tx, 'send_email', {
@@ -152,7 +152,7 @@ async function announceRequest(tx: Tx, claim: ClaimRow, placement: PlacementRow,
  * when the stay changed so that nothing is left to return (decline it). Declining reports
  * payment.refunded with outcome declined and lets the carrier ask again.
  */
-export async function decideRefund(tx: Tx, claim: ClaimRow, placement: PlacementRow, approve: boolean): Promise<RefundRequestRow> {
+export async function decideRefund(tx: Tx, claim: ClaimRow, placement: OptionRow, approve: boolean): Promise<RefundRequestRow> {
   const open = await openRefundRequest(tx, placement.id);
   if (!open || open.status !== 'pending_owner_approval') {
     throw new ApiError('no_refund_request', 'No refund request is waiting for the landlord on this home.');

@@ -3,7 +3,7 @@ import { withTenant, type Tenant } from '../../db/tenant.ts';
 import { dueJobsOf } from '../../jobs/queue.ts';
 import { runDueJobs, type JobRegistry } from '../../jobs/runner.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
-import type { PlacementRow } from '../offer-repository.ts';
+import type { OptionRow } from '../option-repository.ts';
 import { answer, NotSentYet } from './answers.ts';
 
 // The sandbox helpers' answers wait for what the service sends on its own. A contract version goes
@@ -31,7 +31,7 @@ export async function answerOnceSent(
   tenant: Tenant,
   reference: string,
   propertyId: string,
-  act: (tx: Tx, claim: ClaimRow, placement: PlacementRow) => Promise<void>,
+  act: (tx: Tx, claim: ClaimRow, placement: OptionRow) => Promise<void>,
   jobs: JobRegistry,
   options: { orCancelled?: boolean; waitMs?: number } = {},
 ) {
