@@ -12,7 +12,7 @@ import { refundSumsOfRequestR } from './stay-money.ts';
 // contract versions (their dates, signatures, an addendum's withdrawal and its reason), stay
 // changes, household answers, a booking's creation, move-in, cancellation and closeout stamps, settled
 // payments and failed charges (app.payment_failures), messages that did not go out (app.undelivered_messages). Never a column a later step rewrites (the
-// booking's check_out, a home's offer state or signer, a refund request's status): a later change
+// booking's check_out, an option's state or signer, a refund request's status): a later change
 // is an entry of its own.
 
 const fmt = (d: Record<string, unknown>) => `${d.move_in_date} to ${d.move_out_date}`;
