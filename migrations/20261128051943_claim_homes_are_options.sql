@@ -1,16 +1,17 @@
 -- One name for a home on a request. The API's published word is option (POST /claims/{reference}/options,
 -- option_status, option.declined); the table was app.claim_homes, the code said placement. The table
 -- takes the API's word: app.claim_options, with its constraints, index and trigger. A placement is an
--- option placed (dates set, a lease, a booking, a stay): the placement endpoints read the options of a
--- request on their way there. The columns that point at an option from other tables keep their name
--- (claim_home_id) in this migration; their comments say what they name.
+-- option placed (committed to the request, then its dates, lease, booking and stay): the placement
+-- endpoints take an option there and on. The columns that point at an option from other tables keep
+-- their name (claim_home_id); their comments say what they name.
 --
 -- Views (the staff views, app.refund_requests, app.ledger_balances) and row-level security policies
 -- hold the table by its identity and follow the rename. A database function's body is text, resolved
 -- when it runs: every function that named the table is created again below with the new name, or it
 -- would fail only when called. No view keeps the old name: nothing outside the service's code reads
 -- app.claim_homes by name (the staff views Studio users read follow the rename; the console's queries
--- are code and change with it).
+-- are code and change with it). The functions deployed before this migration name the old table:
+-- deploy them right after the push (npm run db:push, then npm run functions:deploy).
 alter table app.claim_homes rename to claim_options;
 
 alter table app.claim_options rename constraint claim_homes_application_decline_reason_check to claim_options_application_decline_reason_check;
