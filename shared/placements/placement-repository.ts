@@ -5,7 +5,7 @@ import type { OptionRow } from './option-repository.ts';
 import type { HomeOnRequest } from './listing-repository.ts';
 import type { RefundRequestRow, RefundStep } from './refund-repository.ts';
 
-// The SQL of GET placement: every home on the request with its home's labels, approval, contract
+// The SQL of GET placement: every option of the request with its home's labels, approval, contract
 // versions, booking, charges and refund requests, in one statement.
 
 export interface OptionPlacementRow extends OptionRow, OptionMoneyJson {
@@ -82,7 +82,7 @@ function optionMoneyColumns(tx: Tx) {
     coalesce((select jsonb_agg(to_jsonb(r) order by r.created_at, r.id) from app.refund_requests r where r.claim_home_id = h.id), '[]') as refund_rows`;
 }
 
-/** Every home on the request with its home labels, approval, contract versions (oldest first) and cleared payments. */
+/** Every option of the request with its home's labels, approval, contract versions (oldest first) and cleared payments. */
 export async function placementOptions(tx: Tx, claimId: string, propertyId?: string): Promise<OptionPlacementRow[]> {
   return tx<OptionPlacementRow[]>`
     with homes as (select * from app.homes_on_request(${claimId}))
