@@ -2169,7 +2169,7 @@ create table app.lease_agreements (
   constraint lease_agreements_template_check CHECK ((template = ANY (ARRAY['standard'::text, 'own'::text]))),
   constraint lease_agreements_version_check CHECK ((version >= 1)),
   constraint lease_agreements_withdrawal_reason CHECK (((withdrawal_reason IS NULL) OR (status = 'withdrawn'::text))),
-  constraint lease_agreements_withdrawal_reason_check CHECK ((withdrawal_reason = ANY (ARRAY['declined'::text, 'lapsed'::text, 'cancelled'::text]))),
+  constraint lease_agreements_withdrawal_reason_check CHECK ((withdrawal_reason = ANY (ARRAY['declined'::text, 'lapsed'::text, 'cancelled'::text, 'stay_shortened'::text]))),
   constraint lease_agreements_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_homes(id, org_id, environment),
   constraint lease_agreements_claim_id_org_id_environment_fkey FOREIGN KEY (claim_id, org_id, environment) REFERENCES app.claims(id, org_id, environment),
   constraint lease_agreements_extends_lease_id_fkey FOREIGN KEY (extends_lease_id) REFERENCES app.lease_agreements(id),
@@ -2199,7 +2199,7 @@ comment on column app.lease_agreements.terms is 'The priced terms this version w
 comment on column app.lease_agreements.kind is 'lease: a contract version of the stay; addendum: an extension of the signed lease, covering the added nights.';
 comment on column app.lease_agreements.extends_lease_id is 'For an addendum: the signed lease it extends.';
 comment on column app.lease_agreements.effective_at is 'For an addendum: when its payment cleared and the stay took its move-out. Null: not (yet) in effect.';
-comment on column app.lease_agreements.withdrawal_reason is 'For a withdrawn addendum: declined (by the landlord), lapsed (unsigned or unpaid when the stay ended) or cancelled (the placement was). Set with the withdrawal, never changed; null before it was recorded.';
+comment on column app.lease_agreements.withdrawal_reason is 'For a withdrawn addendum: declined (by the landlord), lapsed (unsigned or unpaid when the stay ended), cancelled (the placement was) or stay_shortened (the stay was shortened before the extension took effect). Set with the withdrawal, never changed; null before it was recorded.';
 CREATE INDEX lease_agreements_claim ON app.lease_agreements USING btree (claim_id, created_at);
 CREATE UNIQUE INDEX lease_agreements_one_live ON app.lease_agreements USING btree (claim_home_id) WHERE ((kind = 'lease'::text) AND (status <> ALL (ARRAY['superseded'::text, 'withdrawn'::text])));
 CREATE UNIQUE INDEX lease_agreements_one_open_addendum ON app.lease_agreements USING btree (claim_home_id) WHERE ((kind = 'addendum'::text) AND (effective_at IS NULL) AND (status <> ALL (ARRAY['superseded'::text, 'withdrawn'::text])));

@@ -219,7 +219,13 @@ export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementR
     return null;
   }
   checkNotPast(moveOut, 'move_out', now);
-  const { refundDueCents, currency } = await postShortening(tx, claim, placement, moveOut);
+  // An extension not in effect yet continues the stay from the move-out it was asked at; shortened
+  // before it, the stay no longer reaches its first night, and in effect it would run the stay
+  // through nights nobody is charged for. It is withdrawn (its signed charge, if any, released with
+  // the stay's nights); an extension from the new move-out is asked again.
+  const open = await openAddendum(tx, placement.id);
+  if (open) await withdrawExtension(tx, open, 'stay_shortened');
+  const { refundDueCents, currency } = await postShortening(tx, claim, placement, moveOut, open?.status === 'fully_signed' ? open.id : undefined);
   await recordShortening(tx, placement, lease, { previousMoveOut, moveOut, refundDueCents, currency });
   const updated = await setCheckOut(tx, booking.id, moveOut);
   await Promise.all([

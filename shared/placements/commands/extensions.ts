@@ -164,11 +164,12 @@ const withdrawalWords: Record<WithdrawalReason, string> = {
   declined: 'declined by the landlord',
   lapsed: 'the stay ended before the extension was paid',
   cancelled: 'placement cancelled',
+  stay_shortened: 'the stay was shortened before the extension took effect',
 };
 
 /**
- * The extension does not go ahead: declined by the landlord, lapsed unpaid when the stay ends, or
- * its placement cancelled. Its addendum is withdrawn with the reason (its signature links stop) and
+ * The extension does not go ahead: declined by the landlord, lapsed unpaid when the stay ends, its
+ * placement cancelled, or the stay shortened before it took effect. Its addendum is withdrawn with the reason (its signature links stop) and
  * its nights released; the stay is as it was.
  */
 export async function withdrawExtension(tx: Tx, addendum: LeaseRow, reason: WithdrawalReason): Promise<boolean> {
