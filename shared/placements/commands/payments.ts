@@ -274,21 +274,28 @@ export function requireShown(state: Payable, shown: ShownShare): Due {
  * one a page showed (which must still be due as shown).
  */
 export async function paySandbox(
-  tx: Tx, claim: ClaimRow, placement: PlacementRow, outcome: 'succeeded' | 'failed', which: { payer?: Payer } | ShownShare = {},
+  tx: Tx, claim: ClaimRow, placement: PlacementRow, outcome: SandboxOutcome, which: { payer?: Payer } | ShownShare = {},
 ): Promise<PaymentRow[]> {
   await postSignedVersions(tx, claim, placement);
   const state = await payable(tx, claim, placement);
   const { charge, shares } = 'amountCents' in which ? requireShown(state, which) : requireDue(state, which.payer);
   const payments: PaymentRow[] = [];
+  const clears = (share: typeof shares[number], status: ChargeOutcome['status']) => recordCharge(tx, claim, placement, state, share, charge, {
+    status,
+    providerRef: `sandbox_pi_${crypto.randomUUID()}`,
+    failureReason: status === 'failed' ? 'card_declined' : undefined,
+  });
   for (const share of shares) {
-    const payment = await recordCharge(tx, claim, placement, state, share, charge, {
-      status: outcome,
-      providerRef: `sandbox_pi_${crypto.randomUUID()}`,
-      failureReason: outcome === 'failed' ? 'card_declined' : undefined,
-    });
+    const payment = await clears(share, outcome === 'failed' ? 'failed' : 'succeeded');
     // The placement is locked and the share unpaid, so the write cannot be a duplicate here.
     if (!payment) throw new ApiError('nothing_due', 'This period was paid meanwhile.');
     payments.push(payment);
+    // The payer's second checkout of the same share clears too: recorded as a duplicate of the first,
+    // and refunded automatically, as a processor's second charge is.
+    if (outcome === 'duplicate') payments.push((await clears(share, 'succeeded'))!);
   }
   return payments;
 }
+
+/** What the sandbox payer's charge does: clears, is declined, or clears twice (a second checkout of the same share). */
+export type SandboxOutcome = 'succeeded' | 'failed' | 'duplicate';
