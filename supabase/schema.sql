@@ -983,7 +983,7 @@ begin
   end loop;
   return v_analyzed;
 end $function$;
-comment on function app.refresh_grown_statistics(integer) is 'Analyzes the tables of app whose live rows have doubled since their last analyze (and number at least p_min_rows), so that plans kept by connections follow a table growing from empty faster than autovacuum looks; returns the tables analyzed. Run every few seconds by the local server''s background thread.';
+comment on function app.refresh_grown_statistics(integer) is 'Analyzes the tables of app whose live rows have doubled since their last analyze (and number at least p_min_rows), so that plans kept by connections follow a table growing from empty faster than autovacuum looks; returns the tables analyzed. Run every few seconds by the local server''s background thread, and by pg_cron job grown-statistics where pg_cron is.';
 revoke execute on function app.refresh_grown_statistics(integer) from public;
 
 CREATE OR REPLACE FUNCTION app.refund_request_asked()
@@ -1143,12 +1143,17 @@ begin
   -- A procedure, called on its own (pg_cron runs a job's command as one statement): it commits after
   -- each batch, which only a CALL outside any transaction block may do.
   perform cron.schedule('event-retention', '17 * * * *', 'call app.purge_expired()');
+  begin
+    perform cron.schedule('grown-statistics', '10 seconds', 'select app.refresh_grown_statistics()');
+  exception when others then
+    perform cron.schedule('grown-statistics', '* * * * *', 'select app.refresh_grown_statistics()');
+  end;
   return true;
 exception when others then
   raise warning 'webhook scheduling not set up: % (no pg_cron job was created)', sqlerrm;
   return false;
 end $function$;
-comment on function app.schedule_webhook_jobs() is 'Enables pg_cron and pg_net (each on its own) and schedules pg_cron jobs webhook-dispatch (every 10 seconds, every minute before pg_cron 1.5) and event-retention (hourly: call app.purge_expired()); never raises: returns false with a WARNING naming what is missing and the fix when nothing was scheduled.';
+comment on function app.schedule_webhook_jobs() is 'Enables pg_cron and pg_net (each on its own) and schedules pg_cron jobs webhook-dispatch (every 10 seconds, every minute before pg_cron 1.5), event-retention (hourly: call app.purge_expired()) and grown-statistics (every 10 seconds, every minute before pg_cron 1.5: app.refresh_grown_statistics()); never raises: returns false with a WARNING naming what is missing and the fix when nothing was scheduled.';
 revoke execute on function app.schedule_webhook_jobs() from public;
 
 CREATE OR REPLACE FUNCTION app.scheduling_extension_gap(p_extension text, OUT missing text, OUT fix text)
