@@ -137,7 +137,8 @@ const otherEnvironment: Record<Environment, { other: Environment; key: string }>
  */
 export class NotFound extends ApiError {
   constructor(readonly what: string) {
-    super('not_found', `No such ${what} for this organisation in this environment.`);
+    // The words the domain says it in (shared/domain-errors.ts), defined there once.
+    super('not_found', new NotFoundError(what).message);
   }
 
   protected override messageFor(environment?: Environment): string {
@@ -148,7 +149,8 @@ export class NotFound extends ApiError {
   }
 }
 
-export const notFound = (what = 'resource') => new NotFound(what);
+/** A thing the caller cannot see, raised by a route as the domains raise it (answered as NotFound). */
+export { notFound } from '../domain-errors.ts';
 
 // The domains' refusals (shared/domain-errors.ts) as answers: this table of codes gives each its
 // status, as it gives the routes' documented errors theirs, so what a command refuses with and what
