@@ -983,7 +983,7 @@ begin
   end loop;
   return v_analyzed;
 end $function$;
-comment on function app.refresh_grown_statistics(integer) is 'Analyzes the tables of app whose live rows have doubled since their last analyze (and number at least p_min_rows), so that plans kept by connections follow a table growing from empty faster than autovacuum looks; returns the tables analyzed. Run every few seconds by the local server''s background thread.';
+comment on function app.refresh_grown_statistics(integer) is 'Analyzes the tables of app whose live rows have doubled since their last analyze (and number at least p_min_rows), so that plans kept by connections follow a table growing from empty faster than autovacuum looks; returns the tables analyzed. Run every few seconds by the local server''s background thread, and by pg_cron job grown-statistics where pg_cron is.';
 revoke execute on function app.refresh_grown_statistics(integer) from public;
 
 CREATE OR REPLACE FUNCTION app.refund_request_asked()
@@ -1143,12 +1143,17 @@ begin
   -- A procedure, called on its own (pg_cron runs a job's command as one statement): it commits after
   -- each batch, which only a CALL outside any transaction block may do.
   perform cron.schedule('event-retention', '17 * * * *', 'call app.purge_expired()');
+  begin
+    perform cron.schedule('grown-statistics', '10 seconds', 'select app.refresh_grown_statistics()');
+  exception when others then
+    perform cron.schedule('grown-statistics', '* * * * *', 'select app.refresh_grown_statistics()');
+  end;
   return true;
 exception when others then
   raise warning 'webhook scheduling not set up: % (no pg_cron job was created)', sqlerrm;
   return false;
 end $function$;
-comment on function app.schedule_webhook_jobs() is 'Enables pg_cron and pg_net (each on its own) and schedules pg_cron jobs webhook-dispatch (every 10 seconds, every minute before pg_cron 1.5) and event-retention (hourly: call app.purge_expired()); never raises: returns false with a WARNING naming what is missing and the fix when nothing was scheduled.';
+comment on function app.schedule_webhook_jobs() is 'Enables pg_cron and pg_net (each on its own) and schedules pg_cron jobs webhook-dispatch (every 10 seconds, every minute before pg_cron 1.5), event-retention (hourly: call app.purge_expired()) and grown-statistics (every 10 seconds, every minute before pg_cron 1.5: app.refresh_grown_statistics()); never raises: returns false with a WARNING naming what is missing and the fix when nothing was scheduled.';
 revoke execute on function app.schedule_webhook_jobs() from public;
 
 CREATE OR REPLACE FUNCTION app.scheduling_extension_gap(p_extension text, OUT missing text, OUT fix text)
@@ -2169,7 +2174,7 @@ create table app.lease_agreements (
   constraint lease_agreements_template_check CHECK ((template = ANY (ARRAY['standard'::text, 'own'::text]))),
   constraint lease_agreements_version_check CHECK ((version >= 1)),
   constraint lease_agreements_withdrawal_reason CHECK (((withdrawal_reason IS NULL) OR (status = 'withdrawn'::text))),
-  constraint lease_agreements_withdrawal_reason_check CHECK ((withdrawal_reason = ANY (ARRAY['declined'::text, 'lapsed'::text, 'cancelled'::text]))),
+  constraint lease_agreements_withdrawal_reason_check CHECK ((withdrawal_reason = ANY (ARRAY['declined'::text, 'lapsed'::text, 'cancelled'::text, 'stay_shortened'::text]))),
   constraint lease_agreements_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint lease_agreements_claim_id_org_id_environment_fkey FOREIGN KEY (claim_id, org_id, environment) REFERENCES app.claims(id, org_id, environment),
   constraint lease_agreements_extends_lease_id_fkey FOREIGN KEY (extends_lease_id) REFERENCES app.lease_agreements(id),
@@ -2199,7 +2204,7 @@ comment on column app.lease_agreements.terms is 'The priced terms this version w
 comment on column app.lease_agreements.kind is 'lease: a contract version of the stay; addendum: an extension of the signed lease, covering the added nights.';
 comment on column app.lease_agreements.extends_lease_id is 'For an addendum: the signed lease it extends.';
 comment on column app.lease_agreements.effective_at is 'For an addendum: when its payment cleared and the stay took its move-out. Null: not (yet) in effect.';
-comment on column app.lease_agreements.withdrawal_reason is 'For a withdrawn addendum: declined (by the landlord), lapsed (unsigned or unpaid when the stay ended) or cancelled (the placement was). Set with the withdrawal, never changed; null before it was recorded.';
+comment on column app.lease_agreements.withdrawal_reason is 'For a withdrawn addendum: declined (by the landlord), lapsed (unsigned or unpaid when the stay ended), cancelled (the placement was) or stay_shortened (the stay was shortened before the extension took effect). Set with the withdrawal, never changed; null before it was recorded.';
 CREATE INDEX lease_agreements_claim ON app.lease_agreements USING btree (claim_id, created_at);
 CREATE UNIQUE INDEX lease_agreements_one_live ON app.lease_agreements USING btree (claim_home_id) WHERE ((kind = 'lease'::text) AND (status <> ALL (ARRAY['superseded'::text, 'withdrawn'::text])));
 CREATE UNIQUE INDEX lease_agreements_one_open_addendum ON app.lease_agreements USING btree (claim_home_id) WHERE ((kind = 'addendum'::text) AND (effective_at IS NULL) AND (status <> ALL (ARRAY['superseded'::text, 'withdrawn'::text])));

@@ -1,6 +1,6 @@
 import type { Tx } from '../db/client.ts';
 import { isUuid } from '../ids.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../domain-errors.ts';
 import type { PricedHome } from './pricing.ts';
 
 // A home as a request may see it, read across organisations by the database functions that answer

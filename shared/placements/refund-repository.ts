@@ -1,5 +1,5 @@
 import type { Tx } from '../db/client.ts';
-import { afterCursorRow, assertCursorRowVisible } from '../http/paging.ts';
+import { afterCursorRow, assertCursorRowVisible } from '../db/paging.ts';
 import type { PaymentRow } from './payment-repository.ts';
 
 // The SQL of refund requests: asked (app.refund_request_asks), moved step by step
@@ -152,7 +152,7 @@ const providerRefundColumns = (tx: Tx) => tx`r.*, (select claim_ref from app.ref
 
 /**
  * A page of the refund requests on the calling provider's homes, newest first (created_at, then
- * id), `limit` + 1 rows at most, after the row a cursor names (shared/http/paging.ts). The
+ * id), `limit` + 1 rows at most, after the row a cursor names (shared/db/paging.ts). The
  * provider_org_id condition is not a tenant filter: the carrier that asked also reads these rows,
  * and this list is the landlord's side of them.
  */

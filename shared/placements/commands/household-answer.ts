@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.ts';
+import { conflict } from '../../domain-errors.ts';
 import type { HouseholdLink } from '../pay-link.ts';
 import { findOption } from '../option-repository.ts';
 import { inPlacementById } from '../unit-of-work.ts';
@@ -12,7 +12,7 @@ import { viewOf, type HouseholdView } from './household-page.ts';
 export async function householdPageAnswer(link: HouseholdLink, answer: HouseholdAnswer): Promise<HouseholdView | null> {
   return inPlacementById(link, link.placementId, async ({ tx, claim, placement }) => {
     await assertLinkStillOpens(claim, placement, link);
-    if (answer.action === 'sign') throw new ApiError('option_not_open', 'The lease is signed through the e-signature email, not here.');
+    if (answer.action === 'sign') throw conflict('option_not_open', 'The lease is signed through the e-signature email, not here.');
     await householdAnswers(tx, claim, placement, answer);
     return viewOf(tx, claim, (await findOption(tx, claim.id, placement.property_id))!);
   });

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/context.ts';
-import { ApiError } from '../../http/errors.ts';
+import type { Caller } from '../../db/tenant.ts';
+import { conflict, invalid, unavailable } from '../../domain-errors.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { tenantNow } from '../../clock/time.ts';
@@ -11,7 +11,7 @@ import { inPlacement } from '../unit-of-work.ts';
 import type { EmailMessage } from '../ports/types.ts';
 import { emailSettingsMissing } from '../ports/index.ts';
 import { recordUndeliveredLink } from '../undelivered.ts';
-import { escapeHtml } from '../../http/page.ts';
+import { escapeHtml } from '../../html.ts';
 import { chooseLanguage } from '../../i18n/index.ts';
 import { chargeParts, payerOf } from '../billing.ts';
 
@@ -35,7 +35,7 @@ export type LinkDelivery = 'queued' | 'not_configured';
  */
 export async function issueHouseholdLink(tx: Tx, claim: ClaimRow, placement: OptionRow): Promise<{ issuedAt: Date; delivery: LinkDelivery }> {
   if (!claim.household_email) {
-    throw new ApiError('could_not_place', 'The request has no household_email to send the link to (add it with PATCH /claims/{reference}).', 'household_email');
+    throw invalid('could_not_place', 'The request has no household_email to send the link to (add it with PATCH /claims/{reference}).', 'household_email');
   }
   const issuedAt = await tenantNow(tx);
   const updated = await updateOption(tx, placement.id, { household_link_at: issuedAt });
@@ -60,7 +60,7 @@ export async function resendHouseholdLink(caller: Caller, reference: string, pro
     assertSentToHousehold(placement);
     const missing = emailSettingsMissing(claim.environment);
     if (missing.length > 0) {
-      throw new ApiError('not_configured', `Nothing was sent: ${emailNotConfigured(missing)} (an operator's setting). Send the link again once it is set.`);
+      throw unavailable('not_configured', `Nothing was sent: ${emailNotConfigured(missing)} (an operator's setting). Send the link again once it is set.`);
     }
     const { issuedAt } = await issueHouseholdLink(tx, claim, placement);
     return { property_id: placement.property_id, sent_to: claim.household_email!, link_issued_at: issuedAt.toISOString() };
@@ -69,15 +69,15 @@ export async function resendHouseholdLink(caller: Caller, reference: string, pro
 
 function assertSentToHousehold(placement: OptionRow): void {
   if (placement.placed_without_recipient || !placement.offered_at) {
-    throw new ApiError('option_not_open', 'This home was not sent to the household (POST options with action send).');
+    throw conflict('option_not_open', 'This home was not sent to the household (POST options with action send).');
   }
-  if (placement.option_status === 'cancelled') throw new ApiError('option_not_open', 'This home was cancelled on the request.');
+  if (placement.option_status === 'cancelled') throw conflict('option_not_open', 'This home was cancelled on the request.');
 }
 
 /** The household's link of the current issue, signed now (the email job, and the sandbox helper). */
 export async function currentHouseholdLink(tx: Tx, orgId: string, claim: ClaimRow, placement: OptionRow) {
   assertSentToHousehold(placement);
-  if (!placement.household_link_at || !claim.household_email) throw new ApiError('option_not_open', 'No link was issued to the household for this home.');
+  if (!placement.household_link_at || !claim.household_email) throw conflict('option_not_open', 'No link was issued to the household for this home.');
   const now = await tenantNow(tx);
   const token = await signHouseholdLink({
     placementId: placement.id,

@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/client.ts';
-import { ApiError } from '../../http/errors.ts';
+import { DomainError } from '../../domain-errors.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { tenantNow } from '../../clock/time.ts';
 import { PayLinkRejected, signPayLink, type HouseholdLink } from '../pay-link.ts';
@@ -102,7 +102,7 @@ async function householdDue(tx: Tx, claim: ClaimRow, placement: OptionRow): Prom
     state = await payable(tx, claim, placement);
   } catch (error) {
     // Not signed by both yet, or the landlord cannot take charges: nothing to pay from the page.
-    if (error instanceof ApiError) return null;
+    if (error instanceof DomainError) return null;
     throw error;
   }
   const own = state.due?.shares.find((share) => share.payer === 'policyholder');
@@ -115,7 +115,7 @@ async function moneyOf(tx: Tx, claim: ClaimRow, placement: OptionRow): Promise<H
   try {
     home = await homeForRequest(tx, claim.id, placement.property_id);
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'not_found') return null;
+    if (error instanceof DomainError && error.code === 'not_found') return null;
     throw error;
   }
   const review = await reviewOf(tx, claim, home);
