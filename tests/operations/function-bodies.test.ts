@@ -1,6 +1,7 @@
 // A database function's body is text, resolved when it runs: a table renamed or dropped by a
 // migration leaves every function that names it failing on its first call, not when the migration
-// applies (app.claim_options became app.claim_options, and eight functions had to be created again).
+// applies (when the options' table took its name, app.claim_options, eight functions had to be
+// created again).
 // Every app.<name> or staff.<name> a SQL or PL/pgSQL body names must therefore exist now.
 import { describe, expect, it } from 'vitest';
 import { ownerSql } from '../helpers.ts';
@@ -37,10 +38,10 @@ describe('database functions', () => {
     let found: string[] = [];
     await ownerSql().begin(async (tx) => {
       await tx`create function app.names_a_gone_table() returns integer language plpgsql as $$
-        begin return (select count(*) from app.claim_options); end $$`;
+        begin return (select count(*) from app.a_table_renamed_since); end $$`;
       found = await unresolvedNames(tx as unknown as Sql);
       throw rolledBack;
     }).catch((e) => expect(e).toBe(rolledBack));
-    expect(found).toEqual(['app.names_a_gone_table(): app.claim_options']);
+    expect(found).toEqual(['app.names_a_gone_table(): app.a_table_renamed_since']);
   });
 });

@@ -48,7 +48,7 @@ function assertUnanswered(placement: OptionRow): void {
   }
 }
 
-async function moveOfferOr409(tx: Tx, placement: OptionRow, event: OptionEvent, columns: Record<string, unknown>): Promise<OptionRow> {
+async function moveOptionOr409(tx: Tx, placement: OptionRow, event: OptionEvent, columns: Record<string, unknown>): Promise<OptionRow> {
   const to = optionMove(event, placement);
   const row = to ? await moveOption(tx, placement.id, event, { ...to, ...columns }) : null;
   if (!row) {
@@ -151,13 +151,13 @@ async function announceApplication(tx: Tx, claim: ClaimRow, placement: OptionRow
 export async function householdAnswers(tx: Tx, claim: ClaimRow, placement: OptionRow, answer: HouseholdAnswer): Promise<void> {
   switch (answer.action) {
     case 'save': {
-      await moveOfferOr409(tx, placement, 'save', { recipient_response: 'saved' });
+      await moveOptionOr409(tx, placement, 'save', { recipient_response: 'saved' });
       await recordResponse(tx, placement.id, 'save');
       await emit(tx, 'option.saved', onHome(claim, placement));
       return;
     }
     case 'decline': {
-      await moveOfferOr409(tx, placement, 'decline', { recipient_response: 'rejected', decline_reason: answer.reason, proposed_move_in: null, proposed_move_out: null, proposed_at: null });
+      await moveOptionOr409(tx, placement, 'decline', { recipient_response: 'rejected', decline_reason: answer.reason, proposed_move_in: null, proposed_move_out: null, proposed_at: null });
       await recordResponse(tx, placement.id, 'decline', { reason: answer.reason });
       await emit(tx, 'option.declined', { ...onHome(claim, placement), reason: answer.reason });
       // The placement stops; with no other home in play the request is back to its options.
@@ -165,7 +165,7 @@ export async function householdAnswers(tx: Tx, claim: ClaimRow, placement: Optio
       return;
     }
     case 'apply': {
-      const applied = await moveOfferOr409(tx, placement, 'apply', { applied_at: new Date() });
+      const applied = await moveOptionOr409(tx, placement, 'apply', { applied_at: new Date() });
       await recordResponse(tx, placement.id, 'apply');
       await moveStatus(tx, [claim.id], 'landlord_approval');
       await announceApplication(tx, claim, applied);
@@ -195,12 +195,12 @@ export async function landlordAnswers(tx: Tx, claim: ClaimRow, placement: Option
     case 'approve_application': {
       assertUnanswered(placement);
       const now = new Date();
-      await moveOfferOr409(tx, placement, 'approve_application', { application_approved_at: now, committed_at: now });
+      await moveOptionOr409(tx, placement, 'approve_application', { application_approved_at: now, committed_at: now });
       return;
     }
     case 'decline_application': {
       assertUnanswered(placement);
-      await moveOfferOr409(tx, placement, 'decline_application', { application_declined_at: new Date(), application_decline_reason: answer.reason });
+      await moveOptionOr409(tx, placement, 'decline_application', { application_declined_at: new Date(), application_decline_reason: answer.reason });
       // The home is out of play: the request moves back to what its other homes support.
       await settleRequestStatus(tx, claim, placement.id);
       return;
