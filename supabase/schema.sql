@@ -611,8 +611,8 @@ CREATE OR REPLACE FUNCTION app.match_candidates(p_claim uuid, p_limit integer)
  SET search_path TO 'app', 'extensions', 'public', 'pg_temp'
  SET enable_bitmapscan TO 'off'
  SET enable_sort TO 'off'
- SET plan_cache_mode TO 'force_generic_plan'
  SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 declare
   c app.claims;
@@ -639,16 +639,22 @@ begin
                    else 2 * earth() * asin(k.chord / (2 * earth())) end as metres) g
      -- At most one account a provider and environment (its primary key): the join adds no row.
      left join app.payout_accounts a on a.org_id = p.org_id and a.environment = c.environment
+     -- A block covering the move-in date, probed for this home alone: the limit keeps the subquery
+     -- from becoming a join whose shape the statistics decide, and the environment is compared where
+     -- no index can take it, so that the calendar index, led by property_id, is the one index with a
+     -- condition to serve the probe (see above).
+     left join lateral (
+       select true as blocked from app.availability_blocks b
+        where b.property_id = p.id and b.environment is not distinct from c.environment
+          and b.start_date <= c.target_move_in and b.end_date >= c.target_move_in
+        limit 1) blk on true
      where p.verified
        and earth_box(v_origin, v_radius_m) @> p.geo_point
        and g.metres <= v_radius_m
        and p.status <> 'unavailable'
        and (c.environment = 'sandbox' or p.environment = 'live')
        and p.available_from <= c.target_move_in
-       and not exists (
-         select 1 from app.availability_blocks b
-          where b.property_id = p.id and b.environment = c.environment
-            and b.start_date <= c.target_move_in and b.end_date >= c.target_move_in)
+       and blk.blocked is null
        and coalesce(a.charges_enabled, c.environment = 'sandbox')
      order by p.geo_point <-> v_origin
      limit p_limit;
