@@ -79,6 +79,34 @@ end $function$;
 comment on function app.advance_clock(timestamp with time zone) is 'Moves the calling sandbox organisation''s clock forward and makes due the jobs that waited for it.';
 grant execute on function app.advance_clock(timestamp with time zone) to svc_api;
 
+CREATE OR REPLACE FUNCTION app.analyze_grown(p_tables text[], p_min_pages integer DEFAULT 8)
+ RETURNS text[]
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'app', 'pg_temp'
+AS $function$
+declare
+  v_table text;
+  v_analyzed text[] := '{}';
+begin
+  for v_table in
+    select c.relname
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where n.nspname = 'app' and c.relkind = 'r' and c.relname = any (p_tables)
+       -- relpages is the size at the last analyze or vacuum (0 when never analyzed).
+       and pg_relation_size(c.oid) / current_setting('block_size')::integer >= greatest(p_min_pages, 2 * c.relpages)
+     order by c.relname
+  loop
+    if pg_try_advisory_xact_lock(hashtext('app.analyze_grown'), hashtext(v_table)) then
+      execute format('analyze app.%I', v_table);
+      v_analyzed := v_analyzed || v_table;
+    end if;
+  end loop;
+  return v_analyzed;
+end $function$;
+comment on function app.analyze_grown(text[],integer) is 'Analyzes those of the named tables of app whose size on disk has doubled since their last analyze or vacuum (or that were never analyzed), from p_min_pages pages; returns the tables analyzed. Called by the bulk paths after their commit, so that plans kept by connections are made again on the tables they loaded.';
+revoke execute on function app.analyze_grown(text[],integer) from public;
+
 CREATE OR REPLACE FUNCTION app.authenticate(p_key_hash text, p_address text)
  RETURNS TABLE(key_id uuid, org_id uuid, side text, environment text, scopes text[], rate_limit integer, rate_count integer, rate_reset timestamp with time zone, limiter_ok boolean)
  LANGUAGE plpgsql
