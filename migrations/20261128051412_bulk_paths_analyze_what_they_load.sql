@@ -3,9 +3,10 @@
 -- or had never been analyzed, every index of it looks as cheap as its key's own, and the one taken
 -- may read an organisation's rows for every row checked: the sourcing rounds' check of app.claims
 -- went quadratic while the table had no statistics (issue #51: a bulk load still running after 66 s;
--- ANALYZE fixed it). Autovacuum analyzes a table within a minute of its first rows, and the local
--- server refreshes grown tables every two seconds (app.refresh_grown_statistics); a bulk call loads
--- faster than either looks, and on Supabase only autovacuum looks.
+-- ANALYZE fixed it). Autovacuum analyzes a table within a minute of its first rows, and
+-- app.refresh_grown_statistics analyzes a table that doubled every few seconds where it is run (the
+-- local server's background thread), judged from row counts that reach the statistics views
+-- seconds after a commit; the requests that follow a bulk call come sooner than either looks.
 --
 -- So each bulk path (POST /claims/batch, POST /properties/batch, POST /properties/availability, a
 -- calendar import) asks, once its write has committed, for the tables it loaded to be analyzed
