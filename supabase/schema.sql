@@ -3334,7 +3334,7 @@ create view staff.ledger_differences as
         ), refund_totals AS (
          SELECT returned.payment_id,
             COALESCE(sum(returned.cents) FILTER (WHERE returned.status = 'refunded'::text), 0::numeric) AS refunded,
-            COALESCE(sum(returned.cents) FILTER (WHERE returned.status = 'approved'::text), 0::numeric) AS in_flight
+            COALESCE(sum(returned.cents) FILTER (WHERE returned.status = ANY (ARRAY['approved'::text, 'failed'::text])), 0::numeric) AS in_flight
            FROM returned
           GROUP BY returned.payment_id
         ), found AS (
@@ -3524,7 +3524,7 @@ create view staff.ledger_differences as
             (('the ledger returns '::text || sum(l.amount_cents)) || ' cents for a refund request that is '::text) || r.status
            FROM app.refund_requests r
              JOIN app.ledger_entries l ON l.refund_request_id = r.id AND l.kind = 'refund'::text
-          WHERE r.status <> ALL (ARRAY['approved'::text, 'refunded'::text])
+          WHERE r.status <> ALL (ARRAY['approved'::text, 'failed'::text, 'refunded'::text])
           GROUP BY r.id, r.org_id, r.environment, r.claim_id, r.claim_home_id, r.property_id, r.provider_org_id, r.payment_id, r.amount_cents, r.currency, r.covers_deposit, r.reason, r.status, r.decided_at, r.refunded_at, r.provider_ref, r.failure_reason, r.created_at, r.updated_at, r.automatic, r.purpose, r.goodwill
         UNION ALL
          SELECT 'refund_in_flight'::text AS text,
@@ -3552,7 +3552,7 @@ create view staff.ledger_differences as
                  LIMIT 1), 'not queued'::text)
            FROM app.refund_requests r
              LEFT JOIN app.ledger_entries l ON l.refund_request_id = r.id AND l.kind = 'refund'::text
-          WHERE r.status = 'approved'::text
+          WHERE r.status = ANY (ARRAY['approved'::text, 'failed'::text])
           GROUP BY r.id, r.org_id, r.environment, r.claim_id, r.claim_home_id, r.property_id, r.provider_org_id, r.payment_id, r.amount_cents, r.currency, r.covers_deposit, r.reason, r.status, r.decided_at, r.refunded_at, r.provider_ref, r.failure_reason, r.created_at, r.updated_at, r.automatic, r.purpose, r.goodwill
         )
  SELECT f.kind,
@@ -3583,8 +3583,8 @@ create view staff.ledger_differences as
      JOIN app.organisations o ON o.id = f.org_id
      LEFT JOIN app.claims c ON c.id = f.claim_id;
 comment on view staff.ledger_differences is 'Reconciliation, stay by stay: every difference between the stay''s ledger (app.ledger_entries) and the processor''s record of the same money (app.payments), with its amount; empty when they agree. Rows with in_flight true are refunds approved and not yet issued, listed for what they will move, not differences. Both environments. The console''s `ledger reconcile` prints the same rows.';
-comment on column staff.ledger_differences.kind is 'payment_not_in_ledger (a settled payment with no payment entry), payment_part_differs (a part''s payment entries do not sum to what the payment paid of it), payment_not_settled (entries on a payment the processor never settled), refund_differs (refunded_cents against the refunds issued in the ledger), refund_exceeds_paid (a part refunded beyond what the payment paid of it), platform_fee_differs (the fee taken against 8 % of the rent the entries paid), settlement_on_other_stay, refund_on_other_payment, refund_not_approved (refund entries of a request never approved), refund_in_flight (not a difference).';
-comment on column staff.ledger_differences.in_flight is 'True for a refund approved and not yet issued (kind refund_in_flight): money about to move, not a difference.';
+comment on column staff.ledger_differences.kind is 'payment_not_in_ledger (a settled payment with no payment entry), payment_part_differs (a part''s payment entries do not sum to what the payment paid of it), payment_not_settled (entries on a payment the processor never settled), refund_differs (refunded_cents against the refunds issued in the ledger), refund_exceeds_paid (a part refunded beyond what the payment paid of it), platform_fee_differs (the fee taken against 8 % of the rent the entries paid), settlement_on_other_stay, refund_on_other_payment, refund_not_approved (refund entries of a request never approved), refund_in_flight (not a difference: approved, or failed and waiting for a retry).';
+comment on column staff.ledger_differences.in_flight is 'True for a refund approved and not yet issued, or failed and waiting for staff to retry it (kind refund_in_flight): money about to move, not a difference.';
 comment on column staff.ledger_differences.organisation is 'The carrier whose request the stay is on.';
 comment on column staff.ledger_differences.org_id is 'The carrier organisation (the ledger''s tenant).';
 comment on column staff.ledger_differences.provider_org_id is 'The landlord (provider organisation) on whose processor account the payment was made; null when the entry names no payment found.';
