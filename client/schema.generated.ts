@@ -459,7 +459,7 @@ export interface paths {
         };
         /**
          * The request's history, oldest first
-         * @description Entries, oldest first. Each is written once: its words and detail are those of its moment, and a later change is an entry of its own. request.opened, request.amended (each PATCH that changed something: detail.fields names every changed field; detail.changes gives from and to of the non-personal ones only, never of contact details, accessibility_needs or pet_details), document.added (detail.via_api tells whether it arrived over this interface), home.added (detail.option_status: sent or approved, as the home went on the request), home.offered, home.placed, application.approved, application.declined (detail.reason), household.responded (detail.action; the decline reason, the proposed dates), dates.set, dates.changed (both ranges; a stay shortened: shortened and refund_due; an extension in effect: extended and addendum_id), lease.sent, lease.signed_by_recipient, lease.signed_by_owner (an extension addendum's: detail.addendum), booking.created (the dates the booking was confirmed for), move_in.confirmed, payment.succeeded (amount and service fee), payment.duplicate, payment.refunded, refund.declined, deposit.refund_requested. Beyond the specification: booking.cancelled (detail.reason), booking.completed (the stay closed out on its move-out date), payment.failed (each failed charge, with amount and failure_reason; it stays when the same payment later clears), payment.refund_failed (an approved refund the service could not issue after its attempts, with its amount; payment.refunded follows when staff retry it), extension.requested (previous_move_out_date and the asked move_out_date), extension.declined (by the landlord), extension.lapsed (not signed and paid when the stay ended), extension.cancelled (withdrawn with the cancelled placement), extension.withdrawn (withdrawn before the service recorded why) and household_link.undelivered (the email with the household's link did not go out: detail.reason not_configured or failed, with detail.error: the missing settings, or a fixed phrase for failed). days_open counts whole days since opened_at.
+         * @description Entries, oldest first. Each is written once: its words and detail are those of its moment, and a later change is an entry of its own. request.opened, request.amended (each PATCH that changed something: detail.fields names every changed field; detail.changes gives from and to of the non-personal ones only, never of contact details, accessibility_needs or pet_details), document.added (detail.via_api tells whether it arrived over this interface), home.added (detail.option_status: sent or approved, as the home went on the request), home.offered, home.placed, application.approved, application.declined (detail.reason), household.responded (detail.action; the decline reason, the proposed dates), dates.set, dates.changed (both ranges; a stay shortened: shortened and refund_due; an extension in effect: extended and addendum_id), lease.sent, lease.signed_by_recipient, lease.signed_by_owner (an extension addendum's: detail.addendum), booking.created (the dates the booking was confirmed for), move_in.confirmed, payment.succeeded (amount and service fee), payment.duplicate, payment.refunded, refund.declined, deposit.refund_requested. Beyond the specification: booking.cancelled (detail.reason), booking.completed (the stay closed out on its move-out date), payment.failed (each failed charge, with amount and failure_reason; it stays when the same payment later clears), payment.refund_failed (an approved refund the service could not issue after its attempts, with its amount; payment.refunded follows when staff retry it), extension.requested (previous_move_out_date and the asked move_out_date), extension.declined (by the landlord), extension.lapsed (not signed and paid when the stay ended), extension.cancelled (withdrawn with the cancelled placement), extension.stay_shortened (withdrawn by a shortening of the stay before it took effect), extension.withdrawn (withdrawn before the service recorded why) and household_link.undelivered (the email with the household's link did not go out: detail.reason not_configured or failed, with detail.error: the missing settings, or a fixed phrase for failed). days_open counts whole days since opened_at.
          *
          *     Requires: claims:read.
          */
@@ -1093,7 +1093,7 @@ export interface paths {
         put?: never;
         /**
          * Act as the payer: pay (or fail to pay) the amount due now
-         * @description Pays what the pay-in-app page shows as due now: the first payment (first month, one-off fees, deposits) once the lease is fully signed, then each month of rent from its first day. A charge whose parts have different payers is paid in shares, one payment per payer: every share due now, or only `payer`'s. `succeeded` records each payment and emits payment.succeeded to the carrier and the provider; the payment that completes the first payment confirms the booking (the lease hold becomes a booking hold, the request moves to booking_confirmed, booking.confirmed to both); `failed` emits payment.failed to both and changes nothing else. Sandbox keys only.
+         * @description Pays what the pay-in-app page shows as due now: the first payment (first month, one-off fees, deposits) once the lease is fully signed, then each month of rent from its first day. A charge whose parts have different payers is paid in shares, one payment per payer: every share due now, or only `payer`'s. `succeeded` records each payment and emits payment.succeeded to the carrier and the provider; the payment that completes the first payment confirms the booking (the lease hold becomes a booking hold, the request moves to booking_confirmed, booking.confirmed to both); `failed` emits payment.failed to both and changes nothing else; `duplicate` does what `succeeded` does, then clears the same share a second time: that payment is kept with `duplicate_of` naming the first, refunded automatically (an approved refund request, `automatic: true`; payment.refunded when issued) and announced (payment.duplicate), and it counts for nothing in what is paid. Sandbox keys only.
          *
          *     Requires: options:write.
          */
@@ -3674,10 +3674,10 @@ export interface components {
         };
         SandboxPaymentAction: {
             /**
-             * @description succeeded: the charge clears; failed: the card is declined.
+             * @description succeeded: the charge clears; failed: the card is declined; duplicate (this service's addition): the charge clears, and a second checkout of the same share clears too, as when a payer finishes two checkouts: the second is kept as a duplicate and refunded automatically.
              * @enum {string}
              */
-            outcome: "succeeded" | "failed";
+            outcome: "succeeded" | "failed" | "duplicate";
             /**
              * @description Pay only this payer's share of what is due now (a charge whose rent, deposits and fees have different payers is paid in shares). Omitted: every share due now, each as its own payment.
              * @enum {string}
@@ -12251,7 +12251,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_field: outcome is not succeeded or failed, or payer is not a payer. */
+            /** @description invalid_field: outcome is not succeeded, failed or duplicate, or payer is not a payer. */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -62,7 +62,7 @@ export const config = {
   householdLinkTtlSeconds: () => intSetting('HOUSEHOLD_LINK_TTL_SECONDS', 14 * 86_400),
   /** The local server's port (the default is Supabase's local API port, so local URLs match `supabase start`). */
   port: () => intSetting('PORT', 54321),
-  /** The service's public address ending in /functions/v1 (shared/http/public-url.ts reads it, with its local default). */
+  /** The service's public address ending in /functions/v1 (shared/public-url.ts reads it, with its local default). */
   publicBaseUrl: () => setting('PUBLIC_BASE_URL', ''),
   /** A live-mode processor key (`sk_live_`, `rk_live_`): the deployment takes real money, so it is production. */
   liveModeProcessor: () => /^(sk|rk)_live_/.test(setting('STRIPE_SECRET_KEY', '')),

@@ -1017,7 +1017,7 @@ begin
   end loop;
   return v_analyzed;
 end $function$;
-comment on function app.refresh_grown_statistics(integer) is 'Analyzes the tables of app whose live rows have doubled since their last analyze (and number at least p_min_rows), so that plans kept by connections follow a table growing from empty faster than autovacuum looks; returns the tables analyzed. Run every few seconds by the local server''s background thread.';
+comment on function app.refresh_grown_statistics(integer) is 'Analyzes the tables of app whose live rows have doubled since their last analyze (and number at least p_min_rows), so that plans kept by connections follow a table growing from empty faster than autovacuum looks; returns the tables analyzed. Run every few seconds by the local server''s background thread, and by pg_cron job grown-statistics where pg_cron is.';
 revoke execute on function app.refresh_grown_statistics(integer) from public;
 
 CREATE OR REPLACE FUNCTION app.refund_request_asked()
@@ -1177,12 +1177,17 @@ begin
   -- A procedure, called on its own (pg_cron runs a job's command as one statement): it commits after
   -- each batch, which only a CALL outside any transaction block may do.
   perform cron.schedule('event-retention', '17 * * * *', 'call app.purge_expired()');
+  begin
+    perform cron.schedule('grown-statistics', '10 seconds', 'select app.refresh_grown_statistics()');
+  exception when others then
+    perform cron.schedule('grown-statistics', '* * * * *', 'select app.refresh_grown_statistics()');
+  end;
   return true;
 exception when others then
   raise warning 'webhook scheduling not set up: % (no pg_cron job was created)', sqlerrm;
   return false;
 end $function$;
-comment on function app.schedule_webhook_jobs() is 'Enables pg_cron and pg_net (each on its own) and schedules pg_cron jobs webhook-dispatch (every 10 seconds, every minute before pg_cron 1.5) and event-retention (hourly: call app.purge_expired()); never raises: returns false with a WARNING naming what is missing and the fix when nothing was scheduled.';
+comment on function app.schedule_webhook_jobs() is 'Enables pg_cron and pg_net (each on its own) and schedules pg_cron jobs webhook-dispatch (every 10 seconds, every minute before pg_cron 1.5), event-retention (hourly: call app.purge_expired()) and grown-statistics (every 10 seconds, every minute before pg_cron 1.5: app.refresh_grown_statistics()); never raises: returns false with a WARNING naming what is missing and the fix when nothing was scheduled.';
 revoke execute on function app.schedule_webhook_jobs() from public;
 
 CREATE OR REPLACE FUNCTION app.scheduling_extension_gap(p_extension text, OUT missing text, OUT fix text)
@@ -2203,7 +2208,7 @@ create table app.lease_agreements (
   constraint lease_agreements_template_check CHECK ((template = ANY (ARRAY['standard'::text, 'own'::text]))),
   constraint lease_agreements_version_check CHECK ((version >= 1)),
   constraint lease_agreements_withdrawal_reason CHECK (((withdrawal_reason IS NULL) OR (status = 'withdrawn'::text))),
-  constraint lease_agreements_withdrawal_reason_check CHECK ((withdrawal_reason = ANY (ARRAY['declined'::text, 'lapsed'::text, 'cancelled'::text]))),
+  constraint lease_agreements_withdrawal_reason_check CHECK ((withdrawal_reason = ANY (ARRAY['declined'::text, 'lapsed'::text, 'cancelled'::text, 'stay_shortened'::text]))),
   constraint lease_agreements_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_homes(id, org_id, environment),
   constraint lease_agreements_claim_id_org_id_environment_fkey FOREIGN KEY (claim_id, org_id, environment) REFERENCES app.claims(id, org_id, environment),
   constraint lease_agreements_extends_lease_id_fkey FOREIGN KEY (extends_lease_id) REFERENCES app.lease_agreements(id),
@@ -2233,7 +2238,7 @@ comment on column app.lease_agreements.terms is 'The priced terms this version w
 comment on column app.lease_agreements.kind is 'lease: a contract version of the stay; addendum: an extension of the signed lease, covering the added nights.';
 comment on column app.lease_agreements.extends_lease_id is 'For an addendum: the signed lease it extends.';
 comment on column app.lease_agreements.effective_at is 'For an addendum: when its payment cleared and the stay took its move-out. Null: not (yet) in effect.';
-comment on column app.lease_agreements.withdrawal_reason is 'For a withdrawn addendum: declined (by the landlord), lapsed (unsigned or unpaid when the stay ended) or cancelled (the placement was). Set with the withdrawal, never changed; null before it was recorded.';
+comment on column app.lease_agreements.withdrawal_reason is 'For a withdrawn addendum: declined (by the landlord), lapsed (unsigned or unpaid when the stay ended), cancelled (the placement was) or stay_shortened (the stay was shortened before the extension took effect). Set with the withdrawal, never changed; null before it was recorded.';
 CREATE INDEX lease_agreements_claim ON app.lease_agreements USING btree (claim_id, created_at);
 CREATE UNIQUE INDEX lease_agreements_one_live ON app.lease_agreements USING btree (claim_home_id) WHERE ((kind = 'lease'::text) AND (status <> ALL (ARRAY['superseded'::text, 'withdrawn'::text])));
 CREATE UNIQUE INDEX lease_agreements_one_open_addendum ON app.lease_agreements USING btree (claim_home_id) WHERE ((kind = 'addendum'::text) AND (effective_at IS NULL) AND (status <> ALL (ARRAY['superseded'::text, 'withdrawn'::text])));
@@ -3363,7 +3368,7 @@ create view staff.ledger_differences as
         ), refund_totals AS (
          SELECT returned.payment_id,
             COALESCE(sum(returned.cents) FILTER (WHERE returned.status = 'refunded'::text), 0::numeric) AS refunded,
-            COALESCE(sum(returned.cents) FILTER (WHERE returned.status = 'approved'::text), 0::numeric) AS in_flight
+            COALESCE(sum(returned.cents) FILTER (WHERE returned.status = ANY (ARRAY['approved'::text, 'failed'::text])), 0::numeric) AS in_flight
            FROM returned
           GROUP BY returned.payment_id
         ), found AS (
@@ -3553,7 +3558,7 @@ create view staff.ledger_differences as
             (('the ledger returns '::text || sum(l.amount_cents)) || ' cents for a refund request that is '::text) || r.status
            FROM app.refund_requests r
              JOIN app.ledger_entries l ON l.refund_request_id = r.id AND l.kind = 'refund'::text
-          WHERE r.status <> ALL (ARRAY['approved'::text, 'refunded'::text])
+          WHERE r.status <> ALL (ARRAY['approved'::text, 'failed'::text, 'refunded'::text])
           GROUP BY r.id, r.org_id, r.environment, r.claim_id, r.claim_home_id, r.property_id, r.provider_org_id, r.payment_id, r.amount_cents, r.currency, r.covers_deposit, r.reason, r.status, r.decided_at, r.refunded_at, r.provider_ref, r.failure_reason, r.created_at, r.updated_at, r.automatic, r.purpose, r.goodwill
         UNION ALL
          SELECT 'refund_in_flight'::text AS text,
@@ -3581,7 +3586,7 @@ create view staff.ledger_differences as
                  LIMIT 1), 'not queued'::text)
            FROM app.refund_requests r
              LEFT JOIN app.ledger_entries l ON l.refund_request_id = r.id AND l.kind = 'refund'::text
-          WHERE r.status = 'approved'::text
+          WHERE r.status = ANY (ARRAY['approved'::text, 'failed'::text])
           GROUP BY r.id, r.org_id, r.environment, r.claim_id, r.claim_home_id, r.property_id, r.provider_org_id, r.payment_id, r.amount_cents, r.currency, r.covers_deposit, r.reason, r.status, r.decided_at, r.refunded_at, r.provider_ref, r.failure_reason, r.created_at, r.updated_at, r.automatic, r.purpose, r.goodwill
         )
  SELECT f.kind,
@@ -3612,8 +3617,8 @@ create view staff.ledger_differences as
      JOIN app.organisations o ON o.id = f.org_id
      LEFT JOIN app.claims c ON c.id = f.claim_id;
 comment on view staff.ledger_differences is 'Reconciliation, stay by stay: every difference between the stay''s ledger (app.ledger_entries) and the processor''s record of the same money (app.payments), with its amount; empty when they agree. Rows with in_flight true are refunds approved and not yet issued, listed for what they will move, not differences. Both environments. The console''s `ledger reconcile` prints the same rows.';
-comment on column staff.ledger_differences.kind is 'payment_not_in_ledger (a settled payment with no payment entry), payment_part_differs (a part''s payment entries do not sum to what the payment paid of it), payment_not_settled (entries on a payment the processor never settled), refund_differs (refunded_cents against the refunds issued in the ledger), refund_exceeds_paid (a part refunded beyond what the payment paid of it), platform_fee_differs (the fee taken against 8 % of the rent the entries paid), settlement_on_other_stay, refund_on_other_payment, refund_not_approved (refund entries of a request never approved), refund_in_flight (not a difference).';
-comment on column staff.ledger_differences.in_flight is 'True for a refund approved and not yet issued (kind refund_in_flight): money about to move, not a difference.';
+comment on column staff.ledger_differences.kind is 'payment_not_in_ledger (a settled payment with no payment entry), payment_part_differs (a part''s payment entries do not sum to what the payment paid of it), payment_not_settled (entries on a payment the processor never settled), refund_differs (refunded_cents against the refunds issued in the ledger), refund_exceeds_paid (a part refunded beyond what the payment paid of it), platform_fee_differs (the fee taken against 8 % of the rent the entries paid), settlement_on_other_stay, refund_on_other_payment, refund_not_approved (refund entries of a request never approved), refund_in_flight (not a difference: approved, or failed and waiting for a retry).';
+comment on column staff.ledger_differences.in_flight is 'True for a refund approved and not yet issued, or failed and waiting for staff to retry it (kind refund_in_flight): money about to move, not a difference.';
 comment on column staff.ledger_differences.organisation is 'The carrier whose request the stay is on.';
 comment on column staff.ledger_differences.org_id is 'The carrier organisation (the ledger''s tenant).';
 comment on column staff.ledger_differences.provider_org_id is 'The landlord (provider organisation) on whose processor account the payment was made; null when the entry names no payment found.';

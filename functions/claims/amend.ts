@@ -1,7 +1,7 @@
 import type { Tx } from '../../shared/db/client.ts';
 import { withTenant } from '../../shared/db/tenant.ts';
 import type { Caller } from '../../shared/http/context.ts';
-import { ApiError } from '../../shared/http/errors.ts';
+import { invalid } from '../../shared/domain-errors.ts';
 import { initialStatus } from '../../shared/claims/status.ts';
 import { toCents } from '../../shared/money.ts';
 import { canonicalLanguage } from '../../shared/http/values.ts';
@@ -23,15 +23,15 @@ function petChanges(body: AmendClaimInput, claim: ClaimRow): Record<string, unkn
   const sent = petDetails.filter((f) => body[f] !== undefined);
   if (body.has_pets === true) {
     const missing = petDetails.find((f) => body[f] === undefined);
-    if (missing) throw new ApiError('invalid_field', `${missing}: is required with has_pets: true (send number_of_pets, pet_details and pet_breeds in the same change).`, missing);
+    if (missing) throw invalid('invalid_field', `${missing}: is required with has_pets: true (send number_of_pets, pet_details and pet_breeds in the same change).`, missing);
     return { has_pets: true, ...Object.fromEntries(sent.map((f) => [f, body[f]])) };
   }
   if (body.has_pets === false) {
-    if (sent.length) throw new ApiError('invalid_field', `${sent[0]}: cannot be sent with has_pets: false, which clears the pet detail.`, sent[0]);
+    if (sent.length) throw invalid('invalid_field', `${sent[0]}: cannot be sent with has_pets: false, which clears the pet detail.`, sent[0]);
     return { has_pets: false, number_of_pets: null, pet_details: null, pet_breeds: null };
   }
   if (sent.length && !claim.has_pets) {
-    throw new ApiError('invalid_field', 'has_pets: send has_pets: true with number_of_pets, pet_details and pet_breeds; this request has no pets.', 'has_pets');
+    throw invalid('invalid_field', 'has_pets: send has_pets: true with number_of_pets, pet_details and pet_breeds; this request has no pets.', 'has_pets');
   }
   return Object.fromEntries(sent.map((f) => [f, body[f]]));
 }

@@ -1,7 +1,7 @@
 import type { Tx } from '../../shared/db/client.ts';
 import { inOneWrite, withTenant } from '../../shared/db/tenant.ts';
 import type { Caller } from '../../shared/http/context.ts';
-import { ApiError } from '../../shared/http/errors.ts';
+import { DomainError, invalid } from '../../shared/domain-errors.ts';
 import { announceStatus, statusAnnouncement } from '../../shared/claims/lifecycle.ts';
 import { initialStatus } from '../../shared/claims/status.ts';
 import { enqueue, jobInsert } from '../../shared/jobs/queue.ts';
@@ -19,10 +19,10 @@ import { sourceNewRequests } from '../../shared/claims/sourcing.ts';
 // right after the commit, so the answer does not wait for matching and the crawl, and a process that
 // dies after the commit loses nothing (the scheduler runs the job).
 
-export type CreateOutcome = { ok: true; row: CreatedRow; idempotent: boolean } | { ok: false; error: ApiError };
+export type CreateOutcome = { ok: true; row: CreatedRow; idempotent: boolean } | { ok: false; error: DomainError };
 
 const couldNotCreate = () =>
-  new ApiError('could_not_create', 'The request could not be written. Nothing was created; check the values and retry, or contact support with the X-Request-Id.');
+  invalid('could_not_create', 'The request could not be written. Nothing was created; check the values and retry, or contact support with the X-Request-Id.');
 
 /** One order for every transaction's inserts (see insertIsolated): by code unit, the same on every runtime. */
 function byExternalId(a: NewClaimRow, b: NewClaimRow): number {
@@ -37,9 +37,9 @@ function byExternalId(a: NewClaimRow, b: NewClaimRow): number {
  * same external_id, so two batches naming the same ids in different orders would otherwise each
  * hold one the other waits for (a deadlock, failing one of them).
  */
-async function insertIsolated(tx: Tx, rows: NewClaimRow[]): Promise<Map<NewClaimRow, CreatedRow | ApiError>> {
+async function insertIsolated(tx: Tx, rows: NewClaimRow[]): Promise<Map<NewClaimRow, CreatedRow | DomainError>> {
   const ordered = [...rows].sort(byExternalId);
-  const outcome = new Map<NewClaimRow, CreatedRow | ApiError>();
+  const outcome = new Map<NewClaimRow, CreatedRow | DomainError>();
   try {
     const inserted = new Map((await insertClaims(tx, ordered)).map((r) => [r.claim_ref, r]));
     for (const row of ordered) if (inserted.has(row.claim_ref)) outcome.set(row, inserted.get(row.claim_ref)!);
@@ -62,15 +62,15 @@ async function insertIsolated(tx: Tx, rows: NewClaimRow[]): Promise<Map<NewClaim
  * Where matching measures from for each valid input: its coordinates, else its ZIP's centroid (one
  * query for all). An input in the US whose ZIP is unknown and that sends no coordinates is refused.
  */
-async function origins(tx: Tx, inputs: (CreateClaimInput | ApiError)[]) {
-  const zips = inputs.flatMap((input) => (input instanceof ApiError || input.loss_lat !== undefined ? [] : [input.loss_zip.slice(0, 5)]));
+async function origins(tx: Tx, inputs: (CreateClaimInput | DomainError)[]) {
+  const zips = inputs.flatMap((input) => (input instanceof DomainError || input.loss_lat !== undefined ? [] : [input.loss_zip.slice(0, 5)]));
   const centroids = await zipCentroids(tx, zips);
   return inputs.map((input) => {
-    if (input instanceof ApiError) return input;
+    if (input instanceof DomainError) return input;
     if (input.loss_lat !== undefined && input.loss_lng !== undefined) return { lat: input.loss_lat, lng: input.loss_lng };
     return (
       centroids.get(input.loss_zip.slice(0, 5)) ??
-      new ApiError('invalid_field', 'loss_zip: is not a known US ZIP code; check it, or send loss_lat and loss_lng.', 'loss_zip')
+      invalid('invalid_field', 'loss_zip: is not a known US ZIP code; check it, or send loss_lat and loss_lng.', 'loss_zip')
     );
   });
 }
@@ -86,9 +86,9 @@ const announcementsOf = (rows: readonly Pick<CreatedRow, 'id' | 'claim_ref' | 'e
  * which then changed nothing, and undefined sends the creation the general way. Undefined too when
  * an input is not of that kind.
  */
-async function createInOneWrite(caller: Caller, inputs: (CreateClaimInput | ApiError)[]) {
+async function createInOneWrite(caller: Caller, inputs: (CreateClaimInput | DomainError)[]) {
   const located = inputs.filter((input): input is CreateClaimInput & { loss_lat: number; loss_lng: number } =>
-    !(input instanceof ApiError) && input.loss_lat !== undefined && input.loss_lng !== undefined);
+    !(input instanceof DomainError) && input.loss_lat !== undefined && input.loss_lng !== undefined);
   if (located.length === 0 || located.length < inputs.length) return undefined;
   const rows = located.map((input) => newClaimRow(caller, input, { lat: input.loss_lat, lng: input.loss_lng }));
   try {
@@ -106,7 +106,7 @@ async function createInOneWrite(caller: Caller, inputs: (CreateClaimInput | ApiE
 }
 
 /**
- * Creates a request per valid input (an ApiError input is a validation failure passed through, so
+ * Creates a request per valid input (an DomainError input is a validation failure passed through, so
  * batch results keep their positions). A repeated external_id gives the existing request with
  * idempotent: true and queues nothing. New requests are announced (request.status_changed from
  * null) at housing_needs_collected, and one sourcing job for them all starts after the commit.
@@ -114,7 +114,7 @@ async function createInOneWrite(caller: Caller, inputs: (CreateClaimInput | ApiE
  * the sourcing rounds' foreign-key check is planned on the table's size (see analyzeGrown): planned
  * on a table without statistics it read the organisation's requests for every round.
  */
-export async function createClaims(caller: Caller, inputs: (CreateClaimInput | ApiError)[], { bulk = false } = {}): Promise<CreateOutcome[]> {
+export async function createClaims(caller: Caller, inputs: (CreateClaimInput | DomainError)[], { bulk = false } = {}): Promise<CreateOutcome[]> {
   const { outcomes, job } = (await createInOneWrite(caller, inputs)) ?? (await createInTransaction(caller, inputs));
   if (job && bulk) await analyzeAfterBulkLoad(['claims']);
   if (job) runAfterCommit({ source_new_requests: sourceNewRequests }, [job]);
@@ -122,17 +122,17 @@ export async function createClaims(caller: Caller, inputs: (CreateClaimInput | A
 }
 
 /** The general creation: ZIP centroids, repeated external_ids, refused values each answered per item. */
-async function createInTransaction(caller: Caller, inputs: (CreateClaimInput | ApiError)[]) {
+async function createInTransaction(caller: Caller, inputs: (CreateClaimInput | DomainError)[]) {
   return withTenant(caller, async (tx) => {
     const located = await origins(tx, inputs);
     const rows = inputs.map((input, i) => {
       const origin = located[i];
-      return input instanceof ApiError || origin instanceof ApiError ? undefined : newClaimRow(caller, input, origin);
+      return input instanceof DomainError || origin instanceof DomainError ? undefined : newClaimRow(caller, input, origin);
     });
     const fresh = rows.filter((r): r is NewClaimRow => r !== undefined);
-    const inserted = fresh.length ? await insertIsolated(tx, fresh) : new Map<NewClaimRow, CreatedRow | ApiError>();
+    const inserted = fresh.length ? await insertIsolated(tx, fresh) : new Map<NewClaimRow, CreatedRow | DomainError>();
 
-    const created = [...inserted.values()].filter((r): r is CreatedRow => !(r instanceof ApiError));
+    const created = [...inserted.values()].filter((r): r is CreatedRow => !(r instanceof DomainError));
     // The sourcing job goes first, in the same write as the event: ahead of the event's savepoint,
     // so that an event that cannot be recorded never takes the job with it.
     const [job] = await Promise.all([
@@ -147,11 +147,11 @@ async function createInTransaction(caller: Caller, inputs: (CreateClaimInput | A
     const earlierByExternalId = new Map(earlier.map((r) => [r.external_id, r]));
 
     const outcomes = inputs.map((input, i): CreateOutcome => {
-      if (input instanceof ApiError) return { ok: false, error: input };
+      if (input instanceof DomainError) return { ok: false, error: input };
       const origin = located[i];
-      if (origin instanceof ApiError) return { ok: false, error: origin };
+      if (origin instanceof DomainError) return { ok: false, error: origin };
       const result = inserted.get(rows[i]!);
-      if (result instanceof ApiError) return { ok: false, error: result };
+      if (result instanceof DomainError) return { ok: false, error: result };
       if (result) return { ok: true, row: result, idempotent: false };
       const existing = earlierByExternalId.get(input.external_id!);
       return existing ? { ok: true, row: existing, idempotent: true } : { ok: false, error: couldNotCreate() };

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { withTenant } from '../../shared/db/tenant.ts';
 import type { AppEnv, Caller } from '../../shared/http/context.ts';
-import { ApiError, notFound } from '../../shared/http/errors.ts';
+import { invalid as invalidInput, notFound, refused } from '../../shared/domain-errors.ts';
 import { maxBodyBytes as maxDocumentBytes } from '../../shared/http/middleware/body.ts';
 import { hasNoNul } from '../../shared/http/text.ts';
 import { sha256Hex } from '../../shared/keys.ts';
@@ -17,7 +17,7 @@ import { findClaim, type ClaimRow } from '../../shared/claims/repository.ts';
 // by part (a zod schema cannot see inside it), so that every refusal names its field.
 
 const formFields = ['file', 'kind', 'description'];
-const invalid = (field: string, message: string) => new ApiError('invalid_field', `${field}: ${message}`, field);
+const invalid = (field: string, message: string) => invalidInput('invalid_field', `${field}: ${message}`, field);
 
 /** The upload's parts, checked: the file with its detected type, an optional kind and description. */
 export async function readUpload(c: Context<AppEnv>) {
@@ -42,7 +42,7 @@ export async function readUpload(c: Context<AppEnv>) {
   if (bytes.length === 0) throw invalid('file', 'is empty.');
   // The body was read no further than this limit plus the multipart framing; the document itself may be 10 MB exactly.
   if (bytes.length > maxDocumentBytes) {
-    throw new ApiError('file_too_large', `The document is ${bytes.length} bytes; at most ${maxDocumentBytes} (10 MB) are accepted.`, 'file');
+    throw invalidInput('file_too_large', `The document is ${bytes.length} bytes; at most ${maxDocumentBytes} (10 MB) are accepted.`, 'file');
   }
   const kind = form.get('kind') ?? 'other';
   if (typeof kind !== 'string' || !(documentKinds as readonly string[]).includes(kind)) {
@@ -53,7 +53,7 @@ export async function readUpload(c: Context<AppEnv>) {
     throw invalid('description', 'must be text of at most 500 characters, without the NUL character.');
   }
   const type = detectDocumentType(bytes);
-  if (!type) throw new ApiError('unsupported_type', `The file is not a document the service accepts (${acceptedFormats}); its content was checked, not only its name.`, 'file');
+  if (!type) throw invalidInput('unsupported_type', `The file is not a document the service accepts (${acceptedFormats}); its content was checked, not only its name.`, 'file');
   // The caller's name, cleaned of paths and control characters, with the extension of what it really is.
   const base = (file.name || 'document').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f"]/g, '').replace(/\.[^.]*$/, '').slice(0, 200) || 'document';
   return { bytes, type, kind: kind as DocumentRow['kind'], description, filename: `${base}.${type.extension}` };
@@ -103,7 +103,7 @@ export async function downloadDocument(caller: Caller, reference: string, docume
   });
   if (!row) throw notFound('document');
   if (row.uploaded_via !== 'api') {
-    throw new ApiError('not_yours', "This document was filed by the service's team, not uploaded through your integration; it can be listed but not downloaded.");
+    throw refused('not_yours', "This document was filed by the service's team, not uploaded through your integration; it can be listed but not downloaded.");
   }
   const bytes = await documentStorage().get(row.storage_key);
   if (!bytes) throw notFound('document');

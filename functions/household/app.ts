@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../../shared/http/context.ts';
-import { ApiError } from '../../shared/http/errors.ts';
+import { refusalOf } from '../../shared/http/errors.ts';
 import { requestId } from '../../shared/http/middleware/request-id.ts';
 import { boundedBody } from '../../shared/http/middleware/body.ts';
 import { calendarDate, storedText } from '../../shared/http/values.ts';
@@ -144,11 +144,13 @@ export function createHouseholdApp() {
       return view ? c.redirect(`./${c.req.param('token')}${chosen ? `?lang=${encodeURIComponent(chosen)}` : ''}`, 303) : gone(c);
     } catch (error) {
       if (error instanceof PayLinkRejected) return rejected(c, error);
-      if (error instanceof ApiError && error.status < 500) {
+      // The command's refusal, at the status the API would answer it with (shared/http/errors.ts).
+      const refusal = refusalOf(error);
+      if (refusal && refusal.status < 500) {
         // The service's own reason is in English (the API's language): the household reads it in English only.
         const w = wordsOf(c);
         const [title, text] = w.m.problem.notPossible;
-        return html(c, renderProblemPage(title, w.language === 'en' ? error.message : text, undefined, w.locale), error.status === 422 ? 422 : 409);
+        return html(c, renderProblemPage(title, w.language === 'en' ? refusal.message : text, undefined, w.locale), refusal.status === 422 ? 422 : 409);
       }
       throw error;
     }

@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../../shared/http/context.ts';
-import { ApiError } from '../../shared/http/errors.ts';
+import { refusalOf } from '../../shared/http/errors.ts';
 import { requestId } from '../../shared/http/middleware/request-id.ts';
 import { boundedBody } from '../../shared/http/middleware/body.ts';
 import { errorFields, log } from '../../shared/log.ts';
@@ -142,15 +142,17 @@ export function createPayApp(actions: PayActions) {
       // Post/redirect/get: a reload of the result never pays twice.
       return c.redirect('redirect' in outcome ? outcome.redirect : resultAddress(c, outcome.result), 303);
     } catch (error) {
+      // The command's refusal, at the status the API would answer it with (shared/http/errors.ts).
+      const refusal = refusalOf(error);
       // A second submit of a page already paid (two tabs, a double click): the receipt, not an error.
-      if (error instanceof ApiError && error.code === 'nothing_due') return c.redirect(resultAddress(c, 'succeeded'), 303);
+      if (refusal?.code === 'nothing_due') return c.redirect(resultAddress(c, 'succeeded'), 303);
       if (error instanceof PayLinkRejected) return refusedLink(c, error, w);
-      if (error instanceof ApiError && error.status < 500) {
+      if (refusal && refusal.status < 500) {
         // 403: a form for another payer's share than the link's own; 404: the placement is gone. The
         // service's own reason is in English (the API's language): the other languages say it plainly.
-        const status = error.status === 404 || error.status === 403 ? error.status : 409;
+        const status = refusal.status === 404 || refusal.status === 403 ? refusal.status : 409;
         const [title, text] = w.m.pay.problem.refused;
-        return html(c, renderProblemPage(title, w.language === 'en' ? error.message : text, w.m.pay.hint, w.locale), status);
+        return html(c, renderProblemPage(title, w.language === 'en' ? refusal.message : text, w.m.pay.hint, w.locale), status);
       }
       if (error instanceof NotConfigured) return problem(c, 'notConfigured', 503, w);
       if (error instanceof ProviderError) return problem(c, 'providerDown', 503, w);

@@ -5,7 +5,7 @@ import { withTenant } from '../../shared/db/tenant.ts';
 import { analyzeAfterBulkLoad } from '../../shared/db/statistics.ts';
 import type { Caller } from '../../shared/http/context.ts';
 import type { z } from '@hono/zod-openapi';
-import { ApiError, notFound } from '../../shared/http/errors.ts';
+import { conflict, DomainError, missing, notFound } from '../../shared/domain-errors.ts';
 import { parseItems, refusedItem, succeededItem } from '../../shared/http/batch.ts';
 import { addBlock, deleteProviderBlock, hasBlock, listBlocks, renderBlock, writeBlocks, type BlockWindow, type SentBlock } from './availability-repository.ts';
 import { lockHomesByRef, resolveHome } from './homes-repository.ts';
@@ -51,12 +51,12 @@ async function sync(tx: Tx, blocks: unknown[], replace: boolean) {
   const homeOf = (item: (typeof items)[number]) =>
     item.ref === null ? undefined : item.byId ? (ids.has(item.ref) ? item.ref : undefined) : byExternalId.get(item.ref);
 
-  const resolved = items.map((item): { homeId?: string; block?: SentBlock; externalId?: string | null; error?: ApiError } => {
+  const resolved = items.map((item): { homeId?: string; block?: SentBlock; externalId?: string | null; error?: DomainError } => {
     const homeId = homeOf(item);
-    if (item.parsed instanceof ApiError) return { homeId, error: item.parsed };
+    if (item.parsed instanceof DomainError) return { homeId, error: item.parsed };
     if (!homeId) {
       const field = item.byId ? 'property_id' : 'external_id';
-      return { error: new ApiError('not_found', `No home ${item.ref} for this organisation in this environment.`, field) };
+      return { error: missing('not_found', `No home ${item.ref} for this organisation in this environment.`, field) };
     }
     const { start_date, end_date, reason, external_id } = item.parsed;
     const block = { id: crypto.randomUUID(), property_id: homeId, start_date, end_date, reason: reason ?? null };
@@ -93,7 +93,7 @@ async function release(tx: Tx, homeId: string, blockId: string) {
   const released = await deleteProviderBlock(tx, homeId, blockId);
   if (released) return renderBlock(released);
   if (!(await hasBlock(tx, homeId, blockId))) throw notFound('availability block');
-  throw new ApiError(
+  throw conflict(
     'not_yours_to_release',
     'This block is a hold the service took for a lease or booking (cancel the placement to free these dates), or nights read from an imported calendar (they follow that calendar).',
   );

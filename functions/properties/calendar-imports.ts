@@ -2,7 +2,7 @@ import type { z } from '@hono/zod-openapi';
 import type { Tx } from '../../shared/db/client.ts';
 import { config } from '../../shared/config.ts';
 import { withTenant, type Tenant } from '../../shared/db/tenant.ts';
-import { ApiError, notFound } from '../../shared/http/errors.ts';
+import { invalid, notFound } from '../../shared/domain-errors.ts';
 import { isUuid } from '../../shared/ids.ts';
 import { enqueue } from '../../shared/jobs/queue.ts';
 import {
@@ -47,7 +47,7 @@ async function fetchNow(tx: Tx, importId: string) {
  */
 export function registerImport(tenant: Tenant, ref: string, input: z.infer<typeof CalendarImportInput>) {
   const checked = checkEndpointUrl(input.url, config.webhookAllowPrivateNetworks(), 'calendar');
-  if (!checked.ok) throw new ApiError('invalid_field', checked.reason, 'url');
+  if (!checked.ok) throw invalid('invalid_field', checked.reason, 'url');
   return withTenant(tenant, async (tx) => {
     const homeId = await resolveHome(tx, ref);
     const feeds = await lockImportsOf(tx, homeId);
@@ -55,7 +55,7 @@ export function registerImport(tenant: Tenant, ref: string, input: z.infer<typeo
     if (registered) return { created: false, feed: renderImport(registered) };
     const most = maxFeedsPerHome();
     if (feeds.length >= most) {
-      throw new ApiError('invalid_field', `The home imports ${feeds.length} calendars, the most one home may import (${most}): remove one (DELETE …/calendar-feeds/{feed_id}) to add another.`, 'url');
+      throw invalid('invalid_field', `The home imports ${feeds.length} calendars, the most one home may import (${most}): remove one (DELETE …/calendar-feeds/{feed_id}) to add another.`, 'url');
     }
     const created = await insertImport(tx, homeId, checked.url, input.name ?? null);
     await fetchNow(tx, created.id);

@@ -1,7 +1,7 @@
 import { hasNoNul } from '../../shared/http/text.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { Tx } from '../../shared/db/client.ts';
-import { ApiError, notFound } from '../../shared/http/errors.ts';
+import { invalid, notFound } from '../../shared/domain-errors.ts';
 import { amountOrNull, fromCents, toCents } from '../../shared/money.ts';
 import type { z } from '@hono/zod-openapi';
 import { afterCursorRow, assertCursorRowVisible } from '../../shared/http/paging.ts';
@@ -232,7 +232,7 @@ export async function patchHome(tx: Tx, id: string, patch: HomePatch): Promise<H
     return row;
   } catch (error) {
     if (uniqueViolation(error)) {
-      throw new ApiError('invalid_field', 'external_id is already used by another home of this organisation in this environment.', 'external_id');
+      throw invalid('invalid_field', 'external_id is already used by another home of this organisation in this environment.', 'external_id');
     }
     throw error;
   }

@@ -2,7 +2,7 @@ import type { Tx } from '../../shared/db/client.ts';
 import { withTenant } from '../../shared/db/tenant.ts';
 import { analyzeAfterBulkLoad } from '../../shared/db/statistics.ts';
 import type { Caller } from '../../shared/http/context.ts';
-import { ApiError } from '../../shared/http/errors.ts';
+import { DomainError, invalid } from '../../shared/domain-errors.ts';
 import { parseItems, refusedItem, succeededItem } from '../../shared/http/batch.ts';
 import { listHomes, patchHome, readHome, readReadiness, resolveHome, summarizeHome, upsertHomes, type HomePageQuery } from './homes-repository.ts';
 import { HomeInput, type HomePatch } from './schemas.ts';
@@ -26,17 +26,17 @@ export async function publishBatch(caller: Caller, items: unknown[]) {
 async function publish(tx: Tx, items: unknown[]) {
   const seen = new Set<string>();
   const checked = parseItems(HomeInput, items).map((parsed) => {
-    const externalId = parsed instanceof ApiError ? null : parsed.external_id;
+    const externalId = parsed instanceof DomainError ? null : parsed.external_id;
     if (externalId == null) return parsed;
-    if (seen.has(externalId)) return new ApiError('invalid_field', `external_id ${externalId} appears earlier in this batch.`, 'external_id');
+    if (seen.has(externalId)) return invalid('invalid_field', `external_id ${externalId} appears earlier in this batch.`, 'external_id');
     seen.add(externalId);
     return parsed;
   });
-  const accepted = checked.filter((c): c is HomeInput => !(c instanceof ApiError));
+  const accepted = checked.filter((c): c is HomeInput => !(c instanceof DomainError));
   const saved = await upsertHomes(tx, accepted);
   const savedOf = new Map(accepted.map((input, i) => [input, saved[i]]));
   const results = checked.map((c, index) => {
-    if (c instanceof ApiError) return refusedItem(index, items[index], c, { updated: false });
+    if (c instanceof DomainError) return refusedItem(index, items[index], c, { updated: false });
     const { row, created } = savedOf.get(c)!;
     return succeededItem(index, row.external_id, { updated: !created, data: summarizeHome(row) });
   });

@@ -45,7 +45,10 @@ export type LandlordActionBody = z.infer<typeof LandlordAction>;
 
 export const PaymentAction = z
   .strictObject({
-    outcome: z.enum(['succeeded', 'failed']).describe('succeeded: the charge clears; failed: the card is declined.'),
+    outcome: z.enum(['succeeded', 'failed', 'duplicate']).describe(
+      'succeeded: the charge clears; failed: the card is declined; duplicate (this service\'s addition): the charge clears, and a second ' +
+      'checkout of the same share clears too, as when a payer finishes two checkouts: the second is kept as a duplicate and refunded automatically.',
+    ),
     payer: z.enum(payers).optional().describe(
       'Pay only this payer\'s share of what is due now (a charge whose rent, deposits and fees have different payers is paid in shares). Omitted: every share due now, each as its own payment.',
     ),

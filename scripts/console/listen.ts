@@ -3,7 +3,7 @@ import { config } from '../../shared/config.ts';
 import { withTenant } from '../../shared/db/tenant.ts';
 import type { Side } from '../../shared/db/tenant.ts';
 import { knownEvents } from '../../shared/events/params.ts';
-import { ApiError } from '../../shared/http/errors.ts';
+import { DomainError } from '../../shared/domain-errors.ts';
 import { randomString } from '../../shared/keys.ts';
 import { readExcerpt } from '../../shared/webhooks/dispatcher.ts';
 import { Signer } from '../../shared/webhooks/signature.ts';
@@ -180,7 +180,7 @@ function eventNames(options: Options, side: Side): EventName[] {
   try {
     return knownEvents(requested, side, 'events');
   } catch (error) {
-    if (error instanceof ApiError) throw new ConsoleError('invalid_option', `--events: ${error.message}`);
+    if (error instanceof DomainError) throw new ConsoleError('invalid_option', `--events: ${error.message}`);
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 import { isUuid } from '../ids.ts';
 import type { Tx } from '../db/client.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../domain-errors.ts';
 import type { RequestStatus } from './status.ts';
 import {
   claimRefPattern, type furnishings, type laundryPreferences, type parkingPreferences, type payers, type priorities, type propertyTypes,

@@ -1,12 +1,11 @@
 import type { Tx } from '../db/client.ts';
-import { inOneWrite, withTenant, type Tenant } from '../db/tenant.ts';
+import { inOneWrite, withTenant, type Tenant, type Caller } from '../db/tenant.ts';
 import { moveStatus } from './lifecycle.ts';
 import { crawlerFor, type Crawler, type CrawlRequest, type CrawlStatus } from './crawl.ts';
 import { rank, type Candidate, type Needs } from './scoring.ts';
 import type { ServiceJob } from '../jobs/runner.ts';
 import type { JobRow } from '../jobs/queue.ts';
-import type { Caller } from '../http/context.ts';
-import { ApiError } from '../http/errors.ts';
+import { conflict } from '../domain-errors.ts';
 import type { z } from '@hono/zod-openapi';
 import { claimByReference, findClaim, foundClaim, lockClaims, type ClaimRow } from './repository.ts';
 import type { SourcingRound } from './schemas.ts';
@@ -140,7 +139,7 @@ export async function sourceMore(caller: Caller, reference: string): Promise<z.i
   const { claim, rounds } = await withTenant(caller, async (tx) => {
     const claim = await findClaim(tx, reference, { lock: true });
     if (!claim.coordinator) {
-      throw new ApiError(
+      throw conflict(
         'no_coordinator',
         'Nobody at the service is assigned to source for this request yet. Ask your account manager to assign a coordinator, then retry.',
       );

@@ -1,6 +1,5 @@
-import type { Caller } from '../http/context.ts';
-import { withTenant } from '../db/tenant.ts';
-import { ApiError, notFound } from '../http/errors.ts';
+import { withTenant, type Caller } from '../db/tenant.ts';
+import { invalid, notFound } from '../domain-errors.ts';
 import { runDueJobs, type JobRegistry } from '../jobs/runner.ts';
 import { advanceClock, findClock, removeClock, upsertClock, type ClockRow } from './repository.ts';
 
@@ -24,14 +23,14 @@ export function renderClock(row: ClockRow) {
 
 function checkWithinReach(at: Date) {
   if (at.getTime() > Date.now() + maxAheadMs) {
-    throw new ApiError('invalid_field', 'frozen_time may be at most two years after now.', 'frozen_time');
+    throw invalid('invalid_field', 'frozen_time may be at most two years after now.', 'frozen_time');
   }
 }
 
 /** Puts the organisation on a clock at `frozenTime` (default now), replacing any it had; `created` says which. */
 export async function setClock(caller: Caller, frozenTime: Date | undefined) {
   const at = frozenTime ?? new Date();
-  if (at.getTime() < Date.now() - 60_000) throw new ApiError('invalid_field', 'frozen_time must not be in the past.', 'frozen_time');
+  if (at.getTime() < Date.now() - 60_000) throw invalid('invalid_field', 'frozen_time must not be in the past.', 'frozen_time');
   checkWithinReach(at);
   return withTenant(caller, async (tx) => {
     const { row, created } = await upsertClock(tx, at);
@@ -55,7 +54,7 @@ export async function moveClock(caller: Caller, frozenTime: Date, jobs: JobRegis
     const current = await findClock(tx, { lock: true });
     if (!current) throw notFound('sandbox clock');
     if (frozenTime < current.frozen_time) {
-      throw new ApiError('invalid_field', `frozen_time must not be before the clock's time (${current.frozen_time.toISOString()}).`, 'frozen_time');
+      throw invalid('invalid_field', `frozen_time must not be before the clock's time (${current.frozen_time.toISOString()}).`, 'frozen_time');
     }
     const due = await advanceClock(tx, frozenTime);
     return { clock: { ...current, frozen_time: frozenTime, advanced_at: new Date() }, due };

@@ -21,6 +21,16 @@ export interface Tenant {
   idempotencyKey?: string;
 }
 
+/**
+ * The authenticated caller of a request: the tenant, the key and what it may do. Commands take it
+ * as it is, so it is defined here, below the request pipeline (shared/http/context.ts re-exports it).
+ */
+export interface Caller extends Tenant {
+  keyId: string;
+  side: Side;
+  scopes: string[];
+}
+
 /** SQLSTATE of a write attempted in a READ ONLY transaction. */
 const readOnlyTransaction = '25006';
 

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { isUuid } from '../ids.ts';
 import type { Side } from '../db/tenant.ts';
-import { ApiError, notFound } from '../http/errors.ts';
+import { invalid, notFound } from '../domain-errors.ts';
 import { type EventName } from './definition.ts';
 import { eventsFor, sendsTo } from './registry.ts';
 
@@ -28,7 +28,7 @@ export function knownEvents(names: readonly string[], side: Side, field: string)
   const unknown = names.find((name) => !sendsTo(side, name));
   if (unknown !== undefined) {
     const offered = eventsFor(side).map((d) => d.event).join(', ');
-    throw new ApiError('unknown_event', `${unknown} is not an event the service sends to ${side}s; known: ${offered}.`, field);
+    throw invalid('unknown_event', `${unknown} is not an event the service sends to ${side}s; known: ${offered}.`, field);
   }
   return [...new Set(names as EventName[])];
 }

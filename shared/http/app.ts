@@ -1,7 +1,7 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from './context.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, refusalOf } from './errors.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { readBody } from './middleware/body.ts';
 import { loggablePath, requestId } from './middleware/request-id.ts';
@@ -46,9 +46,10 @@ const routeExists = (known: KnownRoute[]): MiddlewareHandler<AppEnv> => async (c
 
 /** The one place where failures become responses of the specification's error shape. */
 export async function renderError(error: Error, c: Context<AppEnv>) {
-  let apiError: ApiError;
-  if (error instanceof ApiError) {
-    apiError = error;
+  // The API's own refusals, and the domains' mapped to their statuses (shared/http/errors.ts).
+  let apiError = refusalOf(error);
+  if (apiError) {
+    // answered as it is
   } else if (error instanceof HTTPException && (error.status === 400 || error.status === 415)) {
     // Hono's JSON validator and media-type gate: malformed JSON, or a body sent as something else.
     apiError = new ApiError('invalid_json', 'The body could not be read as JSON; send valid JSON with Content-Type: application/json.');

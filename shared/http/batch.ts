@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { ApiError, docUrl } from './errors.ts';
+import type { DomainError } from '../domain-errors.ts';
+import { docUrl, type ApiError } from './errors.ts';
 import { ErrorSchema, jsonResponse, validationError } from './routes.ts';
 import { valueException } from './values.ts';
 
@@ -33,8 +34,8 @@ export const batchItems = (itemSchema: string, max: number) =>
     .max(max)
     .openapi({ items: { $ref: `#/components/schemas/${itemSchema}` }, description: `1 to ${max} items, each a ${itemSchema}.` });
 
-/** Each item parsed on its own: its value, or the 422 invalid_field naming the field inside the item. */
-export function parseItems<T extends z.ZodType>(schema: T, items: readonly unknown[]): (z.infer<T> | ApiError)[] {
+/** Each item parsed on its own: its value, or the refusal (422 invalid_field) naming the field inside the item. */
+export function parseItems<T extends z.ZodType>(schema: T, items: readonly unknown[]): (z.infer<T> | DomainError)[] {
   return items.map((item) => {
     const parsed = schema.safeParse(item);
     return parsed.success ? parsed.data : validationError(parsed.error, schema);
@@ -47,7 +48,7 @@ function sentExternalId(item: unknown): string | null {
   return typeof value === 'string' ? value : null;
 }
 
-function itemError(error: ApiError): z.infer<typeof BatchItemError> {
+function itemError(error: DomainError | ApiError): z.infer<typeof BatchItemError> {
   const { code, message, field } = error;
   const doc_url = docUrl(code);
   // An item refused as a whole (not an object) names no field: `body` would mean the whole request.
@@ -59,7 +60,7 @@ export const succeededItem = <T extends object>(index: number, externalId: strin
   ({ index, external_id: externalId, ok: true as const, ...fields });
 
 /** The result of a refused item: where it was, the external_id it was sent with, the route's fields and why. */
-export const refusedItem = <T extends object>(index: number, sent: unknown, error: ApiError, fields: T) =>
+export const refusedItem = <T extends object>(index: number, sent: unknown, error: DomainError | ApiError, fields: T) =>
   ({ index, external_id: sentExternalId(sent), ok: false as const, ...fields, error: itemError(error) });
 
 /**

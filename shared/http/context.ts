@@ -1,11 +1,4 @@
-import type { Environment, Side, Tenant } from '../db/tenant.ts';
-
-/** The authenticated caller of a request. */
-export interface Caller extends Tenant {
-  keyId: string;
-  side: Side;
-  scopes: string[];
-}
+import type { Caller, Environment, Side } from '../db/tenant.ts';
 
 export interface AppEnv {
   Variables: {
@@ -18,4 +11,4 @@ export interface AppEnv {
   };
 }
 
-export type { Environment, Side };
+export type { Caller, Environment, Side };

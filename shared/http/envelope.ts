@@ -3,8 +3,5 @@
 
 export const single = <T>(data: T) => ({ data });
 
-export function list<T>(data: T[]): { data: T[]; count: number };
-export function list<T>(data: T[], nextCursor: string | null): { data: T[]; count: number; next_cursor: string | null };
-export function list<T>(data: T[], nextCursor?: string | null) {
-  return nextCursor === undefined ? { data, count: data.length } : { data, count: data.length, next_cursor: nextCursor };
-}
+// The list envelope is defined with the paging the domains' lists use (shared/db/paging.ts).
+export { list } from '../db/paging.ts';

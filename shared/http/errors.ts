@@ -1,4 +1,5 @@
 import type { Environment } from '../db/tenant.ts';
+import { DomainError, domainErrorCodes, NotFoundError, type DomainErrorKind } from '../domain-errors.ts';
 import { publicBaseUrl } from './public-url.ts';
 
 // The one error type of the API and the table of codes, mirroring the specification's Errors section.
@@ -136,7 +137,8 @@ const otherEnvironment: Record<Environment, { other: Environment; key: string }>
  */
 export class NotFound extends ApiError {
   constructor(readonly what: string) {
-    super('not_found', `No such ${what} for this organisation in this environment.`);
+    // The words the domain says it in (shared/domain-errors.ts), defined there once.
+    super('not_found', new NotFoundError(what).message);
   }
 
   protected override messageFor(environment?: Environment): string {
@@ -147,4 +149,40 @@ export class NotFound extends ApiError {
   }
 }
 
-export const notFound = (what = 'resource') => new NotFound(what);
+/** A thing the caller cannot see, raised by a route as the domains raise it (answered as NotFound). */
+export { notFound } from '../domain-errors.ts';
+
+// The domains' refusals (shared/domain-errors.ts) as answers: this table of codes gives each its
+// status, as it gives the routes' documented errors theirs, so what a command refuses with and what
+// the document lists cannot differ. A code answered under two statuses (not_on_request) takes the
+// one its kind says.
+
+/** The statuses a kind of refusal is answered with. */
+const kindStatuses: Record<DomainErrorKind, readonly number[]> = {
+  not_found: [404],
+  conflict: [409],
+  invalid: [400, 413, 415, 422],
+  refused: [403],
+  unavailable: [503],
+};
+
+/** Every code a domain refuses with has its row in the table above (a code without one fails the type check). */
+export const domainCodes: readonly ErrorCode[] = Object.values(domainErrorCodes).flat();
+
+/** The status of a refusal of `kind` with `code`: the code's status, or the other one it is also given, whichever fits the kind. */
+export function statusOfRefusal(kind: DomainErrorKind, code: ErrorCode): number | undefined {
+  const statuses: readonly number[] = [errorCodes[code], ...((alsoAt as Partial<Record<ErrorCode, readonly number[]>>)[code] ?? [])];
+  return statuses.find((status) => kindStatuses[kind].includes(status));
+}
+
+/** A domain's refusal as the API answers it (the same code, message, field and facts). */
+export function apiErrorOf(error: DomainError): ApiError {
+  if (error instanceof NotFoundError) return new NotFound(error.what);
+  const status = statusOfRefusal(error.kind, error.code);
+  if (status === undefined) throw new Error(`${error.kind} ${error.code} has no status in the table of codes`);
+  return new ApiError(error.code, error.message, error.field, error.facts, status);
+}
+
+/** The answer a failure gives when it is a refusal (the API's own or a domain's); undefined for anything else. */
+export const refusalOf = (error: unknown): ApiError | undefined =>
+  error instanceof ApiError ? error : error instanceof DomainError ? apiErrorOf(error) : undefined;

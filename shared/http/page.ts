@@ -1,13 +1,13 @@
 import type { Context } from 'hono';
 import type { AppEnv } from './context.ts';
 import { chooseLanguage } from '../i18n/index.ts';
+import { escapeHtml } from '../html.ts';
 
 // What the service's own web pages share (the pay page, the household's page): one layout that
 // reads on a phone, escaping, and the headers every page is answered with. Rendered from data only,
 // no JavaScript, no script or style from another origin.
 
-export const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+export { escapeHtml };
 
 /** An amount in cents as a person reads it: $1,500.00. */
 export function formatMoney(cents: number, currency: string): string {

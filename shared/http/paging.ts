@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import type { Tx } from '../db/client.ts';
 import { isUuid } from '../ids.ts';
-import { list } from './envelope.ts';
-import { ApiError } from './errors.ts';
+import { cursorKey, invalidCursor, list, page } from '../db/paging.ts';
+import { apiErrorOf } from './errors.ts';
 import { isPlausibleTimestamp, storedText } from './values.ts';
 
 // Paging of every list: newest first on (created_at, id), keyset-paged with an opaque base64url
@@ -50,84 +50,13 @@ export const pageQuery = (size: PageSize) =>
       .describe('`next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`.'),
   });
 
-export const invalidCursor = () => new ApiError('invalid_field', 'cursor is not a cursor this list returned to this key.', 'cursor');
-
-function toBase64Url(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let binary = '';
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-function fromBase64Url(value: string): string {
-  const binary = atob(value.replace(/-/g, '+').replace(/_/g, '/'));
-  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
-}
-
-export function encodeCursor(key: readonly (string | number)[]): string {
-  return toBase64Url(JSON.stringify(key));
-}
+export { afterCursorRow, assertCursorRowVisible, cursorRowId, encodeCursor, page, rowPage } from '../db/paging.ts';
 
 /** Decodes a cursor made by encodeCursor with `arity` parts; anything else is a 422 on `cursor`. */
 export function decodeCursor(cursor: string, arity: number): (string | number)[] {
-  try {
-    const key = JSON.parse(fromBase64Url(cursor));
-    if (Array.isArray(key) && key.length === arity && key.every((k) => typeof k === 'string' || typeof k === 'number')) {
-      return key;
-    }
-  } catch {
-    // fall through to the error below
-  }
-  throw invalidCursor();
-}
-
-/**
- * Pages a keyset query that fetched `limit + 1` rows: returns the page and the cursor of its last row.
- * `keyOf` gives the sort key that the next page continues after.
- */
-export function page<T>(rows: T[], limit: number, keyOf: (row: T) => readonly (string | number)[]) {
-  const items = rows.slice(0, limit);
-  const nextCursor = rows.length > limit ? encodeCursor(keyOf(items[items.length - 1])) : null;
-  return { items, nextCursor };
-}
-
-// Row-anchored paging.
-
-/** The row a cursor continues after; 422 on `cursor` for anything this API did not issue. */
-export function cursorRowId(cursor: string | undefined): string | undefined {
-  if (cursor === undefined) return undefined;
-  const [id] = decodeCursor(cursor, 1);
-  if (typeof id !== 'string' || !isUuid(id)) throw invalidCursor();
-  return id;
-}
-
-/** The list envelope of a row-anchored query that fetched `limit + 1` rows, its cursor naming the last row shown. */
-export function rowPage<T extends { id: string }, R>(rows: T[], limit: number, render: (row: T) => R) {
-  const { items, nextCursor } = page(rows, limit, (row) => [row.id]);
-  return list(items.map(render), nextCursor);
-}
-
-/**
- * The condition "after the row the cursor names": `and (alias.created_at, alias.id) < (that row's
- * created_at, id)`, or nothing without a cursor. `alias` and `table` are constants of the caller,
- * never input.
- */
-export const afterCursorRow = (tx: Tx, alias: string, table: string, after: string | undefined) =>
-  after
-    ? tx`and (${tx.unsafe(alias)}.created_at, ${tx.unsafe(alias)}.id) < (select created_at, id from ${tx.unsafe(table)} where id = ${after}::uuid)`
-    : tx``;
-
-/**
- * A page that came back empty after a cursor: the cursor may name a row this key cannot see (another
- * organisation's or environment's, or a row of another list), whose position then matches nothing.
- * Such a cursor was not issued to this key and is refused, rather than answered with an empty last
- * page that a sync would take for the end of the list. Only an empty page can hide it, so only then
- * does this cost a look-up. `table` is a constant of the caller, never input.
- */
-export async function assertCursorRowVisible(tx: Tx, table: string, after: string | undefined, rows: readonly unknown[]) {
-  if (after === undefined || rows.length > 0) return;
-  const [row] = await tx.unsafe(`select 1 from ${table} where id = $1`, [after]);
-  if (!row) throw invalidCursor();
+  const key = cursorKey(cursor, arity);
+  if (!key) throw apiErrorOf(invalidCursor());
+  return key;
 }
 
 // Time-anchored paging.
@@ -143,7 +72,7 @@ export type Keyset = readonly [position: string, id: string];
 export function cursorKeyset(cursor: string | undefined): Keyset | undefined {
   if (cursor === undefined) return undefined;
   const [position, id] = decodeCursor(cursor, 2);
-  if (typeof position !== 'string' || !isPlausibleTimestamp(position) || typeof id !== 'string' || !isUuid(id)) throw invalidCursor();
+  if (typeof position !== 'string' || !isPlausibleTimestamp(position) || typeof id !== 'string' || !isUuid(id)) throw apiErrorOf(invalidCursor());
   return [position, id];
 }
 

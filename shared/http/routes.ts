@@ -5,6 +5,7 @@ import { ApiError, type alsoAt, type ErrorCode, type errorCodes } from './errors
 import { allows, describeRule, type ScopeRule } from './scopes.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { boolSetting } from '../config.ts';
+import { invalid, type DomainError } from '../domain-errors.ts';
 
 // Route definitions: every route declares its scope and its zod schemas once; the same
 // definition validates input, enforces the scope and produces the OpenAPI document.
@@ -186,22 +187,23 @@ export const scopeOf = (route: RouteConfig): ScopeRule | undefined => (route as 
  * the schema that refused the input: with it, an unknown field names the nearest known one of the
  * object it was sent in (`houshold_language is not a known field; did you mean household_language?`).
  * Every strict object of every route, batch item and simulated payload is refused here, so the hint
- * is given once for all of them.
+ * is given once for all of them. The refusal is the domain's `invalid` (a batch hands a refused item
+ * to its command as a value), answered 422 like every other.
  */
-export function validationError(error: z.ZodError, schema?: unknown): ApiError {
+export function validationError(error: z.ZodError, schema?: unknown): DomainError<'invalid'> {
   const issue = error.issues[0];
   const path = issue.path.map(String);
   if (issue.code === 'unrecognized_keys') {
     const field = [...path, issue.keys[0]].join('.');
     const nearest = nearestField(issue.keys[0], knownFieldsAt(schema, issue.path));
     const hint = nearest === undefined ? '' : `; did you mean ${[...path, nearest].join('.')}?`;
-    return new ApiError('invalid_field', `${field} is not a known field${hint || '.'}`, field);
+    return invalid('invalid_field', `${field} is not a known field${hint || '.'}`, field);
   }
   const field = path.join('.') || 'body';
   // zod does not keep the input; its message for an absent value ends in "received undefined".
   const missing = issue.code === 'invalid_type' && /received undefined$/.test(issue.message);
   const message = missing ? `${field} is required.` : `${field}: ${issue.message}`;
-  return new ApiError('invalid_field', message, field);
+  return invalid('invalid_field', message, field);
 }
 
 /** What a zod schema's definition holds, as far as walking to a field needs it. */

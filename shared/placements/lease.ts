@@ -39,8 +39,11 @@ export interface LeaseRow {
   created_at: Date;
 }
 
-/** Why an extension's addendum was withdrawn: declined by the landlord, lapsed unpaid at the stay's end, or its placement cancelled. */
-export type WithdrawalReason = 'declined' | 'lapsed' | 'cancelled';
+/**
+ * Why an extension's addendum was withdrawn: declined by the landlord, lapsed unpaid at the stay's
+ * end, its placement cancelled, or the stay shortened before it took effect.
+ */
+export type WithdrawalReason = 'declined' | 'lapsed' | 'cancelled' | 'stay_shortened';
 
 /** Columns a move may set beside the status. */
 type MoveColumns = Partial<Pick<LeaseRow, 'provider_ref' | 'superseded_by' | 'withdrawal_reason'>> & {

@@ -1,5 +1,5 @@
 import { db, type Tx } from '../db/client.ts';
-import { afterCursorRow, assertCursorRowVisible } from '../http/paging.ts';
+import { afterCursorRow, assertCursorRowVisible } from '../db/paging.ts';
 import type { ChargeShare, ChargeType, Payer } from './billing.ts';
 
 // The money of a placement in SQL: payments and the booking (rows owned by the landlord, written by

@@ -6,7 +6,7 @@ import { nowOf } from '../clock/time.ts';
 import { NotConfigured } from './ports/provider.ts';
 import { log } from '../log.ts';
 import { payers } from '../claims/values.ts';
-import { publicBaseUrl } from '../http/public-url.ts';
+import { publicBaseUrl } from '../public-url.ts';
 import type { Payer } from './billing.ts';
 
 // The pay-in-app link: a short-lived signed token (HS256) for one placement (a home on a request)

@@ -2,7 +2,7 @@ import { db, type Tx } from '../db/client.ts';
 import type { Tenant } from '../db/tenant.ts';
 import type { ChargeType, Payer } from './billing.ts';
 import { isUuid } from '../ids.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../domain-errors.ts';
 import { lastNight } from './stay.ts';
 import type { BudgetReview, LeaseTerms, PricedHome } from './pricing.ts';
 import type { LeaseRow } from './lease.ts';

@@ -1,5 +1,5 @@
 import type { Tx } from '../db/client.ts';
-import { afterCursorRow, assertCursorRowVisible, cursorRowId, rowPage } from '../http/paging.ts';
+import { afterCursorRow, assertCursorRowVisible, cursorRowId, rowPage } from '../db/paging.ts';
 import type { EmailMessage } from './ports/types.ts';
 
 // The sandbox's outbox (GET /sandbox/emails): in sandbox nobody receives the service's emails, so

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { calendarDate, emailAddress, money, storedText as storable, textLine } from '../http/values.ts';
+import { calendarDate, emailAddress, money, storedText as storable, textLine } from '../values.ts';
 import { ReferenceParam } from '../claims/schemas.ts';
 import { statuses } from '../claims/status.ts';
 import { limits, payers } from '../claims/values.ts';

@@ -1,5 +1,5 @@
 import type { Tx } from '../db/client.ts';
-import { ApiError } from '../http/errors.ts';
+import { conflict } from '../domain-errors.ts';
 import type { ClaimRow } from '../claims/repository.ts';
 import type { LeaseRow } from './lease.ts';
 import { price, termsOf, type LeaseTerms } from './pricing.ts';
@@ -32,6 +32,6 @@ export async function signedStay(tx: Tx, claim: ClaimRow, placement: PlacementRo
 /** A version issued before terms were recorded prices from the home as it stands, as it always did. */
 async function termsBeforeRecorded(tx: Tx, claim: ClaimRow, placement: PlacementRow, lease: LeaseRow): Promise<LeaseTerms> {
   const home = await homeIfPlaceable(tx, claim.id, placement.property_id);
-  if (!home) throw new ApiError('charges_disabled', 'The home is no longer offered by the landlord; nothing can be paid.');
+  if (!home) throw conflict('charges_disabled', 'The home is no longer offered by the landlord; nothing can be paid.');
   return termsOf(home, claim, { move_in: lease.move_in_date, move_out: lease.move_out_date });
 }

@@ -97,11 +97,17 @@ async function postAdjustments(tx: Tx, placement: PlacementRow, ledger: Ledger, 
   return Math.max(0, after - before);
 }
 
-/** A shortening to `moveOut`: releases the nights after it. Answers the refund it makes due. */
-export async function postShortening(tx: Tx, claim: ClaimRow, placement: PlacementRow, moveOut: string) {
+/**
+ * A shortening to `moveOut`: releases the nights after it. An extension signed by both and not in
+ * effect yet that the shortening withdraws (`withdrawnAddendumId`) goes as at a lapse: its nights are
+ * among those released, and what it moved between charges goes back. Answers the refund it makes due.
+ */
+export async function postShortening(tx: Tx, claim: ClaimRow, placement: PlacementRow, moveOut: string, withdrawnAddendumId?: string) {
   const ledger = await ledgerToChange(tx, claim, placement);
   const currency = ledger.currency ?? 'usd';
-  return { refundDueCents: await postAdjustments(tx, placement, ledger, currency, shorteningEntries(ledger.entries, moveOut)), currency };
+  const released = shorteningEntries(ledger.entries, moveOut);
+  const movedBack = withdrawnAddendumId ? transferReversals([...ledger.entries, ...released], 'shortened', new Set([withdrawnAddendumId])) : [];
+  return { refundDueCents: await postAdjustments(tx, placement, ledger, currency, [...released, ...movedBack]), currency };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.ts';
+import { invalid } from '../domain-errors.ts';
 import { addMonths } from './periods.ts';
 
 // The rules a stay's dates follow (POST dates, and the household's proposals): move_out after
@@ -41,20 +41,20 @@ export function wantedNights(request: { target_move_in: string; est_length_month
 
 /** Throws invalid_field on move_out when it is not after move_in. */
 export function checkStayOrder(moveIn: string, moveOut: string): void {
-  if (moveOut <= moveIn) throw new ApiError('invalid_field', 'move_out must be after move_in.', 'move_out');
+  if (moveOut <= moveIn) throw invalid('invalid_field', 'move_out must be after move_in.', 'move_out');
 }
 
 /** Throws the specification's error for dates out of order or too short a stay (no clock needed). */
 export function checkStayLength(moveIn: string, moveOut: string): void {
   checkStayOrder(moveIn, moveOut);
   if (daysBetween(moveIn, moveOut) < minimumStayDays) {
-    throw new ApiError('stay_too_short', `The stay is ${daysBetween(moveIn, moveOut)} days; the minimum is ${minimumStayDays}.`, 'move_out');
+    throw invalid('stay_too_short', `The stay is ${daysBetween(moveIn, moveOut)} days; the minimum is ${minimumStayDays}.`, 'move_out');
   }
 }
 
 /** Throws invalid_field on `field` when the day has passed everywhere at the tenant's `now`. */
 export function checkNotPast(day: string, field: 'move_in' | 'move_out', now: Date): void {
-  if (day < earliestToday(now)) throw new ApiError('invalid_field', `${field} must not be in the past.`, field);
+  if (day < earliestToday(now)) throw invalid('invalid_field', `${field} must not be in the past.`, field);
 }
 
 /** Every rule of a new stay's dates; `now` is the tenant's. */

@@ -47,6 +47,7 @@ export const placementTimeline: TimelineSource = {
     'extension.declined': (d) => `The landlord declined the extension to ${d.move_out_date}.`,
     'extension.lapsed': (d) => `The extension to ${d.move_out_date} lapsed: it was not signed and paid when the stay ended.`,
     'extension.cancelled': (d) => `The extension to ${d.move_out_date} was withdrawn with the cancelled placement.`,
+    'extension.stay_shortened': (d) => `The extension to ${d.move_out_date} was withdrawn: the stay was shortened before it took effect.`,
     'extension.withdrawn': (d) => `The extension to ${d.move_out_date} was withdrawn.`,
     'household_link.undelivered': (d) =>
       d.reason === 'not_configured'

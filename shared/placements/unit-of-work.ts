@@ -1,6 +1,6 @@
 import type { Tx } from '../db/client.ts';
 import { withTenant, type Tenant } from '../db/tenant.ts';
-import { ApiError } from '../http/errors.ts';
+import { conflict, missing } from '../domain-errors.ts';
 import { findClaim, type ClaimRow } from '../claims/repository.ts';
 import { lockLease, type LeaseRow } from './lease.ts';
 import { placementKeys } from './money-repository.ts';
@@ -52,8 +52,11 @@ export interface PlacementOptions {
    * (refunds concern a placement cancelled after payment).
    */
   cancelled?: 'refuse' | 'include';
-  /** The status of not_on_request when the home is not on the request: 409 (default, as POST dates) or 404 (cancel-booking). */
-  missingStatus?: 404 | 409;
+  /**
+   * What a home not on the request is to the command: a conflict with the request as it stands
+   * (default, as POST dates: 409 at the edge) or a thing not found (cancel-booking: 404).
+   */
+  notOnRequest?: 'conflict' | 'not_found';
 }
 
 /** Runs `work` with the request `reference` names, locked unless `lock` is false. */
@@ -63,7 +66,7 @@ export function inRequest<T>(tenant: Tenant, reference: string, work: (unit: Req
 
 /**
  * Runs `work` with the request and the placement, locked in that order. A home not on the request
- * is 409 not_on_request (or the status asked for).
+ * is a conflict, not_on_request (or not found, as asked).
  */
 export function inPlacement<T>(tenant: Tenant, target: PlacementTarget, work: (unit: PlacementUnit) => Promise<T>, options: PlacementOptions = {}): Promise<T> {
   return withTenant(tenant, async (tx) => work(await lockPlacement(tx, target, options)));
@@ -97,7 +100,7 @@ async function lockPlacement(tx: Tx, target: PlacementTarget, options: Placement
   const claim = await findClaim(tx, target.reference, { lock });
   const placement = await findPlacement(tx, claim.id, target.propertyId, { lock });
   if (!placement || (placement.option_status === 'cancelled' && options.cancelled !== 'include')) {
-    throw new ApiError('not_on_request', 'This home is not on the request: put it there with POST /claims/{reference}/options first.', 'property_id', {}, options.missingStatus ?? 409);
+    throw (options.notOnRequest === 'not_found' ? missing : conflict)('not_on_request', 'This home is not on the request: put it there with POST /claims/{reference}/options first.', 'property_id');
   }
   return { tx, claim, placement };
 }

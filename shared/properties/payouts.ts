@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { db, type Tx } from '../db/client.ts';
 import type { Tenant } from '../db/tenant.ts';
 import { config } from '../config.ts';
-import { ApiError } from '../http/errors.ts';
+import { invalid } from '../domain-errors.ts';
 
 // A provider's payout account on its payment processor, per environment. Setup happens in a browser
 // at the processor; the service only reads the outcome. The starting state of each environment
@@ -59,7 +59,7 @@ export function applyProcessorUpdate(current: PayoutState, update: ProcessorUpda
   const enabling = update.charges_enabled === true || update.payouts_enabled === true;
   if (update.connected === false && enabling) {
     const field = update.charges_enabled === true ? 'charges_enabled' : 'payouts_enabled';
-    throw new ApiError('invalid_field', `${field} cannot be true on an account that is not connected.`, field);
+    throw invalid('invalid_field', `${field} cannot be true on an account that is not connected.`, field);
   }
   const connected = update.connected ?? (current.connected || enabling);
   const charges = connected && (update.charges_enabled ?? current.charges_enabled);

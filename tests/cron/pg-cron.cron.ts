@@ -230,4 +230,19 @@ describe('webhook delivery driven by a real pg_cron', () => {
     const [{ status }] = await sql<{ status: string }[]>`select status from app.webhook_deliveries where id = ${ping.json.data.delivery_id}`;
     expect(status).toBe('pending');
   }, 150_000);
+
+  it('analyzes a table grown from empty on its own runs, as the local server\'s thread does where there is no server', async () => {
+    const [job] = await sql<{ schedule: string; command: string }[]>`select schedule, command from cron.job where jobname = 'grown-statistics'`;
+    // Every 10 seconds from pg_cron 1.5, every minute before it.
+    expect(job).toEqual({ schedule: expect.stringMatching(/^(10 seconds|\* \* \* \* \*)$/), command: 'select app.refresh_grown_statistics()' });
+    await sql`create table app.grown_probe (id integer)`;
+    await sql`insert into app.grown_probe select generate_series(1, 1000)`;
+    // An explicit ANALYZE (the job's) sets last_analyze; autovacuum's would set last_autoanalyze.
+    await eventually('the grown table analyzed by a grown-statistics run', async () =>
+      (await sql`select 1 from pg_stat_user_tables where relname = 'grown_probe' and last_analyze is not null`).length === 1, 130_000);
+    const runs = await sql`select d.status from cron.job_run_details d join cron.job j using (jobid) where j.jobname = 'grown-statistics'`;
+    expect(runs.length).toBeGreaterThan(0);
+    expect(runs.every((run) => run.status === 'succeeded')).toBe(true);
+    await sql`drop table app.grown_probe`;
+  }, 150_000);
 });

@@ -1,8 +1,9 @@
 // The shape of the code, as its imports draw it: no function folder imports another function folder
 // (shared behaviour lives in shared/), shared/ never imports functions/, no two files import
-// each other, directly or round a longer circle, and the folders of shared/ import only the folders
-// below them in one written order (so no two folders reach each other). Read from the files' own
-// import lines.
+// each other, directly or round a longer circle, the folders of shared/ import only the folders
+// below them in one written order (so no two folders reach each other), and no domain imports
+// shared/http: commands raise the domain's errors (shared/domain-errors.ts), which the HTTP layer
+// alone turns into statuses. Read from the files' own import lines.
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -23,16 +24,38 @@ const edges = code.map((file) => ({ file, imports: importsOf(file) }));
 
 /**
  * The layers of shared/, lowest first: a folder (or a file directly in shared/) imports only those
- * before it. Values and infrastructure at the bottom, the domains above them, and on top the one
- * file that assembles the domains' job handlers for the entry points that run jobs. A new folder or
- * file of shared/ takes its place here; docs/shared-imports.md draws the arrows.
+ * before it. Values (with the domains' error vocabulary) and infrastructure at the bottom, the
+ * domains above them, the one file that assembles the domains' job handlers for the entry points that
+ * run jobs, and on top the request pipeline, which maps the domains' errors to statuses: no domain
+ * reaches it. A new folder or file of shared/ takes its place here; docs/shared-imports.md draws the
+ * arrows.
  */
 const sharedOrder = [
-  'config.ts', 'log.ts', 'ids.ts', 'money.ts', 'request-values.ts', // values, settings, logging
-  'db', 'keys.ts', 'jobs', 'i18n', 'http', 'events', 'webhooks', // infrastructure
+  'config.ts', 'public-url.ts', 'log.ts', 'ids.ts', 'money.ts', 'request-values.ts', 'values.ts', 'html.ts', // values, settings, logging
+  'domain-errors.ts', // what a command refuses with: not_found, conflict, invalid, ...
+  'db', 'keys.ts', 'jobs', 'i18n', 'events', 'webhooks', // infrastructure
   'clock', 'claims', 'properties', 'placements', // domains
   'job-registry.ts', // the domains' job handlers, assembled
+  'http', // the request pipeline: the domains' errors become statuses here and only here
 ];
+
+/** The files of a function folder that make its HTTP edge: the app, the routes, the schemas, the middleware and pages. */
+const functionEdge = (path: string) => /^functions\/[^/]+\/(?:routes\/|(?:index|app|schemas|guard|openapi|page)\.ts$)/.test(path);
+
+/**
+ * Imports of the HTTP layer where a domain is: any file of shared/ outside http/ importing it, and a
+ * function's command or repository module (not its edge) importing the API's error type.
+ */
+const domainImportsOfHttp = (fileEdges: { file: string; imports: string[] }[]) =>
+  fileEdges.flatMap(({ file, imports }) => {
+    const unit = sharedUnit(file);
+    const forbidden = unit
+      ? (target: string) => unit !== 'http' && sharedUnit(target) === 'http'
+      : functionFolder(file) && !functionEdge(file)
+        ? (target: string) => target === 'shared/http/errors.ts'
+        : () => false;
+    return imports.filter(forbidden).map((target) => `${file} -> ${target}`);
+  });
 
 /** The unit of shared/ a path lies in: its folder (`placements`), or the file itself when it sits in shared/ (`config.ts`). */
 const sharedUnit = (path: string) => path.match(/^shared\/([^/]+?)(?:\/|$)/)?.[1] ?? null;
@@ -154,6 +177,21 @@ describe('the import shape', () => {
       .toEqual(['withTenant']);
     expect(opensTransaction('const [a, b] = await inOneWrite(caller, (tx) => [one(tx), two(tx)]);')).toEqual(['inOneWrite']);
     expect(opensTransaction('const rows = await listHomes(caller, filter);')).toEqual([]);
+  });
+
+  it('no domain imports shared/http: commands raise the domain\'s errors, and the HTTP layer alone maps them to statuses', () => {
+    expect(domainImportsOfHttp(edges), 'domain modules importing the HTTP layer (raise shared/domain-errors.ts; take Caller from shared/db/tenant.ts, values from shared/values.ts)').toEqual([]);
+    expect(domainImportsOfHttp([
+      { file: 'shared/placements/commands/dates.ts', imports: ['shared/http/errors.ts', 'shared/domain-errors.ts'] },
+      { file: 'shared/events/params.ts', imports: ['shared/http/context.ts'] },
+      { file: 'shared/http/app.ts', imports: ['shared/http/errors.ts', 'shared/domain-errors.ts'] },
+      { file: 'functions/claims/amend.ts', imports: ['shared/http/errors.ts', 'shared/http/context.ts'] },
+      { file: 'functions/claims/routes/requests.ts', imports: ['shared/http/errors.ts'] },
+    ])).toEqual([
+      'shared/placements/commands/dates.ts -> shared/http/errors.ts',
+      'shared/events/params.ts -> shared/http/context.ts',
+      'functions/claims/amend.ts -> shared/http/errors.ts',
+    ]);
   });
 
   describe('the folders of shared/', () => {

@@ -230,4 +230,34 @@ describe('extending a stay shortened after move-in', () => {
     const released = (await statement(s)).entries.filter((e: { kind: string }) => e.kind === 'release');
     expect(released.map((e: any) => [e.charge_type, e.nights.first_night])).toEqual([['extension', day(s.moveIn, 100)], ['extension', day(s.moveIn, 100)]]);
   });
+
+  // Before: the extension stayed open; signed and paid it ran the stay to its move-out, and the nights
+  // from the shortened move-out to its first night were never charged.
+  it.each(['unsigned', 'signed and unpaid'])('a shortening before the nights of a %s extension withdraws it: no night of the stay goes uncharged', async (state) => {
+    const s = await movedIn();
+    const ext = (await s.api.post(`/claims/${s.ref}/extensions`, { property_id: s.home, move_out: day(s.moveIn, 120) })).body.data;
+    await drainJobs(s.c.orgId);
+    if (state !== 'unsigned') await signBoth(s.api, s.ref, s.home);
+    const before = await statement(s);
+
+    const shortened = await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: s.moveIn, move_out: day(s.moveIn, 45) });
+    expect(shortened.status, shortened.text).toBe(200);
+    const [withdrawn] = (await s.api.get(`/claims/${s.ref}/extensions?property_id=${s.home}`)).body.data;
+    expect(withdrawn).toMatchObject({ id: ext.id, status: 'withdrawn' });
+    const timeline = (await s.api.get(`/claims/${s.ref}/timeline`)).body.data;
+    expect(timeline.find((e: { type: string }) => e.type === 'extension.stay_shortened')?.summary)
+      .toBe(`The extension to ${day(s.moveIn, 120)} was withdrawn: the stay was shortened before it took effect.`);
+    // Nothing of it is left to sign or pay; the stay is charged to the new move-out only.
+    const sign = await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/household`, { action: 'sign' });
+    expect(sign.status, sign.text).toBe(409);
+    const after = await statement(s);
+    const charged = (st: typeof after) => st.entries
+      .filter((e: { charge_type: string; kind: string }) => e.charge_type === 'extension' && e.kind !== 'payment' && e.kind !== 'refund')
+      .reduce((sum: number, e: { amount: number }) => sum + Math.round(e.amount * 100), 0);
+    expect(charged(after), 'what the extension charged is released whole').toBe(0);
+    if (state !== 'unsigned') expect(charged(before)).toBeGreaterThan(0);
+    const again = await s.api.post(`/claims/${s.ref}/extensions`, { property_id: s.home, move_out: day(s.moveIn, 120) });
+    expect(again.status, again.text).toBe(201);
+    expect(again.body.data).toMatchObject({ previous_move_out_date: day(s.moveIn, 45), move_out_date: day(s.moveIn, 120), added_nights: 75 });
+  });
 });

@@ -3,6 +3,7 @@
 // first payment has cleared, and no part of a period is ever paid twice.
 import { describe, expect, it } from 'vitest';
 import { ownerSql } from '../helpers.ts';
+import { drainJobs } from './fixtures.ts';
 import { amountOf, metadataOf, useProcessorStandIn } from './processor-stand-in.ts';
 import { events, fetchPage, formsOf, pagePath, payLinks, payUrl, postForm, signedLease, signLiveLease } from './payment-fixtures.ts';
 
@@ -83,6 +84,24 @@ describe('a charge split between payers (sandbox)', () => {
     expect(rest.status).toBe(200);
     expect(rest.body.data.payments.filter((p: any) => p.status === 'succeeded').map((p: any) => p.payer)).toEqual(['tpa', 'carrier', 'policyholder']);
     expect(rest.body.data.booking).toMatchObject({ booking_status: 'confirmed' });
+  });
+
+  it('a duplicate outcome clears each share twice: the second is kept, refunded automatically, announced, and counts for nothing', async () => {
+    const s = await splitLease();
+    const res = await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'duplicate', payer: 'policyholder' });
+    expect(res.status, res.text).toBe(200);
+    const home = res.body.data;
+    const [kept, second] = home.payments;
+    expect([kept.payer, kept.status, kept.duplicate_of]).toEqual(['policyholder', 'succeeded', null]);
+    expect([second.payer, second.duplicate_of, second.amount]).toEqual(['policyholder', kept.id, kept.amount]);
+    expect(home.deposit_refunds).toEqual([expect.objectContaining({ payment_id: second.id, automatic: true, amount: second.amount })]);
+    expect((await events(s.c.orgId, 'payment.duplicate')).map((e) => [e.payload.payment_id, e.payload.duplicate_of])).toEqual([[second.id, kept.id]]);
+    await drainJobs(s.c.orgId);
+    // Issued, the duplicate is refunded whole; the household has paid its share once, and owes nothing back.
+    const statement = (await s.api.get(`/claims/${s.ref}/statement?property_id=${s.home}`)).body.data;
+    const household = statement.by_payer.find((p: { payer: string }) => p.payer === 'policyholder');
+    expect(household).toMatchObject({ paid: kept.amount, refunded: 0, refund_due: 0, due_now: 0 });
+    expect((await placementOf(s)).payments.find((p: { id: string }) => p.id === second.id)).toMatchObject({ status: 'refunded', refunded_amount: second.amount });
   });
 
   it('an amended payer pays what is still unpaid, never a part already paid', async () => {

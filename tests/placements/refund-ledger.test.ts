@@ -4,6 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { insertHome, openClaim } from '../claims/fixtures.ts';
+import { withTenant } from '../../shared/db/tenant.ts';
+import { findPlacement } from '../../shared/placements/repository.ts';
+import { postPayment, type SettledPayment } from '../../shared/placements/stay-ledger.ts';
 import { ownerSql } from '../helpers.ts';
 import { clockAt, drainJobs, events, inDays, scene, type Api } from './fixtures.ts';
 import { cents, day, ok, payDue, refund, signBoth, statement, type Scene, type Stay } from './stay-fixtures.ts';
@@ -287,5 +290,24 @@ describe('reading never posts', () => {
     const posted = await statement(s.api, stay);
     expect(posted.totals).toEqual(direct.totals);
     expect(posted.entries.map((e: { label: string; amount: number }) => [e.label, e.amount])).toEqual(direct.entries.map((e: { label: string; amount: number }) => [e.label, e.amount]));
+  });
+});
+
+describe('an entry posted twice', () => {
+  it('a payment posted again collides with the entry already posted and fails its command: nothing dropped in silence, nothing counted twice', async () => {
+    const s = await scene();
+    const stay = await signedStay(s, inDays(40), 60);
+    await payDue(s.api, stay);
+    const before = await statement(s.api, stay);
+    const [payment] = await ownerSql()<(SettledPayment & { claim_id: string })[]>`
+      select p.* from app.payments p join app.claim_homes h on h.id = p.claim_home_id
+       where h.property_id = ${stay.home} and p.status = 'succeeded'`;
+    // As a second path settling the same processor payment would post it, under the placement's lock.
+    const again = withTenant({ orgId: s.c.orgId, environment: 'sandbox' }, async (tx) => {
+      const placement = await findPlacement(tx, payment.claim_id, stay.home);
+      await postPayment(tx, placement!, payment);
+    });
+    await expect(again).rejects.toMatchObject({ code: '23505', constraint_name: 'ledger_entries_paid_once' });
+    expect(await statement(s.api, stay)).toEqual(before);
   });
 });

@@ -26,6 +26,7 @@ export const timelineRoutes = createRoutes().openapi(
       'clears), payment.refund_failed (an approved refund the service could not issue after its attempts, with its amount; ' +
       'payment.refunded follows when staff retry it), extension.requested (previous_move_out_date and the asked move_out_date), extension.declined (by the landlord), ' +
       'extension.lapsed (not signed and paid when the stay ended), extension.cancelled (withdrawn with the cancelled placement), ' +
+      'extension.stay_shortened (withdrawn by a shortening of the stay before it took effect), ' +
       'extension.withdrawn (withdrawn before the service recorded why) and household_link.undelivered (the email with the ' +
       "household's link did not go out: detail.reason not_configured or failed, with detail.error: the missing settings, or a fixed phrase for failed). days_open counts whole days since opened_at.",
     scope: 'claims:read',

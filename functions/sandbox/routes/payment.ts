@@ -21,7 +21,10 @@ export const paymentRoutes = createRoutes().openapi(
       'then each month of rent from its first day. A charge whose parts have different payers is paid in shares, one payment per payer: ' +
       'every share due now, or only `payer`\'s. `succeeded` records each payment and emits payment.succeeded to the carrier and the provider; the ' +
       'payment that completes the first payment confirms the booking (the lease hold becomes a booking hold, the request moves to ' +
-      'booking_confirmed, booking.confirmed to both); `failed` emits payment.failed to both and changes nothing else. Sandbox keys only.',
+      'booking_confirmed, booking.confirmed to both); `failed` emits payment.failed to both and changes nothing else; `duplicate` does what ' +
+      '`succeeded` does, then clears the same share a second time: that payment is kept with `duplicate_of` naming the first, refunded ' +
+      'automatically (an approved refund request, `automatic: true`; payment.refunded when issued) and announced (payment.duplicate), and it ' +
+      'counts for nothing in what is paid. Sandbox keys only.',
     scope: 'options:write',
     request: { params: HomeOnRequestParams, body: jsonBody(PaymentAction) },
     responses: { 200: jsonResponse(dataOf(PlacementHome), 'The home on the request after the payment.') },
@@ -34,7 +37,7 @@ export const paymentRoutes = createRoutes().openapi(
         nothing_due: 'every period started so far is paid, or the payer named owes nothing now.',
       },
       422: {
-        invalid_field: 'outcome is not succeeded or failed, or payer is not a payer.',
+        invalid_field: 'outcome is not succeeded, failed or duplicate, or payer is not a payer.',
       },
     },
   }),

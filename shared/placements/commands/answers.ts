@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/client.ts';
-import { ApiError } from '../../http/errors.ts';
+import { conflict, DomainError } from '../../domain-errors.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { emit } from '../../events/outbox.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
@@ -43,7 +43,7 @@ export type LandlordAnswer =
 /** An application the landlord answered before is answered: 409 already_answered. */
 function assertUnanswered(placement: PlacementRow): void {
   if (placement.application_status === 'approved_to_lease' || placement.application_status === 'declined') {
-    throw new ApiError('already_answered', `The landlord already ${placement.application_status === 'declined' ? 'declined' : 'approved'} this application.`);
+    throw conflict('already_answered', `The landlord already ${placement.application_status === 'declined' ? 'declined' : 'approved'} this application.`);
   }
 }
 
@@ -51,7 +51,7 @@ async function moveOfferOr409(tx: Tx, placement: PlacementRow, event: OfferEvent
   const to = offerMove(event, placement);
   const row = to ? await moveOffer(tx, placement.id, event, { ...to, ...columns }) : null;
   if (!row) {
-    throw new ApiError('option_not_open', `Cannot ${event.replace('_', ' ')} now: the home is ${placement.option_status} (application ${placement.application_status}).`);
+    throw conflict('option_not_open', `Cannot ${event.replace('_', ' ')} now: the home is ${placement.option_status} (application ${placement.application_status}).`);
   }
   return row;
 }
@@ -61,9 +61,10 @@ async function moveOfferOr409(tx: Tx, placement: PlacementRow, event: OfferEvent
  * does it within seconds of the dates or the extension (lease.sent). The sandbox helpers wait for it
  * (commands/sandbox-sign.ts); anyone else is told what is on its way.
  */
-export class NotSentYet extends ApiError {
+export class NotSentYet extends DomainError<'conflict'> {
   constructor(readonly leaseId: string, kind: LeaseRow['kind']) {
     super(
+      'conflict',
       'lease_not_signable',
       `The ${kind === 'addendum' ? "extension's addendum" : 'lease'} is still on its way to the signers: the service sends it for signature ` +
         `within seconds of ${kind === 'addendum' ? 'the extension' : 'the dates'} (lease.sent). Sign it once it is sent; retry after Retry-After seconds.`,
@@ -72,7 +73,7 @@ export class NotSentYet extends ApiError {
 }
 
 /** Why a version cannot take this signature now, in words the API documents (never the state machine's names). */
-function notSignable(lease: LeaseRow): ApiError {
+function notSignable(lease: LeaseRow): DomainError {
   if (lease.status === 'awaiting_lease') return new NotSentYet(lease.id, lease.kind);
   const what = lease.kind === 'addendum' ? "The extension's addendum" : 'The lease';
   const why =
@@ -80,7 +81,7 @@ function notSignable(lease: LeaseRow): ApiError {
     : lease.status === 'policyholder_signed' ? 'is already signed by the household; the landlord countersigns it next.'
     : lease.status === 'sent_for_signature' ? "waits for the household's signature first; the landlord countersigns after it."
     : 'was replaced or withdrawn: nothing waits for a signature.';
-  return new ApiError('lease_not_signable', `${what} ${why}`);
+  return conflict('lease_not_signable', `${what} ${why}`);
 }
 
 /** The first signature (household or named signer), or the landlord's countersignature. */
@@ -89,9 +90,9 @@ export async function sign(tx: Tx, claim: ClaimRow, placement: PlacementRow, by:
   // Once the lease is signed by both, signatures go to the open extension's addendum, if any.
   const addendum = current?.status === 'fully_signed' ? await openAddendum(tx, placement.id) : null;
   const lease = addendum ?? current;
-  if (!lease) throw new ApiError('lease_not_signable', 'No lease yet: the caller sets the dates first.');
+  if (!lease) throw conflict('lease_not_signable', 'No lease yet: the caller sets the dates first.');
   if (by === 'tenant' && placement.proposed_at) {
-    throw new ApiError('proposal_pending', 'The household proposed other dates; the placement waits until the caller answers.');
+    throw conflict('proposal_pending', 'The household proposed other dates; the placement waits until the caller answers.');
   }
   const moved = by === 'tenant'
     ? await moveLease(tx, lease.id, 'first_signed', { policyholder_signed_at: 'now' })
@@ -172,10 +173,10 @@ export async function householdAnswers(tx: Tx, claim: ClaimRow, placement: Place
     case 'propose_dates': {
       checkStay(answer.move_in, answer.move_out, await tenantNow(tx));
       if (placement.option_status === 'declined' || placement.option_status === 'cancelled') {
-        throw new ApiError('option_not_open', `Cannot propose dates: the home is ${placement.option_status}.`);
+        throw conflict('option_not_open', `Cannot propose dates: the home is ${placement.option_status}.`);
       }
       if ((await currentLease(tx, placement))?.status === 'fully_signed') {
-        throw new ApiError('already_signed', 'The lease is fully signed; the dates can no longer be changed this way.');
+        throw conflict('already_signed', 'The lease is fully signed; the dates can no longer be changed this way.');
       }
       await updatePlacement(tx, placement.id, { proposed_move_in: answer.move_in, proposed_move_out: answer.move_out, proposed_at: new Date() });
       await recordResponse(tx, placement.id, 'propose_dates', { move_in: answer.move_in, move_out: answer.move_out });

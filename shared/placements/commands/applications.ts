@@ -1,7 +1,6 @@
-import type { Caller } from '../../http/context.ts';
-import { withTenant, type Tenant } from '../../db/tenant.ts';
-import { notFound } from '../../http/errors.ts';
-import { cursorRowId, invalidCursor, rowPage } from '../../http/paging.ts';
+import { withTenant, type Tenant, type Caller } from '../../db/tenant.ts';
+import { notFound } from '../../domain-errors.ts';
+import { cursorRowId, invalidCursor, rowPage } from '../../db/paging.ts';
 import { isUuid } from '../../ids.ts';
 import { providerApplication, providerApplications, type ApplicationRow } from '../application-repository.ts';
 import type { ApplicationStatus } from '../states.ts';

@@ -4,8 +4,8 @@ import { emit } from '../../events/outbox.ts';
 import { fromCents } from '../../money.ts';
 import { onHome } from '../render.ts';
 import { statuses, type RequestStatus } from '../../claims/status.ts';
-import type { Caller } from '../../http/context.ts';
-import { ApiError } from '../../http/errors.ts';
+import type { Caller } from '../../db/tenant.ts';
+import { conflict, invalid } from '../../domain-errors.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { moveLease, type LeaseRow } from '../lease.ts';
 import { findClaim, type ClaimRow } from '../../claims/repository.ts';
@@ -36,7 +36,7 @@ import { scheduleCloseout, scheduleInStay } from '../schedule.ts';
 export async function confirmMoveIn(caller: Caller, reference: string, propertyId: string) {
   return inPlacement(caller, { reference, propertyId }, async ({ tx, claim, placement }) => {
     const booking = await confirmedBooking(tx, placement.id);
-    if (!booking) throw new ApiError('not_booked', 'Move-in is confirmed once the booking is: the first payment has not cleared yet.');
+    if (!booking) throw conflict('not_booked', 'Move-in is confirmed once the booking is: the first payment has not cleared yet.');
     let movedIn = booking;
     if (!booking.move_in_confirmed_at) {
       const now = await tenantNow(tx);
@@ -44,7 +44,7 @@ export async function confirmMoveIn(caller: Caller, reference: string, propertyI
       // (UTC+14): a family moving in on the morning of its day is never refused, wherever the home is,
       // as a move-in date still today somewhere is not in the past (../stay.ts).
       if (booking.check_in > latestToday(now)) {
-        throw new ApiError('move_in_not_yet', `The stay starts on ${booking.check_in} (the booking's move-in date): confirm the move-in on or after that day.`, 'property_id', {
+        throw conflict('move_in_not_yet', `The stay starts on ${booking.check_in} (the booking's move-in date): confirm the move-in on or after that day.`, 'property_id', {
           move_in_date: booking.check_in,
         });
       }
@@ -82,7 +82,7 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
     // Money settled and not all of it back, as the processor has it.
     const paid = (await settledPayments(tx, placement.id)).find((p) => p.status === 'succeeded');
     if (paid && !input.force) {
-      throw new ApiError('already_paid', 'Money has settled on this placement; cancel with force: true, and request a refund from the landlord.', undefined, {
+      throw conflict('already_paid', 'Money has settled on this placement; cancel with force: true, and request a refund from the landlord.', undefined, {
         payment: { id: paid.id, amount_total_cents: Number(paid.gross_cents), currency: paid.currency },
       });
     }
@@ -130,7 +130,7 @@ export async function cancelBooking(caller: Caller, reference: string, input: Ca
       property: label.name,
       was_paid: paid !== undefined,
     };
-  }, { missingStatus: 404 });
+  }, { notOnRequest: 'not_found' });
 }
 
 /**
@@ -190,7 +190,7 @@ export async function closeStay(tx: Tx, claim: ClaimRow, placement: PlacementRow
 async function refuseInsideOpenExtension(tx: Tx, placement: PlacementRow, stayEnd: string, moveOut: string): Promise<void> {
   const open = await openAddendum(tx, placement.id);
   if (!open || moveOut >= open.move_out_date) return;
-  throw new ApiError('extension_pending',
+  throw conflict('extension_pending',
     `The stay ends on ${stayEnd}: the nights after it are the extension's to ${open.move_out_date} (${extensionStatus(open).replace('_', ' ')}), ` +
     `the stay's only once it is paid. Pay the extension, then shorten to ${moveOut}; or leave it unpaid and it lapses when the stay ends.`, 'move_out');
 }
@@ -210,7 +210,7 @@ export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementR
   const previousMoveOut = stayMoveOut(placement, lease);
   if (!booking?.move_in_confirmed_at || moveIn !== lease.move_in_date) return null;
   if (booking.booking_status === 'completed' || earliestToday(now) >= previousMoveOut) {
-    throw new ApiError('could_not_set_dates', `The stay ended on ${previousMoveOut} (its move-out date); it can no longer be shortened.`, 'move_out');
+    throw invalid('could_not_set_dates', `The stay ended on ${previousMoveOut} (its move-out date); it can no longer be shortened.`, 'move_out');
   }
   // The same shortening again (a retry) changes nothing and answers the same.
   if (moveOut === previousMoveOut && previousMoveOut !== lease.move_out_date) return { lease, moveOut };
@@ -219,7 +219,13 @@ export async function shortenStay(tx: Tx, claim: ClaimRow, placement: PlacementR
     return null;
   }
   checkNotPast(moveOut, 'move_out', now);
-  const { refundDueCents, currency } = await postShortening(tx, claim, placement, moveOut);
+  // An extension not in effect yet continues the stay from the move-out it was asked at; shortened
+  // before it, the stay no longer reaches its first night, and in effect it would run the stay
+  // through nights nobody is charged for. It is withdrawn (its signed charge, if any, released with
+  // the stay's nights); an extension from the new move-out is asked again.
+  const open = await openAddendum(tx, placement.id);
+  if (open) await withdrawExtension(tx, open, 'stay_shortened');
+  const { refundDueCents, currency } = await postShortening(tx, claim, placement, moveOut, open?.status === 'fully_signed' ? open.id : undefined);
   await recordShortening(tx, placement, lease, { previousMoveOut, moveOut, refundDueCents, currency });
   const updated = await setCheckOut(tx, booking.id, moveOut);
   await Promise.all([

@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/context.ts';
+import type { Caller } from '../../db/tenant.ts';
 import { budgetReview, price, type Approval, type BudgetReview } from '../pricing.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { signedStay } from '../signed-prices.ts';

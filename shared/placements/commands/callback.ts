@@ -1,5 +1,5 @@
 import { withTenant } from '../../db/tenant.ts';
-import { ApiError } from '../../http/errors.ts';
+import { isDomainError } from '../../domain-errors.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { signingOrder, type ContractNotice, type ESignaturePort } from '../ports/types.ts';
 import { answer, sign } from './answers.ts';
@@ -39,7 +39,7 @@ export async function rereadContract(providerRef: string, port: Pick<ESignatureP
         sign(tx, claim, placement, role));
       applied.push(role);
     } catch (error) {
-      if (!(error instanceof ApiError && error.status === 409)) throw error;
+      if (!isDomainError(error, 'conflict')) throw error;
     }
   }
   return { applied };

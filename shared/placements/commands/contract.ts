@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/client.ts';
-import { ApiError } from '../../http/errors.ts';
+import { conflict, invalid } from '../../domain-errors.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { moveLease, type LeaseRow } from '../lease.ts';
 import { termsOf } from '../pricing.ts';
@@ -28,7 +28,7 @@ export interface Issue {
 /** Refuses any change to a fully signed lease (cancel instead). */
 export function assertNotSigned(lease: LeaseRow | null): void {
   if (lease?.status === 'fully_signed') {
-    throw new ApiError('already_signed', 'The lease is fully signed; cancel the placement (POST cancel-booking) instead.');
+    throw conflict('already_signed', 'The lease is fully signed; cancel the placement (POST cancel-booking) instead.');
   }
 }
 
@@ -48,21 +48,21 @@ export async function issueContract(tx: Tx, claim: ClaimRow, placement: Placemen
   const old = await currentLease(tx, placement);
   assertNotSigned(old);
   const home = await homeIfPlaceable(tx, claim.id, placement.property_id);
-  if (!home) throw new ApiError('could_not_set_dates', 'The home is no longer offered (unlisted or marked unavailable).', 'property_id');
-  if (!home.charges_enabled) throw new ApiError('could_not_set_dates', "The home's provider cannot take charges (payout account not set up).", 'property_id');
+  if (!home) throw invalid('could_not_set_dates', 'The home is no longer offered (unlisted or marked unavailable).', 'property_id');
+  if (!home.charges_enabled) throw invalid('could_not_set_dates', "The home's provider cannot take charges (payout account not set up).", 'property_id');
   if (home.available_from && issue.moveIn < home.available_from) {
-    throw new ApiError('invalid_field', `move_in: the home is available from ${home.available_from}.`, 'move_in');
+    throw invalid('invalid_field', `move_in: the home is available from ${home.available_from}.`, 'move_in');
   }
   const signer = issue.signerEmail ? { name: issue.signerName, email: issue.signerEmail } : await defaultSigner(tx, claim, placement);
   if (!signer.email) {
-    throw new ApiError('could_not_set_dates', placement.placed_without_recipient
+    throw invalid('could_not_set_dates', placement.placed_without_recipient
       ? 'Nobody to send the lease to: name a signer (POST signer), or set adjuster_email on the request.'
       : 'Nobody to send the lease to: the request has no household_email (add it with PATCH /claims/{reference}), or name a signer (POST signer).', 'signer_email');
   }
 
   if (old) {
     const superseded = await moveLease(tx, old.id, 'superseded', { superseded_at: 'now' });
-    if (!superseded) throw new ApiError('could_not_set_dates', 'The lease changed meanwhile; read the placement and try again.');
+    if (!superseded) throw invalid('could_not_set_dates', 'The lease changed meanwhile; read the placement and try again.');
     await releaseHolds(tx, old.id);
   }
   const lease = await insertLease(tx, placement, {
@@ -81,7 +81,7 @@ export async function issueContract(tx: Tx, claim: ClaimRow, placement: Placemen
   const hold = await takeHold(tx, placement.property_id, issue.moveIn, lastNight(issue.moveOut), lease.id, `lease ${claim.claim_ref}`);
   if (!hold) {
     const conflicts = await rangeConflicts(tx, placement.property_id, issue.moveIn, lastNight(issue.moveOut));
-    throw new ApiError('dates_unavailable', 'Something already holds part of these dates.', undefined, { conflicts });
+    throw conflict('dates_unavailable', 'Something already holds part of these dates.', undefined, { conflicts });
   }
   if (lease.template === 'standard') await enqueue(tx, 'send_contract', { lease_id: lease.id }, { dedupeKey: lease.id });
   if (old?.provider_ref) {

@@ -1,5 +1,5 @@
-import type { Caller } from '../../http/context.ts';
-import { ApiError } from '../../http/errors.ts';
+import type { Caller } from '../../db/tenant.ts';
+import { conflict, invalid } from '../../domain-errors.ts';
 import { checkNotPast, checkStay, checkStayLength, checkStayOrder } from '../stay.ts';
 import { tenantNow } from '../../clock/time.ts';
 import type { Tx } from '../../db/client.ts';
@@ -17,7 +17,7 @@ import { currentLease, resolveProposals, updatePlacement, type PlacementRow } fr
 /** Dates may be set once the home is approved to lease: placed, or the household's application approved. */
 function assertReadyForDates(placement: PlacementRow): void {
   if (placement.option_status === 'declined') {
-    throw new ApiError('could_not_set_dates', 'The household declined this home.', 'property_id');
+    throw invalid('could_not_set_dates', 'The household declined this home.', 'property_id');
   }
   if (placement.application_status !== 'approved_to_lease') {
     const why = {
@@ -25,7 +25,7 @@ function assertReadyForDates(placement: PlacementRow): void {
       declined: 'The landlord declined the household’s application.',
       not_applied: 'The household has not applied for this home yet (or place it with POST options, action place).',
     }[placement.application_status];
-    throw new ApiError('could_not_set_dates', why, 'property_id');
+    throw invalid('could_not_set_dates', why, 'property_id');
   }
 }
 
@@ -67,7 +67,7 @@ export async function approveProposal(caller: Caller, reference: string, propert
     const [lease, now] = await Promise.all([currentLease(tx, placement), tenantNow(tx)]);
     assertNotSigned(lease);
     if (!placement.proposed_move_in || !placement.proposed_move_out) {
-      throw new ApiError('no_proposal', 'The household has not proposed other dates for this home.', 'property_id');
+      throw conflict('no_proposal', 'The household has not proposed other dates for this home.', 'property_id');
     }
     assertReadyForDates(placement);
     checkStay(placement.proposed_move_in, placement.proposed_move_out, now);

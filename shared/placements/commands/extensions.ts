@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/context.ts';
-import { ApiError } from '../../http/errors.ts';
+import type { Caller } from '../../db/tenant.ts';
+import { conflict, invalid } from '../../domain-errors.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { emit } from '../../events/outbox.ts';
 import { onHome } from '../render.ts';
@@ -94,20 +94,20 @@ export async function requestExtension(caller: Caller, reference: string, input:
   return inPlacement(caller, { reference, propertyId: input.property_id }, async ({ tx, claim, placement }) => {
     const [lease, booking, now] = await Promise.all([currentLease(tx, placement), stayBooking(tx, placement.id), tenantNow(tx)]);
     if (!lease || lease.status !== 'fully_signed' || !booking) {
-      throw new ApiError('not_booked', 'A stay is extended once it is booked: the lease signed by both and the first payment cleared.');
+      throw conflict('not_booked', 'A stay is extended once it is booked: the lease signed by both and the first payment cleared.');
     }
     const moveOut = stayMoveOut(placement, lease);
     if (booking.booking_status === 'completed' || earliestToday(now) >= moveOut) {
-      throw new ApiError('could_not_set_dates', `The stay ended on ${moveOut} (its move-out date); it can no longer be extended.`, 'move_out');
+      throw invalid('could_not_set_dates', `The stay ended on ${moveOut} (its move-out date); it can no longer be extended.`, 'move_out');
     }
     const open = await openAddendum(tx, placement.id);
     if (open) {
       // The same extension again (a retry) answers the one already open.
       if (open.move_out_date === input.move_out) return renderExtension(tx, claim, placement, lease, open);
-      throw new ApiError('extension_pending', `An extension to ${open.move_out_date} is open (${extensionStatus(open).replace('_', ' ')}); it is paid or declined first.`);
+      throw conflict('extension_pending', `An extension to ${open.move_out_date} is open (${extensionStatus(open).replace('_', ' ')}); it is paid or declined first.`);
     }
     if (input.move_out <= moveOut) {
-      throw new ApiError('invalid_field', `move_out must be after the stay's move-out (${moveOut}); to end earlier, shorten with POST dates.`, 'move_out');
+      throw invalid('invalid_field', `move_out must be after the stay's move-out (${moveOut}); to end earlier, shorten with POST dates.`, 'move_out');
     }
     await lockCalendar({ tx, claim, placement });
     const signed = lease.terms!;
@@ -116,7 +116,7 @@ export async function requestExtension(caller: Caller, reference: string, input:
     const hold = await takeHold(tx, placement.property_id, moveOut, lastNight(input.move_out), addendum.id, `extension ${claim.claim_ref}`);
     if (!hold) {
       const conflicts = await rangeConflicts(tx, placement.property_id, moveOut, lastNight(input.move_out));
-      throw new ApiError('dates_unavailable', 'Something already holds part of the added nights.', undefined, { conflicts });
+      throw conflict('dates_unavailable', 'Something already holds part of the added nights.', undefined, { conflicts });
     }
     if (addendum.template === 'standard') await enqueue(tx, 'send_contract', { lease_id: addendum.id }, { dedupeKey: addendum.id });
     return renderExtension(tx, claim, placement, lease, addendum);
@@ -164,11 +164,12 @@ const withdrawalWords: Record<WithdrawalReason, string> = {
   declined: 'declined by the landlord',
   lapsed: 'the stay ended before the extension was paid',
   cancelled: 'placement cancelled',
+  stay_shortened: 'the stay was shortened before the extension took effect',
 };
 
 /**
- * The extension does not go ahead: declined by the landlord, lapsed unpaid when the stay ends, or
- * its placement cancelled. Its addendum is withdrawn with the reason (its signature links stop) and
+ * The extension does not go ahead: declined by the landlord, lapsed unpaid when the stay ends, its
+ * placement cancelled, or the stay shortened before it took effect. Its addendum is withdrawn with the reason (its signature links stop) and
  * its nights released; the stay is as it was.
  */
 export async function withdrawExtension(tx: Tx, addendum: LeaseRow, reason: WithdrawalReason): Promise<boolean> {
@@ -185,7 +186,7 @@ export async function withdrawExtension(tx: Tx, addendum: LeaseRow, reason: With
 export async function declineExtension(tx: Tx, placement: PlacementRow): Promise<void> {
   const open = await openAddendum(tx, placement.id);
   if (!open || open.status === 'fully_signed') {
-    throw new ApiError('lease_not_signable', open ? 'The extension is signed by both; it takes effect when paid.' : 'No extension is waiting for the landlord.');
+    throw conflict('lease_not_signable', open ? 'The extension is signed by both; it takes effect when paid.' : 'No extension is waiting for the landlord.');
   }
   await withdrawExtension(tx, open, 'declined');
 }

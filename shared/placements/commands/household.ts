@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/context.ts';
-import { ApiError } from '../../http/errors.ts';
+import type { Caller } from '../../db/tenant.ts';
+import { conflict, DomainError, invalid, unavailable } from '../../domain-errors.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
 import { tenantNow } from '../../clock/time.ts';
@@ -12,7 +12,7 @@ import { householdAnswers, type HouseholdAnswer } from './answers.ts';
 import type { EmailMessage } from '../ports/types.ts';
 import { emailSettingsMissing, placementPorts } from '../ports/index.ts';
 import { recordUndeliveredLink } from '../undelivered.ts';
-import { escapeHtml } from '../../http/page.ts';
+import { escapeHtml } from '../../html.ts';
 import { chooseLanguage } from '../../i18n/index.ts';
 import { isBooked } from '../money-repository.ts';
 import { chargeParts, partCents, payerOf, type ChargePart } from '../billing.ts';
@@ -40,7 +40,7 @@ export type LinkDelivery = 'queued' | 'not_configured';
  */
 export async function issueHouseholdLink(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<{ issuedAt: Date; delivery: LinkDelivery }> {
   if (!claim.household_email) {
-    throw new ApiError('could_not_place', 'The request has no household_email to send the link to (add it with PATCH /claims/{reference}).', 'household_email');
+    throw invalid('could_not_place', 'The request has no household_email to send the link to (add it with PATCH /claims/{reference}).', 'household_email');
   }
   const issuedAt = await tenantNow(tx);
   const updated = await updatePlacement(tx, placement.id, { household_link_at: issuedAt });
@@ -65,7 +65,7 @@ export async function resendHouseholdLink(caller: Caller, reference: string, pro
     assertSentToHousehold(placement);
     const missing = emailSettingsMissing(claim.environment);
     if (missing.length > 0) {
-      throw new ApiError('not_configured', `Nothing was sent: ${emailNotConfigured(missing)} (an operator's setting). Send the link again once it is set.`);
+      throw unavailable('not_configured', `Nothing was sent: ${emailNotConfigured(missing)} (an operator's setting). Send the link again once it is set.`);
     }
     const { issuedAt } = await issueHouseholdLink(tx, claim, placement);
     return { property_id: placement.property_id, sent_to: claim.household_email!, link_issued_at: issuedAt.toISOString() };
@@ -74,15 +74,15 @@ export async function resendHouseholdLink(caller: Caller, reference: string, pro
 
 function assertSentToHousehold(placement: PlacementRow): void {
   if (placement.placed_without_recipient || !placement.offered_at) {
-    throw new ApiError('option_not_open', 'This home was not sent to the household (POST options with action send).');
+    throw conflict('option_not_open', 'This home was not sent to the household (POST options with action send).');
   }
-  if (placement.option_status === 'cancelled') throw new ApiError('option_not_open', 'This home was cancelled on the request.');
+  if (placement.option_status === 'cancelled') throw conflict('option_not_open', 'This home was cancelled on the request.');
 }
 
 /** The household's link of the current issue, signed now (the email job, and the sandbox helper). */
 export async function currentHouseholdLink(tx: Tx, orgId: string, claim: ClaimRow, placement: PlacementRow) {
   assertSentToHousehold(placement);
-  if (!placement.household_link_at || !claim.household_email) throw new ApiError('option_not_open', 'No link was issued to the household for this home.');
+  if (!placement.household_link_at || !claim.household_email) throw conflict('option_not_open', 'No link was issued to the household for this home.');
   const now = await tenantNow(tx);
   const token = await signHouseholdLink({
     placementId: placement.id,
@@ -195,7 +195,7 @@ async function householdDue(tx: Tx, claim: ClaimRow, placement: PlacementRow): P
     state = await payable(tx, claim, placement);
   } catch (error) {
     // Not signed by both yet, or the landlord cannot take charges: nothing to pay from the page.
-    if (error instanceof ApiError) return null;
+    if (error instanceof DomainError) return null;
     throw error;
   }
   const own = state.due?.shares.find((share) => share.payer === 'policyholder');
@@ -208,7 +208,7 @@ async function moneyOf(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promis
   try {
     home = await homeForRequest(tx, claim.id, placement.property_id);
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'not_found') return null;
+    if (error instanceof DomainError && error.code === 'not_found') return null;
     throw error;
   }
   const review = await reviewOf(tx, claim, home);
@@ -280,7 +280,7 @@ export async function householdPayLink(link: HouseholdLink): Promise<string | nu
 export async function householdPageAnswer(link: HouseholdLink, answer: HouseholdAnswer): Promise<HouseholdView | null> {
   return inPlacementById(link, link.placementId, async ({ tx, claim, placement }) => {
     await assertLinkStillOpens(claim, placement, link);
-    if (answer.action === 'sign') throw new ApiError('option_not_open', 'The lease is signed through the e-signature email, not here.');
+    if (answer.action === 'sign') throw conflict('option_not_open', 'The lease is signed through the e-signature email, not here.');
     await householdAnswers(tx, claim, placement, answer);
     return viewOf(tx, claim, (await findPlacement(tx, claim.id, placement.property_id))!);
   });

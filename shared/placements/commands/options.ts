@@ -1,5 +1,5 @@
-import type { Caller } from '../../http/context.ts';
-import { ApiError } from '../../http/errors.ts';
+import type { Caller } from '../../db/tenant.ts';
+import { conflict, invalid } from '../../domain-errors.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { offerMove } from '../states.ts';
@@ -23,20 +23,20 @@ export async function putOption(caller: Caller, reference: string, body: OptionI
     const { tx, claim } = unit;
     const home = await homeForRequest(tx, claim.id, body.property_id);
     if (!(await hasBillingAccount(tx))) {
-      throw new ApiError('no_billing_account', 'This organisation is not linked to a carrier billing account; ask the service to link one before placing live.');
+      throw conflict('no_billing_account', 'This organisation is not linked to a carrier billing account; ask the service to link one before placing live.');
     }
     const approval = await readApproval(tx, claim.id, home.id);
     if (!approval?.approved) {
       if (body.approve_budget !== true) {
-        throw new ApiError('budget_not_approved', 'Approve the budget first (POST .../options/{propertyId}/budget with approved: true), or send approve_budget: true.');
+        throw conflict('budget_not_approved', 'Approve the budget first (POST .../options/{propertyId}/budget with approved: true), or send approve_budget: true.');
       }
       await approveBudget(tx, claim, home, true);
     }
     if (!home.charges_enabled) {
-      throw new ApiError('could_not_place', "The home's provider cannot take charges yet (payout account not set up); no family can be placed there.", 'property_id');
+      throw invalid('could_not_place', "The home's provider cannot take charges yet (payout account not set up); no family can be placed there.", 'property_id');
     }
     if (body.action === 'send' && !claim.household_email) {
-      throw new ApiError('could_not_place', 'send emails the household: the request has no household_email (add it with PATCH /claims/{reference}), or use place.', 'action');
+      throw invalid('could_not_place', 'send emails the household: the request has no household_email (add it with PATCH /claims/{reference}), or use place.', 'action');
     }
 
     const existing = await lockHomeOnRequest(unit, home.id);
@@ -46,7 +46,7 @@ export async function putOption(caller: Caller, reference: string, body: OptionI
       const why = from?.option_status === 'declined'
         ? 'the household declined this home'
         : `the home is ${from?.option_status} (${from?.application_status}) on this request`;
-      throw new ApiError('could_not_place', `Cannot ${body.action} this home: ${why}.`, 'property_id');
+      throw invalid('could_not_place', `Cannot ${body.action} this home: ${why}.`, 'property_id');
     }
     // A retry (the offer already where this call puts it) answers as before: what was put stays put.
     const firstTime = !existing || existing.option_status !== to.option_status;
@@ -69,7 +69,7 @@ export async function putOption(caller: Caller, reference: string, body: OptionI
         ? await reopenPlacement(tx, existing.id, columns)
         : await moveOffer(tx, existing.id, body.action, columns)
       : await insertPlacement(tx, caller, claim.id, home.id, columns);
-    if (!row) throw new ApiError('could_not_place', 'The home changed state meanwhile; read the placement and try again.', 'property_id');
+    if (!row) throw invalid('could_not_place', 'The home changed state meanwhile; read the placement and try again.', 'property_id');
 
     let delivery: LinkDelivery | null = null;
     if (body.action === 'send') {
@@ -112,7 +112,7 @@ async function refuseHeldNights({ tx, claim }: RequestUnit, propertyId: string):
   if (!wanted) return;
   const conflicts = await otherStaysConflicts(tx, propertyId, claim.id, wanted.first, wanted.last);
   if (conflicts.length === 0) return;
-  throw new ApiError(
+  throw invalid(
     'could_not_place',
     `Another stay holds nights of the stay this request wants (the nights ${wanted.first} to ${wanted.last}, from target_move_in for est_length_months); ` +
       'error.conflicts lists them. Choose another home, or change target_move_in or est_length_months (PATCH /claims/{reference}).',

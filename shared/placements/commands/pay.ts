@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.ts';
 import { payerWords, type ChargeLine, type ChargeType, type Payer } from '../billing.ts';
-import { ApiError } from '../../http/errors.ts';
+import { conflict, DomainError, missing, refused } from '../../domain-errors.ts';
 import { assertLinkLease, type PayLink } from '../pay-link.ts';
 import { paymentsPort } from '../ports/index.ts';
 import type { CheckoutRequest } from '../ports/types.ts';
@@ -134,7 +134,7 @@ async function view(link: PayLink): Promise<PayView | null> {
         },
       };
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof DomainError)) throw error;
       // A cancelled placement with nothing of its stay left to pay.
       if (error.code === 'not_on_request') return cancelled;
       const notUnlocked = error.code === 'lease_not_signed';
@@ -150,7 +150,7 @@ type PayStep = { result: 'succeeded' | 'failed' } | { reuse: string } | { attemp
 async function pay(link: PayLink, submission: Parameters<PayActions['pay']>[1], returnUrl: string) {
   // A link pays its own payer's share only, whatever the form says.
   if (submission.payer !== link.payer) {
-    throw new ApiError('forbidden', `This link pays only ${payerWords[link.payer]}'s share; ${payerWords[submission.payer]} pays its own from its own link.`);
+    throw refused('forbidden', `This link pays only ${payerWords[link.payer]}'s share; ${payerWords[submission.payer]} pays its own from its own link.`);
   }
   // Live without a processor: refused before anything is recorded (NotConfigured names the setting).
   if (link.environment === 'live') paymentsPort('live');
@@ -163,7 +163,7 @@ async function pay(link: PayLink, submission: Parameters<PayActions['pay']>[1], 
     const state = await payable(tx, claim, placement);
     const { shares: [due] } = requireShown(state, submission);
     if (!state.payee.processor_account_id) {
-      throw new ApiError('charges_disabled', "The landlord's payment account is not connected yet; nothing can be paid until the landlord finishes setup.");
+      throw conflict('charges_disabled', "The landlord's payment account is not connected yet; nothing can be paid until the landlord finishes setup.");
     }
     // Live checkout: a direct charge on the landlord's account, opened as a pending payment (the
     // attempt) that the processor's notification settles. A second submission while the attempt is
@@ -208,7 +208,7 @@ async function pay(link: PayLink, submission: Parameters<PayActions['pay']>[1], 
       idempotencyKey: `checkout:${attempt.id}`,
     } satisfies CheckoutRequest };
   });
-  if (!outcome) throw new ApiError('not_found', 'This link does not lead to a placement that can be paid.');
+  if (!outcome) throw missing('not_found', 'This link does not lead to a placement that can be paid.');
   if ('result' in outcome) return { result: outcome.result };
   if ('reuse' in outcome) return { redirect: outcome.reuse };
   let checkout;

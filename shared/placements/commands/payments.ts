@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/client.ts';
 import { emit } from '../../events/outbox.ts';
 import { moveStatus } from '../../claims/lifecycle.ts';
-import { ApiError } from '../../http/errors.ts';
+import { conflict } from '../../domain-errors.ts';
 import { fromCents } from '../../money.ts';
 import type { ChargeType, Payer } from '../billing.ts';
 import { lockLease, type LeaseRow } from '../lease.ts';
@@ -57,16 +57,16 @@ export interface Payable {
 export async function payable(tx: Tx, claim: ClaimRow, placement: PlacementRow): Promise<Payable> {
   const lease = await currentLease(tx, placement);
   const cancelled = placement.option_status === 'cancelled';
-  const notOnRequest = () => new ApiError('not_on_request', 'This home is not on the request (the placement was cancelled) and nothing of its stay is left to pay.', 'property_id', {}, 409);
+  const notOnRequest = () => conflict('not_on_request', 'This home is not on the request (the placement was cancelled) and nothing of its stay is left to pay.', 'property_id');
   const signedByBoth = lease?.status === 'fully_signed' ||
     (cancelled && lease?.status === 'withdrawn' && lease.policyholder_signed_at !== null && lease.owner_signed_at !== null);
   if (!lease || !signedByBoth) {
     if (cancelled) throw notOnRequest();
-    throw new ApiError('lease_not_signed', `Payment is unlocked once the lease is fully signed; it is ${lease?.status ?? 'not issued yet'}.`);
+    throw conflict('lease_not_signed', `Payment is unlocked once the lease is fully signed; it is ${lease?.status ?? 'not issued yet'}.`);
   }
   const payee = await payeeOf(tx, placement.property_id);
   const chargesDisabled = () =>
-    new ApiError('charges_disabled', "The landlord's payment account cannot take charges right now; nothing can be paid until the landlord finishes setup.");
+    conflict('charges_disabled', "The landlord's payment account cannot take charges right now; nothing can be paid until the landlord finishes setup.");
   // A cancelled placement with nothing left to pay is refused as such, whatever the landlord's account.
   if (!payee.charges_enabled && !cancelled) throw chargesDisabled();
   const { ledger, due } = await moneyOf(tx, claim, placement);
@@ -95,7 +95,7 @@ export async function chargesNamed(tx: Tx, claim: ClaimRow, placement: Placement
 export function requireDue(state: Payable, payer?: Payer): Due {
   const shares = state.due?.shares.filter((share) => !payer || share.payer === payer) ?? [];
   if (!state.due || shares.length === 0) {
-    throw new ApiError('nothing_due', payer
+    throw conflict('nothing_due', payer
       ? `Nothing is due from the ${payer} on this placement right now.`
       : 'Nothing is due on this placement right now: every period started so far is paid.');
   }
@@ -263,7 +263,7 @@ export interface ShownShare {
 export function requireShown(state: Payable, shown: ShownShare): Due {
   const { charge, shares: [share] } = requireDue(state, shown.payer);
   if (share.split.grossCents !== shown.amountCents || charge.chargeType !== shown.chargeType) {
-    throw new ApiError('amount_changed', 'What is due changed since the page was shown; review the new amount and pay again.');
+    throw conflict('amount_changed', 'What is due changed since the page was shown; review the new amount and pay again.');
   }
   return { charge, shares: [share] };
 }
@@ -274,21 +274,28 @@ export function requireShown(state: Payable, shown: ShownShare): Due {
  * one a page showed (which must still be due as shown).
  */
 export async function paySandbox(
-  tx: Tx, claim: ClaimRow, placement: PlacementRow, outcome: 'succeeded' | 'failed', which: { payer?: Payer } | ShownShare = {},
+  tx: Tx, claim: ClaimRow, placement: PlacementRow, outcome: SandboxOutcome, which: { payer?: Payer } | ShownShare = {},
 ): Promise<PaymentRow[]> {
   await postSignedVersions(tx, claim, placement);
   const state = await payable(tx, claim, placement);
   const { charge, shares } = 'amountCents' in which ? requireShown(state, which) : requireDue(state, which.payer);
   const payments: PaymentRow[] = [];
+  const clears = (share: typeof shares[number], status: ChargeOutcome['status']) => recordCharge(tx, claim, placement, state, share, charge, {
+    status,
+    providerRef: `sandbox_pi_${crypto.randomUUID()}`,
+    failureReason: status === 'failed' ? 'card_declined' : undefined,
+  });
   for (const share of shares) {
-    const payment = await recordCharge(tx, claim, placement, state, share, charge, {
-      status: outcome,
-      providerRef: `sandbox_pi_${crypto.randomUUID()}`,
-      failureReason: outcome === 'failed' ? 'card_declined' : undefined,
-    });
+    const payment = await clears(share, outcome === 'failed' ? 'failed' : 'succeeded');
     // The placement is locked and the share unpaid, so the write cannot be a duplicate here.
-    if (!payment) throw new ApiError('nothing_due', 'This period was paid meanwhile.');
+    if (!payment) throw conflict('nothing_due', 'This period was paid meanwhile.');
     payments.push(payment);
+    // The payer's second checkout of the same share clears too: recorded as a duplicate of the first,
+    // and refunded automatically, as a processor's second charge is.
+    if (outcome === 'duplicate') payments.push((await clears(share, 'succeeded'))!);
   }
   return payments;
 }
+
+/** What the sandbox payer's charge does: clears, is declined, or clears twice (a second checkout of the same share). */
+export type SandboxOutcome = 'succeeded' | 'failed' | 'duplicate';

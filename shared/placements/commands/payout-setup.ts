@@ -1,5 +1,5 @@
 import { withTenant } from '../../db/tenant.ts';
-import { publicBaseUrl } from '../../http/public-url.ts';
+import { publicBaseUrl } from '../../public-url.ts';
 import { readSetupLink, signSetupLink } from '../pay-link.ts';
 import { paymentsPort } from '../ports/index.ts';
 import { attachProcessorAccount, readOnboarding } from '../../properties/payouts.ts';

@@ -2,7 +2,7 @@ import { payPageUrl, signPayLink } from '../pay-link.ts';
 import { NotConfigured } from '../ports/provider.ts';
 import { log } from '../../log.ts';
 import type { Tx } from '../../db/client.ts';
-import type { Caller } from '../../http/context.ts';
+import type { Caller } from '../../db/tenant.ts';
 import { inRequest } from '../unit-of-work.ts';
 import { tenantNow } from '../../clock/time.ts';
 import { renderPlacementHome } from '../render.ts';

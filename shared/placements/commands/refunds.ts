@@ -1,10 +1,9 @@
 import type { Tx } from '../../db/client.ts';
-import { withTenant, type Tenant } from '../../db/tenant.ts';
+import { withTenant, type Tenant, type Caller } from '../../db/tenant.ts';
 import { emit } from '../../events/outbox.ts';
-import type { Caller } from '../../http/context.ts';
-import { ApiError, notFound } from '../../http/errors.ts';
+import { conflict, invalid, notFound } from '../../domain-errors.ts';
 import { isUuid } from '../../ids.ts';
-import { cursorRowId, rowPage } from '../../http/paging.ts';
+import { cursorRowId, rowPage } from '../../db/paging.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { fromCents, toCents } from '../../money.ts';
 import type { ClaimRow } from '../../claims/repository.ts';
@@ -42,7 +41,7 @@ export interface RefundInput {
   goodwill?: boolean;
 }
 
-const pending = () => new ApiError('refund_pending', 'A refund request on this home is already open; wait for the landlord’s answer.');
+const pending = () => conflict('refund_pending', 'A refund request on this home is already open; wait for the landlord’s answer.');
 
 /** What the stay can return to `payer` for `purpose`, in cents, the charge `first` first. */
 /** What a refund on `payment` can return to `payer` for `purpose`, in cents (each part at most what that payment paid of it). */
@@ -79,7 +78,7 @@ export async function requestRefund(caller: Caller, reference: string, input: Re
     const [{ entries }, payments] = await Promise.all([ledgerOf(tx, placement), settledPayments(tx, placement.id)]);
     const payment = refundedPayment(entries, payments, input, purpose);
     if (!payment) {
-      throw new ApiError('nothing_to_refund', input.payment_id
+      throw conflict('nothing_to_refund', input.payment_id
         ? 'That payment is not a settled payment of this home with anything left to refund.'
         : purpose === 'deposit'
           ? 'This home holds no deposit paid to return.'
@@ -94,14 +93,14 @@ export async function requestRefund(caller: Caller, reference: string, input: Re
     const amountCents = input.amount === undefined ? Math.min(refundable, returnable || (input.goodwill ? refundable : 0)) : toCents(input.amount);
     const what = purpose === 'deposit' ? 'of deposits is held' : 'is owed back';
     if (amountCents > refundable) {
-      throw new ApiError('invalid_field', `amount: at most ${fromCents(refundable)} ${currency} is left to refund on this payment.`, 'amount');
+      throw invalid('invalid_field', `amount: at most ${fromCents(refundable)} ${currency} is left to refund on this payment.`, 'amount');
     }
     if (amountCents > returnable && !input.goodwill) {
-      throw new ApiError('invalid_field',
+      throw invalid('invalid_field',
         `amount: ${fromCents(returnable)} ${currency} ${what} to ${payerWords[payer]} on this home; to return more, ask with goodwill: true.`, 'amount');
     }
     if (amountCents <= 0) {
-      throw new ApiError('nothing_to_refund', `Nothing ${what} to ${payerWords[payer]} on this payment; to return money anyway, ask with goodwill: true.`);
+      throw conflict('nothing_to_refund', `Nothing ${what} to ${payerWords[payer]} on this payment; to return money anyway, ask with goodwill: true.`);
     }
     const request = await insertRefundRequest(tx, placement, payment, input.reason ?? null, amountCents, { purpose, goodwill: input.goodwill ?? false });
     if (!request) throw pending();
@@ -118,7 +117,7 @@ export async function requestRefund(caller: Caller, reference: string, input: Re
       goodwill: request.goodwill,
       history: refundHistory(request.history),
     };
-  }, { cancelled: 'include', missingStatus: 404 });
+  }, { cancelled: 'include', notOnRequest: 'not_found' });
 }
 
 /** The landlord approves refunds, so it hears of a request at once: by email, and as refund.requested on its own events. */
@@ -156,7 +155,7 @@ async function announceRequest(tx: Tx, claim: ClaimRow, placement: PlacementRow,
 export async function decideRefund(tx: Tx, claim: ClaimRow, placement: PlacementRow, approve: boolean): Promise<RefundRequestRow> {
   const open = await openRefundRequest(tx, placement.id);
   if (!open || open.status !== 'pending_owner_approval') {
-    throw new ApiError('no_refund_request', 'No refund request is waiting for the landlord on this home.');
+    throw conflict('no_refund_request', 'No refund request is waiting for the landlord on this home.');
   }
   if (!approve) {
     const declined = (await moveRefundRequest(tx, open.id, 'pending_owner_approval', 'declined', 'landlord'))!;
@@ -169,7 +168,7 @@ export async function decideRefund(tx: Tx, claim: ClaimRow, placement: Placement
     paymentId: payment.id, first: chargeOf(payment), refundRequestId: open.id,
   }) : { cents: 0 };
   if (posted.cents === 0) {
-    throw new ApiError('nothing_to_refund', 'Nothing is owed back on this home any more: the stay changed since the refund was asked (see the statement). Decline the request.');
+    throw conflict('nothing_to_refund', 'Nothing is owed back on this home any more: the stay changed since the refund was asked (see the statement). Decline the request.');
   }
   const approved = (await moveRefundRequest(tx, open.id, 'pending_owner_approval', 'approved', 'landlord'))!;
   await enqueue(tx, 'issue_refund', { refund_request_id: open.id }, { dedupeKey: open.id });

@@ -1,5 +1,5 @@
 import type { z } from '@hono/zod-openapi';
-import type { Caller } from '../../http/context.ts';
+import type { Caller } from '../../db/tenant.ts';
 import { fromCents } from '../../money.ts';
 import type { Entry } from '../ledger.ts';
 import { paymentsOf } from '../money-repository.ts';
