@@ -60,7 +60,7 @@ export const config = {
    * Deliveries one call of the dispatcher function claims at most, whatever the runtime measures
    * (docs/operations.md#the-edge-runtimes-limits gives the CPU cost of one it comes from).
    */
-  webhookDispatchMaxDeliveries: () => Math.max(1, intSetting('WEBHOOK_DISPATCH_MAX_DELIVERIES', 800)),
+  webhookDispatchMaxDeliveries: () => Math.max(1, intSetting('WEBHOOK_DISPATCH_MAX_DELIVERIES', 600)),
   /** Stripe: the platform's secret key, for live charges on landlords' connected accounts. */
   stripeSecretKey: () => setting('STRIPE_SECRET_KEY', ''),
   /** Stripe: the signing secret of the Connect webhook endpoint that posts to /payments-webhook. */
