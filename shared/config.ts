@@ -50,6 +50,17 @@ export const config = {
    * invocation (docs/operations.md#the-edge-runtimes-limits).
    */
   webhookDispatchBudgetMs: () => Math.max(1, intSetting('WEBHOOK_DISPATCH_BUDGET_MS', 8_000)),
+  /**
+   * The CPU time after which one call of the dispatcher function claims no more deliveries or jobs:
+   * half the Edge Runtime's 2 s per request, the other half left for what it already claimed
+   * (docs/operations.md#the-edge-runtimes-limits).
+   */
+  webhookDispatchCpuBudgetMs: () => Math.max(1, intSetting('WEBHOOK_DISPATCH_CPU_BUDGET_MS', 1_000)),
+  /**
+   * Deliveries one call of the dispatcher function claims at most, whatever the runtime measures
+   * (docs/operations.md#the-edge-runtimes-limits gives the CPU cost of one it comes from).
+   */
+  webhookDispatchMaxDeliveries: () => Math.max(1, intSetting('WEBHOOK_DISPATCH_MAX_DELIVERIES', 600)),
   /** Stripe: the platform's secret key, for live charges on landlords' connected accounts. */
   stripeSecretKey: () => setting('STRIPE_SECRET_KEY', ''),
   /** Stripe: the signing secret of the Connect webhook endpoint that posts to /payments-webhook. */

@@ -79,6 +79,34 @@ end $function$;
 comment on function app.advance_clock(timestamp with time zone) is 'Moves the calling sandbox organisation''s clock forward and makes due the jobs that waited for it.';
 grant execute on function app.advance_clock(timestamp with time zone) to svc_api;
 
+CREATE OR REPLACE FUNCTION app.analyze_grown(p_tables text[], p_min_pages integer DEFAULT 8)
+ RETURNS text[]
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'app', 'pg_temp'
+AS $function$
+declare
+  v_table text;
+  v_analyzed text[] := '{}';
+begin
+  for v_table in
+    select c.relname
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where n.nspname = 'app' and c.relkind = 'r' and c.relname = any (p_tables)
+       -- relpages is the size at the last analyze or vacuum (0 when never analyzed).
+       and pg_relation_size(c.oid) / current_setting('block_size')::integer >= greatest(p_min_pages, 2 * c.relpages)
+     order by c.relname
+  loop
+    if pg_try_advisory_xact_lock(hashtext('app.analyze_grown'), hashtext(v_table)) then
+      execute format('analyze app.%I', v_table);
+      v_analyzed := v_analyzed || v_table;
+    end if;
+  end loop;
+  return v_analyzed;
+end $function$;
+comment on function app.analyze_grown(text[],integer) is 'Analyzes those of the named tables of app whose size on disk has doubled since their last analyze or vacuum (or that were never analyzed), from p_min_pages pages; returns the tables analyzed. Called by the bulk paths after their commit, so that plans kept by connections are made again on the tables they loaded.';
+revoke execute on function app.analyze_grown(text[],integer) from public;
+
 CREATE OR REPLACE FUNCTION app.authenticate(p_key_hash text, p_address text)
  RETURNS TABLE(key_id uuid, org_id uuid, side text, environment text, scopes text[], rate_limit integer, rate_count integer, rate_reset timestamp with time zone, limiter_ok boolean)
  LANGUAGE plpgsql
@@ -611,8 +639,8 @@ CREATE OR REPLACE FUNCTION app.match_candidates(p_claim uuid, p_limit integer)
  SET search_path TO 'app', 'extensions', 'public', 'pg_temp'
  SET enable_bitmapscan TO 'off'
  SET enable_sort TO 'off'
- SET plan_cache_mode TO 'force_generic_plan'
  SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 declare
   c app.claims;
@@ -639,16 +667,22 @@ begin
                    else 2 * earth() * asin(k.chord / (2 * earth())) end as metres) g
      -- At most one account a provider and environment (its primary key): the join adds no row.
      left join app.payout_accounts a on a.org_id = p.org_id and a.environment = c.environment
+     -- A block covering the move-in date, probed for this home alone: the limit keeps the subquery
+     -- from becoming a join whose shape the statistics decide, and the environment is compared where
+     -- no index can take it, so that the calendar index, led by property_id, is the one index with a
+     -- condition to serve the probe (see above).
+     left join lateral (
+       select true as blocked from app.availability_blocks b
+        where b.property_id = p.id and b.environment is not distinct from c.environment
+          and b.start_date <= c.target_move_in and b.end_date >= c.target_move_in
+        limit 1) blk on true
      where p.verified
        and earth_box(v_origin, v_radius_m) @> p.geo_point
        and g.metres <= v_radius_m
        and p.status <> 'unavailable'
        and (c.environment = 'sandbox' or p.environment = 'live')
        and p.available_from <= c.target_move_in
-       and not exists (
-         select 1 from app.availability_blocks b
-          where b.property_id = p.id and b.environment = c.environment
-            and b.start_date <= c.target_move_in and b.end_date >= c.target_move_in)
+       and blk.blocked is null
        and coalesce(a.charges_enabled, c.environment = 'sandbox')
      order by p.geo_point <-> v_origin
      limit p_limit;
@@ -3334,7 +3368,7 @@ create view staff.ledger_differences as
         ), refund_totals AS (
          SELECT returned.payment_id,
             COALESCE(sum(returned.cents) FILTER (WHERE returned.status = 'refunded'::text), 0::numeric) AS refunded,
-            COALESCE(sum(returned.cents) FILTER (WHERE returned.status = 'approved'::text), 0::numeric) AS in_flight
+            COALESCE(sum(returned.cents) FILTER (WHERE returned.status = ANY (ARRAY['approved'::text, 'failed'::text])), 0::numeric) AS in_flight
            FROM returned
           GROUP BY returned.payment_id
         ), found AS (
@@ -3524,7 +3558,7 @@ create view staff.ledger_differences as
             (('the ledger returns '::text || sum(l.amount_cents)) || ' cents for a refund request that is '::text) || r.status
            FROM app.refund_requests r
              JOIN app.ledger_entries l ON l.refund_request_id = r.id AND l.kind = 'refund'::text
-          WHERE r.status <> ALL (ARRAY['approved'::text, 'refunded'::text])
+          WHERE r.status <> ALL (ARRAY['approved'::text, 'failed'::text, 'refunded'::text])
           GROUP BY r.id, r.org_id, r.environment, r.claim_id, r.claim_home_id, r.property_id, r.provider_org_id, r.payment_id, r.amount_cents, r.currency, r.covers_deposit, r.reason, r.status, r.decided_at, r.refunded_at, r.provider_ref, r.failure_reason, r.created_at, r.updated_at, r.automatic, r.purpose, r.goodwill
         UNION ALL
          SELECT 'refund_in_flight'::text AS text,
@@ -3552,7 +3586,7 @@ create view staff.ledger_differences as
                  LIMIT 1), 'not queued'::text)
            FROM app.refund_requests r
              LEFT JOIN app.ledger_entries l ON l.refund_request_id = r.id AND l.kind = 'refund'::text
-          WHERE r.status = 'approved'::text
+          WHERE r.status = ANY (ARRAY['approved'::text, 'failed'::text])
           GROUP BY r.id, r.org_id, r.environment, r.claim_id, r.claim_home_id, r.property_id, r.provider_org_id, r.payment_id, r.amount_cents, r.currency, r.covers_deposit, r.reason, r.status, r.decided_at, r.refunded_at, r.provider_ref, r.failure_reason, r.created_at, r.updated_at, r.automatic, r.purpose, r.goodwill
         )
  SELECT f.kind,
@@ -3583,8 +3617,8 @@ create view staff.ledger_differences as
      JOIN app.organisations o ON o.id = f.org_id
      LEFT JOIN app.claims c ON c.id = f.claim_id;
 comment on view staff.ledger_differences is 'Reconciliation, stay by stay: every difference between the stay''s ledger (app.ledger_entries) and the processor''s record of the same money (app.payments), with its amount; empty when they agree. Rows with in_flight true are refunds approved and not yet issued, listed for what they will move, not differences. Both environments. The console''s `ledger reconcile` prints the same rows.';
-comment on column staff.ledger_differences.kind is 'payment_not_in_ledger (a settled payment with no payment entry), payment_part_differs (a part''s payment entries do not sum to what the payment paid of it), payment_not_settled (entries on a payment the processor never settled), refund_differs (refunded_cents against the refunds issued in the ledger), refund_exceeds_paid (a part refunded beyond what the payment paid of it), platform_fee_differs (the fee taken against 8 % of the rent the entries paid), settlement_on_other_stay, refund_on_other_payment, refund_not_approved (refund entries of a request never approved), refund_in_flight (not a difference).';
-comment on column staff.ledger_differences.in_flight is 'True for a refund approved and not yet issued (kind refund_in_flight): money about to move, not a difference.';
+comment on column staff.ledger_differences.kind is 'payment_not_in_ledger (a settled payment with no payment entry), payment_part_differs (a part''s payment entries do not sum to what the payment paid of it), payment_not_settled (entries on a payment the processor never settled), refund_differs (refunded_cents against the refunds issued in the ledger), refund_exceeds_paid (a part refunded beyond what the payment paid of it), platform_fee_differs (the fee taken against 8 % of the rent the entries paid), settlement_on_other_stay, refund_on_other_payment, refund_not_approved (refund entries of a request never approved), refund_in_flight (not a difference: approved, or failed and waiting for a retry).';
+comment on column staff.ledger_differences.in_flight is 'True for a refund approved and not yet issued, or failed and waiting for staff to retry it (kind refund_in_flight): money about to move, not a difference.';
 comment on column staff.ledger_differences.organisation is 'The carrier whose request the stay is on.';
 comment on column staff.ledger_differences.org_id is 'The carrier organisation (the ledger''s tenant).';
 comment on column staff.ledger_differences.provider_org_id is 'The landlord (provider organisation) on whose processor account the payment was made; null when the entry names no payment found.';

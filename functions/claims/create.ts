@@ -6,6 +6,7 @@ import { announceStatus, statusAnnouncement } from '../../shared/claims/lifecycl
 import { initialStatus } from '../../shared/claims/status.ts';
 import { enqueue, jobInsert } from '../../shared/jobs/queue.ts';
 import { runAfterCommit } from '../../shared/jobs/after-commit.ts';
+import { analyzeAfterBulkLoad } from '../../shared/db/statistics.ts';
 import {
   answeredByDatabase, claimsByExternalId, insertClaims, isRefusal, newClaimRow, plainInsertClaims, zipCentroids, type CreatedRow, type NewClaimRow,
 } from './repository.ts';
@@ -109,9 +110,13 @@ async function createInOneWrite(caller: Caller, inputs: (CreateClaimInput | Doma
  * batch results keep their positions). A repeated external_id gives the existing request with
  * idempotent: true and queues nothing. New requests are announced (request.status_changed from
  * null) at housing_needs_collected, and one sourcing job for them all starts after the commit.
+ * `bulk` (POST /claims/batch): before that job starts, app.claims is analyzed if it doubled, so that
+ * the sourcing rounds' foreign-key check is planned on the table's size (see analyzeGrown): planned
+ * on a table without statistics it read the organisation's requests for every round.
  */
-export async function createClaims(caller: Caller, inputs: (CreateClaimInput | DomainError)[]): Promise<CreateOutcome[]> {
+export async function createClaims(caller: Caller, inputs: (CreateClaimInput | DomainError)[], { bulk = false } = {}): Promise<CreateOutcome[]> {
   const { outcomes, job } = (await createInOneWrite(caller, inputs)) ?? (await createInTransaction(caller, inputs));
+  if (job && bulk) await analyzeAfterBulkLoad(['claims']);
   if (job) runAfterCommit({ source_new_requests: sourceNewRequests }, [job]);
   return outcomes;
 }

@@ -2,6 +2,7 @@ import { hasNoNul } from '../../shared/http/text.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { Tx } from '../../shared/db/client.ts';
 import { withTenant } from '../../shared/db/tenant.ts';
+import { analyzeAfterBulkLoad } from '../../shared/db/statistics.ts';
 import type { Caller } from '../../shared/http/context.ts';
 import type { z } from '@hono/zod-openapi';
 import { conflict, DomainError, missing, notFound } from '../../shared/domain-errors.ts';
@@ -23,7 +24,12 @@ const trimmedString = (value: unknown) => (typeof value === 'string' ? value.tri
  * nothing: with replace, a home is cleared only for an accepted block of it, so a block refused for
  * its dates never leaves its home without the blocks it had. Results in input order.
  */
-export const syncCalendars = (caller: Caller, blocks: unknown[], replace: boolean) => withTenant(caller, (tx) => sync(tx, blocks, replace));
+export async function syncCalendars(caller: Caller, blocks: unknown[], replace: boolean) {
+  const synced = await withTenant(caller, (tx) => sync(tx, blocks, replace));
+  // A calendar sync can outgrow the statistics matching was planned on: analyzed once it doubled (analyzeGrown).
+  if (synced.blocked > 0) await analyzeAfterBulkLoad(['availability_blocks']);
+  return synced;
+}
 
 async function sync(tx: Tx, blocks: unknown[], replace: boolean) {
   const parsed = parseItems(BulkBlockInput, blocks);

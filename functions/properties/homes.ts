@@ -1,5 +1,6 @@
 import type { Tx } from '../../shared/db/client.ts';
 import { withTenant } from '../../shared/db/tenant.ts';
+import { analyzeAfterBulkLoad } from '../../shared/db/statistics.ts';
 import type { Caller } from '../../shared/http/context.ts';
 import { DomainError, invalid } from '../../shared/domain-errors.ts';
 import { parseItems, refusedItem, succeededItem } from '../../shared/http/batch.ts';
@@ -15,7 +16,12 @@ import { HomeInput, type HomePatch } from './schemas.ts';
  * external_id may appear once), then every accepted item is written by one upsert statement.
  * Results in input order; `created` counts new homes, `updated` homes refreshed under their external_id.
  */
-export const publishBatch = (caller: Caller, items: unknown[]) => withTenant(caller, (tx) => publish(tx, items));
+export async function publishBatch(caller: Caller, items: unknown[]) {
+  const published = await withTenant(caller, (tx) => publish(tx, items));
+  // A bulk publish can outgrow the statistics matching was planned on: analyzed once it doubled (analyzeGrown).
+  if (published.created > 0) await analyzeAfterBulkLoad(['properties']);
+  return published;
+}
 
 async function publish(tx: Tx, items: unknown[]) {
   const seen = new Set<string>();

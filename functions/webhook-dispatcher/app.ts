@@ -3,6 +3,7 @@ import { single } from '../../shared/http/envelope.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 import { requestId } from '../../shared/http/middleware/request-id.ts';
 import { config } from '../../shared/config.ts';
+import { cpuClock } from '../../shared/cpu-clock.ts';
 import { sha256Hex } from '../../shared/keys.ts';
 import { log } from '../../shared/log.ts';
 import { dispatchDue, type WebhookTransport } from '../../shared/webhooks/dispatcher.ts';
@@ -37,9 +38,18 @@ export function createDispatcherApp(dispatch: typeof dispatchDue = dispatchDue, 
     }
     // Claiming stops after the budget, leaving room for deliveries in flight before the next tick.
     const budgetMs = config.webhookDispatchBudgetMs();
-    const [report, jobs] = await Promise.all([dispatch({ budgetMs, transport }), runJobs({ registry: jobRegistry, budgetMs })]);
-    log.info('webhook dispatch', { request_id: c.get('requestId'), ...report, jobs });
-    return c.json(single({ ...report, jobs }), 200);
+    // And once the call has used its CPU budget (one clock for deliveries and jobs together, as the
+    // platform counts the invocation's CPU as one), or claimed its cap of deliveries where the
+    // runtime cannot measure CPU: the Edge Runtime stops an invocation past 2 s of CPU.
+    const cpu = cpuClock();
+    const cpuBudgetMs = config.webhookDispatchCpuBudgetMs();
+    const [report, jobs] = await Promise.all([
+      dispatch({ budgetMs, transport, cpu, cpuBudgetMs, maxClaimed: config.webhookDispatchMaxDeliveries() }),
+      runJobs({ registry: jobRegistry, budgetMs, cpu, cpuBudgetMs }),
+    ]);
+    const cpuUsage = { cpu_ms: Math.round(cpu.usedMs()), cpu_source: cpu.source };
+    log.info('webhook dispatch', { request_id: c.get('requestId'), ...report, jobs, ...cpuUsage });
+    return c.json(single({ ...report, jobs, ...cpuUsage }), 200);
   });
   app.all('*', () => {
     throw new ApiError('not_found', 'The webhook dispatcher answers POST /functions/v1/webhook-dispatcher only.');

@@ -2,6 +2,7 @@ import type { Sql } from '../db/client.ts';
 import { db } from '../db/client.ts';
 import { config, intSetting, setting } from '../config.ts';
 import { errorFields, log } from '../log.ts';
+import type { CpuClock } from '../cpu-clock.ts';
 import { claimJobs, completeJobs, failJob, type JobRow } from './queue.ts';
 import type { JobKind, JobPayloads } from './kinds.ts';
 
@@ -65,6 +66,11 @@ export interface RunOptions {
   /** Stop claiming after this long. Default: until nothing is due. */
   budgetMs?: number;
   signal?: AbortSignal;
+  /** Stop claiming once `cpu` has counted `cpuBudgetMs` of CPU time (see DispatchOptions.cpu). */
+  cpu?: CpuClock;
+  cpuBudgetMs?: number;
+  /** Claim at most this many jobs in this run. Default: no cap. */
+  maxClaimed?: number;
   /** Only jobs of these organisations (tests share one database). */
   organisations?: string[];
   /** Only these jobs (the ones an operation just queued and starts itself). */
@@ -126,8 +132,11 @@ export async function runDueJobs(options: RunOptions): Promise<RunReport> {
   const concurrency = options.ids ? options.ids.length : Math.max(1, Math.floor(options.concurrency ?? jobConcurrency()));
   const schedule = jobRetrySchedule();
   const deadline = options.budgetMs === undefined ? Infinity : Date.now() + options.budgetMs;
-  const mayClaim = () => Date.now() < deadline && !options.signal?.aborted;
+  const maxClaimed = options.maxClaimed ?? Infinity;
+  const cpuBudgetMs = options.cpu && options.cpuBudgetMs !== undefined ? options.cpuBudgetMs : Infinity;
   const report: RunReport = { claimed: 0, succeeded: 0, failed: 0 };
+  const mayClaim = () =>
+    Date.now() < deadline && !options.signal?.aborted && report.claimed < maxClaimed && (cpuBudgetMs === Infinity || options.cpu!.usedMs() < cpuBudgetMs);
   const failed = async (job: JobRow, error: unknown) => {
     log.warn('job failed', { job_id: job.id, kind: job.kind, attempt: job.attempts, ...errorFields(error) });
     const status = await failJob(sql, job, describe(error), schedule).catch((e) => log.error('job failure not recorded', errorFields(e)));
@@ -178,7 +187,7 @@ export async function runDueJobs(options: RunOptions): Promise<RunReport> {
       const allowed = options.room && !options.ids ? Math.max(1, Math.min(concurrency, options.room(concurrency))) : concurrency;
       const room = allowed - jobsRunning;
       if (!drained && mayClaim() && room >= Math.max(1, Math.floor(allowed / 2))) {
-        const jobs = await claimJobs(sql, [...handlers.keys()], room, leaseMs(), { organisations: options.organisations, ids: options.ids, running: [...runningIds] });
+        const jobs = await claimJobs(sql, [...handlers.keys()], Math.min(room, maxClaimed - report.claimed), leaseMs(), { organisations: options.organisations, ids: options.ids, running: [...runningIds] });
         report.claimed += jobs.length;
         drained = jobs.length < room || options.ids !== undefined;
         const byKind = new Map<string, JobRow[]>();

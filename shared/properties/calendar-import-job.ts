@@ -1,5 +1,6 @@
 import { config, intSetting } from '../config.ts';
 import { withTenant } from '../db/tenant.ts';
+import { analyzeAfterBulkLoad } from '../db/statistics.ts';
 import { enqueue } from '../jobs/queue.ts';
 import type { ServiceJob } from '../jobs/runner.ts';
 import type { Tx } from '../db/client.ts';
@@ -158,6 +159,8 @@ export const fetchCalendarImport: ServiceJob<'fetch_calendar_import'> = {
         await scheduleNextFetch(tx, row.id, now);
       });
       outcome = { ok: true, nights: ranges.length };
+      // A feed replaces its home's blocks in bulk: matching's plans follow a table it grew (see analyzeGrown).
+      if (ranges.length) await analyzeAfterBulkLoad(['availability_blocks']);
     } catch (error) {
       const message = error instanceof NotICalendar ? 'the address did not answer an iCalendar feed' : error instanceof Error ? error.message : String(error);
       await withTenant(tenant, async (tx) => {

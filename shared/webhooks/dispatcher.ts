@@ -1,4 +1,5 @@
 import { config } from '../config.ts';
+import type { CpuClock } from '../cpu-clock.ts';
 import { db, type Sql } from '../db/client.ts';
 import { log } from '../log.ts';
 import { DestinationRefused, refusedDestination, systemResolver, type HostResolver } from './destination.ts';
@@ -25,6 +26,15 @@ export interface DispatchOptions {
   budgetMs?: number;
   /** Stop claiming once this aborts (shutdown); deliveries in flight still finish and are recorded. */
   signal?: AbortSignal;
+  /**
+   * Stop claiming once `cpu` has counted `cpuBudgetMs` of CPU time (the Edge Runtime's CPU limit per
+   * request; the clock may be shared with the jobs run in the same invocation). Deliveries in flight
+   * still finish. Default: no CPU budget.
+   */
+  cpu?: CpuClock;
+  cpuBudgetMs?: number;
+  /** Claim at most this many deliveries in this run. Default: no cap. */
+  maxClaimed?: number;
   /** Only deliveries of these organisations (draining one tenant; isolated test runs). */
   organisations?: string[];
   resolve?: HostResolver;
@@ -84,8 +94,12 @@ export async function dispatchDue(options: DispatchOptions = {}): Promise<Dispat
   };
   const started = Date.now();
   const deadline = options.budgetMs === undefined ? Infinity : started + options.budgetMs;
-  const mayClaim = () => Date.now() < deadline && !options.signal?.aborted;
+  const maxClaimed = options.maxClaimed ?? Infinity;
+  const cpuBudgetMs = options.cpu && options.cpuBudgetMs !== undefined ? options.cpuBudgetMs : Infinity;
   const report: DispatchReport = { claimed: 0, succeeded: 0, failed: 0, claims: 0, claim_ms_total: 0, claim_ms_max: 0, duration_ms: 0 };
+
+  const mayClaim = () =>
+    Date.now() < deadline && !options.signal?.aborted && report.claimed < maxClaimed && (cpuBudgetMs === Infinity || options.cpu!.usedMs() < cpuBudgetMs);
 
   const inFlight = new Set<Promise<void>>();
   const finished: AttemptResult[] = [];
@@ -131,7 +145,7 @@ export async function dispatchDue(options: DispatchOptions = {}): Promise<Dispat
     for (;;) {
       const allowed = options.room ? Math.max(1, Math.min(concurrency, options.room(concurrency))) : concurrency;
       const room = allowed - inFlight.size;
-      if (!drained && mayClaim() && room >= Math.max(1, Math.floor(allowed / 2))) await claim(room);
+      if (!drained && mayClaim() && room >= Math.max(1, Math.floor(allowed / 2))) await claim(Math.min(room, maxClaimed - report.claimed));
       if (inFlight.size === 0) {
         await record();
         if (drained && recordedSinceClaim && mayClaim()) drained = false;

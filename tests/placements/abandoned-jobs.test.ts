@@ -44,6 +44,12 @@ describe('an abandoned refund job', () => {
     const s = await abandonedRefund();
     const [job] = await ownerSql()`select status, attempts from app.jobs where id = ${s.jobId}`;
     expect(job).toEqual({ status: 'abandoned', attempts: 2 });
+    // What the approval posted stays posted: the reconciliation lists the refund in flight, with the
+    // command that retries it, and no difference (it listed refund_not_approved).
+    const reconciled = await consoleCommand<{ differences: number; data: Record<string, unknown>[] }>('ledger', 'reconcile', '--org', s.c.orgId);
+    expect(reconciled).toMatchObject({ differences: 0, data: [expect.objectContaining({
+      kind: 'refund_in_flight', refund_request_id: s.refundId, detail: expect.stringContaining(`abandoned (admin job retry --id ${s.jobId})`),
+    })] });
 
     // The carrier reads it in its event log (and its endpoints receive it).
     const carrier = await s.api.get('/events?event=payment.refund_failed');

@@ -96,6 +96,19 @@ describe('the job runner', () => {
     expect(ran).toEqual([1, 2, 3]);
   });
 
+  it('stops claiming once the CPU clock it is given reaches its budget, or at its cap; the rest stays due for the next run', async () => {
+    const orgId = await createOrg('carrier');
+    // Each job "uses" 400 ms of CPU on a clock of the test's own: the third crosses the 1 s budget.
+    let spent = 0;
+    const clock = { source: 'thread' as const, usedMs: () => spent };
+    const costly: JobDefinition = { kind: 'test.costly', run: async () => void (spent += 400) };
+    for (let i = 0; i < 6; i++) await queue(orgId, 'test.costly', {});
+    const registry = { [costly.kind]: costly };
+    expect(await runDueJobs({ registry, organisations: [orgId], concurrency: 1, cpu: clock, cpuBudgetMs: 1_000 })).toEqual({ claimed: 3, succeeded: 3, failed: 0 });
+    expect(await runDueJobs({ registry, organisations: [orgId], concurrency: 1, maxClaimed: 2 })).toEqual({ claimed: 2, succeeded: 2, failed: 0 });
+    expect(await runDueJobs({ registry, organisations: [orgId], concurrency: 4 })).toEqual({ claimed: 1, succeeded: 1, failed: 0 });
+  });
+
   it('never claims again a job it is still running whose lease ran out; a concurrency below one still runs one at a time', async () => {
     const orgId = await createOrg('carrier');
     const ran: string[] = [];

@@ -851,6 +851,11 @@ async function failThenRetry(s: Stay) {
     expect(refused).toHaveBeenCalledTimes(1);
     expect(await ownerSql()`select status from app.jobs where id = ${job.id}`).toEqual([{ status: 'abandoned' }]);
     expect(await refundFailures(s), 'payment.refund_failed announced once').toBe(failedBefore + 1);
+    // Its entries stay posted: the reconciliation sees it in flight, not as a difference.
+    const found = await ownerSql()<{ kind: string }[]>`
+      select d.kind from staff.ledger_differences d join app.claim_homes h on h.id = d.placement_id
+       where d.reference = ${s.ref} and h.property_id = ${s.home}`;
+    expect(found.map((d) => d.kind), 'the reconciliation while the refund fails').toEqual(['refund_in_flight']);
     refused.mockRestore();
     await consoleCommand('job', 'retry', '--id', job.id);
     count('refunds that failed, then were retried');

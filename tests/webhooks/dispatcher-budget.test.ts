@@ -4,22 +4,17 @@
 // the next call finishes the work; nothing is delivered twice. It has a database of its own (a new
 // one in the run's PostgreSQL, migrated): the function dispatches everything due, and other test
 // files' deliveries must not be sent from here.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { denoEnv, deno, resolutionFlags } from '../deploy/support.ts';
-import { testAuthority } from '../fixtures/tls/trust.ts';
 import { ownerSql } from '../helpers.ts';
 import { scratchDatabase } from '../operations/scratch-db.ts';
 import { migrate } from '../../scripts/lib/migrate.ts';
 import { runCommand } from '../../scripts/console/commands.ts';
-import { freePort } from '../../scripts/lib/scratch.ts';
 import { definitionOf } from '../../shared/events/registry.ts';
 import { pgTypes } from '../../shared/db/client.ts';
+import { startDispatcherFunction, type DispatcherFunction } from './deno-dispatcher.ts';
 import { useReceiver } from './support.ts';
 
-const root = new URL('../../', import.meta.url).pathname;
 const receiver = useReceiver();
 const secret = 'budget-test-dispatcher-secret';
 /** The budget of one call, and how long the receiver takes to answer each delivery: longer than the budget. */
@@ -30,62 +25,23 @@ const backlog = 150;
 
 let database: Awaited<ReturnType<typeof scratchDatabase>>;
 let sql: postgres.Sql;
-let fn: ChildProcess | undefined;
-let base: string;
-let stderr = '';
+let fn: DispatcherFunction | undefined;
 
 beforeAll(async () => {
   database = await scratchDatabase(ownerSql());
   sql = postgres(database.url, { max: 2, onnotice: () => {}, types: pgTypes });
   await migrate(sql);
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  fn = spawn(deno, ['run', '--quiet', '--no-prompt', ...resolutionFlags(join(root, 'functions/import_map.json')), '--allow-net', '--allow-env', '--allow-read', '--allow-sys', 'functions/webhook-dispatcher/index.ts'], {
-    cwd: root,
-    env: denoEnv({
-      DENO_SERVE_ADDRESS: `tcp:127.0.0.1:${port}`,
-      SUPABASE_DB_URL: database.url,
-      PUBLIC_BASE_URL: 'https://api.example.com/functions/v1',
-      WEBHOOK_DISPATCHER_SECRET: secret,
-      WEBHOOK_DISPATCH_BUDGET_MS: String(budgetMs),
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      // The receiver's certificate is signed by the test authority.
-      DENO_CERT: testAuthority,
-      LOG_LEVEL: 'warn',
-    }),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  fn.stderr!.on('data', (chunk) => (stderr += chunk));
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (fn.exitCode !== null) throw new Error(`the dispatcher function exited ${fn.exitCode}:\n${stderr}`);
-    if (Date.now() > deadline) throw new Error(`the dispatcher function did not listen within 120 s:\n${stderr}`);
-    try {
-      await fetch(`${base}/`);
-      break;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
+  fn = await startDispatcherFunction({ databaseUrl: database.url, secret, env: { WEBHOOK_DISPATCH_BUDGET_MS: String(budgetMs) } });
 }, 180_000);
 
 afterAll(async () => {
-  if (fn && fn.exitCode === null) {
-    const exited = new Promise((resolve) => fn!.once('exit', resolve));
-    fn.kill('SIGTERM');
-    await exited;
-  }
+  await fn?.stop();
   await sql?.end();
   await database?.drop();
 });
 
 /** One call as pg_cron's makes it: the time to its answer, and what it reports. */
-async function invoke() {
-  const started = performance.now();
-  const response = await fetch(`${base}/webhook-dispatcher`, { method: 'POST', headers: { authorization: `Bearer ${secret}` } });
-  const body = (await response.json()) as { data: { claimed: number; succeeded: number; duration_ms: number } };
-  return { status: response.status, ms: performance.now() - started, report: body.data };
-}
+const invoke = () => fn!.invoke<{ claimed: number; succeeded: number; duration_ms: number }>();
 
 describe('the dispatcher function under a backlog larger than its budget (in Deno)', () => {
   it('answers once its budget is spent and its claimed deliveries are done, and the next call finishes the work', async () => {
@@ -101,7 +57,7 @@ describe('the dispatcher function under a backlog larger than its budget (in Den
     expect(await due()).toBe(backlog);
 
     const first = await invoke();
-    expect(first.status, stderr).toBe(200);
+    expect(first.status, fn!.stderr()).toBe(200);
     // Claiming stopped at the budget: the deliveries claimed before it were answered (each after
     // 2.5 s), and the call answered then, not after the whole backlog.
     expect(first.report.claimed).toBeGreaterThan(0);

@@ -10,14 +10,14 @@ const jobs = { claimed: 1, succeeded: 1, failed: 0 };
 
 function withRecordedRuns() {
   const runs: DispatchOptions[] = [];
-  const jobRuns: { budgetMs?: number }[] = [];
+  const jobRuns: { budgetMs?: number; cpuBudgetMs?: number; cpu?: unknown }[] = [];
   const app = createDispatcherApp(
     async (options = {}) => {
       runs.push(options);
       return report;
     },
     async (options) => {
-      jobRuns.push({ budgetMs: options.budgetMs });
+      jobRuns.push({ budgetMs: options.budgetMs, cpuBudgetMs: options.cpuBudgetMs, cpu: options.cpu });
       return jobs;
     },
   );
@@ -36,9 +36,13 @@ describe('webhook-dispatcher function', () => {
     const { runs, jobRuns, post } = withRecordedRuns();
     const res = await post('Bearer cron-secret-123');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ data: { ...report, jobs } });
-    expect(runs).toEqual([{ budgetMs: expect.any(Number) }]);
-    expect(jobRuns).toEqual([{ budgetMs: expect.any(Number) }]);
+    // The CPU the call used, and the clock that counted it (Node's process clock here; the thread's in Deno).
+    expect(await res.json()).toEqual({ data: { ...report, jobs, cpu_ms: expect.any(Number), cpu_source: expect.stringMatching(/^(thread|process)$/) } });
+    // Deliveries and jobs share one CPU clock and budget (1 s by default); deliveries have their cap too.
+    const clock = runs[0]?.cpu;
+    expect(clock?.usedMs()).toBeGreaterThanOrEqual(0);
+    expect(runs).toEqual([{ budgetMs: expect.any(Number), cpu: clock, cpuBudgetMs: 1_000, maxClaimed: 600 }]);
+    expect(jobRuns).toEqual([{ budgetMs: expect.any(Number), cpu: clock, cpuBudgetMs: 1_000 }]);
   });
 
   it('refuses a wrong or missing secret without dispatching', async () => {

@@ -69,7 +69,7 @@ export const requestRoutes = createRoutes()
     }),
     async (c) => {
       const { requests } = c.req.valid('json');
-      const outcomes = await createClaims(c.get('caller'), parseItems(CreateClaim, requests));
+      const outcomes = await createClaims(c.get('caller'), parseItems(CreateClaim, requests), { bulk: true });
       const results = outcomes.map((outcome, index) =>
         outcome.ok
           ? succeededItem(index, outcome.row.external_id, { data: toCreated(outcome.row, outcome.idempotent) })
