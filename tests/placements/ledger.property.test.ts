@@ -853,7 +853,7 @@ async function failThenRetry(s: Stay) {
     expect(await refundFailures(s), 'payment.refund_failed announced once').toBe(failedBefore + 1);
     // Its entries stay posted: the reconciliation sees it in flight, not as a difference.
     const found = await ownerSql()<{ kind: string }[]>`
-      select d.kind from staff.ledger_differences d join app.claim_homes h on h.id = d.placement_id
+      select d.kind from staff.ledger_differences d join app.claim_options h on h.id = d.placement_id
        where d.reference = ${s.ref} and h.property_id = ${s.home}`;
     expect(found.map((d) => d.kind), 'the reconciliation while the refund fails').toEqual(['refund_in_flight']);
     refused.mockRestore();
