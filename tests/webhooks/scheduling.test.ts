@@ -136,6 +136,7 @@ describe('the webhooks migration with pg_cron and pg_net (stand-ins)', () => {
     await inRolledBackTransaction(async (tx) => {
       expect(await scheduleOn(tx, true)).toEqual([
         { jobname: 'event-retention', schedule: '17 * * * *', command: 'call app.purge_expired()' },
+        { jobname: 'grown-statistics', schedule: '10 seconds', command: 'select app.refresh_grown_statistics()' },
         { jobname: 'webhook-dispatch', schedule: '10 seconds', command: 'select app.invoke_webhook_dispatcher()' },
       ]);
       const withTimer = recordedLines();
@@ -154,6 +155,8 @@ describe('the webhooks migration with pg_cron and pg_net (stand-ins)', () => {
     await inRolledBackTransaction(async (tx) => {
       expect(await scheduleOn(tx, false)).toEqual([
         { jobname: 'event-retention', schedule: '17 * * * *', command: 'call app.purge_expired()' },
+        // The statistics follow every minute there too; the dispatcher's warning says why.
+        { jobname: 'grown-statistics', schedule: '* * * * *', command: 'select app.refresh_grown_statistics()' },
         { jobname: 'webhook-dispatch', schedule: '* * * * *', command: 'select app.invoke_webhook_dispatcher()' },
       ]);
       const { lines, say } = recordedLines();
