@@ -728,6 +728,18 @@ async function run(s: Stay, m: Model, st: Step): Promise<Outcome> {
       return;
     }
     case 'shorten': {
+      // One draw in four with an extension open and moved in: a move-out inside its nights, refused
+      // (409 extension_pending, field move_out) while it is not in effect; it changes nothing.
+      const inside = m.ext && m.movedIn && !m.cancelled && st.pick % 4 === 0 ? nightsFrom(m.ext.from, m.ext.to) - 1 : 0;
+      // The stay not ended by the earliest clock on Earth (the next day from the clock's noon).
+      if (inside > 0 && m.ext && plus(m.today, 1) < m.moveOut) {
+        const into = plus(m.ext.from, 1 + (st.pick % inside));
+        const res = answered(await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: m.moveIn, move_out: into }), 'a shortening inside an open extension');
+        expect(res.status, res.text).toBe(409);
+        expect(res.body.error, res.text).toMatchObject({ code: 'extension_pending', field: 'move_out' });
+        count('shortenings inside an extension not in effect, refused');
+        return 'unchanged';
+      }
       // Never into the first month, never in the past by the clock, always earlier than the stay's move-out.
       const lo = later(plus(m.moveIn, 32), plus(m.today, 1));
       const span = nightsFrom(lo, m.moveOut);
@@ -736,8 +748,7 @@ async function run(s: Stay, m: Model, st: Step): Promise<Outcome> {
       const res = answered(await s.api.post(`/claims/${s.ref}/dates`, { property_id: s.home, move_in: m.moveIn, move_out: to }), 'a shortening');
       // Only a stay moved in is shortened; before that the signed lease refuses new dates.
       if (!m.movedIn || m.cancelled) return refused(res, 'a shortening before move-in');
-      // A move-out inside the nights of an extension not in effect yet is refused (never drawn here); one
-      // before them withdraws it: it was asked from the move-out the shortening moves. Signed, its nights
+      // A move-out before the nights of an extension not in effect yet withdraws it: it was asked from the move-out the shortening moves. Signed, its nights
       // go with the stay's and what it moved goes back, as at a lapse.
       expect(res.status, res.text).toBe(200);
       release(m, to);
