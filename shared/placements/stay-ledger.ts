@@ -99,16 +99,23 @@ async function postAdjustments(tx: Tx, placement: OptionRow, ledger: Ledger, cur
 }
 
 /**
+ * The nights after `moveOut` released; with an extension that goes with them (`addendumId`: lapsed,
+ * or withdrawn by a shortening), what it moved between charges goes back too.
+ */
+function releasedAfter(ledger: Ledger, moveOut: string, cause: 'shortened' | 'lapsed', addendumId?: string): NewEntry[] {
+  const released = shorteningEntries(ledger.entries, moveOut, cause);
+  return addendumId ? [...released, ...transferReversals([...ledger.entries, ...released], cause, new Set([addendumId]))] : released;
+}
+
+/**
  * A shortening to `moveOut`: releases the nights after it. An extension signed by both and not in
- * effect yet that the shortening withdraws (`withdrawnAddendumId`) goes as at a lapse: its nights are
- * among those released, and what it moved between charges goes back. Answers the refund it makes due.
+ * effect yet that the shortening withdraws (`withdrawnAddendumId`) goes as at a lapse. Answers the
+ * refund it makes due.
  */
 export async function postShortening(tx: Tx, claim: ClaimRow, placement: OptionRow, moveOut: string, withdrawnAddendumId?: string) {
   const ledger = await ledgerToChange(tx, claim, placement);
   const currency = ledger.currency ?? 'usd';
-  const released = shorteningEntries(ledger.entries, moveOut);
-  const movedBack = withdrawnAddendumId ? transferReversals([...ledger.entries, ...released], 'shortened', new Set([withdrawnAddendumId])) : [];
-  return { refundDueCents: await postAdjustments(tx, placement, ledger, currency, [...released, ...movedBack]), currency };
+  return { refundDueCents: await postAdjustments(tx, placement, ledger, currency, releasedAfter(ledger, moveOut, 'shortened', withdrawnAddendumId)), currency };
 }
 
 /**
@@ -117,9 +124,7 @@ export async function postShortening(tx: Tx, claim: ClaimRow, placement: OptionR
  */
 export async function postLapse(tx: Tx, claim: ClaimRow, placement: OptionRow, addendumId: string, moveOut: string): Promise<void> {
   const ledger = await ledgerToChange(tx, claim, placement);
-  const released = shorteningEntries(ledger.entries, moveOut, 'lapsed');
-  const adjustments = [...released, ...transferReversals([...ledger.entries, ...released], 'lapsed', new Set([addendumId]))];
-  await postAdjustments(tx, placement, ledger, ledger.currency ?? 'usd', adjustments);
+  await postAdjustments(tx, placement, ledger, ledger.currency ?? 'usd', releasedAfter(ledger, moveOut, 'lapsed', addendumId));
 }
 
 /**
