@@ -8,6 +8,7 @@
 // two Edge workers would), each on a fresh database; prints one table with both runs side by side.
 import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import postgres from 'postgres';
@@ -161,6 +162,23 @@ interface Statement {
   calls: number;
   rows: number;
   query: string;
+}
+
+/**
+ * SURGE_STATEMENTS (a file name): every statement of the surge, not only the ten by time, with its
+ * calls, rows and shared buffers, as tab-separated lines (one file per run: `.1`, `.2` appended for
+ * the process count). Calls and buffers do not depend on the machine's load, so two runs' files can
+ * be compared statement by statement where their times cannot.
+ */
+async function writeAllStatements(sql: postgres.Sql, processes: number): Promise<void> {
+  const file = process.env.SURGE_STATEMENTS;
+  if (!file) return;
+  const rows = await sql<{ toplevel: boolean; ms: number; calls: number; rows: number; buffers: number; query: string }[]>`
+    select toplevel, total_exec_time::float8 as ms, calls::float8 as calls, rows::float8 as rows,
+           (shared_blks_hit + shared_blks_read)::float8 as buffers, regexp_replace(query, '\\s+', ' ', 'g') as query
+      from pg_stat_statements order by total_exec_time desc`;
+  const lines = rows.map((r) => [r.toplevel ? 'top' : 'nested', r.ms.toFixed(1), r.calls, r.rows, r.buffers, r.query].join('\t'));
+  await writeFile(`${file}.${processes}`, `${['level', 'ms', 'calls', 'rows', 'buffers', 'query'].join('\t')}\n${lines.join('\n')}\n`);
 }
 
 async function surge(processes: number): Promise<Figures> {
@@ -505,6 +523,7 @@ async function surge(processes: number): Promise<Figures> {
           from pg_stat_statements) s
        where rank <= 10
        order by toplevel desc, ms desc`;
+    await writeAllStatements(sql, processes);
     const [{ statementsMs }] = await sql<{ statementsMs: number }[]>`
       select coalesce(sum(total_exec_time), 0)::float8 as "statementsMs" from pg_stat_statements where toplevel`;
 
