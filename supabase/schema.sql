@@ -218,13 +218,13 @@ AS $function$
       select jsonb_agg(jsonb_build_object('uid', f.uid, 'kind', f.kind, 'start_date', f.start_date, 'end_date', f.end_date)
                        order by f.start_date, f.uid)
         from (
-          select 'stay-' || l.claim_home_id as uid,
+          select 'stay-' || l.claim_option_id as uid,
                  case when bool_or(b.held_for in ('booking', 'completed')) then 'booked' else 'held' end as kind,
                  min(b.start_date) as start_date, max(b.end_date) as end_date
             from app.availability_blocks b
             join app.lease_agreements l on l.id = b.lease_agreement_id
            where b.property_id = e.property_id and b.environment = e.environment and b.source = 'service'
-           group by l.claim_home_id
+           group by l.claim_option_id
           union all
           select 'block-' || b.id, 'blocked', b.start_date, b.end_date
             from app.availability_blocks b
@@ -1084,10 +1084,10 @@ CREATE OR REPLACE FUNCTION app.refund_request_one_open()
 AS $function$
 begin
   if new.automatic then return new; end if;
-  perform pg_advisory_xact_lock(hashtextextended('refund_request_open:' || new.claim_home_id::text, 0));
+  perform pg_advisory_xact_lock(hashtextextended('refund_request_open:' || new.claim_option_id::text, 0));
   if exists (select 1 from app.refund_requests r
-              where r.claim_home_id = new.claim_home_id and not r.automatic and r.status in ('pending_owner_approval', 'approved')) then
-    raise exception 'a refund request is already open on placement %', new.claim_home_id
+              where r.claim_option_id = new.claim_option_id and not r.automatic and r.status in ('pending_owner_approval', 'approved')) then
+    raise exception 'a refund request is already open on placement %', new.claim_option_id
       using errcode = '23505', constraint = 'refund_requests_one_open';
   end if;
   return new;
@@ -1457,7 +1457,7 @@ create table app.bookings (
   currency text default 'usd'::text not null,
   created_at timestamp with time zone default clock_timestamp() not null,
   updated_at timestamp with time zone default clock_timestamp() not null,
-  claim_home_id uuid,
+  claim_option_id uuid,
   cancel_reason text,
   completed_at timestamp with time zone,
   constraint bookings_pkey PRIMARY KEY (id),
@@ -1470,7 +1470,7 @@ create table app.bookings (
   constraint bookings_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'sandbox'::text]))),
   constraint bookings_carrier_org_id_fkey FOREIGN KEY (carrier_org_id) REFERENCES app.organisations(id),
   constraint bookings_claim FOREIGN KEY (claim_id) REFERENCES app.claims(id),
-  constraint bookings_claim_home FOREIGN KEY (claim_home_id, carrier_org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
+  constraint bookings_claim_option FOREIGN KEY (claim_option_id, carrier_org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint bookings_lease FOREIGN KEY (lease_agreement_id) REFERENCES app.lease_agreements(id),
   constraint bookings_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id),
   constraint bookings_property_id_org_id_fkey FOREIGN KEY (property_id, org_id) REFERENCES app.properties(id, org_id)
@@ -1486,7 +1486,7 @@ comment on column app.bookings.check_in is 'Move-in date.';
 comment on column app.bookings.check_out is 'Move-out date (after check_in).';
 comment on column app.bookings.move_in_confirmed_at is 'When the move-in was confirmed.';
 comment on column app.bookings.cancelled_at is 'Set exactly when booking_status is cancelled.';
-comment on column app.bookings.claim_home_id is 'The option (home on a request, app.claim_options) that was booked.';
+comment on column app.bookings.claim_option_id is 'The option (home on a request, app.claim_options) that was booked.';
 comment on column app.bookings.cancel_reason is 'The carrier''s reason for cancelling, read by the landlord and the household.';
 comment on column app.bookings.completed_at is 'When the stay was closed out (its move-out date came); set exactly when booking_status is completed.';
 CREATE INDEX bookings_carrier ON app.bookings USING btree (carrier_org_id, environment) WHERE (carrier_org_id IS NOT NULL);
@@ -2045,7 +2045,7 @@ create table app.household_responses (
   id uuid default gen_random_uuid() not null,
   org_id uuid not null,
   environment text not null,
-  claim_home_id uuid not null,
+  claim_option_id uuid not null,
   action text not null,
   reason text,
   move_in date,
@@ -2061,19 +2061,19 @@ create table app.household_responses (
   constraint household_responses_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'sandbox'::text]))),
   constraint household_responses_reason_check CHECK ((length(reason) <= 2000)),
   constraint household_responses_resolution_check CHECK ((resolution = ANY (ARRAY['approved'::text, 'replaced'::text]))),
-  constraint household_responses_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
+  constraint household_responses_claim_option_id_org_id_environment_fkey FOREIGN KEY (claim_option_id, org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint household_responses_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id)
 );
 alter table app.household_responses enable row level security;
 comment on table app.household_responses is 'Every answer of the household to a home on its request: save, decline (with reason), apply, propose_dates.';
-comment on column app.household_responses.claim_home_id is 'The option (home on the request, app.claim_options) answered.';
+comment on column app.household_responses.claim_option_id is 'The option (home on the request, app.claim_options) answered.';
 comment on column app.household_responses.action is 'What the household did: save, decline, apply or propose_dates.';
 comment on column app.household_responses.reason is 'The household''s reason in their own words (decline).';
 comment on column app.household_responses.move_in is 'Proposed move-in date (propose_dates only).';
 comment on column app.household_responses.move_out is 'Proposed move-out date (propose_dates only).';
 comment on column app.household_responses.resolved_at is 'When a proposal was answered (approved, or superseded by new dates).';
 comment on column app.household_responses.resolution is 'How a date proposal was answered: approved (POST dates/approve-proposal) or replaced (the carrier set other dates).';
-CREATE INDEX household_responses_home ON app.household_responses USING btree (claim_home_id, created_at);
+CREATE INDEX household_responses_home ON app.household_responses USING btree (claim_option_id, created_at);
 create policy tenant_isolation on app.household_responses as permissive for all to svc_api
   using (((org_id = app.current_org()) AND (environment = app.current_env())))
   with check (((org_id = app.current_org()) AND (environment = app.current_env())));
@@ -2166,7 +2166,7 @@ create table app.lease_agreements (
   id uuid default gen_random_uuid() not null,
   org_id uuid not null,
   environment text not null,
-  claim_home_id uuid not null,
+  claim_option_id uuid not null,
   claim_id uuid not null,
   property_id uuid not null,
   version integer not null,
@@ -2192,7 +2192,7 @@ create table app.lease_agreements (
   effective_at timestamp with time zone,
   withdrawal_reason text,
   constraint lease_agreements_pkey PRIMARY KEY (id),
-  constraint lease_agreements_claim_home_id_version_key UNIQUE (claim_home_id, version),
+  constraint lease_agreements_claim_option_id_version_key UNIQUE (claim_option_id, version),
   constraint lease_agreements_addendum CHECK (((kind = 'addendum'::text) = (extends_lease_id IS NOT NULL))),
   constraint lease_agreements_check CHECK ((move_out_date > move_in_date)),
   constraint lease_agreements_check1 CHECK (((status = 'superseded'::text) = (superseded_at IS NOT NULL))),
@@ -2209,8 +2209,8 @@ create table app.lease_agreements (
   constraint lease_agreements_version_check CHECK ((version >= 1)),
   constraint lease_agreements_withdrawal_reason CHECK (((withdrawal_reason IS NULL) OR (status = 'withdrawn'::text))),
   constraint lease_agreements_withdrawal_reason_check CHECK ((withdrawal_reason = ANY (ARRAY['declined'::text, 'lapsed'::text, 'cancelled'::text, 'stay_shortened'::text]))),
-  constraint lease_agreements_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint lease_agreements_claim_id_org_id_environment_fkey FOREIGN KEY (claim_id, org_id, environment) REFERENCES app.claims(id, org_id, environment),
+  constraint lease_agreements_claim_option_id_org_id_environment_fkey FOREIGN KEY (claim_option_id, org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint lease_agreements_extends_lease_id_fkey FOREIGN KEY (extends_lease_id) REFERENCES app.lease_agreements(id),
   constraint lease_agreements_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id),
   constraint lease_agreements_property_id_fkey FOREIGN KEY (property_id) REFERENCES app.properties(id),
@@ -2218,7 +2218,7 @@ create table app.lease_agreements (
 );
 alter table app.lease_agreements enable row level security;
 comment on table app.lease_agreements is 'Contract versions of a placement. status follows the lease state machine (shared/placements/states.ts); superseded and withdrawn versions are kept.';
-comment on column app.lease_agreements.claim_home_id is 'The option (app.claim_options) this contract version places.';
+comment on column app.lease_agreements.claim_option_id is 'The option (app.claim_options) this contract version places.';
 comment on column app.lease_agreements.version is '1 for the first contract of the placement, then 2, 3, ... for each version that supersedes the previous one.';
 comment on column app.lease_agreements.status is 'awaiting_lease, sent_for_signature, policyholder_signed, fully_signed; superseded or withdrawn for versions no longer live.';
 comment on column app.lease_agreements.move_in_date is 'Move-in date written into this contract version.';
@@ -2240,8 +2240,8 @@ comment on column app.lease_agreements.extends_lease_id is 'For an addendum: the
 comment on column app.lease_agreements.effective_at is 'For an addendum: when its payment cleared and the stay took its move-out. Null: not (yet) in effect.';
 comment on column app.lease_agreements.withdrawal_reason is 'For a withdrawn addendum: declined (by the landlord), lapsed (unsigned or unpaid when the stay ended), cancelled (the placement was) or stay_shortened (the stay was shortened before the extension took effect). Set with the withdrawal, never changed; null before it was recorded.';
 CREATE INDEX lease_agreements_claim ON app.lease_agreements USING btree (claim_id, created_at);
-CREATE UNIQUE INDEX lease_agreements_one_live ON app.lease_agreements USING btree (claim_home_id) WHERE ((kind = 'lease'::text) AND (status <> ALL (ARRAY['superseded'::text, 'withdrawn'::text])));
-CREATE UNIQUE INDEX lease_agreements_one_open_addendum ON app.lease_agreements USING btree (claim_home_id) WHERE ((kind = 'addendum'::text) AND (effective_at IS NULL) AND (status <> ALL (ARRAY['superseded'::text, 'withdrawn'::text])));
+CREATE UNIQUE INDEX lease_agreements_one_live ON app.lease_agreements USING btree (claim_option_id) WHERE ((kind = 'lease'::text) AND (status <> ALL (ARRAY['superseded'::text, 'withdrawn'::text])));
+CREATE UNIQUE INDEX lease_agreements_one_open_addendum ON app.lease_agreements USING btree (claim_option_id) WHERE ((kind = 'addendum'::text) AND (effective_at IS NULL) AND (status <> ALL (ARRAY['superseded'::text, 'withdrawn'::text])));
 CREATE UNIQUE INDEX lease_agreements_provider_ref ON app.lease_agreements USING btree (provider_ref) WHERE (provider_ref IS NOT NULL);
 CREATE TRIGGER lease_agreements_touch BEFORE UPDATE ON app.lease_agreements FOR EACH ROW EXECUTE FUNCTION app.claims_touch();
 CREATE TRIGGER lease_status_follow AFTER INSERT OR UPDATE OF status ON app.lease_agreements FOR EACH ROW EXECUTE FUNCTION app.lease_status_follow();
@@ -2258,7 +2258,7 @@ create table app.ledger_entries (
   org_id uuid not null,
   environment text not null,
   claim_id uuid not null,
-  claim_home_id uuid not null,
+  claim_option_id uuid not null,
   property_id uuid not null,
   lease_agreement_id uuid not null,
   charge_type text not null,
@@ -2313,8 +2313,8 @@ CASE
     ELSE true
 END),
   constraint ledger_entries_adjusts_fkey FOREIGN KEY (adjusts) REFERENCES app.ledger_entries(id),
-  constraint ledger_entries_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint ledger_entries_claim_id_org_id_environment_fkey FOREIGN KEY (claim_id, org_id, environment) REFERENCES app.claims(id, org_id, environment),
+  constraint ledger_entries_claim_option_id_org_id_environment_fkey FOREIGN KEY (claim_option_id, org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint ledger_entries_lease_agreement_id_fkey FOREIGN KEY (lease_agreement_id) REFERENCES app.lease_agreements(id),
   constraint ledger_entries_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id),
   constraint ledger_entries_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES app.payments(id),
@@ -2325,7 +2325,7 @@ END),
 alter table app.ledger_entries enable row level security;
 comment on table app.ledger_entries is 'The posted money of a stay (shared/placements/ledger.ts): charges when a contract version is signed by both, releases when a stay is shortened or an extension lapses, restores (and transfers) when it is extended over nights released before, reversals when a placement is cancelled. Append-only.';
 comment on column app.ledger_entries."position" is 'Posting order: the statement lists entries by it, and the nights an entry still charges follow its adjustments in it.';
-comment on column app.ledger_entries.claim_home_id is 'The option (home on a request, app.claim_options) whose stay the entry belongs to.';
+comment on column app.ledger_entries.claim_option_id is 'The option (home on a request, app.claim_options) whose stay the entry belongs to.';
 comment on column app.ledger_entries.lease_agreement_id is 'The contract version whose charge this entry belongs to, and whose signed terms priced it.';
 comment on column app.ledger_entries.charge_type is 'initial (the first payment), rent (a later billing period) or extension (an addendum''s added nights).';
 comment on column app.ledger_entries.period_start is 'With lease_agreement_id and charge_type, the charge a payer pays (app.payments.period_start).';
@@ -2350,7 +2350,7 @@ comment on column app.ledger_entries.credit_account is 'The account the entry cr
 CREATE UNIQUE INDEX ledger_entries_fee_returned_once ON app.ledger_entries USING btree (refund_request_id) WHERE (kind = 'fee'::text);
 CREATE UNIQUE INDEX ledger_entries_fee_taken_once ON app.ledger_entries USING btree (payment_id) WHERE ((kind = 'fee'::text) AND (refund_request_id IS NULL));
 CREATE UNIQUE INDEX ledger_entries_paid_once ON app.ledger_entries USING btree (payment_id, part) WHERE (kind = 'payment'::text);
-CREATE INDEX ledger_entries_placement ON app.ledger_entries USING btree (claim_home_id, "position");
+CREATE INDEX ledger_entries_placement ON app.ledger_entries USING btree (claim_option_id, "position");
 CREATE UNIQUE INDEX ledger_entries_posted_once ON app.ledger_entries USING btree (lease_agreement_id, period_start, line, billing_start) NULLS NOT DISTINCT WHERE ((kind = 'charge'::text) AND (cause = 'signed'::text));
 CREATE UNIQUE INDEX ledger_entries_refunded_once ON app.ledger_entries USING btree (refund_request_id, lease_agreement_id, charge_type, period_start, part) WHERE (kind = 'refund'::text);
 CREATE UNIQUE INDEX ledger_entries_released_once ON app.ledger_entries USING btree (refund_request_id, adjusts) WHERE ((kind = 'release'::text) AND (cause = ANY (ARRAY['deposit_returned'::text, 'goodwill'::text])));
@@ -2451,7 +2451,7 @@ create table app.payments (
   failure_reason text,
   created_at timestamp with time zone default clock_timestamp() not null,
   provider_ref text,
-  claim_home_id uuid,
+  claim_option_id uuid,
   covers_rent boolean generated always as ((rent_cents > 0)) stored,
   covers_deposit boolean generated always as ((deposit_cents > 0)) stored,
   period_start date,
@@ -2485,7 +2485,7 @@ create table app.payments (
   constraint payments_booking_id_fkey FOREIGN KEY (booking_id) REFERENCES app.bookings(id),
   constraint payments_carrier_org_id_fkey FOREIGN KEY (carrier_org_id) REFERENCES app.organisations(id),
   constraint payments_claim FOREIGN KEY (claim_id) REFERENCES app.claims(id),
-  constraint payments_claim_home FOREIGN KEY (claim_home_id, carrier_org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
+  constraint payments_claim_option FOREIGN KEY (claim_option_id, carrier_org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint payments_duplicate_of_fkey FOREIGN KEY (duplicate_of) REFERENCES app.payments(id),
   constraint payments_lease FOREIGN KEY (lease_agreement_id) REFERENCES app.lease_agreements(id),
   constraint payments_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id),
@@ -2508,7 +2508,7 @@ comment on column app.payments.net_cents is 'Computed: gross minus platform and 
 comment on column app.payments.paid_at is 'When the charge succeeded; null exactly when it failed.';
 comment on column app.payments.failure_reason is 'The processor''s reason for a failed charge.';
 comment on column app.payments.provider_ref is 'The processor''s id of the payment (a PaymentIntent); sandbox payments get a sandbox_ reference.';
-comment on column app.payments.claim_home_id is 'The option (home on a request, app.claim_options) the charge pays for.';
+comment on column app.payments.claim_option_id is 'The option (home on a request, app.claim_options) the charge pays for.';
 comment on column app.payments.covers_rent is 'Whether the charge includes rent (the platform fee is taken from rent only).';
 comment on column app.payments.covers_deposit is 'Whether the charge includes refundable deposits.';
 comment on column app.payments.period_start is 'First day of the stay the charge pays for (the first payment: move-in).';
@@ -2522,12 +2522,12 @@ comment on column app.payments.checkout_expires_at is 'When the attempt''s check
 comment on column app.payments.duplicate_of is 'A charge that cleared for parts of a period this other payment had already paid: kept, counted for nothing, refunded automatically.';
 CREATE INDEX payments_booking ON app.payments USING btree (booking_id, created_at);
 CREATE INDEX payments_claim ON app.payments USING btree (claim_id) WHERE (claim_id IS NOT NULL);
-CREATE INDEX payments_claim_home ON app.payments USING btree (claim_home_id, created_at) WHERE (claim_home_id IS NOT NULL);
+CREATE INDEX payments_claim_option ON app.payments USING btree (claim_option_id, created_at) WHERE (claim_option_id IS NOT NULL);
 CREATE INDEX payments_lease ON app.payments USING btree (lease_agreement_id) WHERE (lease_agreement_id IS NOT NULL);
-CREATE UNIQUE INDEX payments_one_open_checkout ON app.payments USING btree (claim_home_id, period_start, payer) WHERE (status = 'pending'::text);
-CREATE UNIQUE INDEX payments_one_per_charge_deposit ON app.payments USING btree (claim_home_id, lease_agreement_id, charge_type, period_start) NULLS NOT DISTINCT WHERE ((status = ANY (ARRAY['succeeded'::text, 'refunded'::text])) AND (claim_home_id IS NOT NULL) AND (deposit_cents > 0) AND (duplicate_of IS NULL));
-CREATE UNIQUE INDEX payments_one_per_charge_fees ON app.payments USING btree (claim_home_id, lease_agreement_id, charge_type, period_start) NULLS NOT DISTINCT WHERE ((status = ANY (ARRAY['succeeded'::text, 'refunded'::text])) AND (claim_home_id IS NOT NULL) AND (fees_cents > 0) AND (duplicate_of IS NULL));
-CREATE UNIQUE INDEX payments_one_per_charge_rent ON app.payments USING btree (claim_home_id, lease_agreement_id, charge_type, period_start) NULLS NOT DISTINCT WHERE ((status = ANY (ARRAY['succeeded'::text, 'refunded'::text])) AND (claim_home_id IS NOT NULL) AND (rent_cents > 0) AND (duplicate_of IS NULL));
+CREATE UNIQUE INDEX payments_one_open_checkout ON app.payments USING btree (claim_option_id, period_start, payer) WHERE (status = 'pending'::text);
+CREATE UNIQUE INDEX payments_one_per_charge_deposit ON app.payments USING btree (claim_option_id, lease_agreement_id, charge_type, period_start) NULLS NOT DISTINCT WHERE ((status = ANY (ARRAY['succeeded'::text, 'refunded'::text])) AND (claim_option_id IS NOT NULL) AND (deposit_cents > 0) AND (duplicate_of IS NULL));
+CREATE UNIQUE INDEX payments_one_per_charge_fees ON app.payments USING btree (claim_option_id, lease_agreement_id, charge_type, period_start) NULLS NOT DISTINCT WHERE ((status = ANY (ARRAY['succeeded'::text, 'refunded'::text])) AND (claim_option_id IS NOT NULL) AND (fees_cents > 0) AND (duplicate_of IS NULL));
+CREATE UNIQUE INDEX payments_one_per_charge_rent ON app.payments USING btree (claim_option_id, lease_agreement_id, charge_type, period_start) NULLS NOT DISTINCT WHERE ((status = ANY (ARRAY['succeeded'::text, 'refunded'::text])) AND (claim_option_id IS NOT NULL) AND (rent_cents > 0) AND (duplicate_of IS NULL));
 CREATE INDEX payments_provider ON app.payments USING btree (org_id, environment, created_at DESC);
 CREATE UNIQUE INDEX payments_provider_ref ON app.payments USING btree (environment, provider_ref) WHERE (provider_ref IS NOT NULL);
 CREATE TRIGGER payments_failure_recorded AFTER INSERT OR UPDATE OF status ON app.payments FOR EACH ROW WHEN ((new.status = 'failed'::text)) EXECUTE FUNCTION app.record_payment_failure();
@@ -2719,7 +2719,7 @@ create table app.refund_request_asks (
   org_id uuid not null,
   environment text not null,
   claim_id uuid not null,
-  claim_home_id uuid not null,
+  claim_option_id uuid not null,
   property_id uuid not null,
   provider_org_id uuid not null,
   payment_id uuid not null,
@@ -2737,8 +2737,8 @@ create table app.refund_request_asks (
   constraint refund_requests_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'sandbox'::text]))),
   constraint refund_requests_purpose_check CHECK ((purpose = ANY (ARRAY['owed_back'::text, 'deposit'::text]))),
   constraint refund_requests_reason_check CHECK ((length(reason) <= 2000)),
-  constraint refund_requests_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint refund_requests_claim_id_org_id_environment_fkey FOREIGN KEY (claim_id, org_id, environment) REFERENCES app.claims(id, org_id, environment),
+  constraint refund_requests_claim_option_id_org_id_environment_fkey FOREIGN KEY (claim_option_id, org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint refund_requests_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id),
   constraint refund_requests_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES app.payments(id),
   constraint refund_requests_property_id_fkey FOREIGN KEY (property_id) REFERENCES app.properties(id),
@@ -2747,7 +2747,7 @@ create table app.refund_request_asks (
 alter table app.refund_request_asks enable row level security;
 comment on table app.refund_request_asks is 'A carrier''s request to the landlord to refund a settled payment of a home (POST refund-request), or the service''s own refund of a duplicate charge, as asked: never changed. Its life is in app.refund_request_changes; app.refund_requests reads both.';
 comment on column app.refund_request_asks.org_id is 'The carrier organisation that asked.';
-comment on column app.refund_request_asks.claim_home_id is 'The option (app.claim_options) whose payment is to be refunded.';
+comment on column app.refund_request_asks.claim_option_id is 'The option (app.claim_options) whose payment is to be refunded.';
 comment on column app.refund_request_asks.provider_org_id is 'The landlord (provider organisation) that approves or declines.';
 comment on column app.refund_request_asks.payment_id is 'The settled payment to refund: the most recent one on the home when asked.';
 comment on column app.refund_request_asks.amount_cents is 'The amount asked back: the most recent settled payment on the home.';
@@ -2756,7 +2756,7 @@ comment on column app.refund_request_asks.reason is 'The carrier''s reason, read
 comment on column app.refund_request_asks.automatic is 'Issued by the service itself (a duplicate charge), approved when made; not the carrier''s request.';
 comment on column app.refund_request_asks.purpose is 'What the refund returns: owed_back (what the ledger owes the payer back) or deposit (the deposit held).';
 comment on column app.refund_request_asks.goodwill is 'Asked beyond what is owed back: what it gives beyond it is posted as goodwill.';
-CREATE INDEX refund_request_asks_placement ON app.refund_request_asks USING btree (claim_home_id, created_at);
+CREATE INDEX refund_request_asks_placement ON app.refund_request_asks USING btree (claim_option_id, created_at);
 CREATE INDEX refund_requests_claim ON app.refund_request_asks USING btree (claim_id, created_at);
 CREATE UNIQUE INDEX refund_requests_one_automatic ON app.refund_request_asks USING btree (payment_id) WHERE automatic;
 CREATE INDEX refund_requests_provider ON app.refund_request_asks USING btree (provider_org_id, environment, created_at);
@@ -2879,7 +2879,7 @@ create table app.stay_changes (
   org_id uuid not null,
   environment text not null,
   claim_id uuid not null,
-  claim_home_id uuid not null,
+  claim_option_id uuid not null,
   property_id uuid not null,
   lease_agreement_id uuid not null,
   previous_move_out date not null,
@@ -2891,15 +2891,15 @@ create table app.stay_changes (
   constraint stay_changes_check CHECK ((move_out < previous_move_out)),
   constraint stay_changes_currency_check CHECK ((currency ~ '^[a-z]{3}$'::text)),
   constraint stay_changes_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'sandbox'::text]))),
-  constraint stay_changes_claim_home_id_org_id_environment_fkey FOREIGN KEY (claim_home_id, org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint stay_changes_claim_id_org_id_environment_fkey FOREIGN KEY (claim_id, org_id, environment) REFERENCES app.claims(id, org_id, environment),
+  constraint stay_changes_claim_option_id_org_id_environment_fkey FOREIGN KEY (claim_option_id, org_id, environment) REFERENCES app.claim_options(id, org_id, environment),
   constraint stay_changes_lease_agreement_id_fkey FOREIGN KEY (lease_agreement_id) REFERENCES app.lease_agreements(id),
   constraint stay_changes_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id),
   constraint stay_changes_property_id_fkey FOREIGN KEY (property_id) REFERENCES app.properties(id)
 );
 alter table app.stay_changes enable row level security;
 comment on table app.stay_changes is 'A stay shortened after move-in (POST dates with an earlier move_out): the signed lease is kept as signed; each change adds a row. Append-only.';
-comment on column app.stay_changes.claim_home_id is 'The option (home on a request, app.claim_options) whose stay was shortened.';
+comment on column app.stay_changes.claim_option_id is 'The option (home on a request, app.claim_options) whose stay was shortened.';
 comment on column app.stay_changes.lease_agreement_id is 'The signed contract version whose stay was shortened (its own dates are never changed).';
 comment on column app.stay_changes.previous_move_out is 'The move-out before this change.';
 comment on column app.stay_changes.move_out is 'The new, earlier move-out (the stay''s last night is the day before).';
@@ -2916,7 +2916,7 @@ create table app.undelivered_messages (
   environment text not null,
   claim_id uuid not null,
   property_id uuid not null,
-  claim_home_id uuid not null,
+  claim_option_id uuid not null,
   topic text not null,
   reason text not null,
   error text not null,
@@ -2926,13 +2926,13 @@ create table app.undelivered_messages (
   constraint undelivered_messages_pkey PRIMARY KEY (id),
   constraint undelivered_messages_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'sandbox'::text]))),
   constraint undelivered_messages_reason_check CHECK ((reason = ANY (ARRAY['not_configured'::text, 'failed'::text]))),
-  constraint undelivered_messages_claim_home_id_fkey FOREIGN KEY (claim_home_id) REFERENCES app.claim_options(id),
+  constraint undelivered_messages_claim_option_id_fkey FOREIGN KEY (claim_option_id) REFERENCES app.claim_options(id),
   constraint undelivered_messages_org_id_fkey FOREIGN KEY (org_id) REFERENCES app.organisations(id)
 );
 alter table app.undelivered_messages enable row level security;
 comment on table app.undelivered_messages is 'Messages to the household that did not go out (the household''s link), as they failed: not configured (nothing sent) or the send job abandoned. Append-only; the timeline entry household_link.undelivered reads it.';
 comment on column app.undelivered_messages.org_id is 'The carrier organisation whose request the message was for.';
-comment on column app.undelivered_messages.claim_home_id is 'The option (home on the request, app.claim_options) the message was about.';
+comment on column app.undelivered_messages.claim_option_id is 'The option (home on the request, app.claim_options) the message was about.';
 comment on column app.undelivered_messages.topic is 'Why the message was to be sent, as the email''s topic (home.offered: the household''s link).';
 comment on column app.undelivered_messages.reason is 'not_configured: the deployment has no email settings, nothing was sent; failed: the send job spent its attempts.';
 comment on column app.undelivered_messages.error is 'What the carrier is told stopped it: the missing settings (not_configured), or a fixed phrase (failed: the transport''s error is the send job''s last_error, for staff). Rows recorded before this migration may carry the last attempt''s error.';
@@ -3109,14 +3109,14 @@ create view app.ledger_balances with (security_invoker=true) as
  SELECT org_id,
     environment,
     claim_id,
-    claim_home_id,
+    claim_option_id,
     currency,
     account,
     sum(amount_cents)::bigint AS balance_cents
    FROM ( SELECT ledger_entries.org_id,
             ledger_entries.environment,
             ledger_entries.claim_id,
-            ledger_entries.claim_home_id,
+            ledger_entries.claim_option_id,
             ledger_entries.currency,
             ledger_entries.debit_account AS account,
             ledger_entries.amount_cents
@@ -3125,14 +3125,14 @@ create view app.ledger_balances with (security_invoker=true) as
          SELECT ledger_entries.org_id,
             ledger_entries.environment,
             ledger_entries.claim_id,
-            ledger_entries.claim_home_id,
+            ledger_entries.claim_option_id,
             ledger_entries.currency,
             ledger_entries.credit_account,
             - ledger_entries.amount_cents
            FROM app.ledger_entries) legs
-  GROUP BY org_id, environment, claim_id, claim_home_id, currency, account;
+  GROUP BY org_id, environment, claim_id, claim_option_id, currency, account;
 comment on view app.ledger_balances is 'Each stay''s ledger accounts and their balances (debits less credits); the balances of a stay sum to zero.';
-comment on column app.ledger_balances.claim_home_id is 'The option (app.claim_options) whose stay''s ledger the account belongs to.';
+comment on column app.ledger_balances.claim_option_id is 'The option (app.claim_options) whose stay''s ledger the account belongs to.';
 comment on column app.ledger_balances.account is 'payer_rent, payer_fees, payer_deposit (what that part''s payer owes), landlord_rent, landlord_fees (what the stay earns the landlord), deposits_held, processor (taken in from payers less refunded), service_fee.';
 comment on column app.ledger_balances.balance_cents is 'Debits less credits over every entry of the stay, in cents; a stay''s balances sum to 0 (a credit balance is negative).';
 grant select on table app.ledger_balances to svc_api;
@@ -3142,7 +3142,7 @@ create view app.refund_requests with (security_invoker=true) as
     a.org_id,
     a.environment,
     a.claim_id,
-    a.claim_home_id,
+    a.claim_option_id,
     a.property_id,
     a.provider_org_id,
     a.payment_id,
@@ -3172,7 +3172,7 @@ create view app.refund_requests with (security_invoker=true) as
            FROM app.refund_request_changes c
           WHERE c.request_id = a.id) life;
 comment on view app.refund_requests is 'Each refund request as asked (app.refund_request_asks) with its status and times derived from its steps (app.refund_request_changes): status is the last step''s; never written, only read.';
-comment on column app.refund_requests.claim_home_id is 'The option (app.claim_options) whose payment is to be refunded.';
+comment on column app.refund_requests.claim_option_id is 'The option (app.claim_options) whose payment is to be refunded.';
 comment on column app.refund_requests.provider_org_id is 'The landlord''s organisation, which approves or declines.';
 comment on column app.refund_requests.payment_id is 'The processor payment the money goes back on.';
 comment on column app.refund_requests.amount_cents is 'The amount asked, in cents; an approval returns at most what is owed back then (the ledger''s refund entries say what was).';
@@ -3334,7 +3334,7 @@ create view staff.ledger_differences as
             p.failure_reason,
             p.created_at,
             p.provider_ref,
-            p.claim_home_id,
+            p.claim_option_id,
             p.covers_rent,
             p.covers_deposit,
             p.period_start,
@@ -3348,7 +3348,7 @@ create view staff.ledger_differences as
             p.duplicate_of,
             p.status = ANY (ARRAY['succeeded'::text, 'refunded'::text]) AS settled
            FROM app.payments p
-          WHERE p.claim_home_id IS NOT NULL
+          WHERE p.claim_option_id IS NOT NULL
         ), paid AS (
          SELECT l.payment_id,
             l.part,
@@ -3377,7 +3377,7 @@ create view staff.ledger_differences as
             p.org_id AS provider_org_id,
             p.environment,
             p.claim_id,
-            p.claim_home_id,
+            p.claim_option_id,
             p.property_id,
             p.id AS payment_id,
             NULL::uuid AS refund_request_id,
@@ -3401,7 +3401,7 @@ create view staff.ledger_differences as
             p.org_id,
             p.environment,
             p.claim_id,
-            p.claim_home_id,
+            p.claim_option_id,
             p.property_id,
             p.id,
             NULL::uuid AS uuid,
@@ -3423,7 +3423,7 @@ create view staff.ledger_differences as
             p.org_id,
             l.environment,
             l.claim_id,
-            l.claim_home_id,
+            l.claim_option_id,
             l.property_id,
             l.payment_id,
             NULL::uuid AS uuid,
@@ -3436,14 +3436,14 @@ create view staff.ledger_differences as
            FROM app.ledger_entries l
              LEFT JOIN app.payments p ON p.id = l.payment_id
           WHERE (l.kind = ANY (ARRAY['payment'::text, 'refund'::text])) AND (p.id IS NULL OR (p.status <> ALL (ARRAY['succeeded'::text, 'refunded'::text])))
-          GROUP BY l.org_id, p.org_id, l.environment, l.claim_id, l.claim_home_id, l.property_id, l.payment_id, p.status
+          GROUP BY l.org_id, p.org_id, l.environment, l.claim_id, l.claim_option_id, l.property_id, l.payment_id, p.status
         UNION ALL
          SELECT 'refund_differs'::text AS text,
             p.carrier_org_id,
             p.org_id,
             p.environment,
             p.claim_id,
-            p.claim_home_id,
+            p.claim_option_id,
             p.property_id,
             p.id,
             NULL::uuid AS uuid,
@@ -3466,7 +3466,7 @@ create view staff.ledger_differences as
             p.org_id,
             p.environment,
             p.claim_id,
-            p.claim_home_id,
+            p.claim_option_id,
             p.property_id,
             p.id,
             NULL::uuid AS uuid,
@@ -3479,7 +3479,7 @@ create view staff.ledger_differences as
            FROM returned r
              JOIN stay_payments p ON p.id = r.payment_id
              LEFT JOIN paid ON paid.payment_id = r.payment_id AND paid.part = r.part
-          GROUP BY p.carrier_org_id, p.org_id, p.environment, p.claim_id, p.claim_home_id, p.property_id, p.id, r.part, p.payer, p.currency
+          GROUP BY p.carrier_org_id, p.org_id, p.environment, p.claim_id, p.claim_option_id, p.property_id, p.id, r.part, p.payer, p.currency
          HAVING sum(r.cents) > COALESCE(max(paid.cents), 0::numeric)
         UNION ALL
          SELECT 'platform_fee_differs'::text AS text,
@@ -3487,7 +3487,7 @@ create view staff.ledger_differences as
             p.org_id,
             p.environment,
             p.claim_id,
-            p.claim_home_id,
+            p.claim_option_id,
             p.property_id,
             p.id,
             NULL::uuid AS uuid,
@@ -3508,7 +3508,7 @@ create view staff.ledger_differences as
             p.org_id,
             l.environment,
             l.claim_id,
-            l.claim_home_id,
+            l.claim_option_id,
             l.property_id,
             l.payment_id,
             l.refund_request_id,
@@ -3517,17 +3517,17 @@ create view staff.ledger_differences as
             l.amount_cents,
             0::bigint AS int8,
             l.currency,
-            (('a '::text || l.kind) || ' entry on this stay names a payment of '::text) || COALESCE(('another stay ('::text || p.claim_home_id) || ')'::text, 'no stay'::text)
+            (('a '::text || l.kind) || ' entry on this stay names a payment of '::text) || COALESCE(('another stay ('::text || p.claim_option_id) || ')'::text, 'no stay'::text)
            FROM app.ledger_entries l
              JOIN app.payments p ON p.id = l.payment_id
-          WHERE (l.kind = ANY (ARRAY['payment'::text, 'refund'::text])) AND p.claim_home_id IS DISTINCT FROM l.claim_home_id
+          WHERE (l.kind = ANY (ARRAY['payment'::text, 'refund'::text])) AND p.claim_option_id IS DISTINCT FROM l.claim_option_id
         UNION ALL
          SELECT 'refund_on_other_payment'::text AS text,
             l.org_id,
             r.provider_org_id,
             l.environment,
             l.claim_id,
-            l.claim_home_id,
+            l.claim_option_id,
             l.property_id,
             l.payment_id,
             l.refund_request_id,
@@ -3546,7 +3546,7 @@ create view staff.ledger_differences as
             r.provider_org_id,
             r.environment,
             r.claim_id,
-            r.claim_home_id,
+            r.claim_option_id,
             r.property_id,
             r.payment_id,
             r.id,
@@ -3559,14 +3559,14 @@ create view staff.ledger_differences as
            FROM app.refund_requests r
              JOIN app.ledger_entries l ON l.refund_request_id = r.id AND l.kind = 'refund'::text
           WHERE r.status <> ALL (ARRAY['approved'::text, 'failed'::text, 'refunded'::text])
-          GROUP BY r.id, r.org_id, r.environment, r.claim_id, r.claim_home_id, r.property_id, r.provider_org_id, r.payment_id, r.amount_cents, r.currency, r.covers_deposit, r.reason, r.status, r.decided_at, r.refunded_at, r.provider_ref, r.failure_reason, r.created_at, r.updated_at, r.automatic, r.purpose, r.goodwill
+          GROUP BY r.id, r.org_id, r.environment, r.claim_id, r.claim_option_id, r.property_id, r.provider_org_id, r.payment_id, r.amount_cents, r.currency, r.covers_deposit, r.reason, r.status, r.decided_at, r.refunded_at, r.provider_ref, r.failure_reason, r.created_at, r.updated_at, r.automatic, r.purpose, r.goodwill
         UNION ALL
          SELECT 'refund_in_flight'::text AS text,
             r.org_id,
             r.provider_org_id,
             r.environment,
             r.claim_id,
-            r.claim_home_id,
+            r.claim_option_id,
             r.property_id,
             r.payment_id,
             r.id,
@@ -3587,7 +3587,7 @@ create view staff.ledger_differences as
            FROM app.refund_requests r
              LEFT JOIN app.ledger_entries l ON l.refund_request_id = r.id AND l.kind = 'refund'::text
           WHERE r.status = ANY (ARRAY['approved'::text, 'failed'::text])
-          GROUP BY r.id, r.org_id, r.environment, r.claim_id, r.claim_home_id, r.property_id, r.provider_org_id, r.payment_id, r.amount_cents, r.currency, r.covers_deposit, r.reason, r.status, r.decided_at, r.refunded_at, r.provider_ref, r.failure_reason, r.created_at, r.updated_at, r.automatic, r.purpose, r.goodwill
+          GROUP BY r.id, r.org_id, r.environment, r.claim_id, r.claim_option_id, r.property_id, r.provider_org_id, r.payment_id, r.amount_cents, r.currency, r.covers_deposit, r.reason, r.status, r.decided_at, r.refunded_at, r.provider_ref, r.failure_reason, r.created_at, r.updated_at, r.automatic, r.purpose, r.goodwill
         )
  SELECT f.kind,
     f.kind = 'refund_in_flight'::text AS in_flight,
@@ -3596,7 +3596,7 @@ create view staff.ledger_differences as
     f.provider_org_id,
     f.environment,
     c.claim_ref AS reference,
-    f.claim_home_id AS placement_id,
+    f.claim_option_id AS placement_id,
     f.property_id,
     f.payment_id,
     f.refund_request_id,

@@ -10,7 +10,7 @@ export async function recordResponse(
   fields: { reason?: string; move_in?: string; move_out?: string } = {},
 ): Promise<void> {
   await tx`
-    insert into app.household_responses (org_id, environment, claim_home_id, action, reason, move_in, move_out)
+    insert into app.household_responses (org_id, environment, claim_option_id, action, reason, move_in, move_out)
     values (app.current_org(), app.current_env(), ${placementId}, ${action}, ${fields.reason ?? null}, ${fields.move_in ?? null}, ${fields.move_out ?? null})`;
 }
 
@@ -18,5 +18,5 @@ export async function recordResponse(
 export async function resolveProposals(tx: Tx, placementId: string, resolution: 'approved' | 'replaced'): Promise<void> {
   await tx`
     update app.household_responses set resolved_at = clock_timestamp(), resolution = ${resolution}
-     where claim_home_id = ${placementId} and action = 'propose_dates' and resolved_at is null`;
+     where claim_option_id = ${placementId} and action = 'propose_dates' and resolved_at is null`;
 }

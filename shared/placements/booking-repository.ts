@@ -27,7 +27,7 @@ export async function confirmBooking(
   currency: string,
 ): Promise<{ booking: BookingRow; created: boolean }> {
   const [created] = await tx<BookingRow[]>`
-    insert into app.bookings (org_id, environment, property_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id, check_in, check_out, currency)
+    insert into app.bookings (org_id, environment, property_id, carrier_org_id, claim_id, claim_option_id, lease_agreement_id, check_in, check_out, currency)
     values (${payee.org_id}, app.current_env(), ${placement.property_id}, app.current_org(), ${placement.claim_id}, ${placement.id},
             ${lease.id}, ${lease.move_in_date}, ${lease.move_out_date}, ${currency.toLowerCase()})
     on conflict (lease_agreement_id) where booking_status = 'confirmed' do nothing
@@ -42,7 +42,7 @@ export async function confirmBooking(
 
 export async function confirmedBooking(tx: Tx, placementId: string): Promise<BookingRow | null> {
   const [row] = await tx<BookingRow[]>`
-    select * from app.bookings where claim_home_id = ${placementId} and booking_status = 'confirmed' for update`;
+    select * from app.bookings where claim_option_id = ${placementId} and booking_status = 'confirmed' for update`;
   return row ?? null;
 }
 
@@ -56,14 +56,14 @@ export async function completedBookingOf(tx: Tx, leaseId: string): Promise<Booki
 /** Whether the placement has a booked stay (confirmed, or completed), without locking it. */
 export async function isBooked(tx: Tx, placementId: string): Promise<boolean> {
   const [row] = await tx<{ booked: boolean }[]>`
-    select exists (select 1 from app.bookings where claim_home_id = ${placementId} and booking_status in ('confirmed', 'completed')) as booked`;
+    select exists (select 1 from app.bookings where claim_option_id = ${placementId} and booking_status in ('confirmed', 'completed')) as booked`;
   return row.booked;
 }
 
 /** The placement's stay, confirmed or already completed (not a cancelled one), locked. */
 export async function stayBooking(tx: Tx, placementId: string): Promise<BookingRow | null> {
   const [row] = await tx<BookingRow[]>`
-    select * from app.bookings where claim_home_id = ${placementId} and booking_status in ('confirmed', 'completed')
+    select * from app.bookings where claim_option_id = ${placementId} and booking_status in ('confirmed', 'completed')
      order by created_at desc limit 1 for update`;
   return row ?? null;
 }

@@ -8,7 +8,7 @@ import { shareColumns, shareValues, type PaymentRow, type PaymentWrite } from '.
 export async function openCheckout(tx: Tx, placementId: string, periodStart: string, payer: string): Promise<PaymentRow | null> {
   const [row] = await tx<PaymentRow[]>`
     select * from app.payments
-     where claim_home_id = ${placementId} and period_start = ${periodStart} and payer = ${payer} and status = 'pending'
+     where claim_option_id = ${placementId} and period_start = ${periodStart} and payer = ${payer} and status = 'pending'
      for update`;
   return row ?? null;
 }

@@ -25,7 +25,7 @@ export async function insertLease(
   lease: Pick<LeaseRow, 'move_in_date' | 'move_out_date' | 'signer_name' | 'signer_email' | 'issued_by' | 'template'> & { version: number; terms: LeaseTerms },
 ): Promise<LeaseRow> {
   const [row] = await tx<LeaseRow[]>`
-    insert into app.lease_agreements (org_id, environment, claim_home_id, claim_id, property_id, version, move_in_date,
+    insert into app.lease_agreements (org_id, environment, claim_option_id, claim_id, property_id, version, move_in_date,
                                       move_out_date, signer_name, signer_email, issued_by, template, terms)
     values (app.current_org(), app.current_env(), ${placement.id}, ${placement.claim_id}, ${placement.property_id}, ${lease.version},
             ${lease.move_in_date}, ${lease.move_out_date}, ${lease.signer_name}, ${lease.signer_email}, ${lease.issued_by}, ${lease.template},
@@ -46,20 +46,20 @@ export async function linkSuperseded(tx: Tx, oldId: string, newId: string): Prom
 export async function openAddendum(tx: Tx, placementId: string): Promise<LeaseRow | null> {
   const [row] = await tx<LeaseRow[]>`
     select * from app.lease_agreements
-     where claim_home_id = ${placementId} and kind = 'addendum' and effective_at is null and status not in ('superseded', 'withdrawn')
+     where claim_option_id = ${placementId} and kind = 'addendum' and effective_at is null and status not in ('superseded', 'withdrawn')
      for update`;
   return row ?? null;
 }
 
 /** The version number of each contract version of the placement, by id. */
 export async function versionNumbers(tx: Tx, placementId: string): Promise<Map<string, number>> {
-  const rows = await tx<{ id: string; version: number }[]>`select id, version from app.lease_agreements where claim_home_id = ${placementId}`;
+  const rows = await tx<{ id: string; version: number }[]>`select id, version from app.lease_agreements where claim_option_id = ${placementId}`;
   return new Map(rows.map((r) => [r.id, r.version]));
 }
 
 /** Every addendum of the placement (its extensions, in any state), newest first. */
 export function addendaOf(tx: Tx, placementId: string): Promise<LeaseRow[]> {
-  return tx<LeaseRow[]>`select * from app.lease_agreements where claim_home_id = ${placementId} and kind = 'addendum' order by version desc`;
+  return tx<LeaseRow[]>`select * from app.lease_agreements where claim_option_id = ${placementId} and kind = 'addendum' order by version desc`;
 }
 
 /** Writes an extension's addendum: the added nights [moveIn, moveOut) of the signed lease, with its terms. */
@@ -70,7 +70,7 @@ export async function insertAddendum(
   addendum: { version: number; moveIn: string; moveOut: string; terms: LeaseTerms },
 ): Promise<LeaseRow> {
   const [row] = await tx<LeaseRow[]>`
-    insert into app.lease_agreements (org_id, environment, claim_home_id, claim_id, property_id, version, move_in_date, move_out_date,
+    insert into app.lease_agreements (org_id, environment, claim_option_id, claim_id, property_id, version, move_in_date, move_out_date,
                                       signer_name, signer_email, issued_by, template, terms, kind, extends_lease_id)
     values (app.current_org(), app.current_env(), ${placement.id}, ${placement.claim_id}, ${placement.property_id}, ${addendum.version},
             ${addendum.moveIn}, ${addendum.moveOut}, ${lease.signer_name}, ${lease.signer_email}, 'extension', ${lease.template},
@@ -81,7 +81,7 @@ export async function insertAddendum(
 
 /** The highest version number of the placement's contracts (leases and addenda share the numbering). */
 export async function latestVersion(tx: Tx, placementId: string): Promise<number> {
-  const [row] = await tx<{ version: number }[]>`select coalesce(max(version), 0)::integer as version from app.lease_agreements where claim_home_id = ${placementId}`;
+  const [row] = await tx<{ version: number }[]>`select coalesce(max(version), 0)::integer as version from app.lease_agreements where claim_option_id = ${placementId}`;
   return row.version;
 }
 
@@ -115,7 +115,7 @@ export async function leaseByProviderRef(providerRef: string): Promise<CallbackL
   const [lease] = await db()<CallbackLease[]>`
     select l.org_id, l.environment, l.claim_id, l.property_id, l.status,
            h.current_lease_id = l.id or (l.kind = 'addendum' and l.effective_at is null and l.status not in ('superseded', 'withdrawn')) as current
-      from app.lease_agreements l join app.claim_options h on h.id = l.claim_home_id
+      from app.lease_agreements l join app.claim_options h on h.id = l.claim_option_id
      where l.provider_ref = ${providerRef}`;
   return lease ?? null;
 }

@@ -181,7 +181,7 @@ export const issueRefund: ServiceJob<'issue_refund'> = {
       metadata: { refund_request_id, environment: job.environment },
       idempotencyKey: `refund:${refund_request_id}`,
     });
-    await inPlacementById(tenant, context.request.claim_home_id, async ({ tx, claim }) => {
+    await inPlacementById(tenant, context.request.claim_option_id, async ({ tx, claim }) => {
       const done = await moveRefundRequest(tx, refund_request_id, issuable, 'refunded', 'processor', { provider_ref: refund.providerRef });
       if (!done) return;
       await recordRefunded(tx, done.payment_id, returned.cents, 'add');
@@ -201,7 +201,7 @@ export const issueRefund: ServiceJob<'issue_refund'> = {
   // issues it once its cause is fixed (failed, then refunded), and payment.refunded follows.
   async abandoned({ refund_request_id }, { job, error }) {
     const tenant = tenantOf(job);
-    const placementId = (await withTenant(tenant, (tx) => refundContext(tx, refund_request_id)))?.request.claim_home_id;
+    const placementId = (await withTenant(tenant, (tx) => refundContext(tx, refund_request_id)))?.request.claim_option_id;
     if (!placementId) return;
     await inPlacementById(tenant, placementId, async ({ tx, claim }) => {
       // Read again under the placement's locks: a refund issued meanwhile is not announced as failed.

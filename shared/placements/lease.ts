@@ -9,7 +9,7 @@ export interface LeaseRow {
   id: string;
   org_id: string;
   environment: 'live' | 'sandbox';
-  claim_home_id: string;
+  claim_option_id: string;
   claim_id: string;
   property_id: string;
   version: number;

@@ -59,7 +59,7 @@ const toEntry = (r: EntryRow): Entry => ({
 
 /** The placement's entries in posting order. */
 export async function entriesOf(tx: Tx, placementId: string): Promise<Entry[]> {
-  const rows = await tx<EntryRow[]>`select * from app.ledger_entries where claim_home_id = ${placementId} order by position`;
+  const rows = await tx<EntryRow[]>`select * from app.ledger_entries where claim_option_id = ${placementId} order by position`;
   return rows.map(toEntry);
 }
 
@@ -93,7 +93,7 @@ export async function postEntries(tx: Tx, placement: { id: string; claim_id: str
     refund_request_id: e.refundRequestId ?? null,
   }));
   await tx`
-    insert into app.ledger_entries (org_id, environment, claim_id, claim_home_id, property_id, currency, lease_agreement_id, charge_type,
+    insert into app.ledger_entries (org_id, environment, claim_id, claim_option_id, property_id, currency, lease_agreement_id, charge_type,
                                     period_start, part, line, kind, cause, adjusts, posted_for, nights_from, nights_to, monthly_cents,
                                     billing_start, billing_days, amount_cents, payer, payment_id, refund_request_id, posted_on)
     select app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.id}, ${placement.property_id}, ${currency.toLowerCase()},

@@ -11,7 +11,7 @@ export async function insertUndeliveredMessage(
   message: { topic: string; reason: 'not_configured' | 'failed'; error: string; attempts: number },
 ): Promise<void> {
   await tx`
-    insert into app.undelivered_messages (org_id, environment, claim_id, property_id, claim_home_id, topic, reason, error, attempts, link_issued_at)
+    insert into app.undelivered_messages (org_id, environment, claim_id, property_id, claim_option_id, topic, reason, error, attempts, link_issued_at)
     values (app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.property_id}, ${placement.id}, ${message.topic},
             ${message.reason}, ${message.error}, ${message.attempts}, ${placement.household_link_at})`;
 }

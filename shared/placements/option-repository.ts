@@ -123,7 +123,7 @@ export async function optionKeys(tx: Tx, optionId: string): Promise<{ claim_id: 
 export async function otherOptionsState(tx: Tx, claimId: string, optionId: string): Promise<OptionStanding[]> {
   return tx<OptionStanding[]>`
     select h.option_status, h.application_status, h.lease_status, h.proposed_at,
-           exists (select 1 from app.bookings b where b.claim_home_id = h.id and b.booking_status in ('confirmed', 'completed')) as booked
+           exists (select 1 from app.bookings b where b.claim_option_id = h.id and b.booking_status in ('confirmed', 'completed')) as booked
       from app.claim_options h
      where h.claim_id = ${claimId} and h.id <> ${optionId} and h.option_status not in ('declined', 'cancelled') and h.application_status <> 'declined'`;
 }

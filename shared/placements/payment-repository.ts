@@ -23,7 +23,7 @@ export interface PaymentRow {
   id: string;
   org_id: string;
   booking_id: string | null;
-  claim_home_id: string;
+  claim_option_id: string;
   lease_agreement_id: string | null;
   charge_type: ChargeType;
   /** pending: a live checkout opened and not settled yet. */
@@ -95,7 +95,7 @@ async function settledPaymentOfParts(tx: Tx, write: PaymentWrite): Promise<strin
   const { charge } = write;
   const [row] = await tx<{ id: string }[]>`
     select id from app.payments
-     where claim_home_id = ${write.placement.id} and lease_agreement_id = ${write.leaseId} and charge_type = ${charge.chargeType}
+     where claim_option_id = ${write.placement.id} and lease_agreement_id = ${write.leaseId} and charge_type = ${charge.chargeType}
        and period_start = ${charge.periodStart} and status in ('succeeded', 'refunded') and duplicate_of is null
        and ((rent_cents > 0 and ${charge.rentCents}::bigint > 0) or (deposit_cents > 0 and ${charge.depositCents}::bigint > 0)
             or (fees_cents > 0 and ${charge.feesCents}::bigint > 0))
@@ -108,7 +108,7 @@ async function settledPaymentOfParts(tx: Tx, write: PaymentWrite): Promise<strin
  * one, a checkout attempt): who is paid and who pays, the placement and lease, the share's parts.
  */
 export const shareColumns = (tx: Tx) => tx`
-  org_id, environment, property_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id, charge_type, payer,
+  org_id, environment, property_id, carrier_org_id, claim_id, claim_option_id, lease_agreement_id, charge_type, payer,
   rent_cents, deposit_cents, fees_cents, currency, period_start, period_end`;
 
 export const shareValues = (tx: Tx, write: Omit<PaymentWrite, 'providerRef' | 'bookingId'>) => tx`
@@ -137,7 +137,7 @@ async function settleExisting(tx: Tx, write: PaymentWrite, duplicateOf: string |
   const [row] = await tx<PaymentRow[]>`
     update app.payments
        set ${tx(settledColumns(write))}, status = 'succeeded', failure_reason = null, paid_at = clock_timestamp(), duplicate_of = ${duplicateOf}
-     where claim_home_id = ${write.placement.id} and status in ('pending', 'failed')
+     where claim_option_id = ${write.placement.id} and status in ('pending', 'failed')
        and ${write.attemptId ? tx`id = ${write.attemptId}` : tx`environment = app.current_env() and provider_ref = ${write.providerRef}`}
     returning *`;
   return row ?? null;
@@ -159,7 +159,7 @@ export async function insertFailed(tx: Tx, write: PaymentWrite, reason: string):
   if (write.attemptId) {
     const [row] = await tx<PaymentRow[]>`
       update app.payments set status = 'failed', provider_ref = ${write.providerRef}, failure_reason = ${reason}
-       where id = ${write.attemptId} and claim_home_id = ${write.placement.id} and status = 'pending'
+       where id = ${write.attemptId} and claim_option_id = ${write.placement.id} and status = 'pending'
       returning *`;
     return row ?? null;
   }
@@ -172,14 +172,14 @@ export async function insertFailed(tx: Tx, write: PaymentWrite, reason: string):
 }
 
 export async function paymentsOf(tx: Tx, placementId: string): Promise<PaymentRow[]> {
-  return tx<PaymentRow[]>`select * from app.payments where claim_home_id = ${placementId} order by created_at, id`;
+  return tx<PaymentRow[]>`select * from app.payments where claim_option_id = ${placementId} order by created_at, id`;
 }
 
 /** The settled payments of a placement that count for its stay (not duplicates), the most recent first. */
 export async function settledPayments(tx: Tx, placementId: string): Promise<PaymentRow[]> {
   return tx<PaymentRow[]>`
     select * from app.payments
-     where claim_home_id = ${placementId} and status in ('succeeded', 'refunded') and duplicate_of is null
+     where claim_option_id = ${placementId} and status in ('succeeded', 'refunded') and duplicate_of is null
        and lease_agreement_id is not null and period_start is not null
      order by paid_at desc, id desc`;
 }

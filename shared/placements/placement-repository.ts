@@ -77,9 +77,9 @@ export interface OptionMoneyJson {
 /** The booking, charges and refund requests of each placement, as JSON columns of placementOptions. */
 function optionMoneyColumns(tx: Tx) {
   return tx`
-    (select to_jsonb(b) from app.bookings b where b.claim_home_id = h.id order by b.created_at desc limit 1) as booking,
-    coalesce((select jsonb_agg(to_jsonb(p) order by p.created_at, p.id) from app.payments p where p.claim_home_id = h.id), '[]') as payment_rows,
-    coalesce((select jsonb_agg(to_jsonb(r) order by r.created_at, r.id) from app.refund_requests r where r.claim_home_id = h.id), '[]') as refund_rows`;
+    (select to_jsonb(b) from app.bookings b where b.claim_option_id = h.id order by b.created_at desc limit 1) as booking,
+    coalesce((select jsonb_agg(to_jsonb(p) order by p.created_at, p.id) from app.payments p where p.claim_option_id = h.id), '[]') as payment_rows,
+    coalesce((select jsonb_agg(to_jsonb(r) order by r.created_at, r.id) from app.refund_requests r where r.claim_option_id = h.id), '[]') as refund_rows`;
 }
 
 /** Every option of the request with its home's labels, approval, contract versions (oldest first) and cleared payments. */
@@ -89,9 +89,9 @@ export async function placementOptions(tx: Tx, claimId: string, propertyId?: str
     select h.*,
            (select to_jsonb(x) from homes x where x.id = h.property_id) as home,
            coalesce((select a.approved from app.budget_approvals a where a.claim_id = h.claim_id and a.property_id = h.property_id), false) as budget_approved,
-           coalesce((select jsonb_agg(to_jsonb(l) order by l.version) from app.lease_agreements l where l.claim_home_id = h.id), '[]') as leases,
+           coalesce((select jsonb_agg(to_jsonb(l) order by l.version) from app.lease_agreements l where l.claim_option_id = h.id), '[]') as leases,
            (select count(*)::integer from app.payments p
-             where p.claim_home_id = h.id and p.status in ('succeeded', 'refunded') and p.duplicate_of is null) as payments_succeeded,
+             where p.claim_option_id = h.id and p.status in ('succeeded', 'refunded') and p.duplicate_of is null) as payments_succeeded,
            ${optionMoneyColumns(tx)}
       from app.claim_options h
      where h.claim_id = ${claimId} ${propertyId ? tx`and h.property_id = ${propertyId}` : tx``}

@@ -27,7 +27,7 @@ export interface RefundRequestRow {
   id: string;
   org_id: string;
   claim_id: string;
-  claim_home_id: string;
+  claim_option_id: string;
   property_id: string;
   provider_org_id: string;
   payment_id: string;
@@ -69,7 +69,7 @@ export async function insertRefundRequest(
   what: Pick<RefundRequestRow, 'purpose' | 'goodwill'>,
 ): Promise<RefundRequestRow | null> {
   const asked = await tx.savepoint((sp) => sp<{ id: string }[]>`
-    insert into app.refund_request_asks (org_id, environment, claim_id, claim_home_id, property_id, provider_org_id, payment_id,
+    insert into app.refund_request_asks (org_id, environment, claim_id, claim_option_id, property_id, provider_org_id, payment_id,
                                          amount_cents, currency, covers_deposit, reason, purpose, goodwill)
     values (app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.id}, ${placement.property_id}, ${payment.org_id},
             ${payment.id}, ${amountCents}, ${payment.currency}, ${payment.covers_deposit}, ${reason}, ${what.purpose}, ${what.goodwill})
@@ -86,9 +86,9 @@ export async function insertRefundRequest(
  */
 export async function insertAutomaticRefund(tx: Tx, payment: PaymentRow, reason: string): Promise<RefundRequestRow | null> {
   const [asked] = await tx<{ id: string }[]>`
-    insert into app.refund_request_asks (org_id, environment, claim_id, claim_home_id, property_id, provider_org_id, payment_id,
+    insert into app.refund_request_asks (org_id, environment, claim_id, claim_option_id, property_id, provider_org_id, payment_id,
                                          amount_cents, currency, covers_deposit, reason, automatic)
-    select app.current_org(), app.current_env(), p.claim_id, p.claim_home_id, p.property_id, p.org_id, p.id,
+    select app.current_org(), app.current_env(), p.claim_id, p.claim_option_id, p.property_id, p.org_id, p.id,
            p.gross_cents, p.currency, p.covers_deposit, ${reason}, true
       from app.payments p where p.id = ${payment.id}
     on conflict do nothing
@@ -100,12 +100,12 @@ export async function insertAutomaticRefund(tx: Tx, payment: PaymentRow, reason:
 /** The placement's open carrier's request (pending or approved), if any; the command holds the placement's lock. */
 export async function openRefundRequest(tx: Tx, placementId: string): Promise<RefundRequestRow | null> {
   const [row] = await tx<RefundRequestRow[]>`
-    select * from app.refund_requests where claim_home_id = ${placementId} and status in ('pending_owner_approval', 'approved') and not automatic`;
+    select * from app.refund_requests where claim_option_id = ${placementId} and status in ('pending_owner_approval', 'approved') and not automatic`;
   return row ?? null;
 }
 
 export async function refundRequestsOf(tx: Tx, placementId: string): Promise<RefundRequestRow[]> {
-  return tx<RefundRequestRow[]>`select * from app.refund_requests where claim_home_id = ${placementId} order by created_at, id`;
+  return tx<RefundRequestRow[]>`select * from app.refund_requests where claim_option_id = ${placementId} order by created_at, id`;
 }
 
 /**

@@ -18,7 +18,7 @@ export async function recordShortening(
   change: { previousMoveOut: string; moveOut: string; refundDueCents: number; currency: string },
 ): Promise<void> {
   await tx`
-    insert into app.stay_changes (org_id, environment, claim_id, claim_home_id, property_id, lease_agreement_id, previous_move_out,
+    insert into app.stay_changes (org_id, environment, claim_id, claim_option_id, property_id, lease_agreement_id, previous_move_out,
                                   move_out, refund_due_cents, currency)
     values (app.current_org(), app.current_env(), ${placement.claim_id}, ${placement.id}, ${placement.property_id}, ${lease.id},
             ${change.previousMoveOut}, ${change.moveOut}, ${change.refundDueCents}, ${change.currency.toLowerCase()})`;
@@ -36,7 +36,7 @@ export const stayMoveOut = (placement: Pick<OptionRow, 'move_out_date'>, lease: 
  */
 const stayVersions = (tx: Tx, placement: OptionRow) => tx`
   (select id from app.lease_agreements
-    where claim_home_id = ${placement.id} and (id = ${placement.current_lease_id} or (kind = 'addendum' and effective_at is not null)))`;
+    where claim_option_id = ${placement.id} and (id = ${placement.current_lease_id} or (kind = 'addendum' and effective_at is not null)))`;
 
 /** A cancelled stay: the holds of all its contract versions go. */
 export async function releaseStayHolds(tx: Tx, placement: OptionRow): Promise<void> {

@@ -60,7 +60,7 @@ export const placementTimeline: TimelineSource = {
       select l.*, p.move_in_date as previous_move_in_date, p.move_out_date as previous_move_out_date,
              case when l.kind = 'addendum' then '{"addendum": true}'::jsonb else '{}'::jsonb end as marks
         from app.lease_agreements l
-        left join app.lease_agreements p on p.claim_home_id = l.claim_home_id and p.version = l.version - 1 and p.kind = 'lease'
+        left join app.lease_agreements p on p.claim_option_id = l.claim_option_id and p.version = l.version - 1 and p.kind = 'lease'
        where l.claim_id = ${claim.id})
     -- The offer as the home went on the request: sent, or placed (approved). Sending and placing
     -- each stamp their time once, so whichever came first says how it was added.
@@ -83,7 +83,7 @@ export const placementTimeline: TimelineSource = {
     select r.created_at, 'household.responded', h.property_id,
            -- Not how a proposal was resolved (set later on the row): the dates set after it say so.
            jsonb_strip_nulls(jsonb_build_object('action', r.action, 'reason', r.reason, 'move_in', r.move_in, 'move_out', r.move_out))
-      from app.household_responses r join homes h on h.id = r.claim_home_id
+      from app.household_responses r join homes h on h.id = r.claim_option_id
     union all
     select l.created_at, case when l.version = 1 then 'dates.set' else 'dates.changed' end, l.property_id,
            jsonb_strip_nulls(jsonb_build_object('lease_id', l.id, 'version', l.version, 'move_in_date', l.move_in_date, 'move_out_date', l.move_out_date,

@@ -113,5 +113,5 @@ export async function lockCalendar(unit: PlacementUnit): Promise<void> {
 /** Lock 4: a lease of the placement, named by its id (a processor's or a provider's callback names the version it concerns). */
 export async function lockLeaseOf(unit: PlacementUnit, leaseId: string): Promise<LeaseRow | null> {
   const lease = await lockLease(unit.tx, leaseId);
-  return lease && lease.claim_home_id === unit.placement.id ? lease : null;
+  return lease && lease.claim_option_id === unit.placement.id ? lease : null;
 }

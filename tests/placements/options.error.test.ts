@@ -171,7 +171,7 @@ describe('POST dates errors', () => {
     expect(res.status).toBe(409);
     expect(res.body.error).toMatchObject({ code: 'dates_unavailable', conflicts: [{ start_date: inDays(60), end_date: inDays(62), reason: 'blocked by the provider' }] });
     expect(res.text).not.toContain('family');
-    expect(await ownerSql()`select 1 from app.lease_agreements l join app.claim_options h on h.id = l.claim_home_id where h.property_id = ${home}`).toHaveLength(0);
+    expect(await ownerSql()`select 1 from app.lease_agreements l join app.claim_options h on h.id = l.claim_option_id where h.property_id = ${home}`).toHaveLength(0);
   });
 
   it('409 already_signed once both parties signed', async () => {

@@ -11,11 +11,11 @@ export { events, inDays } from './fixtures.ts';
  * posts it (the post_signed_charges job: a signing outside the signing command posts nothing).
  */
 export async function signLiveLease(leaseId: string) {
-  const [lease] = await ownerSql()<{ org_id: string; environment: string; claim_home_id: string }[]>`
+  const [lease] = await ownerSql()<{ org_id: string; environment: string; claim_option_id: string }[]>`
     update app.lease_agreements set status = 'fully_signed', sent_at = coalesce(sent_at, now()), policyholder_signed_at = now(), owner_signed_at = now()
-     where id = ${leaseId} returning org_id, environment, claim_home_id`;
+     where id = ${leaseId} returning org_id, environment, claim_option_id`;
   await ownerSql()`insert into app.jobs (kind, org_id, environment, payload)
-                   values ('post_signed_charges', ${lease.org_id}, ${lease.environment}, ${ownerSql().json({ placement_id: lease.claim_home_id })})`;
+                   values ('post_signed_charges', ${lease.org_id}, ${lease.environment}, ${ownerSql().json({ placement_id: lease.claim_option_id })})`;
   await drainJobs(lease.org_id);
 }
 

@@ -130,9 +130,9 @@ describe('a charge split between payers (sandbox)', () => {
     await s.api.post(`/sandbox/claims/${s.ref}/homes/${s.home}/payment`, { outcome: 'succeeded', payer: 'policyholder' });
     const [paid] = await ownerSql()<Record<string, any>[]>`select * from app.payments where claim_id = ${s.claim.id}`;
     await expect(ownerSql()`
-      insert into app.payments (org_id, environment, property_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id, charge_type,
+      insert into app.payments (org_id, environment, property_id, carrier_org_id, claim_id, claim_option_id, lease_agreement_id, charge_type,
                                 payer, status, deposit_cents, currency, paid_at, provider_ref, period_start, period_end)
-      values (${paid.org_id}, 'sandbox', ${paid.property_id}, ${paid.carrier_org_id}, ${paid.claim_id}, ${paid.claim_home_id}, ${paid.lease_agreement_id},
+      values (${paid.org_id}, 'sandbox', ${paid.property_id}, ${paid.carrier_org_id}, ${paid.claim_id}, ${paid.claim_option_id}, ${paid.lease_agreement_id},
               'initial', 'carrier', 'succeeded', 1, 'usd', now(), 'sandbox_pi_twice', ${paid.period_start}, ${paid.period_end})`).rejects.toThrow(/payments_one_per_charge_deposit/);
   });
 });

@@ -245,10 +245,10 @@ describe('live payments through the processor (stand-in transport)', () => {
     expect((await fetchPage(url)).text).toContain('Due now: First payment');
     // Nights of the first charge's rent given back, as a shortening posts them (the page then charges less) ...
     const release = (nights: number, cents: number) => ownerSql()`
-      insert into app.ledger_entries (org_id, environment, claim_id, claim_home_id, property_id, currency, lease_agreement_id, charge_type,
+      insert into app.ledger_entries (org_id, environment, claim_id, claim_option_id, property_id, currency, lease_agreement_id, charge_type,
                                       period_start, part, line, kind, cause, adjusts, nights_from, nights_to, monthly_cents, billing_start,
                                       billing_days, amount_cents)
-      select org_id, environment, claim_id, claim_home_id, property_id, currency, lease_agreement_id, charge_type, period_start, part, line,
+      select org_id, environment, claim_id, claim_option_id, property_id, currency, lease_agreement_id, charge_type, period_start, part, line,
              'release', 'shortened', id, nights_to - ${nights}::integer, nights_to, monthly_cents, billing_start, billing_days, ${-cents}
         from app.ledger_entries where lease_agreement_id = ${s.lease.id} and charge_type = 'initial' and line = 'Rent' and kind = 'charge'`;
     await release(10, 50_000);

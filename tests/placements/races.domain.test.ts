@@ -32,7 +32,7 @@ describe('races', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual([200, 200]);
     const leases = await ownerSql()`
-      select l.id, l.status, l.move_in_date from app.lease_agreements l join app.claim_options h on h.id = l.claim_home_id
+      select l.id, l.status, l.move_in_date from app.lease_agreements l join app.claim_options h on h.id = l.claim_option_id
        where h.property_id = ${s.home} order by l.version`;
     expect(leases.map((l) => l.status)).toEqual(['superseded', 'awaiting_lease']);
     const holds = await ownerSql()`select lease_agreement_id, start_date from app.availability_blocks where property_id = ${s.home} and source = 'service'`;

@@ -115,10 +115,10 @@ describe('ledger reconcile', () => {
     // A settled payment recorded without its entries: a copy of the other stay's, for a later period.
     const [copied] = await paymentsOf(other);
     const [planted] = await sql<{ id: string }[]>`
-      insert into app.payments (org_id, environment, property_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id, charge_type, status,
+      insert into app.payments (org_id, environment, property_id, carrier_org_id, claim_id, claim_option_id, lease_agreement_id, charge_type, status,
                                 rent_cents, deposit_cents, fees_cents, platform_fee_cents, processing_fee_cents, currency, paid_at,
                                 period_start, period_end, payer, provider_ref)
-      select org_id, environment, property_id, carrier_org_id, claim_id, claim_home_id, lease_agreement_id, 'rent', 'succeeded',
+      select org_id, environment, property_id, carrier_org_id, claim_id, claim_option_id, lease_agreement_id, 'rent', 'succeeded',
              rent_cents, 0, 0, platform_fee_cents, processing_fee_cents, currency, now(),
              period_start + 400, period_end + 400, payer, 'sandbox_planted_' || id
         from app.payments where id = ${copied.id}

@@ -159,7 +159,7 @@ async function check(p: Placed, before: string[]): Promise<string[]> {
     select p.gross_cents, p.refunded_cents, p.rent_cents, p.deposit_cents, p.fees_cents, p.status, p.duplicate_of, p.period_start, p.charge_type,
            l.terms, l.move_in_date, l.move_out_date
       from app.payments p join app.lease_agreements l on l.id = p.lease_agreement_id
-     where p.claim_home_id = (select id from app.claim_options where claim_id = ${p.claimId} and property_id = ${p.home})`;
+     where p.claim_option_id = (select id from app.claim_options where claim_id = ${p.claimId} and property_id = ${p.home})`;
   const settledParts = new Map<string, number>();
   for (const payment of payments) {
     expect(payment.terms, 'a lease issued now records its terms').not.toBeNull();

@@ -184,9 +184,9 @@ describe('a refund request\'s history', () => {
     // A second open request on the placement, past the command's check (a writer without the
     // placement's lock), is refused as the old unique index refused it.
     expect(await refusal(sql`
-      insert into app.refund_request_asks (org_id, environment, claim_id, claim_home_id, property_id, provider_org_id, payment_id,
+      insert into app.refund_request_asks (org_id, environment, claim_id, claim_option_id, property_id, provider_org_id, payment_id,
                                            amount_cents, currency, covers_deposit)
-      select org_id, environment, claim_id, claim_home_id, property_id, provider_org_id, payment_id, 500, currency, false
+      select org_id, environment, claim_id, claim_option_id, property_id, provider_org_id, payment_id, 500, currency, false
         from app.refund_request_asks where id = ${asked.refund_request_id}`))
       .toMatchObject({ code: '23505', constraint_name: 'refund_requests_one_open' });
     const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from app.refund_request_changes where request_id = ${asked.refund_request_id}`;
@@ -199,8 +199,8 @@ describe('requests made before their history was kept', () => {
   it('the migration writes each one\'s life from its old columns, once, and each reads the status it had', async () => {
     const s = await paidStay();
     const sql = ownerSql();
-    const [payment] = await sql<{ id: string; claim_id: string; claim_home_id: string; property_id: string; org_id: string; currency: string }[]>`
-      select p.id, p.claim_id, p.claim_home_id, p.property_id, p.org_id, p.currency
+    const [payment] = await sql<{ id: string; claim_id: string; claim_option_id: string; property_id: string; org_id: string; currency: string }[]>`
+      select p.id, p.claim_id, p.claim_option_id, p.property_id, p.org_id, p.currency
         from app.payments p join app.claims c on c.id = p.claim_id where c.claim_ref = ${s.ref} and p.status = 'succeeded'`;
     const at = (minutes: number) => new Date(Date.UTC(2026, 10, 20, 9, minutes)).toISOString();
     // As the old table held them: status and its times in columns, updated in place.
@@ -224,9 +224,9 @@ describe('requests made before their history was kept', () => {
       await tx`set local session_replication_role = replica`;
       for (const row of old) {
         await tx`
-          insert into app.refund_request_asks (id, org_id, environment, claim_id, claim_home_id, property_id, provider_org_id, payment_id,
+          insert into app.refund_request_asks (id, org_id, environment, claim_id, claim_option_id, property_id, provider_org_id, payment_id,
                                                amount_cents, currency, covers_deposit, reason, created_at, automatic)
-          values (${row.id}, ${s.c.orgId}, 'sandbox', ${payment.claim_id}, ${payment.claim_home_id}, ${payment.property_id}, ${payment.org_id},
+          values (${row.id}, ${s.c.orgId}, 'sandbox', ${payment.claim_id}, ${payment.claim_option_id}, ${payment.property_id}, ${payment.org_id},
                   ${payment.id}, 1000, ${payment.currency}, false, 'before the history', ${row.created_at}, ${row.automatic})`;
       }
       await tx`

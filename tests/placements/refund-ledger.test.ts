@@ -257,13 +257,15 @@ describe('existing stays keep their figures', () => {
     const before = await statement(s.api, changed);
     // As before the migration: the stay's charges are in the ledger, its payments and refunds only in their own rows.
     const [{ id: placementId }] = await ownerSql()<{ id: string }[]>`select id from app.claim_options where property_id = ${changed.home}`;
-    await ownerSql()`delete from app.ledger_entries where claim_home_id = ${placementId} and kind in ('payment', 'refund')`;
+    await ownerSql()`delete from app.ledger_entries where claim_option_id = ${placementId} and kind in ('payment', 'refund')`;
     expect((await statement(s.api, changed)).totals.paid).toBe(0);
-    // The migration's backfill, for this stay only (other suites' stays are posted already and share the database).
+    // The migration's backfill, for this stay only (other suites' stays are posted already and share the database),
+    // on today's columns: it was written when the columns pointing at an option were named claim_home_id.
     const file = await readFile(new URL('../../migrations/20261128044939_settlements_backfill_owed_back_first.sql', import.meta.url), 'utf8');
     const backfill = file.slice(file.indexOf('-- Existing stays keep their figures'))
-      .replaceAll('from app.payments p', `from (select * from app.payments where claim_home_id = '${placementId}') p`)
-      .replaceAll('from app.refund_requests r', `from (select * from app.refund_requests where claim_home_id = '${placementId}') r`);
+      .replaceAll('claim_home_id', 'claim_option_id')
+      .replaceAll('from app.payments p', `from (select * from app.payments where claim_option_id = '${placementId}') p`)
+      .replaceAll('from app.refund_requests r', `from (select * from app.refund_requests where claim_option_id = '${placementId}') r`);
     await ownerSql().unsafe(backfill);
     const after = await statement(s.api, changed);
     expect(after.totals).toEqual(before.totals);
@@ -278,9 +280,9 @@ describe('reading never posts', () => {
     const stay = await signedStay(s, inDays(40), 60);
     const direct = await statement(s.api, stay);
     const [{ id: placementId }] = await ownerSql()<{ id: string }[]>`select id from app.claim_options where property_id = ${stay.home}`;
-    const entries = () => ownerSql()<{ n: number }[]>`select count(*)::int as n from app.ledger_entries where claim_home_id = ${placementId}`;
+    const entries = () => ownerSql()<{ n: number }[]>`select count(*)::int as n from app.ledger_entries where claim_option_id = ${placementId}`;
     // As signed before the ledger existed: nothing posted.
-    await ownerSql()`delete from app.ledger_entries where claim_home_id = ${placementId}`;
+    await ownerSql()`delete from app.ledger_entries where claim_option_id = ${placementId}`;
     for (let read = 0; read < 2; read++) expect((await statement(s.api, stay)).entries).toEqual([]);
     await ok(s.api.get(`/claims/${stay.ref}/placement`));
     expect((await entries())[0].n).toBe(0);
@@ -300,7 +302,7 @@ describe('an entry posted twice', () => {
     await payDue(s.api, stay);
     const before = await statement(s.api, stay);
     const [payment] = await ownerSql()<(SettledPayment & { claim_id: string })[]>`
-      select p.* from app.payments p join app.claim_options h on h.id = p.claim_home_id
+      select p.* from app.payments p join app.claim_options h on h.id = p.claim_option_id
        where h.property_id = ${stay.home} and p.status = 'succeeded'`;
     // As a second path settling the same processor payment would post it, under the placement's lock.
     const again = withTenant({ orgId: s.c.orgId, environment: 'sandbox' }, async (tx) => {

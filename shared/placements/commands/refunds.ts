@@ -189,7 +189,7 @@ export async function answerRefundRequest(caller: Caller, id: string, approve: b
   const found = isUuid(id) ? await withTenant(caller, (tx) => providerRefundRequest(tx, id)) : null;
   if (!found) throw notFound('refund request');
   const carrier: Tenant = { orgId: found.org_id, environment: caller.environment };
-  await inPlacementById(carrier, found.claim_home_id, ({ tx, claim, placement }) => decideRefund(tx, claim, placement, approve));
+  await inPlacementById(carrier, found.claim_option_id, ({ tx, claim, placement }) => decideRefund(tx, claim, placement, approve));
   const after = await withTenant(caller, (tx) => providerRefundRequest(tx, id));
   return renderRefundForProvider(after!);
 }
