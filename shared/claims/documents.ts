@@ -1,9 +1,6 @@
 // Which documents a request accepts, decided from the bytes themselves (a name or a declared
 // Content-Type can say anything): PDF, common image formats and Word documents.
 
-/** The largest document a request accepts: the specification's 10 MB (the API reads no larger body; shared/http/middleware/body.ts). */
-export const maxDocumentBytes = 10 * 1024 * 1024;
-
 export interface DocumentType {
   contentType: string;
   extension: string;

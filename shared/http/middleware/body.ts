@@ -2,9 +2,9 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { duplicateKey } from '../json-keys.ts';
-import { maxDocumentBytes } from '../../claims/documents.ts';
+import { maxDocumentBytes } from '../../values.ts';
 
-/** The largest body the API reads: the document limit of the specification (defined with the documents). */
+/** The largest body the API reads: the document limit of the specification (defined with the values). */
 export const maxBodyBytes = maxDocumentBytes;
 
 /** A multipart upload may add its framing (boundaries, part headers, small fields) to a document of the full limit. */
