@@ -1,7 +1,8 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../../../shared/http/context.ts';
 import type { DomainError } from '../../../shared/domain-errors.ts';
-import { createRoutes, dataOf, defineRoute, jsonResponse, listOf } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonResponse, listOf } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { acceptedFormats, documentContentTypes } from '../../../shared/claims/documents.ts';
 import { documentKinds } from '../../../shared/claims/values.ts';

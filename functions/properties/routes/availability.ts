@@ -1,5 +1,6 @@
 import { list, single } from '../../../shared/http/envelope.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, listOf } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonBody, jsonResponse, listOf } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { blockDates, homeBlocks, releaseBlock, syncCalendars } from '../availability.ts';
 import { batchAnswer, batchResponses, parseItems, refusedItem, succeededItem } from '../../../shared/http/batch.ts';
 import { Block, BlockParams, BlocksQuery, BlockInput, BulkBlockInput, BulkBlocksBody, BulkBlocksResult, HomeRefParams } from '../schemas.ts';
