@@ -172,6 +172,11 @@ export const timestampQuery = () =>
     // The years of the window as a pattern too (1970 to 2099; the server judges the exact instant).
     .openapi({ example: '2026-11-21T10:15:00Z', format: 'date-time', pattern: '^(19[7-9][0-9]|20[0-9]{2})-' });
 
+// --- Documents -------------------------------------------------------------------------------
+
+/** The largest document a request accepts, the specification's 10 MB: also the largest body the API reads (shared/http/middleware/body.ts). */
+export const maxDocumentBytes = 10 * 1024 * 1024;
+
 // --- Exceptions --------------------------------------------------------------------------------
 
 /**

@@ -1,10 +1,9 @@
 import type { Tx } from '../../shared/db/client.ts';
-import { withTenant } from '../../shared/db/tenant.ts';
-import type { Caller } from '../../shared/http/context.ts';
+import { withTenant, type Caller } from '../../shared/db/tenant.ts';
 import { invalid } from '../../shared/domain-errors.ts';
 import { initialStatus } from '../../shared/claims/status.ts';
 import { toCents } from '../../shared/money.ts';
-import { canonicalLanguage } from '../../shared/http/values.ts';
+import { canonicalLanguage } from '../../shared/values.ts';
 import { findClaim, type ClaimRow } from '../../shared/claims/repository.ts';
 import { insertAmendment, toClaim, updateClaim } from './repository.ts';
 import { optionsUnderContract, type OptionUnderContract } from '../../shared/placements/option-repository.ts';

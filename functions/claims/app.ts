@@ -18,3 +18,6 @@ export const routes = createRoutes()
   .route('/', bookingRoutes);
 
 export const app = createFunctionApp('claims', routes);
+
+/** The group's table of errors, for the tests that hold its routes to it. */
+export { errors } from './errors.ts';

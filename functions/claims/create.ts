@@ -1,6 +1,5 @@
 import type { Tx } from '../../shared/db/client.ts';
-import { inOneWrite, withTenant } from '../../shared/db/tenant.ts';
-import type { Caller } from '../../shared/http/context.ts';
+import { inOneWrite, withTenant, type Caller } from '../../shared/db/tenant.ts';
 import { DomainError, invalid } from '../../shared/domain-errors.ts';
 import { announceStatus, statusAnnouncement } from '../../shared/claims/lifecycle.ts';
 import { initialStatus } from '../../shared/claims/status.ts';

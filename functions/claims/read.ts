@@ -1,5 +1,4 @@
-import type { Caller } from '../../shared/http/context.ts';
-import { inOneWrite, withTenant } from '../../shared/db/tenant.ts';
+import { inOneWrite, withTenant, type Caller } from '../../shared/db/tenant.ts';
 import { claimByReference, foundClaim } from '../../shared/claims/repository.ts';
 import { listClaims } from './repository.ts';
 

@@ -1,6 +1,5 @@
 import type { Tx } from '../../shared/db/client.ts';
-import { withTenant } from '../../shared/db/tenant.ts';
-import type { Caller } from '../../shared/http/context.ts';
+import { withTenant, type Caller } from '../../shared/db/tenant.ts';
 import type { TimelineRow, TimelineSource } from '../../shared/claims/timeline-source.ts';
 import { findClaim, type ClaimRow } from '../../shared/claims/repository.ts';
 import { moneyTimeline, placementTimeline } from '../../shared/placements/timeline.ts';

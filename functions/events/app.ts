@@ -8,3 +8,6 @@ import { logRoutes } from './routes/log.ts';
 export const routes = createRoutes().route('/', catalogueRoutes).route('/', logRoutes);
 
 export const app = createFunctionApp('events', routes);
+
+/** The group's table of errors, for the tests that hold its routes to it. */
+export { errors } from './errors.ts';

@@ -1,5 +1,4 @@
-import type { Caller } from '../../shared/http/context.ts';
-import { withTenant } from '../../shared/db/tenant.ts';
+import { withTenant, type Caller } from '../../shared/db/tenant.ts';
 import { listEvents, queueReplay, readEvent, recordSimulatedEvent, type EventFilter } from './repository.ts';
 import type { EventName } from '../../shared/events/definition.ts';
 

@@ -1,5 +1,4 @@
-import type { Caller } from '../../shared/http/context.ts';
-import { withTenant } from '../../shared/db/tenant.ts';
+import { withTenant, type Caller } from '../../shared/db/tenant.ts';
 import { readPayoutStatus, type SetupLink } from '../../shared/properties/payouts.ts';
 import { listBookings, type BookingPageQuery } from './bookings-repository.ts';
 

@@ -13,3 +13,6 @@ export const routes = createRoutes().route('/', accountRoutes).route('/', availa
   .route('/', calendarRoutes).route('/', homeRoutes);
 
 export const app = createFunctionApp('properties', routes);
+
+/** The group's table of errors, for the tests that hold its routes to it. */
+export { errors } from './errors.ts';

@@ -1,15 +1,13 @@
-import { hasNoNul } from '../../shared/http/text.ts';
 import { isUuid } from '../../shared/ids.ts';
+import { isStorableText } from '../../shared/values.ts';
 import type { Tx } from '../../shared/db/client.ts';
-import { withTenant } from '../../shared/db/tenant.ts';
+import { withTenant, type Caller } from '../../shared/db/tenant.ts';
 import { analyzeAfterBulkLoad } from '../../shared/db/statistics.ts';
-import type { Caller } from '../../shared/http/context.ts';
 import type { z } from '@hono/zod-openapi';
 import { conflict, DomainError, missing, notFound } from '../../shared/domain-errors.ts';
-import { parseItems, refusedItem, succeededItem } from '../../shared/http/batch.ts';
 import { addBlock, deleteProviderBlock, hasBlock, listBlocks, renderBlock, writeBlocks, type BlockWindow, type SentBlock } from './availability-repository.ts';
 import { lockHomesByRef, resolveHome } from './homes-repository.ts';
-import { BulkBlockInput, type BlockInput } from './schemas.ts';
+import type { BlockInput, BulkBlockInput } from './schemas.ts';
 
 // The calendar's commands and its query: the bulk calendar sync (per-item checks, then its homes
 // locked and the accepted blocks written in one statement each), a home's blocks, blocking dates,
@@ -19,32 +17,44 @@ import { BulkBlockInput, type BlockInput } from './schemas.ts';
 const trimmedString = (value: unknown) => (typeof value === 'string' ? value.trim() : undefined);
 
 /**
- * POST /properties/availability: items are checked one by one and their homes found (and locked)
- * in one statement; the accepted blocks are then written in one more. A refused item changes
- * nothing: with replace, a home is cleared only for an accepted block of it, so a block refused for
- * its dates never leaves its home without the blocks it had. Results in input order.
+ * POST /properties/availability: each block as it was sent and as the route parsed it (its value, or
+ * the refusal naming the field inside it); the items' homes are found (and locked) in one statement,
+ * and the accepted blocks written in one more. A refused item changes nothing: with replace, a home
+ * is cleared only for an accepted block of it, so a block refused for its dates never leaves its home
+ * without the blocks it had. Outcomes in input order, for the route to render.
  */
-export async function syncCalendars(caller: Caller, blocks: unknown[], replace: boolean) {
+export async function syncCalendars(caller: Caller, blocks: readonly SentItem[], replace: boolean) {
   const synced = await withTenant(caller, (tx) => sync(tx, blocks, replace));
   // A calendar sync can outgrow the statistics matching was planned on: analyzed once it doubled (analyzeGrown).
   if (synced.blocked > 0) await analyzeAfterBulkLoad(['availability_blocks']);
   return synced;
 }
 
-async function sync(tx: Tx, blocks: unknown[], replace: boolean) {
-  const parsed = parseItems(BulkBlockInput, blocks);
-  const items = blocks.map((raw, index) => {
+/** One block of a sync: the item as sent (its home named by property_id or external_id) and as parsed. */
+export interface SentItem {
+  sent: unknown;
+  parsed: BulkBlockInput | DomainError;
+}
+
+/** What became of one block: the home it meant (`ref` as sent, `property_id` when found), and the block added or why it was refused. */
+export type SyncOutcome = { ref: string | null; property_id: string | null } & (
+  | { ok: true; externalId: string | null; block_id: string }
+  | { ok: false; error: DomainError }
+);
+
+async function sync(tx: Tx, blocks: readonly SentItem[], replace: boolean) {
+  const items = blocks.map(({ sent: raw, parsed }) => {
     const sent = (raw ?? {}) as { property_id?: unknown; external_id?: unknown };
     const propertyId = trimmedString(sent.property_id);
     const ref = propertyId ?? trimmedString(sent.external_id) ?? null;
-    return { ref, byId: propertyId !== undefined, parsed: parsed[index] };
+    return { ref, byId: propertyId !== undefined, parsed };
   });
 
   // Every item's home, also a refused item's, so that its result names the home it meant.
   const homes = await lockHomesByRef(
     tx,
     items.flatMap((i) => (i.byId && isUuid(i.ref!) ? [i.ref!] : [])),
-    items.flatMap((i) => (!i.byId && i.ref !== null && hasNoNul(i.ref) ? [i.ref] : [])),
+    items.flatMap((i) => (!i.byId && i.ref !== null && isStorableText(i.ref) ? [i.ref] : [])),
   );
   const ids = new Set(homes.map((h) => h.id));
   const byExternalId = new Map(homes.flatMap((h) => (h.external_id ? [[h.external_id, h.id] as const] : [])));
@@ -66,13 +76,11 @@ async function sync(tx: Tx, blocks: unknown[], replace: boolean) {
   const { replaced_existing, homes_touched } =
     accepted.length > 0 ? await writeBlocks(tx, accepted, replace) : { replaced_existing: 0, homes_touched: 0 };
 
-  const results = resolved.map((r, index) => {
+  const outcomes = resolved.map((r, index): SyncOutcome => {
     const home = { ref: items[index].ref, property_id: r.homeId ?? null };
-    return r.block
-      ? succeededItem(index, r.externalId ?? null, { ...home, block_id: r.block.id })
-      : refusedItem(index, blocks[index], r.error!, home);
+    return r.block ? { ...home, ok: true, externalId: r.externalId ?? null, block_id: r.block.id } : { ...home, ok: false, error: r.error! };
   });
-  return { blocked: accepted.length, replaced_existing, homes_touched, results };
+  return { blocked: accepted.length, replaced_existing, homes_touched, outcomes };
 }
 
 /** The blocks of the home `ref` touching the window. */

@@ -1,7 +1,7 @@
 import type { z } from '@hono/zod-openapi';
 import { withTenant, type Tenant } from '../../shared/db/tenant.ts';
 import { notFound } from '../../shared/domain-errors.ts';
-import { publicBaseUrl } from '../../shared/http/public-url.ts';
+import { publicBaseUrl } from '../../shared/public-url.ts';
 import { sha256Hex } from '../../shared/keys.ts';
 import { deleteExport, readExport, replaceExport, type ExportRow } from '../../shared/properties/calendar-export-repository.ts';
 import { generateFeedToken } from '../../shared/properties/ical-feed.ts';

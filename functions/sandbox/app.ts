@@ -16,3 +16,6 @@ routes.route('/', paymentRoutes);
 routes.route('/', clockRoutes);
 
 export const app = createFunctionApp('sandbox', routes);
+
+/** The group's table of errors, for the tests that hold its routes to it. */
+export { errors } from './errors.ts';

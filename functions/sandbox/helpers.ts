@@ -1,5 +1,4 @@
-import type { Caller } from '../../shared/http/context.ts';
-import { withTenant } from '../../shared/db/tenant.ts';
+import { withTenant, type Caller } from '../../shared/db/tenant.ts';
 import { updatePayoutStatus, type ProcessorUpdate } from '../../shared/properties/payouts.ts';
 import { sandboxEmails } from '../../shared/placements/sandbox-emails.ts';
 

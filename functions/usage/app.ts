@@ -6,3 +6,6 @@ import { usageRoutes } from './routes/usage.ts';
 export const routes = createRoutes().route('/', usageRoutes);
 
 export const app = createFunctionApp('usage', routes);
+
+/** The group's table of errors, for the tests that hold its routes to it. */
+export { errors } from './errors.ts';

@@ -1,5 +1,4 @@
-import type { Caller } from '../../shared/http/context.ts';
-import { withTenant } from '../../shared/db/tenant.ts';
+import { withTenant, type Caller } from '../../shared/db/tenant.ts';
 import { revokeKey, usageSince } from './repository.ts';
 
 // The usage group's query and command, each in its own unit of work (the routes open none); the SQL

@@ -8,3 +8,6 @@ import { endpointRoutes } from './routes/endpoints.ts';
 export const routes = createRoutes().route('/', deliveryRoutes).route('/', endpointRoutes);
 
 export const app = createFunctionApp('webhooks', routes);
+
+/** The group's table of errors, for the tests that hold its routes to it. */
+export { errors } from './errors.ts';

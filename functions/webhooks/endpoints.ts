@@ -1,6 +1,5 @@
-import type { Caller } from '../../shared/http/context.ts';
-import { withTenant } from '../../shared/db/tenant.ts';
-import type { Keyset } from '../../shared/http/paging.ts';
+import { withTenant, type Caller } from '../../shared/db/tenant.ts';
+import type { Keyset } from '../../shared/db/paging.ts';
 import {
   createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, queuePing, recoverDeliveries, rotateSecret, updateEndpoint,
   type DeliveryFilter,

@@ -93,3 +93,21 @@ export async function assertCursorRowVisible(tx: Tx, table: string, after: strin
   const [row] = await tx.unsafe(`select 1 from ${table} where id = $1`, [after]);
   if (!row) throw invalidCursor();
 }
+
+// Time-anchored paging (the event log, webhook endpoints and deliveries; see shared/http/paging.ts):
+// the statements' parts, below the request pipeline so a repository or a command names them
+// without importing HTTP.
+
+/**
+ * Where a time-anchored page continues: the exact recording time of the last row shown, as Postgres
+ * prints it (microseconds), and its id. Compared as `::text::timestamptz`: a parameter typed
+ * timestamptz would pass through a JS Date and lose the microseconds.
+ */
+export type Keyset = readonly [position: string, id: string];
+
+/** The select-list item every time-anchored query returns, so that its page can make the cursor. */
+export const positionColumn = (tx: Tx) => tx`to_json(created_at) #>> '{}' as position`;
+
+/** The condition that continues a list ordered by `created_at desc, id desc` after `after` (nothing on the first page). */
+export const olderThan = (tx: Tx, after: Keyset | undefined) =>
+  after ? tx`and (created_at, id) < (${after[0]}::text::timestamptz, ${after[1]}::uuid)` : tx``;

@@ -1,4 +1,4 @@
-import { alsoAt, errorCodes, type ErrorCode } from './errors.ts';
+import type { ErrorCode } from './errors.ts';
 
 // The reference entry of every error code: what it means and what to do about it. Every error body's
 // `doc_url` points at the code's entry on the reference page the docs function serves
@@ -63,6 +63,5 @@ export const errorMeanings: Record<ErrorCode, string> = {
   server_error: 'A fault on the service\'s side; nothing about it leaks. Retry with backoff and quote the X-Request-Id if it persists.',
 };
 
-/** The statuses a code is answered with: its own, and those some routes give it besides. */
-export const statusesOf = (code: ErrorCode): number[] =>
-  [errorCodes[code], ...((alsoAt as Partial<Record<ErrorCode, readonly number[]>>)[code] ?? [])];
+/** The statuses a code is answered with (defined with the table of codes). */
+export { statusesOf } from './errors.ts';

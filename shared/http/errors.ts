@@ -78,6 +78,63 @@ export type ErrorCode = keyof typeof errorCodes;
  */
 export const alsoAt = { not_on_request: [409] } as const satisfies Partial<Record<ErrorCode, readonly number[]>>;
 
+/** The statuses a code is answered with: its own, and those some routes give it besides. */
+export type StatusOf<C extends ErrorCode> = (typeof errorCodes)[C] | (C extends keyof typeof alsoAt ? (typeof alsoAt)[C][number] : never);
+
+/** The statuses a code is answered with: its own, and those some routes give it besides. */
+export const statusesOf = (code: ErrorCode): number[] =>
+  [errorCodes[code], ...((alsoAt as Partial<Record<ErrorCode, readonly number[]>>)[code] ?? [])];
+
+// Each route group's table of errors (functions/<group>/errors.ts): the codes its routes answer with,
+// picked from the one table above, so a code's status is written once and cannot differ between
+// groups. A route's documented errors are typed by its group's table (a code outside it fails the
+// type check), and the group's part of the OpenAPI document is built through it
+// (shared/http/routes.ts, routeDefiner).
+
+/** The codes every route can answer with: no key or a bad one, a missing scope, an unreadable or invalid body, the rate limit, a fault. */
+export const everyRouteCodes = ['invalid_json', 'missing_key', 'invalid_key', 'forbidden', 'invalid_field', 'rate_limited', 'server_error'] as const satisfies readonly ErrorCode[];
+
+/** The codes every write can answer with besides: its Idempotency-Key and its size. */
+export const everyWriteCodes = ['idempotency_key_too_long', 'file_too_large', 'idempotency_key_reused', 'request_in_progress', 'idempotent_answer_lost'] as const satisfies readonly ErrorCode[];
+
+type CommonCode = (typeof everyRouteCodes)[number] | (typeof everyWriteCodes)[number];
+
+/** A code picked for a group's table: with every status it is answered with, or, as `[code, status]`, with one of them. */
+export type TablePick = ErrorCode | { [C in ErrorCode]: readonly [C, StatusOf<C>] }[ErrorCode];
+
+type PickedCode<P> = P extends readonly [infer C, unknown] ? C : P;
+type PickedStatus<P, C extends ErrorCode> = P extends C ? StatusOf<C> : P extends readonly [C, infer S] ? S : never;
+
+/** A table of errors: each code, and the statuses it is answered with where the table holds. */
+export type ErrorTable = { readonly [C in ErrorCode]?: readonly number[] };
+
+/** The table of the codes picked by P and the common ones, each with its statuses as the type. */
+export type TableOf<P extends TablePick> = {
+  readonly [C in (PickedCode<P> | CommonCode) & ErrorCode]: readonly ((C extends CommonCode ? StatusOf<C> : never) | PickedStatus<P, C>)[];
+};
+
+/**
+ * A route group's table: the codes its routes answer with beyond the common ones (which every
+ * table holds: everyRouteCodes, everyWriteCodes), each at the statuses the table of codes gives it,
+ * or at one of them (`['not_on_request', 409]`).
+ */
+export function errorTable<const P extends readonly TablePick[]>(...picks: P): TableOf<P[number]> {
+  const table: Partial<Record<ErrorCode, number[]>> = {};
+  const add = (code: ErrorCode, statuses: readonly number[]) => {
+    table[code] = [...new Set([...(table[code] ?? []), ...statuses])];
+  };
+  for (const code of [...everyRouteCodes, ...everyWriteCodes]) add(code, statusesOf(code));
+  for (const pick of picks) {
+    const [code, status] = typeof pick === 'string' ? [pick as ErrorCode, undefined] : (pick as readonly [ErrorCode, number]);
+    if (status !== undefined && !statusesOf(code).includes(status)) throw new Error(`${code} is not answered with ${status} (the table of codes gives ${statusesOf(code).join(', ')})`);
+    add(code, status === undefined ? statusesOf(code) : [status]);
+  }
+  return table as unknown as TableOf<P[number]>;
+}
+
+/** Every code at every status: the table a route outside a group's is held to (tests' probe routes). */
+export const apiErrors = errorTable(...(Object.keys(errorCodes) as ErrorCode[]));
+
 export class ApiError extends Error {
   readonly status: number;
   constructor(
@@ -171,8 +228,7 @@ export const domainCodes: readonly ErrorCode[] = Object.values(domainErrorCodes)
 
 /** The status of a refusal of `kind` with `code`: the code's status, or the other one it is also given, whichever fits the kind. */
 export function statusOfRefusal(kind: DomainErrorKind, code: ErrorCode): number | undefined {
-  const statuses: readonly number[] = [errorCodes[code], ...((alsoAt as Partial<Record<ErrorCode, readonly number[]>>)[code] ?? [])];
-  return statuses.find((status) => kindStatuses[kind].includes(status));
+  return statusesOf(code).find((status) => kindStatuses[kind].includes(status));
 }
 
 /** A domain's refusal as the API answers it (the same code, message, field and facts). */

@@ -1,7 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import type { Tx } from '../db/client.ts';
 import { isUuid } from '../ids.ts';
-import { cursorKey, invalidCursor, list, page } from '../db/paging.ts';
+import { cursorKey, invalidCursor, list, page, type Keyset } from '../db/paging.ts';
 import { apiErrorOf } from './errors.ts';
 import { isPlausibleTimestamp, storedText } from './values.ts';
 
@@ -50,7 +49,7 @@ export const pageQuery = (size: PageSize) =>
       .describe('`next_cursor` of the previous page, passed back unchanged. Anything this list did not issue is 422 invalid_field on `cursor`.'),
   });
 
-export { afterCursorRow, assertCursorRowVisible, cursorRowId, encodeCursor, page, rowPage } from '../db/paging.ts';
+export { afterCursorRow, assertCursorRowVisible, cursorRowId, encodeCursor, olderThan, page, positionColumn, rowPage, type Keyset } from '../db/paging.ts';
 
 /** Decodes a cursor made by encodeCursor with `arity` parts; anything else is a 422 on `cursor`. */
 export function decodeCursor(cursor: string, arity: number): (string | number)[] {
@@ -61,13 +60,6 @@ export function decodeCursor(cursor: string, arity: number): (string | number)[]
 
 // Time-anchored paging.
 
-/**
- * Where a time-anchored page continues: the exact recording time of the last row shown, as Postgres
- * prints it (microseconds), and its id. Compared as `::text::timestamptz`: a parameter typed
- * timestamptz would pass through a JS Date and lose the microseconds.
- */
-export type Keyset = readonly [position: string, id: string];
-
 /** The keyset inside a time-anchored cursor; anything else is 422 invalid_field on `cursor`. */
 export function cursorKeyset(cursor: string | undefined): Keyset | undefined {
   if (cursor === undefined) return undefined;
@@ -75,13 +67,6 @@ export function cursorKeyset(cursor: string | undefined): Keyset | undefined {
   if (typeof position !== 'string' || !isPlausibleTimestamp(position) || typeof id !== 'string' || !isUuid(id)) throw apiErrorOf(invalidCursor());
   return [position, id];
 }
-
-/** The select-list item every time-anchored query returns, so that its page can make the cursor. */
-export const positionColumn = (tx: Tx) => tx`to_json(created_at) #>> '{}' as position`;
-
-/** The condition that continues a list ordered by `created_at desc, id desc` after `after` (nothing on the first page). */
-export const olderThan = (tx: Tx, after: Keyset | undefined) =>
-  after ? tx`and (created_at, id) < (${after[0]}::text::timestamptz, ${after[1]}::uuid)` : tx``;
 
 /** The list envelope of a time-anchored query that fetched `limit + 1` rows, its cursor after the last row shown. */
 export function keysetPage<T extends { position: string; id: string }, R>(rows: T[], limit: number, render: (row: T) => R) {

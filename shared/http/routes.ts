@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './context.ts';
-import { ApiError, type alsoAt, type ErrorCode, type errorCodes } from './errors.ts';
+import { ApiError, apiErrors, type ErrorCode, type errorCodes, type ErrorTable, type everyRouteCodes, type everyWriteCodes } from './errors.ts';
 import { allows, describeRule, type ScopeRule } from './scopes.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { boolSetting } from '../config.ts';
@@ -25,33 +25,34 @@ export const ErrorSchema = z
 
 type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
-/** The codes a route may document under status S: those whose status is S, and those also given S. */
-export type CodesAt<S extends ErrorStatus> =
-  | { [C in ErrorCode]: S extends (typeof errorCodes)[C] ? C : never }[ErrorCode]
-  | { [C in keyof typeof alsoAt]: S extends (typeof alsoAt)[C][number] ? C : never }[keyof typeof alsoAt];
+/** The codes a route of a group whose table is T may document under status S: those the table holds at S. */
+export type CodesAt<T extends ErrorTable, S extends ErrorStatus> = { [C in keyof T]-?: T[C] extends readonly (infer N)[] | undefined ? (S extends N ? C : never) : never }[keyof T];
 
 /**
  * A route's errors: by status, each code it can answer with and when. The OpenAPI document's error
  * responses are built from these (their `code` an enum of exactly these codes), so the document, the
- * code table and the route cannot drift: a misspelt code, or a code under a status the table does
- * not give it, fails the type check.
+ * group's table of errors and the route cannot drift: a misspelt code, a code outside the group's
+ * table, or a code under a status the table does not give it, fails the type check.
  */
-export type RouteErrors = { [S in ErrorStatus]?: Partial<Record<CodesAt<S>, string>> };
+export type RouteErrors<T extends ErrorTable = typeof apiErrors> = { [S in ErrorStatus]?: Partial<Record<CodesAt<T, S>, string>> };
 
 /**
- * Holds a route's inferred errors to RouteErrors exactly: a code not allowed under its status (or
- * not a code at all) becomes `never`, so its description fails to compile. Without it the route's
- * inferred type would carry the extra code past the check.
+ * Holds a route's inferred errors to RouteErrors<T> exactly: a code not allowed under its status (or
+ * not in the table at all) becomes `never`, so its description fails to compile. Without it the
+ * route's inferred type would carry the extra code past the check.
  */
-type ExactErrors<R> = R extends { errors: infer E }
-  ? { errors: { [S in keyof E]: AsStatus<S> extends ErrorStatus ? { [C in keyof E[S]]: C extends CodesAt<AsStatus<S>> ? string : never } : never } }
+type ExactErrors<R, T extends ErrorTable> = R extends { errors: infer E }
+  ? { errors: { [S in keyof E]: AsStatus<S> extends ErrorStatus ? { [C in keyof E[S]]: C extends CodesAt<T, AsStatus<S>> ? string : never } : never } }
   : unknown;
 
 /** A status key as a number (a spread object's keys arrive as strings). */
 type AsStatus<S> = S extends `${infer N extends number}` ? N : S;
 
-/** The errors every authenticated route can give. */
-const commonErrors: RouteErrors = {
+/** Errors naming exactly the codes C, each under its own status (every one of them, nothing else). */
+type ErrorsNaming<C extends ErrorCode> = { [S in (typeof errorCodes)[C]]: { [K in C as (typeof errorCodes)[K] extends S ? K : never]: string } };
+
+/** The errors every authenticated route can give (everyRouteCodes, in every group's table). */
+const commonErrors: ErrorsNaming<(typeof everyRouteCodes)[number]> = {
   400: { invalid_json: 'the body could not be read: not JSON, not UTF-8, or a key named twice in one object (`field` names it).' },
   401: { missing_key: 'no key was sent.', invalid_key: 'the key is not a valid organisation key.' },
   403: { forbidden: 'the key lacks the scope; the message names it.' },
@@ -60,8 +61,8 @@ const commonErrors: RouteErrors = {
   500: { server_error: 'server fault; retry with backoff.' },
 };
 
-/** The errors every write can give besides (a write's body is read within the limit; a GET's is never read). */
-const writeErrors: RouteErrors = {
+/** The errors every write can give besides (everyWriteCodes; a write's body is read within the limit, a GET's is never read). */
+const writeErrors: ErrorsNaming<(typeof everyWriteCodes)[number]> = {
   400: { idempotency_key_too_long: 'the Idempotency-Key is over 255 characters.' },
   413: { file_too_large: 'the body is over 10 MB (a multipart upload may add 64 KB of framing); nothing past the limit is read.' },
   409: {
@@ -72,7 +73,7 @@ const writeErrors: RouteErrors = {
 };
 
 /** The common and the route's errors of each status, merged (the route's text wins for a code both name). */
-function mergeErrors(...sets: RouteErrors[]): Map<number, Map<string, string>> {
+function mergeErrors(...sets: RouteErrors<ErrorTable>[]): Map<number, Map<string, string>> {
   const merged = new Map<number, Map<string, string>>();
   for (const set of sets) {
     for (const [status, codes] of Object.entries(set)) {
@@ -126,7 +127,7 @@ const checkResponse = (responses: Responses): MiddlewareHandler<AppEnv> => async
   }
 };
 
-type Extra = {
+type Extra<T extends ErrorTable> = {
   /**
    * The operation's name in the document, unique across it, for what the route does
    * (`createHousingRequest`): SDK generators name their methods by it, so a published one is never
@@ -134,20 +135,39 @@ type Extra = {
    */
   operationId: string;
   scope: ScopeRule;
-  /** Errors specific to the route, by status and code (merged with the common ones). */
-  errors?: RouteErrors;
+  /** Errors specific to the route, by status and code (merged with the common ones), from its group's table. */
+  errors?: RouteErrors<T>;
 };
 
 /**
+ * The defineRoute of a route group whose table of errors is `table` (functions/<group>/errors.ts):
  * createRoute with the service's conventions: the scope check as the route's first middleware and,
  * on writes, the Idempotency-Key's lookup after it (a key without the scope is refused before its
  * Idempotency-Key is read or remembered, so it neither sees another key's answer nor claims the
- * key), bearer/x-api-key security, the Idempotency-Key header on writes, and the shared error responses.
+ * key), bearer/x-api-key security, the Idempotency-Key header on writes, and the error responses:
+ * the common ones and the route's, each code at a status its group's table holds (typed, and
+ * checked again as the route is built, so the group's part of the document is built through its table).
  */
-export function defineRoute<const R extends Omit<RouteConfig, 'middleware'>>(config: R & Extra & ExactErrors<R>) {
+export function routeDefiner<T extends ErrorTable>(table: T) {
+  return function defineRoute<const R extends Omit<RouteConfig, 'middleware'>>(config: R & Extra<T> & ExactErrors<R, T>) {
+    return buildRoute(table, config);
+  };
+}
+
+/** defineRoute held to every code of the API (apiErrors): for routes outside a group, such as the tests' probes. */
+export const defineRoute = routeDefiner(apiErrors);
+
+function buildRoute<R extends Omit<RouteConfig, 'middleware'>>(table: ErrorTable, config: R & Extra<ErrorTable>) {
   const { scope, errors = {}, ...route } = config;
   const write = isWrite(route.method);
   const merged = mergeErrors(commonErrors, write ? writeErrors : {}, errors);
+  for (const [status, codes] of merged) {
+    for (const code of codes.keys()) {
+      if (!table[code as ErrorCode]?.includes(status)) {
+        throw new Error(`${route.method.toUpperCase()} ${route.path}: ${code} at ${status} is not in its group's table of errors`);
+      }
+    }
+  }
   const errorResponses = Object.fromEntries([...merged].map(([status, codes]) => [status, errorResponse(codes)]));
   const description = [route.description, `Requires: ${describeRule(scope)}.`].filter(Boolean).join('\n\n');
   return createRoute({

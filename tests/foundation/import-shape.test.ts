@@ -3,7 +3,9 @@
 // each other, directly or round a longer circle, the folders of shared/ import only the folders
 // below them in one written order (so no two folders reach each other), and no domain imports
 // shared/http: commands raise the domain's errors (shared/domain-errors.ts), which the HTTP layer
-// alone turns into statuses. Read from the files' own import lines.
+// alone turns into statuses. Below a function's edge (its routes, app, schemas, table of errors),
+// no module imports shared/http or Hono: a command takes plain values. Read from the files' own
+// import lines.
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -39,12 +41,30 @@ const sharedOrder = [
   'http', // the request pipeline: the domains' errors become statuses here and only here
 ];
 
-/** The files of a function folder that make its HTTP edge: the app, the routes, the schemas, the middleware and pages. */
-const functionEdge = (path: string) => /^functions\/[^/]+\/(?:routes\/|(?:index|app|schemas|guard|openapi|page)\.ts$)/.test(path);
+/**
+ * The files of a function folder that make its HTTP edge: the app, the routes, the schemas, the
+ * group's table of errors, the middleware and pages. Every other file of a function folder (its
+ * commands, queries, repositories and helpers) is below HTTP.
+ */
+const functionEdge = (path: string) => /^functions\/[^/]+\/(?:routes\/|(?:index|app|schemas|errors|guard|openapi|page)\.ts$)/.test(path);
+
+/**
+ * Repository modules that still take their paging helpers, Caller or a value through shared/http's
+ * re-exports, each import named. The list only shrinks: an import gone from its file fails the test
+ * until its entry goes too, and no other file of a function folder below its edge may import HTTP.
+ */
+const repositoriesThroughHttp: Record<string, readonly string[]> = {
+  'functions/claims/repository.ts': ['shared/http/context.ts', 'shared/http/paging.ts', 'shared/http/values.ts'],
+  'functions/claims/documents-repository.ts': ['shared/http/context.ts'],
+  'functions/properties/homes-repository.ts': ['shared/http/text.ts', 'shared/http/paging.ts'],
+  'functions/properties/bookings-repository.ts': ['shared/http/paging.ts'],
+  'functions/events/repository.ts': ['shared/http/paging.ts'],
+  'functions/webhooks/repository.ts': ['shared/http/paging.ts'],
+};
 
 /**
  * Imports of the HTTP layer where a domain is: any file of shared/ outside http/ importing it, and a
- * function's command or repository module (not its edge) importing the API's error type.
+ * function's command, query, repository or helper module (not its edge) importing any of it.
  */
 const domainImportsOfHttp = (fileEdges: { file: string; imports: string[] }[]) =>
   fileEdges.flatMap(({ file, imports }) => {
@@ -52,10 +72,38 @@ const domainImportsOfHttp = (fileEdges: { file: string; imports: string[] }[]) =
     const forbidden = unit
       ? (target: string) => unit !== 'http' && sharedUnit(target) === 'http'
       : functionFolder(file) && !functionEdge(file)
-        ? (target: string) => target === 'shared/http/errors.ts'
+        ? (target: string) => sharedUnit(target) === 'http' && !repositoriesThroughHttp[file]?.includes(target)
         : () => false;
     return imports.filter(forbidden).map((target) => `${file} -> ${target}`);
   });
+
+/** The packages a source file imports, each with the names it takes (`*` for a default, a namespace or a bare import). */
+function packagesOf(text: string): { from: string; names: string[] }[] {
+  const named = [...text.matchAll(/^\s*(?:import|export)\b([^'"]*?)\bfrom\s+['"]([^.'"][^'"]*)['"]/gm)].map((m) => {
+    const braces = m[1].match(/\{([^}]*)\}/)?.[1];
+    const names = (braces ?? '').split(',').map((n) => n.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]).filter(Boolean);
+    const rest = m[1].replace(/\{[^}]*\}/, '').replace(/^\s*type\b/, '').replace(/[\s,]/g, '');
+    return { from: m[2], names: rest ? [...names, '*'] : names };
+  });
+  const bare = [...text.matchAll(/^\s*import\s+['"]([^.'"][^'"]*)['"]/gm)].map((m) => ({ from: m[1], names: ['*'] }));
+  return [...named, ...bare];
+}
+
+/**
+ * Hono where a command is: a function's module below its edge importing the web framework (`hono`,
+ * its Context and middleware), or anything of @hono/zod-openapi but its zod (`z`, the schema
+ * library the domains use too).
+ */
+const httpPackagesBelowEdge = (files: { file: string; text: string }[]) =>
+  files.flatMap(({ file, text }) =>
+    functionFolder(file) && !functionEdge(file)
+      ? packagesOf(text).flatMap(({ from, names }) =>
+          from === 'hono' || from.startsWith('hono/')
+            ? [`${file} -> ${from}`]
+            : from === '@hono/zod-openapi'
+              ? names.filter((name) => name !== 'z').map((name) => `${file} -> ${from} (${name})`)
+              : [])
+      : []);
 
 /** The unit of shared/ a path lies in: its folder (`placements`), or the file itself when it sits in shared/ (`config.ts`). */
 const sharedUnit = (path: string) => path.match(/^shared\/([^/]+?)(?:\/|$)/)?.[1] ?? null;
@@ -180,17 +228,45 @@ describe('the import shape', () => {
   });
 
   it('no domain imports shared/http: commands raise the domain\'s errors, and the HTTP layer alone maps them to statuses', () => {
-    expect(domainImportsOfHttp(edges), 'domain modules importing the HTTP layer (raise shared/domain-errors.ts; take Caller from shared/db/tenant.ts, values from shared/values.ts)').toEqual([]);
+    expect(domainImportsOfHttp(edges), 'domain modules importing the HTTP layer (raise shared/domain-errors.ts; take Caller from shared/db/tenant.ts, values from shared/values.ts, paging from shared/db/paging.ts)').toEqual([]);
     expect(domainImportsOfHttp([
       { file: 'shared/placements/commands/dates.ts', imports: ['shared/http/errors.ts', 'shared/domain-errors.ts'] },
       { file: 'shared/events/params.ts', imports: ['shared/http/context.ts'] },
       { file: 'shared/http/app.ts', imports: ['shared/http/errors.ts', 'shared/domain-errors.ts'] },
-      { file: 'functions/claims/amend.ts', imports: ['shared/http/errors.ts', 'shared/http/context.ts'] },
+      { file: 'functions/claims/amend.ts', imports: ['shared/http/errors.ts', 'shared/http/context.ts', 'shared/db/tenant.ts'] },
+      { file: 'functions/properties/homes.ts', imports: ['shared/http/batch.ts'] },
+      { file: 'functions/claims/repository.ts', imports: ['shared/http/paging.ts', 'shared/http/errors.ts'] },
       { file: 'functions/claims/routes/requests.ts', imports: ['shared/http/errors.ts'] },
+      { file: 'functions/claims/errors.ts', imports: ['shared/http/errors.ts', 'shared/http/routes.ts'] },
     ])).toEqual([
       'shared/placements/commands/dates.ts -> shared/http/errors.ts',
       'shared/events/params.ts -> shared/http/context.ts',
       'functions/claims/amend.ts -> shared/http/errors.ts',
+      'functions/claims/amend.ts -> shared/http/context.ts',
+      'functions/properties/homes.ts -> shared/http/batch.ts',
+      'functions/claims/repository.ts -> shared/http/errors.ts',
+    ]);
+  });
+
+  it('the repositories still importing shared/http are listed with exactly the imports they still make', () => {
+    const made = new Map(edges.map(({ file, imports }) => [file, imports.filter((target) => sharedUnit(target) === 'http')]));
+    for (const [file, listed] of Object.entries(repositoriesThroughHttp)) {
+      expect([...new Set(made.get(file) ?? [])].sort(), `${file}: repositoriesThroughHttp lists an import it no longer makes`).toEqual([...listed].sort());
+    }
+  });
+
+  it('no command, query or repository of a function takes Hono: the route reads the request and hands over plain values', () => {
+    const files = code.filter((file) => functionFolder(file)).map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
+    expect(httpPackagesBelowEdge(files), 'modules below a function\'s edge importing Hono (read the request in the route; pass bytes, names, values)').toEqual([]);
+    expect(httpPackagesBelowEdge([
+      { file: 'functions/claims/documents.ts', text: "import type { Context } from 'hono';\nimport { withTenant } from '../../shared/db/tenant.ts';" },
+      { file: 'functions/claims/helpers.ts', text: "import { createMiddleware } from 'hono/factory';\nimport type { z } from '@hono/zod-openapi';" },
+      { file: 'functions/properties/homes.ts', text: "import { z, createRoute } from '@hono/zod-openapi';" },
+      { file: 'functions/claims/routes/documents.ts', text: "import type { Context } from 'hono';" },
+    ])).toEqual([
+      'functions/claims/documents.ts -> hono',
+      'functions/claims/helpers.ts -> hono/factory',
+      'functions/properties/homes.ts -> @hono/zod-openapi (createRoute)',
     ]);
   });
 

@@ -1,4 +1,5 @@
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { cancelBooking, confirmMoveIn } from '../../../shared/placements/commands/booking.ts';
 import { requestRefund } from '../../../shared/placements/commands/refunds.ts';

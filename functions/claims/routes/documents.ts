@@ -1,13 +1,45 @@
-import { createRoutes, dataOf, defineRoute, jsonResponse, listOf } from '../../../shared/http/routes.ts';
+import type { Context } from 'hono';
+import type { AppEnv } from '../../../shared/http/context.ts';
+import type { DomainError } from '../../../shared/domain-errors.ts';
+import { createRoutes, dataOf, jsonResponse, listOf } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { acceptedFormats, documentContentTypes } from '../../../shared/claims/documents.ts';
 import { documentKinds } from '../../../shared/claims/values.ts';
 import { toDocument } from '../documents-repository.ts';
-import { documentsOfRequest, downloadDocument, fileDocument, readUpload } from '../documents.ts';
+import { documentsOfRequest, downloadDocument, fileDocument, invalidPart, type SentDocument } from '../documents.ts';
 import { Document, DocumentParams, ReferenceParam } from '../schemas.ts';
 
 // Documents filed on a request: uploaded as multipart/form-data, typed by their content, stored
 // through the storage port, listed, and downloadable when they came through the caller's integration.
+
+const formFields = ['file', 'kind', 'description'];
+
+/**
+ * The upload's parts as plain values for the command, or the refusal of the form itself (not
+ * multipart, unreadable, a part unknown or sent twice, no file part), handed over as a value: the
+ * command finds the request first, so an unknown request is 404 whatever the body holds.
+ */
+async function sentDocument(c: Context<AppEnv>): Promise<SentDocument | DomainError> {
+  if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? '')) {
+    return invalidPart('file', 'send the document as multipart/form-data, the file in the part named "file".');
+  }
+  let form: FormData;
+  try {
+    form = await c.req.formData();
+  } catch {
+    return invalidPart('file', 'the multipart body could not be read.');
+  }
+  const keys = [...form.keys()];
+  const unknown = keys.find((key) => !formFields.includes(key));
+  if (unknown) return invalidPart(unknown, 'is not a known field (file, kind, description).');
+  // A second part of the same name would otherwise be dropped without a word: one document per call.
+  const repeated = keys.find((key, i) => keys.indexOf(key) !== i);
+  if (repeated) return invalidPart(repeated, 'is sent more than once; file one document per call.');
+  const file = form.get('file');
+  if (!(file instanceof File)) return invalidPart('file', 'is required: a file part named "file".');
+  return { bytes: new Uint8Array(await file.arrayBuffer()), name: file.name, kind: form.get('kind'), description: form.get('description') };
+}
 
 const tags = ['Housing requests'];
 const notFoundError = { 404: { not_found: 'no such request (or document) for this organisation in this environment.' } };
@@ -53,8 +85,7 @@ export const documentRoutes = createRoutes()
       },
     }),
     async (c) => {
-      // The request first (fileDocument reads the upload after finding it): an unknown request is 404 whatever the body holds.
-      const row = await fileDocument(c.get('caller'), c.req.valid('param').reference, () => readUpload(c));
+      const row = await fileDocument(c.get('caller'), c.req.valid('param').reference, await sentDocument(c));
       return c.json(single(toDocument(row)), 201);
     },
   )

@@ -1,4 +1,5 @@
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { decideBudget, readBudget } from '../../../shared/placements/commands/budget.ts';
 import { approveProposal, changeSigner, setDates } from '../../../shared/placements/commands/dates.ts';

@@ -1,5 +1,6 @@
 import { batchAnswer, batchResponses, parseItems, refusedItem, succeededItem } from '../../../shared/http/batch.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { rowPage } from '../../../shared/http/paging.ts';
 import { toClaim, toCreated, toListItem } from '../repository.ts';

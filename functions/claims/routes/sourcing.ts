@@ -1,4 +1,5 @@
-import { createRoutes, dataOf, defineRoute, jsonResponse, listOf } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonResponse, listOf } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { list, single } from '../../../shared/http/envelope.ts';
 import { matchesNow, sourceMore } from '../../../shared/claims/sourcing.ts';
 import { Match, MatchQuery, ReferenceParam, SourcingRound } from '../schemas.ts';

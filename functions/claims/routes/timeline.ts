@@ -1,4 +1,5 @@
-import { createRoutes, defineRoute, jsonResponse } from '../../../shared/http/routes.ts';
+import { createRoutes, jsonResponse } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { ReferenceParam, Timeline } from '../schemas.ts';
 import { timelineOf } from '../timeline.ts';
 

@@ -1,6 +1,7 @@
 import { single } from '../../../shared/http/envelope.ts';
 import { ApiError, notFound } from '../../../shared/http/errors.ts';
-import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { existingId, IdParams, knownEvents } from '../../../shared/events/params.ts';
 import { cursorKeyset, keysetPage } from '../../../shared/http/paging.ts';
 import { eventOf, eventsPage, replayEvent } from '../log.ts';

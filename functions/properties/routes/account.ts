@@ -1,5 +1,6 @@
 import { single } from '../../../shared/http/envelope.ts';
-import { createRoutes, dataOf, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { allows } from '../../../shared/http/scopes.ts';
 import { PayoutStatus } from '../../../shared/properties/payouts.ts';
 import { bookingsPage, payoutStatus } from '../account.ts';

@@ -1,5 +1,6 @@
 import { single } from '../../../shared/http/envelope.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { answerApplication, listApplications } from '../../../shared/placements/commands/applications.ts';
 import { ApplicationDecision, ApplicationParams, ApplicationQuery, ProviderApplication } from '../schemas.ts';
 

@@ -1,7 +1,8 @@
 import { list, single } from '../../../shared/http/envelope.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, listOf } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonBody, jsonResponse, listOf } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { blockDates, homeBlocks, releaseBlock, syncCalendars } from '../availability.ts';
-import { batchAnswer, batchResponses } from '../../../shared/http/batch.ts';
+import { batchAnswer, batchResponses, parseItems, refusedItem, succeededItem } from '../../../shared/http/batch.ts';
 import { Block, BlockParams, BlocksQuery, BlockInput, BulkBlockInput, BulkBlocksBody, BulkBlocksResult, HomeRefParams } from '../schemas.ts';
 
 // Availability calendars: blocks per home, the bulk calendar sync, and releasing a provider block.
@@ -37,7 +38,13 @@ availabilityRoutes
     }),
     async (c) => {
       const { replace, blocks } = c.req.valid('json');
-      const { blocked, replaced_existing, homes_touched, results } = await syncCalendars(c.get('caller'), blocks, replace);
+      const parsed = parseItems(BulkBlockInput, blocks);
+      const sent = blocks.map((block, index) => ({ sent: block, parsed: parsed[index] }));
+      const { blocked, replaced_existing, homes_touched, outcomes } = await syncCalendars(c.get('caller'), sent, replace);
+      const results = outcomes.map(({ ref, property_id, ...outcome }, index) =>
+        outcome.ok
+          ? succeededItem(index, outcome.externalId, { ref, property_id, block_id: outcome.block_id })
+          : refusedItem(index, blocks[index], outcome.error, { ref, property_id }));
       const { body, status } = batchAnswer({ blocked }, results, { replaced_existing, homes_touched });
       return c.json(body, status);
     },

@@ -1,5 +1,6 @@
 import { single } from '../../../shared/http/envelope.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, listOf } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonBody, jsonResponse, listOf } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { list } from '../../../shared/http/envelope.ts';
 import { issueExport, revokeExport, showExport } from '../calendar-export.ts';
 import { homeImports, refreshImport, registerImport, removeImport } from '../calendar-imports.ts';

@@ -1,6 +1,7 @@
 import { single } from '../../../shared/http/envelope.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
-import { batchAnswer, batchResponses } from '../../../shared/http/batch.ts';
+import { createRoutes, dataOf, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
+import { batchAnswer, batchResponses, parseItems, refusedItem, succeededItem } from '../../../shared/http/batch.ts';
 import { cursorRowId, rowPage } from '../../../shared/http/paging.ts';
 import { renderHome } from '../homes-repository.ts';
 import { changeHome, homeOf, homesPage, portfolioReadiness, publishBatch, publishHome } from '../homes.ts';
@@ -31,7 +32,12 @@ export const homeRoutes = createRoutes()
       responses: batchResponses(HomeBatchResult, 'properties', 'Every item succeeded and refreshed an existing home under its external_id.'),
     }),
     async (c) => {
-      const { created, updated, results } = await publishBatch(c.get('caller'), c.req.valid('json').properties);
+      const { properties } = c.req.valid('json');
+      const { created, updated, outcomes } = await publishBatch(c.get('caller'), parseItems(HomeInput, properties));
+      const results = outcomes.map((outcome, index) =>
+        outcome.ok
+          ? succeededItem(index, outcome.externalId, { updated: outcome.updated, data: outcome.data })
+          : refusedItem(index, properties[index], outcome.error, { updated: false }));
       const { body, status } = batchAnswer({ created }, results, { updated }, { createdNothing: created === 0 });
       return c.json(body, status);
     },

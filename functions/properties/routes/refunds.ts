@@ -1,6 +1,7 @@
 import { single } from '../../../shared/http/envelope.ts';
 import { pageQuery, pageSizes } from '../../../shared/http/paging.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { answerRefundRequest, listRefundRequests } from '../../../shared/placements/commands/refunds.ts';
 import { ProviderRefundRequest, RefundDecision, RefundRequestParams } from '../schemas.ts';
 

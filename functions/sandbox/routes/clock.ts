@@ -1,5 +1,6 @@
 import { single } from '../../../shared/http/envelope.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { deleteClock, moveClock, readClock, setClock } from '../../../shared/clock/commands.ts';
 import { jobRegistry } from '../../../shared/job-registry.ts';
 import { Clock, ClockAdvance, ClockAdvanced, ClockCreate, ClockDeleted } from '../schemas.ts';

@@ -1,5 +1,6 @@
 import { single } from '../../../shared/http/envelope.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { householdAnswers, landlordAnswers, NotSentYet, type HouseholdAnswer, type LandlordAnswer } from '../../../shared/placements/commands/answers.ts';
 import { answerOnceSent, retryAfterSeconds } from '../../../shared/placements/commands/sandbox-sign.ts';
 import { jobRegistry } from '../../../shared/job-registry.ts';

@@ -1,5 +1,6 @@
 import { single } from '../../../shared/http/envelope.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { answer } from '../../../shared/placements/commands/answers.ts';
 import { paySandbox } from '../../../shared/placements/commands/payments.ts';
 import { PlacementHome } from '../../../shared/placements/schemas.ts';

@@ -1,5 +1,6 @@
 import { single } from '../../../shared/http/envelope.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonBody, jsonResponse } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { PayoutStatus } from '../../../shared/properties/payouts.ts';
 import { actAsProcessor } from '../helpers.ts';
 import { ProcessorAction } from '../schemas.ts';

@@ -1,4 +1,5 @@
-import { createRoutes, dataOf, defineRoute, jsonResponse } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonResponse } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { flushUsage } from '../../../shared/http/middleware/usage.ts';
 import { foldDays } from '../repository.ts';

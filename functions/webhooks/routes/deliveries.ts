@@ -1,5 +1,6 @@
 import { cursorKeyset, keysetPage } from '../../../shared/http/paging.ts';
-import { createRoutes, defineRoute, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { createRoutes, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { deliveriesPage } from '../endpoints.ts';
 import { DeliveriesQuery, Delivery, renderDelivery } from '../schemas.ts';
 

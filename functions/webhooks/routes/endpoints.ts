@@ -2,7 +2,8 @@ import { existingId, IdParams } from '../../../shared/events/params.ts';
 import { single } from '../../../shared/http/envelope.ts';
 import { ApiError, notFound } from '../../../shared/http/errors.ts';
 import { cursorKeyset, keysetPage } from '../../../shared/http/paging.ts';
-import { createRoutes, dataOf, defineRoute, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { createRoutes, dataOf, jsonBody, jsonResponse, pageOf } from '../../../shared/http/routes.ts';
+import { defineRoute } from '../errors.ts';
 import { addEndpoint, changeEndpoint, endpointsPage, newSecret, ping, recoverSince, removeEndpoint } from '../endpoints.ts';
 import {
   CreateBody, CreatedEndpoint, DeletedEndpoint, Endpoint, endpointChanges, endpointInput, EndpointsQuery, QueuedPing, RecoverBody, Recovered,

@@ -2,9 +2,10 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { duplicateKey } from '../json-keys.ts';
+import { maxDocumentBytes } from '../../values.ts';
 
-/** The largest body the API reads: the document limit of the specification. */
-export const maxBodyBytes = 10 * 1024 * 1024;
+/** The largest body the API reads: the document limit of the specification (defined with the values). */
+export const maxBodyBytes = maxDocumentBytes;
 
 /** A multipart upload may add its framing (boundaries, part headers, small fields) to a document of the full limit. */
 const multipartFramingBytes = 64 * 1024;
