@@ -1,6 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { Tx } from '../../shared/db/client.ts';
-import type { Caller } from '../../shared/http/context.ts';
+import type { Caller } from '../../shared/db/tenant.ts';
 import type { documentKinds } from '../../shared/claims/values.ts';
 import type { Document } from './schemas.ts';
 

@@ -1,11 +1,11 @@
 import type postgres from 'postgres';
 import type { Tx } from '../../shared/db/client.ts';
-import type { Caller } from '../../shared/http/context.ts';
-import { afterCursorRow, assertCursorRowVisible, cursorRowId } from '../../shared/http/paging.ts';
+import type { Caller } from '../../shared/db/tenant.ts';
+import { afterCursorRow, assertCursorRowVisible, cursorRowId } from '../../shared/db/paging.ts';
 import { limits, newClaimRef } from '../../shared/claims/values.ts';
 import { claimColumns, type ClaimRow } from '../../shared/claims/repository.ts';
 import { amountOrNull, toCents } from '../../shared/money.ts';
-import { canonicalLanguage } from '../../shared/http/values.ts';
+import { canonicalLanguage } from '../../shared/values.ts';
 import type { Claim, ClaimCreated, ClaimListItem, CreateClaimInput } from './schemas.ts';
 import type { z } from '@hono/zod-openapi';
 
@@ -16,7 +16,7 @@ import type { z } from '@hono/zod-openapi';
 
 /**
  * A page of requests, newest first (created_at, then id), `limit` + 1 rows at most, after the row a
- * cursor names (shared/http/paging.ts: a cursor this tenant cannot see is refused, not answered
+ * cursor names (shared/db/paging.ts: a cursor this tenant cannot see is refused, not answered
  * with an empty page).
  */
 export async function listClaims(

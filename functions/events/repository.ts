@@ -1,6 +1,6 @@
 import type { Tx } from '../../shared/db/client.ts';
 import { type EventName } from '../../shared/events/definition.ts';
-import { olderThan, positionColumn, type Keyset } from '../../shared/http/paging.ts';
+import { olderThan, positionColumn, type Keyset } from '../../shared/db/paging.ts';
 
 // The event log's statements. They run inside withTenant: row-level security limits each one to the
 // caller's organisation and environment (none of them repeats that filter), so a live key sees live

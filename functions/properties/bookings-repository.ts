@@ -1,7 +1,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { Tx } from '../../shared/db/client.ts';
 import { fromCents } from '../../shared/money.ts';
-import { afterCursorRow, assertCursorRowVisible } from '../../shared/http/paging.ts';
+import { afterCursorRow, assertCursorRowVisible } from '../../shared/db/paging.ts';
 import type { BookingRow } from '../../shared/placements/booking-repository.ts';
 import type { Booking } from './schemas.ts';
 

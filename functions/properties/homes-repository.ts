@@ -1,10 +1,10 @@
-import { hasNoNul } from '../../shared/http/text.ts';
+import { isStorableText } from '../../shared/values.ts';
 import { isUuid } from '../../shared/ids.ts';
 import type { Tx } from '../../shared/db/client.ts';
 import { invalid, notFound } from '../../shared/domain-errors.ts';
 import { amountOrNull, fromCents, toCents } from '../../shared/money.ts';
 import type { z } from '@hono/zod-openapi';
-import { afterCursorRow, assertCursorRowVisible } from '../../shared/http/paging.ts';
+import { afterCursorRow, assertCursorRowVisible } from '../../shared/db/paging.ts';
 import type { PricedHome } from '../../shared/placements/pricing.ts';
 import type { HomeInput, Home, HomeField, HomePatch, Readiness } from './schemas.ts';
 
@@ -201,7 +201,7 @@ export function lockHomesByRef(tx: Tx, ids: string[], externalIds: string[]) {
 
 /** The id of the caller's home named by `ref` (its id, else its external_id); 404 otherwise. */
 export async function resolveHome(tx: Tx, ref: string): Promise<string> {
-  if (!hasNoNul(ref)) throw notFound('home');
+  if (!isStorableText(ref)) throw notFound('home');
   const id = isUuid(ref) ? ref : null;
   const [row] = await tx<{ id: string }[]>`
     select p.id from app.properties p

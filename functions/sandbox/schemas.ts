@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { storable } from '../../shared/http/text.ts';
+import { storedText } from '../../shared/http/values.ts';
 import { calendarDate, timestampQuery } from '../../shared/http/values.ts';
 import { pageQuery, pageSizes } from '../../shared/http/paging.ts';
 import { payers } from '../../shared/claims/values.ts';
@@ -16,7 +16,7 @@ const day = calendarDate().describe('YYYY-MM-DD');
 export const HouseholdAction = z
   .strictObject({
     action: z.enum(['save', 'decline', 'apply', 'propose_dates', 'sign']),
-    reason: storable(z.string().trim().min(1).max(2000)).optional().describe('decline: why, in the household’s words (required).'),
+    reason: storedText(z.string().trim().min(1).max(2000)).optional().describe('decline: why, in the household’s words (required).'),
     move_in: day.optional().describe('propose_dates: required.'),
     move_out: day.optional().describe('propose_dates: required.'),
   })
@@ -34,7 +34,7 @@ export type HouseholdAction = z.infer<typeof HouseholdAction>;
 export const LandlordAction = z
   .strictObject({
     action: z.enum(['approve_application', 'decline_application', 'sign', 'approve_refund', 'decline_refund', 'decline_extension']),
-    reason: storable(z.string().trim().min(1).max(2000)).optional().describe('decline_application: why, in the landlord’s words (required).'),
+    reason: storedText(z.string().trim().min(1).max(2000)).optional().describe('decline_application: why, in the landlord’s words (required).'),
   })
   .superRefine((body, ctx) => {
     if (body.action === 'decline_application' && body.reason === undefined) ctx.addIssue({ code: 'custom', path: ['reason'], message: 'is required to decline an application' });

@@ -1,5 +1,5 @@
 import type { Tx } from '../../shared/db/client.ts';
-import { olderThan, positionColumn, type Keyset } from '../../shared/http/paging.ts';
+import { olderThan, positionColumn, type Keyset } from '../../shared/db/paging.ts';
 import { randomString } from '../../shared/keys.ts';
 import type { DeliveryRow, EndpointChanges, EndpointInput, EndpointRow } from './rows.ts';
 

@@ -49,20 +49,6 @@ const sharedOrder = [
 const functionEdge = (path: string) => /^functions\/[^/]+\/(?:routes\/|(?:index|app|schemas|errors|guard|openapi|page)\.ts$)/.test(path);
 
 /**
- * Repository modules that still take their paging helpers, Caller or a value through shared/http's
- * re-exports, each import named. The list only shrinks: an import gone from its file fails the test
- * until its entry goes too, and no other file of a function folder below its edge may import HTTP.
- */
-const repositoriesThroughHttp: Record<string, readonly string[]> = {
-  'functions/claims/repository.ts': ['shared/http/context.ts', 'shared/http/paging.ts', 'shared/http/values.ts'],
-  'functions/claims/documents-repository.ts': ['shared/http/context.ts'],
-  'functions/properties/homes-repository.ts': ['shared/http/text.ts', 'shared/http/paging.ts'],
-  'functions/properties/bookings-repository.ts': ['shared/http/paging.ts'],
-  'functions/events/repository.ts': ['shared/http/paging.ts'],
-  'functions/webhooks/repository.ts': ['shared/http/paging.ts'],
-};
-
-/**
  * Imports of the HTTP layer where a domain is: any file of shared/ outside http/ importing it, and a
  * function's command, query, repository or helper module (not its edge) importing any of it.
  */
@@ -72,7 +58,7 @@ const domainImportsOfHttp = (fileEdges: { file: string; imports: string[] }[]) =
     const forbidden = unit
       ? (target: string) => unit !== 'http' && sharedUnit(target) === 'http'
       : functionFolder(file) && !functionEdge(file)
-        ? (target: string) => sharedUnit(target) === 'http' && !repositoriesThroughHttp[file]?.includes(target)
+        ? (target: string) => sharedUnit(target) === 'http'
         : () => false;
     return imports.filter(forbidden).map((target) => `${file} -> ${target}`);
   });
@@ -244,15 +230,9 @@ describe('the import shape', () => {
       'functions/claims/amend.ts -> shared/http/errors.ts',
       'functions/claims/amend.ts -> shared/http/context.ts',
       'functions/properties/homes.ts -> shared/http/batch.ts',
+      'functions/claims/repository.ts -> shared/http/paging.ts',
       'functions/claims/repository.ts -> shared/http/errors.ts',
     ]);
-  });
-
-  it('the repositories still importing shared/http are listed with exactly the imports they still make', () => {
-    const made = new Map(edges.map(({ file, imports }) => [file, imports.filter((target) => sharedUnit(target) === 'http')]));
-    for (const [file, listed] of Object.entries(repositoriesThroughHttp)) {
-      expect([...new Set(made.get(file) ?? [])].sort(), `${file}: repositoriesThroughHttp lists an import it no longer makes`).toEqual([...listed].sort());
-    }
   });
 
   it('no command, query or repository of a function takes Hono: the route reads the request and hands over plain values', () => {
