@@ -218,8 +218,8 @@ async function measureReads(small: Side, season: Side): Promise<Figure[]> {
  * after 40 rounds), so the figure told how long ago autovacuum last ran, not what a claim costs. A
  * real claim commits, and its rows leave the pending index once their attempt is recorded. So here,
  * before the rounds, the tables are vacuumed (index cleanup forced: a plain VACUUM skips the indexes
- * when few pages have dead rows, which on the season's large tables is always and on the small ones
- * never) and the due backlog is committed; then each round, outside the timed part, adds the rows
+ * when under 2 % of the table's pages hold dead rows, as on the season's large tables, not on the
+ * small ones) and the due backlog is committed; then each round, outside the timed part, adds the rows
  * its claim will take, due before anything already queued, and after it records them done as the
  * dispatcher and the runner do. So each timed claim finds what a dispatcher's tick finds, the due
  * rows first in its index and nothing dead before them (the rows earlier rounds claimed lie after
@@ -398,7 +398,7 @@ async function main() {
     const rows = print(figures, queues, purge, small, season);
     const out = join(root, 'bench/results');
     await mkdir(out, { recursive: true });
-    await writeFile(join(out, 'season.json'), `${JSON.stringify({ at: new Date().toISOString(), scale, pairs, size, volume: season.volume, rows, purge: purge.outcome, samples: [...figures, ...queues] }, null, 2)}\n`);
+    await writeFile(join(out, 'season.json'), `${JSON.stringify({ at: new Date().toISOString(), scale, pairs, size, volume: season.volume, rows, purge: purge.outcome, samples: [...figures, ...queues], writes: { during: purge.during, without: purge.without } }, null, 2)}\n`);
     step('done; results in bench/results/season.json');
   } finally {
     for (const side of sides) {
