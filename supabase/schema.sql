@@ -816,9 +816,17 @@ AS $function$
 declare
   v_cutoff timestamptz := now() - interval '90 days';
 begin
-  -- Events by age through events_recorded_brin; each takes its deliveries with it (on delete
-  -- cascade, through webhook_deliveries_event), about 2.5 a event.
-  delete from app.events where id in (select id from app.events where created_at < v_cutoff limit p_batch);
+  -- Events by age, tenant by tenant through events_feed; each takes its deliveries with it (on
+  -- delete cascade, through webhook_deliveries_event), about 2.5 an event.
+  delete from app.events where id in (
+    select e.id
+      from app.organisations o
+     cross join (values ('live'), ('sandbox')) as v (environment)
+     cross join lateral (
+       select x.id from app.events x
+        where x.org_id = o.id and x.environment = v.environment and x.created_at < v_cutoff
+        limit p_batch) e
+     limit p_batch);
   get diagnostics events = row_count;
   delete from app.webhook_deliveries
    where id in (select id from app.webhook_deliveries where event_id is null and created_at < v_cutoff limit p_batch);
@@ -831,7 +839,7 @@ begin
    where bucket in (select bucket from app.rate_windows where window_start < now() - interval '1 hour' limit p_batch);
   get diagnostics rate_windows = row_count;
 end $function$;
-comment on function app.purge_expired_batch(integer) is 'One batch of the hourly retention, at most p_batch rows of each kind: events past 90 days (their deliveries by cascade), pings as old, Idempotency-Keys past 48 hours, rate windows unused for an hour. Call until every count is under p_batch, each call its own transaction.';
+comment on function app.purge_expired_batch(integer) is 'One batch of the hourly retention, at most p_batch rows of each kind: events past 90 days (their deliveries by cascade; found tenant by tenant through events_feed), pings as old, Idempotency-Keys past 48 hours, rate windows unused for an hour. Call until every count is under p_batch, each call its own transaction.';
 revoke execute on function app.purge_expired_batch(integer) from public;
 
 CREATE OR REPLACE FUNCTION app.queue_ping(p_endpoint_id uuid)
@@ -2033,7 +2041,6 @@ comment on column app.events.payload is 'The event''s data object, as delivered 
 comment on column app.events.simulated is 'Raised by the sandbox simulate endpoint, not by a real change; only ever in sandbox.';
 CREATE INDEX events_by_type ON app.events USING btree (org_id, environment, event, created_at DESC, id DESC);
 CREATE INDEX events_feed ON app.events USING btree (org_id, environment, created_at DESC, id DESC);
-CREATE INDEX events_recorded_brin ON app.events USING brin (created_at);
 CREATE UNIQUE INDEX events_tenant_key ON app.events USING btree (id, org_id, environment);
 CREATE TRIGGER events_fan_out AFTER INSERT ON app.events REFERENCING NEW TABLE AS recorded FOR EACH STATEMENT EXECUTE FUNCTION app.fan_out_events();
 create policy tenant_isolation on app.events as permissive for all to svc_api
