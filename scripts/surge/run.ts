@@ -161,6 +161,8 @@ interface Statement {
   ms: number;
   calls: number;
   rows: number;
+  /** Shared buffers read or found in memory. */
+  buffers: number;
   query: string;
 }
 
@@ -170,14 +172,10 @@ interface Statement {
  * the process count). Calls and buffers do not depend on the machine's load, so two runs' files can
  * be compared statement by statement where their times cannot.
  */
-async function writeAllStatements(sql: postgres.Sql, processes: number): Promise<void> {
+async function writeAllStatements(statements: Statement[], processes: number): Promise<void> {
   const file = process.env.SURGE_STATEMENTS;
   if (!file) return;
-  const rows = await sql<{ toplevel: boolean; ms: number; calls: number; rows: number; buffers: number; query: string }[]>`
-    select toplevel, total_exec_time::float8 as ms, calls::float8 as calls, rows::float8 as rows,
-           (shared_blks_hit + shared_blks_read)::float8 as buffers, regexp_replace(query, '\\s+', ' ', 'g') as query
-      from pg_stat_statements order by total_exec_time desc`;
-  const lines = rows.map((r) => [r.toplevel ? 'top' : 'nested', r.ms.toFixed(1), r.calls, r.rows, r.buffers, r.query].join('\t'));
+  const lines = statements.map((r) => [r.toplevel ? 'top' : 'nested', r.ms.toFixed(1), r.calls, r.rows, r.buffers, r.query].join('\t'));
   await writeFile(`${file}.${processes}`, `${['level', 'ms', 'calls', 'rows', 'buffers', 'query'].join('\t')}\n${lines.join('\n')}\n`);
 }
 
@@ -515,17 +513,15 @@ async function surge(processes: number): Promise<Figures> {
       .slice(0, 8);
     const rssAfter = servers.map((s) => rssMb(s.pid!));
     // Read before the accounting's own statements below add to them.
-    const statements = await sql<Statement[]>`
-      select * from (
-        select toplevel, total_exec_time::float8 as ms, calls::float8 as calls, rows::float8 as rows,
-               regexp_replace(query, '\\s+', ' ', 'g') as query,
-               row_number() over (partition by toplevel order by total_exec_time desc) as rank
-          from pg_stat_statements) s
-       where rank <= 10
-       order by toplevel desc, ms desc`;
-    await writeAllStatements(sql, processes);
-    const [{ statementsMs }] = await sql<{ statementsMs: number }[]>`
-      select coalesce(sum(total_exec_time), 0)::float8 as "statementsMs" from pg_stat_statements where toplevel`;
+    // Every statement once: the ten of each level by time for the table, their sum, and the whole
+    // list for SURGE_STATEMENTS.
+    const allStatements = await sql<Statement[]>`
+      select toplevel, total_exec_time::float8 as ms, calls::float8 as calls, rows::float8 as rows,
+             (shared_blks_hit + shared_blks_read)::float8 as buffers, regexp_replace(query, '\\s+', ' ', 'g') as query
+        from pg_stat_statements order by total_exec_time desc`;
+    await writeAllStatements(allStatements, processes);
+    const statements = [true, false].flatMap((toplevel) => allStatements.filter((st) => st.toplevel === toplevel).slice(0, 10));
+    const statementsMs = allStatements.filter((st) => st.toplevel).reduce((sum, st) => sum + st.ms, 0);
 
     const sourcedRows = await sql<{ ms: number }[]>`
       select extract(epoch from r.created_at - c.created_at) * 1000 as ms
