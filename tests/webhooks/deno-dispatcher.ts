@@ -6,6 +6,12 @@ import { join } from 'node:path';
 import { denoEnv, deno, resolutionFlags } from '../deploy/support.ts';
 import { testAuthority } from '../fixtures/tls/trust.ts';
 import { freePort } from '../../scripts/lib/scratch.ts';
+import postgres from 'postgres';
+import { afterAll, beforeAll } from 'vitest';
+import { ownerSql } from '../helpers.ts';
+import { scratchDatabase } from '../operations/scratch-db.ts';
+import { migrate } from '../../scripts/lib/migrate.ts';
+import { pgTypes } from '../../shared/db/client.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -81,4 +87,26 @@ export async function startDispatcherFunction(options: { databaseUrl: string; se
       return { status: response.status, ms: performance.now() - started, report: body.data };
     },
   };
+}
+
+/**
+ * For one test file: a migrated database of its own (the function dispatches everything due, so no
+ * other test's deliveries may be there), a connection to it, and the dispatcher function started in
+ * Deno on it with `env`; all started before the file's tests and stopped after them.
+ */
+export function useScratchDispatcher(options: { secret: string; env: Record<string, string> }) {
+  const scratch = {} as { sql: postgres.Sql; fn: DispatcherFunction };
+  let database: Awaited<ReturnType<typeof scratchDatabase>> | undefined;
+  beforeAll(async () => {
+    database = await scratchDatabase(ownerSql());
+    scratch.sql = postgres(database.url, { max: 2, onnotice: () => {}, types: pgTypes });
+    await migrate(scratch.sql);
+    scratch.fn = await startDispatcherFunction({ databaseUrl: database.url, secret: options.secret, env: options.env });
+  }, 180_000);
+  afterAll(async () => {
+    await scratch.fn?.stop();
+    await scratch.sql?.end();
+    await database?.drop();
+  });
+  return scratch;
 }

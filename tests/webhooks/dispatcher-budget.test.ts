@@ -4,15 +4,10 @@
 // the next call finishes the work; nothing is delivered twice. It has a database of its own (a new
 // one in the run's PostgreSQL, migrated): the function dispatches everything due, and other test
 // files' deliveries must not be sent from here.
-import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownerSql } from '../helpers.ts';
-import { scratchDatabase } from '../operations/scratch-db.ts';
-import { migrate } from '../../scripts/lib/migrate.ts';
+import { describe, expect, it } from 'vitest';
 import { runCommand } from '../../scripts/console/commands.ts';
 import { definitionOf } from '../../shared/events/registry.ts';
-import { pgTypes } from '../../shared/db/client.ts';
-import { startDispatcherFunction, type DispatcherFunction } from './deno-dispatcher.ts';
+import { useScratchDispatcher } from './deno-dispatcher.ts';
 import { useReceiver } from './support.ts';
 
 const receiver = useReceiver();
@@ -23,41 +18,26 @@ const answerDelayMs = 2_500;
 /** One call keeps up to 100 deliveries in flight: 150 due is more than one call takes. */
 const backlog = 150;
 
-let database: Awaited<ReturnType<typeof scratchDatabase>>;
-let sql: postgres.Sql;
-let fn: DispatcherFunction | undefined;
-
-beforeAll(async () => {
-  database = await scratchDatabase(ownerSql());
-  sql = postgres(database.url, { max: 2, onnotice: () => {}, types: pgTypes });
-  await migrate(sql);
-  fn = await startDispatcherFunction({ databaseUrl: database.url, secret, env: { WEBHOOK_DISPATCH_BUDGET_MS: String(budgetMs) } });
-}, 180_000);
-
-afterAll(async () => {
-  await fn?.stop();
-  await sql?.end();
-  await database?.drop();
-});
+const scratch = useScratchDispatcher({ secret, env: { WEBHOOK_DISPATCH_BUDGET_MS: String(budgetMs) } });
 
 /** One call as pg_cron's makes it: the time to its answer, and what it reports. */
-const invoke = () => fn!.invoke<{ claimed: number; succeeded: number; duration_ms: number }>();
+const invoke = () => scratch.fn.invoke<{ claimed: number; succeeded: number; duration_ms: number }>();
 
 describe('the dispatcher function under a backlog larger than its budget (in Deno)', () => {
   it('answers once its budget is spent and its claimed deliveries are done, and the next call finishes the work', async () => {
-    const org = ((await runCommand(sql, ['org', 'create', '--name', 'Budget Mutual', '--side', 'carrier'])) as { data: { id: string } }).data.id;
+    const org = ((await runCommand(scratch.sql, ['org', 'create', '--name', 'Budget Mutual', '--side', 'carrier'])) as { data: { id: string } }).data.id;
     receiver.answer('/budget', { delayMs: answerDelayMs });
     const whsec = `whsec_${'b'.repeat(32)}`;
-    await sql`insert into app.webhook_endpoints (org_id, environment, url, events, secret)
+    await scratch.sql`insert into app.webhook_endpoints (org_id, environment, url, events, secret)
               values (${org}, 'sandbox', ${receiver.url('/budget')}, ${['lease.sent']}, ${whsec})`;
     const payload = definitionOf('lease.sent', 'carrier')!.sample;
-    await sql`insert into app.events (org_id, environment, event, payload)
-              select ${org}, 'sandbox', 'lease.sent', ${sql.json(payload as never)} from generate_series(1, ${backlog})`;
-    const due = async () => Number((await sql<{ n: number }[]>`select count(*)::int as n from app.webhook_deliveries where status = 'pending'`)[0].n);
+    await scratch.sql`insert into app.events (org_id, environment, event, payload)
+              select ${org}, 'sandbox', 'lease.sent', ${scratch.sql.json(payload as never)} from generate_series(1, ${backlog})`;
+    const due = async () => Number((await scratch.sql<{ n: number }[]>`select count(*)::int as n from app.webhook_deliveries where status = 'pending'`)[0].n);
     expect(await due()).toBe(backlog);
 
     const first = await invoke();
-    expect(first.status, fn!.stderr()).toBe(200);
+    expect(first.status, scratch.fn.stderr()).toBe(200);
     // Claiming stopped at the budget: the deliveries claimed before it were answered (each after
     // 2.5 s), and the call answered then, not after the whole backlog.
     expect(first.report.claimed).toBeGreaterThan(0);

@@ -5,15 +5,10 @@
 // the next calls deliver the rest, none twice. The CPU is read from outside, from the Deno process's
 // own counters (every thread), not from what the function says. A database of its own, as in
 // dispatcher-budget.test.ts: the function dispatches everything due.
-import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownerSql } from '../helpers.ts';
-import { scratchDatabase } from '../operations/scratch-db.ts';
-import { migrate } from '../../scripts/lib/migrate.ts';
+import { describe, expect, it } from 'vitest';
 import { runCommand } from '../../scripts/console/commands.ts';
 import { definitionOf } from '../../shared/events/registry.ts';
-import { pgTypes } from '../../shared/db/client.ts';
-import { processCpuMs, startDispatcherFunction, type DispatcherFunction } from './deno-dispatcher.ts';
+import { processCpuMs, useScratchDispatcher } from './deno-dispatcher.ts';
 import { useReceiver } from './support.ts';
 
 const receiver = useReceiver();
@@ -28,59 +23,39 @@ const cpuBudgetMs = 1_000;
 const tailMarginMs = 700;
 const backlog = Number(process.env.DISPATCHER_CPU_BACKLOG ?? 2_000);
 
-let database: Awaited<ReturnType<typeof scratchDatabase>>;
-let sql: postgres.Sql;
-let fn: DispatcherFunction | undefined;
-
-beforeAll(async () => {
-  database = await scratchDatabase(ownerSql());
-  sql = postgres(database.url, { max: 2, onnotice: () => {}, types: pgTypes });
-  await migrate(sql);
-  // The wall-clock budget at its default: the CPU budget is what stops the call here.
-  fn = await startDispatcherFunction({
-    databaseUrl: database.url,
-    secret,
-    env: { WEBHOOK_DISPATCH_BUDGET_MS: '8000', WEBHOOK_DISPATCH_CPU_BUDGET_MS: String(cpuBudgetMs), ...envOverride() },
-  });
-}, 180_000);
+const scratch = useScratchDispatcher({ secret, env: { WEBHOOK_DISPATCH_BUDGET_MS: '8000', WEBHOOK_DISPATCH_CPU_BUDGET_MS: String(cpuBudgetMs), ...envOverride() } });
 
 /** Settings for a measurement by hand (DISPATCHER_CPU_ENV='{"WEBHOOK_DISPATCH_CPU_BUDGET_MS":"100000"}'). */
 function envOverride(): Record<string, string> {
   return process.env.DISPATCHER_CPU_ENV ? JSON.parse(process.env.DISPATCHER_CPU_ENV) : {};
 }
 
-afterAll(async () => {
-  await fn?.stop();
-  await sql?.end();
-  await database?.drop();
-});
-
 type Report = { claimed: number; succeeded: number; duration_ms: number; cpu_ms: number; cpu_source: string; jobs: { claimed: number } };
 
 /** One call, with the Deno process's CPU time it took, read before and after. */
 async function invoke() {
   // The process is idle between calls (pg_cron's next tick): what it uses in between is the call's.
-  const before = processCpuMs(fn!.pid);
-  const call = await fn!.invoke<Report>();
-  return { ...call, cpuMs: processCpuMs(fn!.pid) - before };
+  const before = processCpuMs(scratch.fn.pid);
+  const call = await scratch.fn.invoke<Report>();
+  return { ...call, cpuMs: processCpuMs(scratch.fn.pid) - before };
 }
 
 describe('the dispatcher function under a backlog larger than its CPU time (in Deno)', () => {
   it('stops claiming at its CPU budget, answers well under 2 s of CPU, and the next calls deliver the rest once each', async () => {
-    const org = ((await runCommand(sql, ['org', 'create', '--name', 'CPU Mutual', '--side', 'carrier'])) as { data: { id: string } }).data.id;
+    const org = ((await runCommand(scratch.sql, ['org', 'create', '--name', 'CPU Mutual', '--side', 'carrier'])) as { data: { id: string } }).data.id;
     const whsec = `whsec_${'c'.repeat(32)}`;
-    await sql`insert into app.webhook_endpoints (org_id, environment, url, events, secret)
+    await scratch.sql`insert into app.webhook_endpoints (org_id, environment, url, events, secret)
               values (${org}, 'sandbox', ${receiver.url('/cpu')}, ${['lease.sent']}, ${whsec})`;
     const payload = definitionOf('lease.sent', 'carrier')!.sample;
-    await sql`insert into app.events (org_id, environment, event, payload)
-              select ${org}, 'sandbox', 'lease.sent', ${sql.json(payload as never)} from generate_series(1, ${backlog})`;
-    const due = async () => Number((await sql<{ n: number }[]>`select count(*)::int as n from app.webhook_deliveries where status = 'pending'`)[0].n);
+    await scratch.sql`insert into app.events (org_id, environment, event, payload)
+              select ${org}, 'sandbox', 'lease.sent', ${scratch.sql.json(payload as never)} from generate_series(1, ${backlog})`;
+    const due = async () => Number((await scratch.sql<{ n: number }[]>`select count(*)::int as n from app.webhook_deliveries where status = 'pending'`)[0].n);
     expect(await due()).toBe(backlog);
 
     const calls: Awaited<ReturnType<typeof invoke>>[] = [];
     while ((await due()) > 0 && calls.length < 20) {
       const call = await invoke();
-      expect(call.status, fn!.stderr()).toBe(200);
+      expect(call.status, scratch.fn.stderr()).toBe(200);
       calls.push(call);
       console.info(`call ${calls.length}: ${call.report.claimed} delivered in ${Math.round(call.ms)} ms, ` +
         `CPU ${Math.round(call.cpuMs)} ms measured from outside (${call.report.cpu_ms} ms by the ${call.report.cpu_source} clock inside)`);
