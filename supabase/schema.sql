@@ -791,21 +791,25 @@ $function$;
 comment on function app.provider_applications(text,integer,uuid,uuid) is 'The applications on the calling provider''s homes in its environment, newest first, keyset-paged after an application id; or the one named by p_id.';
 grant execute on function app.provider_applications(text,integer,uuid,uuid) to svc_api;
 
-CREATE OR REPLACE PROCEDURE app.purge_expired(IN p_batch integer DEFAULT 1000)
+CREATE OR REPLACE PROCEDURE app.purge_expired(IN p_batch integer DEFAULT 250, IN p_give_way double precision DEFAULT 3)
  LANGUAGE plpgsql
 AS $procedure$
 declare
   v_batch record;
+  v_started timestamptz;
 begin
   loop
+    v_started := clock_timestamp();
     select * into v_batch from app.purge_expired_batch(p_batch);
     commit;
     -- Fewer than a batch of every kind: nothing is left.
     exit when greatest(v_batch.events, v_batch.pings, v_batch.idempotency_keys, v_batch.rate_windows) < p_batch;
+    perform pg_sleep(p_give_way * extract(epoch from clock_timestamp() - v_started));
+    commit;
   end loop;
 end $procedure$;
-comment on procedure app.purge_expired(integer) is 'The hourly retention (pg_cron job event-retention): app.purge_expired_batch until nothing is left, committing after each batch. Call it on its own, outside a transaction block.';
-revoke execute on procedure app.purge_expired(integer) from public;
+comment on procedure app.purge_expired(integer,double precision) is 'The hourly retention (pg_cron job event-retention): app.purge_expired_batch until nothing is left, committing after each batch, then waiting p_give_way times as long as the batch took, so that it takes at most 1 / (1 + p_give_way) of one core. Call it on its own, outside a transaction block.';
+revoke execute on procedure app.purge_expired(integer,double precision) from public;
 
 CREATE OR REPLACE FUNCTION app.purge_expired_batch(p_batch integer DEFAULT 1000, OUT events integer, OUT pings integer, OUT idempotency_keys integer, OUT rate_windows integer)
  RETURNS record

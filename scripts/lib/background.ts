@@ -75,9 +75,9 @@ export function startJobRunner(options: Pick<RunOptions, 'organisations' | 'room
   });
 }
 
-/** Events past their 90 days are purged hourly. */
+/** Events past their 90 days are purged hourly; a stop ends the purge after its current batch. */
 function startEventRetention(): StopJob {
-  return every('event retention', hour, async () => ({ deleted: await purgeExpiredEvents() }));
+  return every('event retention', hour, async (stop) => ({ deleted: await purgeExpiredEvents(undefined, { signal: stop }) }));
 }
 
 /** How calendar feeds are fetched and read wherever this process runs jobs. */

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { client, createTenant, ownerSql } from '../helpers.ts';
 import { definitionOf, eventsFor } from '../../shared/events/registry.ts';
-import { purgeExpiredEvents, type PurgedBatch } from '../../shared/webhooks/retention.ts';
+import { purgeExpiredEvents, purgeGivesWay, type PurgedBatch } from '../../shared/webhooks/retention.ts';
 import { recordEvent } from '../webhooks/support.ts';
 import { emittedPayloadIssues } from './payloads.ts';
 import { openClaim } from '../claims/fixtures.ts';
@@ -385,7 +385,7 @@ describe('the retention purge, batch by batch', () => {
       select ${org}, 'live', 'season-' || g, 'f', 'done', now() - interval '49 hours' from generate_series(1, 1_200) g`;
 
     const batches: PurgedBatch[] = [];
-    const deleted = await purgeExpiredEvents(ownerSql(), 500, (batch) => batches.push(batch));
+    const deleted = await purgeExpiredEvents(ownerSql(), { batch: 500, giveWay: 0, onBatch: (batch) => batches.push(batch) });
 
     expect(await expiredLeft(org)).toEqual({ events: 0, deliveries: 0, keys: 0 });
     for (const batch of batches) {
@@ -399,10 +399,65 @@ describe('the retention purge, batch by batch', () => {
     expect(kept).toBe(400);
   });
 
+  it('gives way after each batch, waiting three times as long as the batch took', async () => {
+    await history(org, endpoint, 1_000);
+    const times: number[] = [];
+    const started = performance.now();
+    await purgeExpiredEvents(ownerSql(), { batch: 100, onBatch: (_batch, ms) => times.push(ms) });
+    const elapsed = performance.now() - started;
+    expect(await expiredLeft(org)).toEqual({ events: 0, deliveries: 0, keys: 0 });
+    expect(times.length).toBeGreaterThanOrEqual(10);
+    // Every batch but the last is followed by its pause (a timer may fire up to a millisecond early).
+    const working = times.reduce((sum, ms) => sum + ms, 0);
+    const paused = purgeGivesWay * times.slice(0, -1).reduce((sum, ms) => sum + ms, 0);
+    expect(purgeGivesWay).toBe(3);
+    expect(elapsed).toBeGreaterThanOrEqual(working + paused - times.length);
+  });
+
+  it('stops after the batch in progress when its signal aborts, leaving the rest for the next run', async () => {
+    await history(org, endpoint, 1_000);
+    const stop = new AbortController();
+    let batches = 0;
+    await purgeExpiredEvents(ownerSql(), {
+      batch: 100,
+      onBatch: () => {
+        if (++batches === 2) stop.abort();
+      },
+      signal: stop.signal,
+    });
+    expect(batches).toBe(2);
+    expect((await expiredLeft(org)).events).toBeGreaterThanOrEqual(800);
+  });
+
   it("pg_cron's procedure purges everything, committing after each batch (so it refuses to run inside a transaction)", async () => {
     await history(org, endpoint, 900);
     await expect(ownerSql().begin((tx) => tx.unsafe('call app.purge_expired(200)'))).rejects.toThrow(/invalid transaction termination/);
     await ownerSql().unsafe('call app.purge_expired(200)').simple();
     expect(await expiredLeft(org)).toEqual({ events: 0, deliveries: 0, keys: 0 });
+  });
+
+  it("pg_cron's procedure spends most of a purge asleep between its batches' transactions", async () => {
+    await history(org, endpoint, 1_500);
+    // Its backend, sampled while it runs: with the default (three times the batch's time) about
+    // three samples in four find it in pg_sleep, between two transactions.
+    const connection = await ownerSql().reserve();
+    try {
+      const [{ pid }] = await connection<{ pid: number }[]>`select pg_backend_pid() as pid`;
+      let running = true;
+      const purge = connection.unsafe('call app.purge_expired(100)').simple().finally(() => { running = false; });
+      const samples: { wait_event: string | null; state: string }[] = [];
+      while (running) {
+        const [row] = await ownerSql()<{ wait_event: string | null; state: string }[]>`
+          select wait_event, state from pg_stat_activity where pid = ${pid}`;
+        if (row?.state === 'active') samples.push(row);
+      }
+      await purge;
+      expect(await expiredLeft(org)).toEqual({ events: 0, deliveries: 0, keys: 0 });
+      expect(samples.length).toBeGreaterThan(20);
+      const asleep = samples.filter((sample) => sample.wait_event === 'PgSleep').length / samples.length;
+      expect(asleep).toBeGreaterThan(0.5);
+    } finally {
+      connection.release();
+    }
   });
 });

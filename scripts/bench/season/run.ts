@@ -296,26 +296,26 @@ async function measureQueues(small: Side, season: Side): Promise<Figure[]> {
 
 /** The purge of one expired day on each database, with `POST /claims` one at a time during it and without it. */
 async function measurePurge(small: Side, season: Side) {
-  const outcome: Record<string, { seconds: number; batches: number; longestBatchMs: number; rows: number }> = {};
+  const outcome: Record<string, { seconds: number; workingSeconds: number; batches: number; longestBatchMs: number; rows: number }> = {};
   for (const side of [small, season]) {
     await expiredDay(side.sql, side.scale, side.carrier);
-    let last = performance.now();
     let longest = 0;
+    let working = 0;
     let batches = 0;
     const at = performance.now();
-    const rows = await purgeExpiredEvents(side.sql, undefined, () => {
-      const now = performance.now();
-      longest = Math.max(longest, now - last);
-      last = now;
-      batches++;
+    const rows = await purgeExpiredEvents(side.sql, {
+      onBatch: (_purged, ms) => {
+        longest = Math.max(longest, ms);
+        working += ms;
+        batches++;
+      },
     });
-    outcome[side.name] = { seconds: (performance.now() - at) / 1000, batches, longestBatchMs: longest, rows };
+    outcome[side.name] = { seconds: (performance.now() - at) / 1000, workingSeconds: working / 1000, batches, longestBatchMs: longest, rows };
   }
   // Writes while an expired day of the season is purged, against as many writes without a purge,
   // in turns, until 100 writes have run during a purge, 1,000 at the full season (a thousand times
-  // the scale): there a day's purge lasts about 60 writes, so 100 was two purges and the p99 the
-  // second slowest of some 150 writes, which moved from 1.3x to 2x between runs of the same code.
-  // Not one purge and 20 writes: below the full
+  // the scale): a p99 of about 150 writes is their second slowest, and moved from 1.3x to 2x between
+  // runs of the same code. Not one purge and 20 writes: below the full
   // season a day's purge is over in a few writes (0.15 s at a tenth), so the "during" p99 was the
   // slowest of 20 writes made mostly after it, against the second slowest of 100, and missed or met
   // by chance. Each turn's writes without come after an ANALYZE of the same tables as the expired
@@ -364,7 +364,7 @@ function print(figures: Figure[], queues: Figure[], purge: Awaited<ReturnType<ty
   lines.push(line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line));
   for (const side of [small, season]) {
     const p = purge.outcome[side.name];
-    lines.push(`purge of one expired day, ${side.name}: ${p.rows.toLocaleString('en-US')} rows in ${p.batches} batches, ${p.seconds.toFixed(2)} s, longest batch ${f(p.longestBatchMs)} ms`);
+    lines.push(`purge of one expired day, ${side.name}: ${p.rows.toLocaleString('en-US')} rows in ${p.batches} batches, ${p.seconds.toFixed(2)} s (${p.workingSeconds.toFixed(2)} s of batches, the rest giving way), longest batch ${f(p.longestBatchMs)} ms`);
   }
   lines.push(`writes on the season: ${purge.during.length} during ${purge.purges} purges of an expired day, ${purge.without.length} without, in turns`);
   const v = season.volume!;
