@@ -669,12 +669,12 @@ begin
      left join app.payout_accounts a on a.org_id = p.org_id and a.environment = c.environment
      -- A block covering the move-in date, probed for this home alone: the limit keeps the subquery
      -- from becoming a join whose shape the statistics decide, and the environment is compared where
-     -- no index can take it, so that the calendar index, led by property_id, is the one index with a
-     -- condition to serve the probe (see above).
+     -- no index can take it, so that an index led by property_id serves the probe: availability_blocks_ending,
+     -- bounded by the end date, with the start date checked in the index (see above).
      left join lateral (
        select true as blocked from app.availability_blocks b
         where b.property_id = p.id and b.environment is not distinct from c.environment
-          and b.start_date <= c.target_move_in and b.end_date >= c.target_move_in
+          and b.end_date >= c.target_move_in and b.start_date <= c.target_move_in
         limit 1) blk on true
      where p.verified
        and earth_box(v_origin, v_radius_m) @> p.geo_point
@@ -1441,6 +1441,7 @@ comment on column app.availability_blocks.lease_agreement_id is 'For service hol
 comment on column app.availability_blocks.held_for is 'For service holds: lease (dates set, not paid), booking (the first payment cleared), completed (the stay is over; kept as the home''s history).';
 comment on column app.availability_blocks.calendar_import_id is 'For ical blocks: the imported calendar they were read from (replaced at each of its successful fetches, removed with it).';
 CREATE INDEX availability_blocks_calendar ON app.availability_blocks USING btree (property_id, environment, start_date);
+CREATE INDEX availability_blocks_ending ON app.availability_blocks USING btree (property_id, end_date, start_date);
 CREATE INDEX availability_blocks_import ON app.availability_blocks USING btree (calendar_import_id) WHERE (calendar_import_id IS NOT NULL);
 CREATE INDEX availability_blocks_lease ON app.availability_blocks USING btree (lease_agreement_id) WHERE (lease_agreement_id IS NOT NULL);
 CREATE INDEX availability_blocks_tenant ON app.availability_blocks USING btree (org_id, environment);
