@@ -1118,6 +1118,14 @@ $function$;
 comment on function app.refund_request_reference(uuid) is 'The request and home a refund request belongs to, for the landlord''s answer read across organisations.';
 grant execute on function app.refund_request_reference(uuid) to svc_api;
 
+CREATE OR REPLACE FUNCTION app.release_background_lease(p_name text, p_holder text)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  delete from app.background_leases where name = p_name and holder = p_holder
+$function$;
+revoke execute on function app.release_background_lease(text,text) from public;
+
 CREATE OR REPLACE FUNCTION app.release_holds(p_lease_agreement uuid, p_env text)
  RETURNS integer
  LANGUAGE sql
@@ -1268,6 +1276,20 @@ AS $function$
 $function$;
 comment on function app.stay_conflicts(uuid,text,uuid,date,date) is 'The holds of other requests'' stays on a home that overlap a date range (first and last night) in an environment: the conflicts[] of could_not_place. The calling tenant''s request p_claim''s own holds and the provider''s blocks are left out.';
 grant execute on function app.stay_conflicts(uuid,text,uuid,date,date) to svc_api;
+
+CREATE OR REPLACE FUNCTION app.take_background_lease(p_name text, p_holder text, p_ttl interval)
+ RETURNS boolean
+ LANGUAGE sql
+AS $function$
+  with taken as (
+    insert into app.background_leases as l (name, holder, expires_at)
+    values (p_name, p_holder, clock_timestamp() + p_ttl)
+    on conflict (name) do update set holder = excluded.holder, expires_at = excluded.expires_at
+     where l.holder = excluded.holder or l.expires_at < clock_timestamp()
+    returning 1)
+  select exists (select 1 from taken)
+$function$;
+revoke execute on function app.take_background_lease(text,text,interval) from public;
 
 CREATE OR REPLACE FUNCTION app.take_hold(p_property uuid, p_env text, p_start date, p_end date, p_lease_agreement uuid, p_reason text DEFAULT NULL::text)
  RETURNS uuid
@@ -1453,6 +1475,15 @@ create policy tenant_isolation on app.availability_blocks as permissive for all 
   using (((org_id = app.current_org()) AND (environment = app.current_env())))
   with check (((org_id = app.current_org()) AND (environment = app.current_env())));
 grant select, insert, delete on table app.availability_blocks to svc_api;
+
+create table app.background_leases (
+  name text not null,
+  holder text not null,
+  expires_at timestamp with time zone not null,
+  constraint background_leases_pkey PRIMARY KEY (name)
+);
+alter table app.background_leases enable row level security;
+comment on table app.background_leases is 'Which local server process runs the timed background work (job runner, webhook dispatcher, retention, statistics) for this database; renewed every few seconds, taken over once expired. Bookkeeping: no API role reads it.';
 
 create table app.bookings (
   id uuid default gen_random_uuid() not null,

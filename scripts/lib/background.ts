@@ -12,6 +12,7 @@ import { refreshGrownStatistics } from '../../shared/db/statistics.ts';
 import { runDueJobs, type RunOptions } from '../../shared/jobs/runner.ts';
 import { jobRegistry } from '../../shared/job-registry.ts';
 import { runAfterCommitElsewhere, settleRunsAfterCommit } from '../../shared/jobs/after-commit.ts';
+import { leaseHolder, releaseBackgroundLease, takeBackgroundLease } from './background-lease.ts';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -19,18 +20,26 @@ import { Worker } from 'node:worker_threads';
 
 export type StopJob = () => Promise<void>;
 
+/** A timer's condition that always holds: it runs at every tick. */
+const always = () => true;
+
 /**
  * Runs `work` now and then `intervalMs` after each run ends, so runs never overlap; with `intervalMs`
- * null (the timer switched off) never. Stopping aborts the signal given to the run in progress, and
- * waits for it to wind down.
+ * null (the timer switched off) never, and at a tick where `onlyWhile` says no, not that time.
+ * Stopping aborts the signal given to the run in progress, and waits for it to wind down.
  */
-function every(name: string, intervalMs: number | null, work: (stop: AbortSignal) => Promise<Record<string, unknown> | void>): StopJob {
+function every(
+  name: string,
+  intervalMs: number | null,
+  work: (stop: AbortSignal) => Promise<Record<string, unknown> | void>,
+  onlyWhile: () => boolean = always,
+): StopJob {
   if (intervalMs === null) return async () => {};
   const stopping = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> = Promise.resolve();
   const run = () => {
-    running = work(stopping.signal)
+    running = (onlyWhile() ? work(stopping.signal) : Promise.resolve())
       .then((outcome) => {
         if (outcome) log.info(name, outcome);
       })
@@ -55,29 +64,29 @@ const hour = 60 * 60 * 1000;
  * deliveries in flight finish and be recorded.
  * `organisations` limits it to some tenants (tests share one database).
  */
-export function startWebhookDispatch(options: Pick<DispatchOptions, 'organisations' | 'room'> = {}): StopJob {
+export function startWebhookDispatch(options: Pick<DispatchOptions, 'organisations' | 'room'> = {}, leading = always): StopJob {
   // Connections made only to the addresses checked as they connect (no DNS rebinding).
   const transport = pinnedTransport({ allowPrivate: config.webhookAllowPrivateNetworks() });
   return every('webhook dispatch', config.webhookDispatchIntervalMs(), async (stop) => {
     const report = await dispatchDue({ ...options, signal: stop, transport });
     return report.claimed > 0 ? { ...report } : undefined;
-  });
+  }, leading);
 }
 
 /**
  * The durable jobs (sourcing new requests, sending contracts and emails) on the same ticker as webhook delivery
  * (off with it: pg_cron's calls of the dispatcher function run them): each run drains what is due; on stop it claims nothing more.
  */
-export function startJobRunner(options: Pick<RunOptions, 'organisations' | 'room'> = {}): StopJob {
+export function startJobRunner(options: Pick<RunOptions, 'organisations' | 'room'> = {}, leading = always): StopJob {
   return every('jobs', config.webhookDispatchIntervalMs(), async (stop) => {
     const report = await runDueJobs({ registry: jobRegistry, signal: stop, ...options });
     return report.claimed > 0 ? { ...report } : undefined;
-  });
+  }, leading);
 }
 
 /** Events past their 90 days are purged hourly; a stop ends the purge after its current batch. */
-function startEventRetention(): StopJob {
-  return every('event retention', hour, async (stop) => ({ deleted: await purgeExpiredEvents(undefined, { signal: stop }) }));
+function startEventRetention(leading: () => boolean): StopJob {
+  return every('event retention', hour, async (stop) => ({ deleted: await purgeExpiredEvents(undefined, { signal: stop }) }), leading);
 }
 
 /** How calendar feeds are fetched and read wherever this process runs jobs. */
@@ -100,26 +109,63 @@ export interface BackgroundOptions {
  * did): plans kept by connections then use the indexes of a table that grew from empty within the
  * minute autovacuum takes to look.
  */
-function startStatisticsRefresh(): StopJob {
+function startStatisticsRefresh(leading: () => boolean): StopJob {
   return every('statistics refreshed', 2_000, async () => {
     const analyzed = await refreshGrownStatistics();
     return analyzed.length ? { analyzed } : undefined;
+  }, leading);
+}
+
+
+/** How often the lease on the timed work is renewed (or asked for), and how long it lasts unrenewed. */
+const leaseRenewMs = 2_000;
+const leaseTtlSeconds = 10;
+
+/**
+ * Keeps asking for the lease on the timed background work (background-lease.ts): `held` says
+ * whether this process has it. When a process stops, it gives the lease up for the next to take;
+ * one that dies loses it after leaseTtlSeconds. A renewal that fails counts as not held: two
+ * processes running the timers for a moment do nothing twice (their claims skip each other's rows).
+ */
+function keepBackgroundLease(): { held: () => boolean; stop: StopJob } {
+  let held = false;
+  const stopAsking = every('background lease', leaseRenewMs, async () => {
+    const now = await takeBackgroundLease(leaseTtlSeconds).catch((error) => {
+      log.warn('background lease not renewed', errorFields(error));
+      return false;
+    });
+    if (now === held) return;
+    held = now;
+    return { holder: leaseHolder, runs_timers: held };
   });
+  return {
+    held: () => held,
+    stop: async () => {
+      await stopAsking();
+      if (held) await releaseBackgroundLease();
+      held = false;
+    },
+  };
 }
 
 /**
  * Starts every background job in this thread; returns a function that stops them all, and waits for
  * the jobs that requests started after their commit (sourcing), which need the pool until they end.
+ * The timed ones run in one process of those on the database (the lease's holder); a run limited to
+ * some organisations (tests share one database) runs its own, and no retention or statistics, which
+ * span every tenant.
  */
 export function startBackgroundJobs(options: BackgroundOptions = {}): StopJob {
   useLocalCalendarFeeds();
+  const lease = options.organisations ? undefined : keepBackgroundLease();
+  const leading = lease?.held ?? always;
   const stops = [
-    startWebhookDispatch(options), startJobRunner(options),
-    // Retention and statistics span every tenant: not for a run limited to some (tests share one database).
-    ...(options.organisations ? [] : [startEventRetention(), startStatisticsRefresh()]),
+    startWebhookDispatch(options, leading), startJobRunner(options, leading),
+    ...(lease ? [startEventRetention(leading), startStatisticsRefresh(leading)] : []),
   ];
   return async () => {
     await Promise.all([...stops.map((stop) => stop()), settleRunsAfterCommit()]);
+    await lease?.stop();
   };
 }
 
