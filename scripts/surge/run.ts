@@ -7,7 +7,7 @@
 // shortening after move-in on a few). Run on one server process, then on two against one database (as
 // two Edge workers would), each on a fresh database; prints one table with both runs side by side.
 import type { ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -115,6 +115,62 @@ function databaseCpu(dataDir: string): number {
   }
 }
 
+/** Seconds a thread has run and has waited, runnable, for a core (Linux schedstat); zeros once it is gone. */
+function schedSeconds(pid: number, tid: number): { ran: number; waited: number } {
+  try {
+    const [ran, waited] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { ran: ran / 1e9, waited: waited / 1e9 };
+  } catch {
+    return { ran: 0, waited: 0 };
+  }
+}
+
+const threadsOf = (pid: number): number[] => {
+  try {
+    return readdirSync(`/proc/${pid}/task`).map(Number);
+  } catch {
+    return [];
+  }
+};
+
+/**
+ * Where the machine's cores were short, by thread, keyed `group/tid`: each thread's time run and
+ * time waited runnable for a core. The groups: the database (the postmaster and its live backends),
+ * the servers' request threads (each process's main thread, its event loop), the servers' other
+ * threads (the background thread, libuv's and V8's), and this driver (its reader threads included).
+ * A thread that ended between two samples is missing from their difference (a backend that closed).
+ */
+function coreTimes(servers: ChildProcess[], dataDir: string): Map<string, { ran: number; waited: number }> {
+  const times = new Map<string, { ran: number; waited: number }>();
+  const add = (group: string, pid: number, tid: number) => times.set(`${group}/${tid}`, schedSeconds(pid, tid));
+  try {
+    const postmaster = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const backends = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    for (const pid of [postmaster, ...backends]) add('database', pid, pid);
+  } catch {
+    // no database process to read
+  }
+  for (const server of servers) {
+    for (const tid of threadsOf(server.pid!)) add(tid === server.pid ? 'requests' : 'server others', server.pid!, tid);
+  }
+  for (const tid of threadsOf(process.pid)) add('driver', process.pid, tid);
+  return times;
+}
+
+type CoreGroup = 'database' | 'requests' | 'server others' | 'driver';
+
+/** Per group, the time its threads ran and waited for a core between two samples of coreTimes. */
+function coreWaits(before: Map<string, { ran: number; waited: number }>, after: Map<string, { ran: number; waited: number }>) {
+  const groups = Object.fromEntries(['database', 'requests', 'server others', 'driver'].map((g) => [g, { ran: 0, waited: 0 }])) as Record<CoreGroup, { ran: number; waited: number }>;
+  for (const [key, now] of after) {
+    const was = before.get(key) ?? { ran: 0, waited: 0 };
+    const group = groups[key.slice(0, key.lastIndexOf('/')) as CoreGroup];
+    group.ran += now.ran - was.ran;
+    group.waited += now.waited - was.waited;
+  }
+  return groups;
+}
+
 function rssMb(pid: number): number {
   const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
   return Math.round(Number(kb) / 1024);
@@ -143,6 +199,8 @@ interface Figures {
   journeys: number;
   journeysWanted: number;
   cpu: { database: number; servers: number; driver: number };
+  /** Per group of threads, seconds run and seconds waited for a core during the surge (coreTimes). */
+  cores: ReturnType<typeof coreWaits>;
   cold?: ColdMatching;
   httpOneAtATime?: { match: number; read: number };
   /** Why placements did not reach a booking. */
@@ -331,6 +389,7 @@ async function surge(processes: number): Promise<Figures> {
     const scansBefore = await scans();
     await sql`select pg_stat_statements_reset()`;
     const cpuBefore = cpuAt();
+    const coresBefore = coreTimes(servers, database.dataDir);
     const rssBefore = servers.map((s) => rssMb(s.pid!));
     // The queue's deepest point, and how long after it the queue was first empty again.
     let deepestQueue = 0;
@@ -501,6 +560,7 @@ async function surge(processes: number): Promise<Figures> {
     sampling = false;
     await sampler;
     const cpuAfter = cpuAt();
+    const coresAfter = coreTimes(servers, database.dataDir);
     // The counters reach the statistics within a second of each statement's transaction.
     await sleep(1_000);
     const seqScans = (await scans())
@@ -565,6 +625,7 @@ async function surge(processes: number): Promise<Figures> {
       cpu: {
         database: cpuAfter.database - cpuBefore.database, servers: cpuAfter.servers - cpuBefore.servers, driver: cpuAfter.driver - cpuBefore.driver,
       },
+      cores: coreWaits(coresBefore, coresAfter),
       cold,
       httpOneAtATime,
       failures: journeyFailures,
@@ -601,6 +662,9 @@ function print(runs: Figures[]) {
     ['server RSS MB, start -> end', (f) => f.memory, 'reported', null],
     ['surge: answers / s, placements / s', (f) => `${(f.answers / f.surgeSeconds).toFixed(0)} / ${(f.journeys / f.surgeSeconds).toFixed(1)} (${f.surgeSeconds.toFixed(0)} s)`, 'reported', null],
     ['CPU s: database / servers / this driver', (f) => `${f.cpu.database.toFixed(0)} / ${f.cpu.servers.toFixed(0)} / ${f.cpu.driver.toFixed(0)}`, 'where the time goes', null],
+    ['waited for a core, s: database / request threads / servers\' others / driver', (f) => `${f.cores.database.waited.toFixed(0)} / ${f.cores.requests.waited.toFixed(0)} / ${f.cores['server others'].waited.toFixed(0)} / ${f.cores.driver.waited.toFixed(0)}`, 'where the wait goes', null],
+    ['request threads: waited for a core per second run', (f) => (f.cores.requests.waited / f.cores.requests.ran).toFixed(2), 'where the wait goes', null],
+    ['database: waited for a core per second run', (f) => (f.cores.database.waited / f.cores.database.ran).toFixed(2), 'where the wait goes', null],
   ];
   const header = ['figure', ...runs.map((f) => `${f.processes} process${f.processes > 1 ? 'es' : ''}`), 'target', ''];
   const table = rows.map(([name, value, target, met]) => [
