@@ -23,10 +23,14 @@ export type StopJob = () => Promise<void>;
 /** A timer's condition that always holds: it runs at every tick. */
 const always = () => true;
 
+/** How soon a timer whose `onlyWhile` said no asks again (a process that just took the lease starts at once). */
+const askAgainMs = 1_000;
+
 /**
  * Runs `work` now and then `intervalMs` after each run ends, so runs never overlap; with `intervalMs`
- * null (the timer switched off) never, and at a tick where `onlyWhile` says no, not that time.
- * Stopping aborts the signal given to the run in progress, and waits for it to wind down.
+ * null (the timer switched off) never. While `onlyWhile` says no, nothing runs, and it is asked
+ * again within askAgainMs: the hourly purge of a process that takes the lease over runs then, not
+ * an hour later. Stopping aborts the signal given to the run in progress, and waits for it to wind down.
  */
 function every(
   name: string,
@@ -39,13 +43,14 @@ function every(
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> = Promise.resolve();
   const run = () => {
-    running = (onlyWhile() ? work(stopping.signal) : Promise.resolve())
+    const now = onlyWhile();
+    running = (now ? work(stopping.signal) : Promise.resolve())
       .then((outcome) => {
         if (outcome) log.info(name, outcome);
       })
       .catch((error) => log.error(`${name} failed`, errorFields(error)))
       .finally(() => {
-        if (!stopping.signal.aborted) timer = setTimeout(run, intervalMs);
+        if (!stopping.signal.aborted) timer = setTimeout(run, now ? intervalMs : Math.min(intervalMs, askAgainMs));
       });
   };
   run();

@@ -62,11 +62,11 @@ describe('the background lease', () => {
       await waitFor(`http://127.0.0.1:${port}/functions/v1/health`, 60_000);
       return server;
     };
+    const said = (name: string, message: string) => lines[name].map((line) => JSON.parse(line)).filter((entry) => entry.message === message);
     /** Whether the process last said it runs the timers (the background lease's log lines). */
-    const runsTimers = (name: string) => {
-      const said = lines[name].map((line) => JSON.parse(line)).filter((entry) => entry.message === 'background lease');
-      return said.at(-1)?.runs_timers === true;
-    };
+    const runsTimers = (name: string) => said(name, 'background lease').at(-1)?.runs_timers === true;
+    /** Each hourly purge logs one line: the holder's runs at once, not an hour after it took the lease. */
+    const purged = (name: string) => said(name, 'event retention').length;
     const until = async (condition: () => boolean, ms: number) => {
       for (const end = Date.now() + ms; !condition(); await new Promise((resolve) => setTimeout(resolve, 100))) {
         if (Date.now() > end) throw new Error('not within the time');
@@ -75,15 +75,18 @@ describe('the background lease', () => {
     const servers: ChildProcess[] = [];
     try {
       servers.push(await start('first'));
-      await until(() => runsTimers('first'), 10_000);
+      await until(() => runsTimers('first') && purged('first') === 1, 10_000);
       servers.push(await start('second'));
       // Several renewals later, the second still leaves the timers to the first.
       await new Promise((resolve) => setTimeout(resolve, 5_000));
       expect(runsTimers('first')).toBe(true);
       expect(runsTimers('second')).toBe(false);
-      // The first stops and gives the lease up; the second takes it at its next try, within seconds.
+      expect(purged('second')).toBe(0);
+      // The first stops and gives the lease up; the second takes it at its next try, within seconds,
+      // and runs the purge then.
       await stopped(servers[0]);
-      await until(() => runsTimers('second'), 5_000);
+      await until(() => runsTimers('second') && purged('second') === 1, 5_000);
+      expect(purged('first')).toBe(1);
     } finally {
       for (const server of servers) await stopped(server);
     }
