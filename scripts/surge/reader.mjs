@@ -3,6 +3,9 @@
 // whose own event loop is busy with hundreds of journeys. Started for the idle figure, then for the
 // surge; stopped by a message, it posts back the times and the answers by status. Plain JavaScript:
 // a worker thread does not share the TypeScript loader of the process that starts it.
+// Beside each time, how many other threads of the machine were runnable as the call began (Linux
+// /proc/loadavg; -1 where there is none): the surge's report splits the reads by it.
+import { readFileSync } from 'node:fs';
 import { parentPort as port, workerData } from 'node:worker_threads';
 
 const parentPort = /** @type {import('node:worker_threads').MessagePort} */ (port);
@@ -18,6 +21,16 @@ parentPort.on('message', () => (stopping = true));
 
 /** @type {number[]} */
 const times = [];
+/** @type {number[]} */
+const runnable = [];
+/** Threads runnable on the machine now, this one left out. */
+const othersRunnable = () => {
+  try {
+    return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[3].split('/')[0]) - 1;
+  } catch {
+    return -1;
+  }
+};
 /** @type {Record<number, number>} */
 const statuses = {};
 const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -33,7 +46,8 @@ const read = async () => {
 
 for (let i = 0; i < reading.warmUp; i++) await read();
 while (!stopping && (reading.calls === 0 || times.length < reading.calls)) {
+  runnable.push(othersRunnable());
   times.push(await read());
   if (reading.pauseMs) await sleep(reading.pauseMs);
 }
-parentPort.postMessage({ times, statuses });
+parentPort.postMessage({ times, runnable, statuses });

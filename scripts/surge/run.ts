@@ -19,6 +19,12 @@ import { freePort, median, startScratchDatabase } from '../lib/scratch.ts';
 import { startReceiver, tls } from './receiver.ts';
 import { coldMatching, type ColdMatching } from './cold-matching.ts';
 
+/** The reader's times, each with the machine's other threads runnable as the call began (-1: unknown). */
+interface Reads {
+  times: number[];
+  runnable: number[];
+}
+
 /**
  * The reader (reader.mjs) on a thread of its own; `done` resolves with its times, and its answers
  * are added to the run's count by status.
@@ -26,10 +32,10 @@ import { coldMatching, type ColdMatching } from './cold-matching.ts';
 function readerOn(statuses: Map<number, number>) {
   return (reading: { bases: string[]; path: string; key: string; warmUp: number; calls: number; pauseMs: number }) => {
     const worker = new Worker(new URL('./reader.mjs', import.meta.url), { workerData: reading });
-    const done = new Promise<number[]>((resolve, reject) => {
-      worker.once('message', (result: { times: number[]; statuses: Record<string, number> }) => {
+    const done = new Promise<Reads>((resolve, reject) => {
+      worker.once('message', (result: Reads & { statuses: Record<string, number> }) => {
         for (const [status, n] of Object.entries(result.statuses)) statuses.set(Number(status), (statuses.get(Number(status)) ?? 0) + n);
-        resolve(result.times);
+        resolve({ times: result.times, runnable: result.runnable });
       });
       worker.once('error', reject);
     }).finally(() => worker.terminate());
@@ -184,6 +190,8 @@ interface Figures {
   steps: Record<string, number[]>;
   readIdle: number[];
   readSurge: number[];
+  /** For each read of the surge, the machine's other threads runnable as it began. */
+  readSurgeRunnable: number[];
   deliveryMs: number[];
   deepestQueue: number;
   drainSeconds: number;
@@ -354,7 +362,7 @@ async function surge(processes: number): Promise<Figures> {
     await sql`analyze`;
 
     // A read alone, before the surge: its idle figure (on the reader's own thread, as during the surge).
-    const readIdle = await startReader({ bases, path: `/claims/${readRef}`, key: readerKey, warmUp: 20, calls: 100, pauseMs: 0 }).done;
+    const readIdle = (await startReader({ bases, path: `/claims/${readRef}`, key: readerKey, warmUp: 20, calls: 100, pauseMs: 0 }).done).times;
 
     let httpOneAtATime: Figures['httpOneAtATime'];
     let cold: ColdMatching | undefined;
@@ -545,7 +553,7 @@ async function surge(processes: number): Promise<Figures> {
     const surgeSeconds = (performance.now() - surgeStarted) / 1000;
     const answers = [...statuses.values()].reduce((a, b) => a + b, 0);
     const limiter = await limiterRun;
-    const readSurge = await reader.stop();
+    const { times: readSurge, runnable: readSurgeRunnable } = await reader.stop();
     step(`surge done in ${surgeSeconds.toFixed(0)} s: ${created.length} requests, ${journeysDone} placements booked; waiting for the queue and the webhooks`);
 
     // Drained: every job done and every event of the carriers at the receiver (at most two minutes).
@@ -608,6 +616,7 @@ async function surge(processes: number): Promise<Figures> {
       steps: { ...steps, ...Object.fromEntries(jobWaits.map((j) => [`job ${j.kind}, queued to done`, j.ms])) },
       readIdle,
       readSurge,
+      readSurgeRunnable,
       deliveryMs: receiver.delays,
       deepestQueue,
       drainSeconds: ((emptyAgainAt ?? performance.now()) - deepestAt) / 1000,
@@ -642,6 +651,11 @@ async function surge(processes: number): Promise<Figures> {
   }
 }
 
+/** The surge's reads split by how many threads were waiting for a core as each began. */
+const readsByWaiting: [string, number, number][] = [
+  ['no thread waiting for a core', -Infinity, 0], ['1 to 3 waiting', 1, 3], ['4 or more waiting', 4, Infinity],
+];
+
 function print(runs: Figures[]) {
   const ms = (v: number) => (Number.isNaN(v) ? '-' : v < 10 ? v.toFixed(1) : v.toFixed(0));
   const p = (values: number[]) => `${ms(percentile(values, 0.5))} / ${ms(percentile(values, 0.99))}`;
@@ -652,6 +666,14 @@ function print(runs: Figures[]) {
     ...[...new Set(runs.flatMap((f) => Object.keys(f.steps)))].map((name) =>
       [`${name}, ms p50 / p99 (n)`, (f: Figures) => `${p(f.steps[name] ?? [])} (${f.steps[name]?.length ?? 0})`, 'reported', null] as Line),
     ['read p99 during the surge / idle (p50s)', (f) => `${(percentile(f.readSurge, 0.99) / percentile(f.readIdle, 0.99)).toFixed(2)}x (${ms(percentile(f.readSurge, 0.99))} / ${ms(percentile(f.readIdle, 0.99))} ms; ${ms(percentile(f.readSurge, 0.5))} / ${ms(percentile(f.readIdle, 0.5))})`, '<= 3x', (f) => percentile(f.readSurge, 0.99) <= 3 * percentile(f.readIdle, 0.99)],
+    ...readsByWaiting.map(([label, from, to]) => [
+      `read during the surge, ${label}: ms p50 / p99 (n)`,
+      (f: Figures) => {
+        // Threads waiting for one of the two cores as the read began: the others runnable, less the one core the reader's own thread leaves.
+        const reads = f.readSurge.filter((_, i) => f.readSurgeRunnable[i] >= 0 && f.readSurgeRunnable[i] - 1 >= from && f.readSurgeRunnable[i] - 1 <= to);
+        return `${p(reads)} (${reads.length})`;
+      },
+      'where the wait goes', null] as Line),
     ['event to delivery, ms p50 / p99', (f) => p(f.deliveryMs), 'p99 <= 5000', (f) => percentile(f.deliveryMs, 0.99) <= 5000],
     ['job queue: deepest (due jobs) / empty again after, s', (f) => `${f.deepestQueue} / ${f.drainSeconds.toFixed(1)}`, 'reported', null],
     ['deliveries per second (first to last)', (f) => f.deliveriesPerSecond.toFixed(0), 'reported', null],
