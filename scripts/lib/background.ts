@@ -121,7 +121,6 @@ function startStatisticsRefresh(leading: () => boolean): StopJob {
   }, leading);
 }
 
-
 /** How often the lease on the timed work is renewed (or asked for), and how long it lasts unrenewed. */
 const leaseRenewMs = 2_000;
 const leaseTtlSeconds = 10;
