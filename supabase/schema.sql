@@ -1290,7 +1290,7 @@ AS $function$
     returning 1)
   select exists (select 1 from taken)
 $function$;
-comment on function app.take_background_lease(text,text,interval) is 'Takes or renews the background lease p_name for p_holder until now() + p_ttl; true when p_holder holds it, false while another holds an unexpired one.';
+comment on function app.take_background_lease(text,text,interval) is 'Takes or renews the background lease p_name for p_holder, for p_ttl from the moment it is called; true when p_holder holds it, false while another holds an unexpired one.';
 revoke execute on function app.take_background_lease(text,text,interval) from public;
 
 CREATE OR REPLACE FUNCTION app.take_hold(p_property uuid, p_env text, p_start date, p_end date, p_lease_agreement uuid, p_reason text DEFAULT NULL::text)
@@ -1486,7 +1486,7 @@ create table app.background_leases (
 );
 alter table app.background_leases enable row level security;
 comment on table app.background_leases is 'Which local server process runs the timed background work (job runner, webhook dispatcher, retention, statistics) for this database; renewed every few seconds, taken over once expired. Bookkeeping: no API role reads it.';
-comment on column app.background_leases.holder is 'The process holding the lease: host, process id and a random part (a restarted process is someone new).';
+comment on column app.background_leases.holder is 'The process holding the lease: its host and the port it serves (a process started again on the same port renews it at once).';
 comment on column app.background_leases.expires_at is 'When the lease lapses unless its holder renews it; after that, the next process to ask takes it.';
 
 create table app.bookings (

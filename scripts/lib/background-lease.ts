@@ -2,22 +2,26 @@
 // process holding it runs the job runner, the webhook dispatcher, retention and the statistics
 // refresh for the database; the others leave them to it.
 import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
+import { config } from '../../shared/config.ts';
 import { db } from '../../shared/db/client.ts';
 
 const leaseName = 'local-background';
 
-/** Who this process is, for the lease: its host and process, and a random part (a restart is someone new). */
-export const leaseHolder = `${hostname()}:${process.pid}:${randomUUID()}`;
+/**
+ * Who this process is, for the lease: its host and the port it serves. Two processes on one host
+ * cannot share a port, and a process started again on the same port after a crash renews the lease
+ * its predecessor held at once, instead of waiting for it to lapse with nothing running the timers.
+ */
+export const leaseHolder = `${hostname()}:${config.port()}`;
 
-/** Takes or renews the lease; true when this holder has it for the next `ttlSeconds`. */
-export async function takeBackgroundLease(ttlSeconds: number, holder = leaseHolder): Promise<boolean> {
+/** Takes or renews the lease; true when this process has it for the next `ttlSeconds`. */
+export async function takeBackgroundLease(ttlSeconds: number): Promise<boolean> {
   const [{ taken }] = await db()<{ taken: boolean }[]>`
-    select app.take_background_lease(${leaseName}, ${holder}, make_interval(secs => ${ttlSeconds})) as taken`;
+    select app.take_background_lease(${leaseName}, ${leaseHolder}, make_interval(secs => ${ttlSeconds})) as taken`;
   return taken;
 }
 
-/** Gives the lease up, if this holder has it. */
-export async function releaseBackgroundLease(holder = leaseHolder): Promise<void> {
-  await db()`select app.release_background_lease(${leaseName}, ${holder})`;
+/** Gives the lease up, if this process has it. */
+export async function releaseBackgroundLease(): Promise<void> {
+  await db()`select app.release_background_lease(${leaseName}, ${leaseHolder})`;
 }

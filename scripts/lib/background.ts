@@ -69,29 +69,29 @@ const hour = 60 * 60 * 1000;
  * deliveries in flight finish and be recorded.
  * `organisations` limits it to some tenants (tests share one database).
  */
-export function startWebhookDispatch(options: Pick<DispatchOptions, 'organisations' | 'room'> = {}, leading = always): StopJob {
+export function startWebhookDispatch(options: Pick<DispatchOptions, 'organisations' | 'room'> = {}, runsTimers = always): StopJob {
   // Connections made only to the addresses checked as they connect (no DNS rebinding).
   const transport = pinnedTransport({ allowPrivate: config.webhookAllowPrivateNetworks() });
   return every('webhook dispatch', config.webhookDispatchIntervalMs(), async (stop) => {
     const report = await dispatchDue({ ...options, signal: stop, transport });
     return report.claimed > 0 ? { ...report } : undefined;
-  }, leading);
+  }, runsTimers);
 }
 
 /**
  * The durable jobs (sourcing new requests, sending contracts and emails) on the same ticker as webhook delivery
  * (off with it: pg_cron's calls of the dispatcher function run them): each run drains what is due; on stop it claims nothing more.
  */
-export function startJobRunner(options: Pick<RunOptions, 'organisations' | 'room'> = {}, leading = always): StopJob {
+export function startJobRunner(options: Pick<RunOptions, 'organisations' | 'room'> = {}, runsTimers = always): StopJob {
   return every('jobs', config.webhookDispatchIntervalMs(), async (stop) => {
     const report = await runDueJobs({ registry: jobRegistry, signal: stop, ...options });
     return report.claimed > 0 ? { ...report } : undefined;
-  }, leading);
+  }, runsTimers);
 }
 
 /** Events past their 90 days are purged hourly; a stop ends the purge after its current batch. */
-function startEventRetention(leading: () => boolean): StopJob {
-  return every('event retention', hour, async (stop) => ({ deleted: await purgeExpiredEvents(undefined, { signal: stop }) }), leading);
+function startEventRetention(runsTimers: () => boolean): StopJob {
+  return every('event retention', hour, async (stop) => ({ deleted: await purgeExpiredEvents(undefined, { signal: stop }) }), runsTimers);
 }
 
 /** How calendar feeds are fetched and read wherever this process runs jobs. */
@@ -114,11 +114,11 @@ export interface BackgroundOptions {
  * did): plans kept by connections then use the indexes of a table that grew from empty within the
  * minute autovacuum takes to look.
  */
-function startStatisticsRefresh(leading: () => boolean): StopJob {
+function startStatisticsRefresh(runsTimers: () => boolean): StopJob {
   return every('statistics refreshed', 2_000, async () => {
     const analyzed = await refreshGrownStatistics();
     return analyzed.length ? { analyzed } : undefined;
-  }, leading);
+  }, runsTimers);
 }
 
 /** How often the lease on the timed work is renewed (or asked for), and how long it lasts unrenewed. */
@@ -128,8 +128,10 @@ const leaseTtlSeconds = 10;
 /**
  * Keeps asking for the lease on the timed background work (background-lease.ts): `held` says
  * whether this process has it. When a process stops, it gives the lease up for the next to take;
- * one that dies loses it after leaseTtlSeconds. A renewal that fails counts as not held: two
- * processes running the timers for a moment do nothing twice (their claims skip each other's rows).
+ * one that dies loses it after leaseTtlSeconds (or at once, to itself started again on its port).
+ * A renewal that fails counts as not held. A holder stalled past its lease still runs its timers
+ * until its next renewal, beside the one that took over: nothing is done twice, as the queues'
+ * claims skip each other's rows.
  */
 function keepBackgroundLease(): { held: () => boolean; stop: StopJob } {
   let held = false;
@@ -162,10 +164,10 @@ function keepBackgroundLease(): { held: () => boolean; stop: StopJob } {
 export function startBackgroundJobs(options: BackgroundOptions = {}): StopJob {
   useLocalCalendarFeeds();
   const lease = options.organisations ? undefined : keepBackgroundLease();
-  const leading = lease?.held ?? always;
+  const runsTimers = lease?.held ?? always;
   const stops = [
-    startWebhookDispatch(options, leading), startJobRunner(options, leading),
-    ...(lease ? [startEventRetention(leading), startStatisticsRefresh(leading)] : []),
+    startWebhookDispatch(options, runsTimers), startJobRunner(options, runsTimers),
+    ...(lease ? [startEventRetention(runsTimers), startStatisticsRefresh(runsTimers)] : []),
   ];
   return async () => {
     await Promise.all([...stops.map((stop) => stop()), settleRunsAfterCommit()]);

@@ -9,6 +9,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import postgres from 'postgres';
@@ -651,6 +652,12 @@ async function surge(processes: number): Promise<Figures> {
   }
 }
 
+/** Seconds waited for a core per second run; '-' where schedstat said nothing (no /proc). */
+const perSecondRun = (group: { ran: number; waited: number }) => (group.ran > 0 ? (group.waited / group.ran).toFixed(2) : '-');
+
+/** The machine's cores, which the waiting threads are counted beyond. */
+const cores = availableParallelism();
+
 /** The surge's reads split by how many threads were waiting for a core as each began. */
 const readsByWaiting: [string, number, number][] = [
   ['no thread waiting for a core', -Infinity, 0], ['1 to 3 waiting', 1, 3], ['4 or more waiting', 4, Infinity],
@@ -669,8 +676,9 @@ function print(runs: Figures[]) {
     ...readsByWaiting.map(([label, from, to]) => [
       `read during the surge, ${label}: ms p50 / p99 (n)`,
       (f: Figures) => {
-        // Threads waiting for one of the two cores as the read began: the others runnable, less the one core the reader's own thread leaves.
-        const reads = f.readSurge.filter((_, i) => f.readSurgeRunnable[i] >= 0 && f.readSurgeRunnable[i] - 1 >= from && f.readSurgeRunnable[i] - 1 <= to);
+        // Threads waiting for a core as the read began: the others runnable, less the cores the reader's own thread leaves them.
+        const waiting = (i: number) => f.readSurgeRunnable[i] - (cores - 1);
+        const reads = f.readSurge.filter((_, i) => f.readSurgeRunnable[i] >= 0 && waiting(i) >= from && waiting(i) <= to);
         return `${p(reads)} (${reads.length})`;
       },
       'where the wait goes', null] as Line),
@@ -685,8 +693,8 @@ function print(runs: Figures[]) {
     ['surge: answers / s, placements / s', (f) => `${(f.answers / f.surgeSeconds).toFixed(0)} / ${(f.journeys / f.surgeSeconds).toFixed(1)} (${f.surgeSeconds.toFixed(0)} s)`, 'reported', null],
     ['CPU s: database / servers / this driver', (f) => `${f.cpu.database.toFixed(0)} / ${f.cpu.servers.toFixed(0)} / ${f.cpu.driver.toFixed(0)}`, 'where the time goes', null],
     ['waited for a core, s: database / request threads / servers\' others / driver', (f) => `${f.cores.database.waited.toFixed(0)} / ${f.cores.requests.waited.toFixed(0)} / ${f.cores['server others'].waited.toFixed(0)} / ${f.cores.driver.waited.toFixed(0)}`, 'where the wait goes', null],
-    ['request threads: waited for a core per second run', (f) => (f.cores.requests.waited / f.cores.requests.ran).toFixed(2), 'where the wait goes', null],
-    ['database: waited for a core per second run', (f) => (f.cores.database.waited / f.cores.database.ran).toFixed(2), 'where the wait goes', null],
+    ['request threads: waited for a core per second run', (f) => perSecondRun(f.cores.requests), 'where the wait goes', null],
+    ['database: waited for a core per second run', (f) => perSecondRun(f.cores.database), 'where the wait goes', null],
   ];
   const header = ['figure', ...runs.map((f) => `${f.processes} process${f.processes > 1 ? 'es' : ''}`), 'target', ''];
   const table = rows.map(([name, value, target, met]) => [

@@ -429,6 +429,22 @@ describe('the retention purge, batch by batch', () => {
     expect((await expiredLeft(org)).events).toBeGreaterThanOrEqual(800);
   });
 
+  it('stops during the pause after a batch when its signal aborts there, without another batch', async () => {
+    await history(org, endpoint, 1_000);
+    const stop = new AbortController();
+    let batches = 0;
+    await purgeExpiredEvents(ownerSql(), {
+      batch: 100,
+      // Aborted a moment after the first batch, while the purge waits three times its time.
+      onBatch: () => {
+        if (++batches === 1) setTimeout(() => stop.abort(), 0);
+      },
+      signal: stop.signal,
+    });
+    expect(batches).toBe(1);
+    expect((await expiredLeft(org)).events).toBeGreaterThanOrEqual(900);
+  });
+
   it("pg_cron's procedure purges everything, committing after each batch (so it refuses to run inside a transaction)", async () => {
     await history(org, endpoint, 900);
     await expect(ownerSql().begin((tx) => tx.unsafe('call app.purge_expired(200)'))).rejects.toThrow(/invalid transaction termination/);

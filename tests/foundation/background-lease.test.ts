@@ -4,6 +4,7 @@
 // other takes them over.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { migrate } from '../../scripts/lib/migrate.ts';
 import { child, stopped, waitFor } from '../../scripts/lib/processes.ts';
 import { freePort } from '../../scripts/lib/scratch.ts';
@@ -58,7 +59,7 @@ describe('the background lease', () => {
     const start = async (name: 'first' | 'second') => {
       const port = await freePort();
       const server = child('scripts/server.ts', { DATABASE_URL: scratch.url, PORT: String(port), MIGRATE: 'false', LOG_LEVEL: 'info' });
-      server.stdout!.setEncoding('utf8').on('data', (chunk: string) => lines[name].push(...chunk.split('\n').filter(Boolean)));
+      createInterface({ input: server.stdout! }).on('line', (line) => lines[name].push(line));
       await waitFor(`http://127.0.0.1:${port}/functions/v1/health`, 60_000);
       return server;
     };
@@ -85,7 +86,7 @@ describe('the background lease', () => {
       // The first stops and gives the lease up; the second takes it at its next try, within seconds,
       // and runs the purge then.
       await stopped(servers[0]);
-      await until(() => runsTimers('second') && purged('second') === 1, 5_000);
+      await until(() => runsTimers('second') && purged('second') === 1, 10_000);
       expect(purged('first')).toBe(1);
     } finally {
       for (const server of servers) await stopped(server);
