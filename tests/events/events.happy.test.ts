@@ -414,34 +414,23 @@ describe('the retention purge, batch by batch', () => {
     expect(elapsed).toBeGreaterThanOrEqual(working + paused - times.length);
   });
 
-  it('stops after the batch in progress when its signal aborts, leaving the rest for the next run', async () => {
+  /** Purges 1,000 expired events in batches of 100, `abortAfter` deciding after each batch whether and how to stop; returns the batches run. */
+  const purgeStopped = async (abortAfter: (batches: number, stop: AbortController) => void) => {
     await history(org, endpoint, 1_000);
     const stop = new AbortController();
     let batches = 0;
-    await purgeExpiredEvents(ownerSql(), {
-      batch: 100,
-      onBatch: () => {
-        if (++batches === 2) stop.abort();
-      },
-      signal: stop.signal,
-    });
-    expect(batches).toBe(2);
+    await purgeExpiredEvents(ownerSql(), { batch: 100, onBatch: () => abortAfter(++batches, stop), signal: stop.signal });
+    return batches;
+  };
+
+  it('stops after the batch in progress when its signal aborts, leaving the rest for the next run', async () => {
+    expect(await purgeStopped((batches, stop) => batches === 2 && stop.abort())).toBe(2);
     expect((await expiredLeft(org)).events).toBeGreaterThanOrEqual(800);
   });
 
   it('stops during the pause after a batch when its signal aborts there, without another batch', async () => {
-    await history(org, endpoint, 1_000);
-    const stop = new AbortController();
-    let batches = 0;
-    await purgeExpiredEvents(ownerSql(), {
-      batch: 100,
-      // Aborted a moment after the first batch, while the purge waits three times its time.
-      onBatch: () => {
-        if (++batches === 1) setTimeout(() => stop.abort(), 0);
-      },
-      signal: stop.signal,
-    });
-    expect(batches).toBe(1);
+    // Aborted a moment after the first batch, while the purge waits three times its time.
+    expect(await purgeStopped((batches, stop) => batches === 1 && setTimeout(() => stop.abort(), 0))).toBe(1);
     expect((await expiredLeft(org)).events).toBeGreaterThanOrEqual(900);
   });
 
