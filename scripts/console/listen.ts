@@ -8,6 +8,7 @@ import { randomString } from '../../shared/keys.ts';
 import { readExcerpt } from '../../shared/webhooks/dispatcher.ts';
 import { Signer } from '../../shared/webhooks/signature.ts';
 import { signedDelivery } from '../../shared/webhooks/signed-delivery.ts';
+import { pause } from '../../shared/pause.ts';
 import { listEvents, type LoggedEvent } from '../../functions/events/repository.ts';
 import type { EventName } from '../../shared/events/definition.ts';
 import { ConsoleError, required, uuidOption, type Command, type Options, type RunContext } from './options.ts';
@@ -143,19 +144,6 @@ async function forward(url: URL, signer: Signer, secret: string, row: LoggedEven
   }
 }
 
-/** Waits `ms`, or less when the signal stops the run. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 function forwardAddress(options: Options): URL {
   const raw = required(options, 'forward-to');

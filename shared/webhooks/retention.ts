@@ -1,4 +1,5 @@
 import { db, type Sql } from '../db/client.ts';
+import { pause } from '../pause.ts';
 
 // Events are kept 90 days (specification, Limits); their deliveries go with them, and the hourly run
 // also forgets Idempotency-Keys past 48 hours and unused rate windows. app.purge_expired_batch holds
@@ -57,17 +58,4 @@ export async function purgeExpiredEvents(sql: Sql = db(), options: PurgeOptions 
     // Most of a purge is its pauses: a stop usually arrives during one, and ends the purge there.
     if (signal?.aborted) return total;
   }
-}
-
-/** Waits `ms`, or less when `signal` aborts first. */
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -33,7 +33,7 @@ const edges = code.map((file) => ({ file, imports: importsOf(file) }));
  * arrows.
  */
 const sharedOrder = [
-  'config.ts', 'public-url.ts', 'log.ts', 'ids.ts', 'money.ts', 'request-values.ts', 'values.ts', 'html.ts', 'cpu-clock.ts', // values, settings, logging, the CPU a call used
+  'config.ts', 'public-url.ts', 'log.ts', 'ids.ts', 'money.ts', 'request-values.ts', 'values.ts', 'html.ts', 'cpu-clock.ts', 'pause.ts', // values, settings, logging, the CPU a call used, an abortable wait
   'domain-errors.ts', // what a command refuses with: not_found, conflict, invalid, ...
   'db', 'keys.ts', 'jobs', 'i18n', 'events', 'webhooks', // infrastructure
   'clock', 'claims', 'properties', 'placements', // domains
