@@ -111,15 +111,25 @@ function cpuSeconds(pid: number, withChildren = true): number {
   }
 }
 
+/** The embedded database's postmaster, from its pid file. */
+const postmasterPid = (dataDir: string) => Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+
+/** The database's processes: its postmaster, then its live backends; none when it cannot be read. */
+function databaseProcesses(dataDir: string): { postmaster: number; backends: number[] } | undefined {
+  try {
+    const postmaster = postmasterPid(dataDir);
+    const backends = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return { postmaster, backends };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The database's CPU: the postmaster, the backends it reaped, and the live ones. */
 function databaseCpu(dataDir: string): number {
-  try {
-    const postmaster = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-    return cpuSeconds(postmaster) + children.reduce((sum, pid) => sum + cpuSeconds(pid, false), 0);
-  } catch {
-    return 0;
-  }
+  const database = databaseProcesses(dataDir);
+  if (!database) return 0;
+  return cpuSeconds(database.postmaster) + database.backends.reduce((sum, pid) => sum + cpuSeconds(pid, false), 0);
 }
 
 /** Seconds a thread has run and has waited, runnable, for a core (Linux schedstat); zeros once it is gone. */
@@ -150,13 +160,8 @@ const threadsOf = (pid: number): number[] => {
 function coreTimes(servers: ChildProcess[], dataDir: string): Map<string, { ran: number; waited: number }> {
   const times = new Map<string, { ran: number; waited: number }>();
   const add = (group: string, pid: number, tid: number) => times.set(`${group}/${tid}`, schedSeconds(pid, tid));
-  try {
-    const postmaster = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const backends = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-    for (const pid of [postmaster, ...backends]) add('database', pid, pid);
-  } catch {
-    // no database process to read
-  }
+  const database = databaseProcesses(dataDir);
+  for (const pid of database ? [database.postmaster, ...database.backends] : []) add('database', pid, pid);
   for (const server of servers) {
     for (const tid of threadsOf(server.pid!)) add(tid === server.pid ? 'requests' : 'server others', server.pid!, tid);
   }
@@ -261,7 +266,7 @@ async function surge(processes: number): Promise<Figures> {
     },
     onLog: explained && ((line) => explained.write(`${line}\n`)),
   });
-  postmasterOf = () => Number(readFileSync(join(database.dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  postmasterOf = () => postmasterPid(database.dataDir);
   const receiver = await startReceiver();
   const servers: ChildProcess[] = [];
   const bases: string[] = [];
