@@ -125,11 +125,42 @@ function databaseProcesses(dataDir: string): { postmaster: number; backends: num
   }
 }
 
-/** The database's CPU: the postmaster, the backends it reaped, and the live ones. */
-function databaseCpu(dataDir: string): number {
+type DatabaseKind = 'connections' | 'autovacuum' | 'background' | 'ended';
+
+/** The kind of a database process, from the title PostgreSQL gives it (`postgres: walwriter`, `postgres: user db host(port) idle`). */
+function kindOf(pid: number): DatabaseKind {
+  try {
+    const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (title.includes('autovacuum worker')) return 'autovacuum';
+    return /\d+\.\d+\.\d+\.\d+\(\d+\)|\[local\]/.test(title) ? 'connections' : 'background';
+  } catch {
+    return 'ended';
+  }
+}
+
+/**
+ * The database's CPU by kind of process: client connections, autovacuum workers, the other
+ * background processes (the postmaster, WAL writer, checkpointer, ...), and processes that ended
+ * (reaped by the postmaster: autovacuum workers that finished, connections that closed), keyed
+ * `kind/pid` so that two samples subtract process by process.
+ */
+function databaseCpu(dataDir: string): Map<string, number> {
+  const cpu = new Map<string, number>();
   const database = databaseProcesses(dataDir);
-  if (!database) return 0;
-  return cpuSeconds(database.postmaster) + database.backends.reduce((sum, pid) => sum + cpuSeconds(pid, false), 0);
+  if (!database) return cpu;
+  cpu.set('ended/reaped', cpuSeconds(database.postmaster) - cpuSeconds(database.postmaster, false));
+  cpu.set(`background/${database.postmaster}`, cpuSeconds(database.postmaster, false));
+  for (const pid of database.backends) cpu.set(`${kindOf(pid)}/${pid}`, cpuSeconds(pid, false));
+  return cpu;
+}
+
+/** Per kind, the database CPU between two samples of databaseCpu (a process's kind as the later sample saw it). */
+function databaseCpuByKind(before: Map<string, number>, after: Map<string, number>): Record<DatabaseKind, number> {
+  const kinds: Record<DatabaseKind, number> = { connections: 0, autovacuum: 0, background: 0, ended: 0 };
+  const pidOf = (key: string) => key.slice(key.indexOf('/') + 1);
+  const earlier = new Map([...before].map(([key, seconds]) => [pidOf(key), seconds]));
+  for (const [key, seconds] of after) kinds[key.slice(0, key.indexOf('/')) as DatabaseKind] += seconds - (earlier.get(pidOf(key)) ?? 0);
+  return kinds;
 }
 
 /** Seconds a thread has run and has waited, runnable, for a core (Linux schedstat); zeros once it is gone. */
@@ -212,7 +243,7 @@ interface Figures {
   answers: number;
   journeys: number;
   journeysWanted: number;
-  cpu: { database: number; servers: number; driver: number };
+  cpu: { database: Record<DatabaseKind, number>; servers: number; driver: number };
   /** Per group of threads, seconds run and seconds waited for a core during the surge (coreTimes). */
   cores: ReturnType<typeof coreWaits>;
   cold?: ColdMatching;
@@ -235,6 +266,9 @@ interface Statement {
   rows: number;
   /** Shared buffers read or found in memory. */
   buffers: number;
+  /** Times the statement was planned (a prepared statement reusing its generic plan is not), and the planning's ms. */
+  plans: number;
+  planMs: number;
   query: string;
 }
 
@@ -247,8 +281,8 @@ interface Statement {
 async function writeAllStatements(statements: Statement[], processes: number): Promise<void> {
   const file = process.env.SURGE_STATEMENTS;
   if (!file) return;
-  const lines = statements.map((r) => [r.toplevel ? 'top' : 'nested', r.ms.toFixed(1), r.calls, r.rows, r.buffers, r.query].join('\t'));
-  await writeFile(`${file}.${processes}`, `${['level', 'ms', 'calls', 'rows', 'buffers', 'query'].join('\t')}\n${lines.join('\n')}\n`);
+  const lines = statements.map((r) => [r.toplevel ? 'top' : 'nested', r.ms.toFixed(1), r.calls, r.rows, r.buffers, r.plans, r.planMs.toFixed(1), r.query].join('\t'));
+  await writeFile(`${file}.${processes}`, `${['level', 'ms', 'calls', 'rows', 'buffers', 'plans', 'plan ms', 'query'].join('\t')}\n${lines.join('\n')}\n`);
 }
 
 async function surge(processes: number): Promise<Figures> {
@@ -262,6 +296,8 @@ async function surge(processes: number): Promise<Figures> {
     settings: {
       shared_preload_libraries: explained ? 'pg_stat_statements,auto_explain' : 'pg_stat_statements',
       'pg_stat_statements.track': 'all',
+      // Planning counted only for SURGE_STATEMENTS, so that a default run stays comparable with runs before it was counted.
+      ...(process.env.SURGE_STATEMENTS ? { 'pg_stat_statements.track_planning': 'on' } : {}),
       ...(explained ? { 'auto_explain.log_min_duration': '0', 'auto_explain.log_nested_statements': 'on' } : {}),
     },
     onLog: explained && ((line) => explained.write(`${line}\n`)),
@@ -591,7 +627,8 @@ async function surge(processes: number): Promise<Figures> {
     // list for SURGE_STATEMENTS.
     const allStatements = await sql<Statement[]>`
       select toplevel, total_exec_time::float8 as ms, calls::float8 as calls, rows::float8 as rows,
-             (shared_blks_hit + shared_blks_read)::float8 as buffers, regexp_replace(query, '\\s+', ' ', 'g') as query
+             (shared_blks_hit + shared_blks_read)::float8 as buffers, plans::float8 as plans, total_plan_time::float8 as "planMs",
+             regexp_replace(query, '\\s+', ' ', 'g') as query
         from pg_stat_statements order by total_exec_time desc`;
     await writeAllStatements(allStatements, processes);
     const statements = [true, false].flatMap((toplevel) => allStatements.filter((st) => st.toplevel === toplevel).slice(0, 10));
@@ -638,7 +675,7 @@ async function surge(processes: number): Promise<Figures> {
       journeys: journeysDone,
       journeysWanted: size.placements,
       cpu: {
-        database: cpuAfter.database - cpuBefore.database, servers: cpuAfter.servers - cpuBefore.servers, driver: cpuAfter.driver - cpuBefore.driver,
+        database: databaseCpuByKind(cpuBefore.database, cpuAfter.database), servers: cpuAfter.servers - cpuBefore.servers, driver: cpuAfter.driver - cpuBefore.driver,
       },
       cores: coreWaits(coresBefore, coresAfter),
       cold,
@@ -659,6 +696,8 @@ async function surge(processes: number): Promise<Figures> {
 
 /** Seconds waited for a core per second run; '-' where schedstat said nothing (no /proc). */
 const perSecondRun = (group: { ran: number; waited: number }) => (group.ran > 0 ? (group.waited / group.ran).toFixed(2) : '-');
+/** The database's CPU through the surge, every kind of its processes. */
+const databaseTotal = (f: Figures) => Object.values(f.cpu.database).reduce((sum, seconds) => sum + seconds, 0);
 
 /** The machine's cores, which the waiting threads are counted beyond. */
 const cores = availableParallelism();
@@ -696,7 +735,8 @@ function print(runs: Figures[]) {
     [`one key, ${limiterRequests} calls in its minute: through`, (f) => `${f.limiter.through} of ${f.limiter.sent}${f.limiter.windows > 1 ? ' (window rolled over)' : ''}`, `exactly ${limiterLimit}`, (f) => f.limiter.windows === 1 && f.limiter.through === limiterLimit],
     ['server RSS MB, start -> end', (f) => f.memory, 'reported', null],
     ['surge: answers / s, placements / s', (f) => `${(f.answers / f.surgeSeconds).toFixed(0)} / ${(f.journeys / f.surgeSeconds).toFixed(1)} (${f.surgeSeconds.toFixed(0)} s)`, 'reported', null],
-    ['CPU s: database / servers / this driver', (f) => `${f.cpu.database.toFixed(0)} / ${f.cpu.servers.toFixed(0)} / ${f.cpu.driver.toFixed(0)}`, 'where the time goes', null],
+    ['CPU s: database / servers / this driver', (f) => `${databaseTotal(f).toFixed(0)} / ${f.cpu.servers.toFixed(0)} / ${f.cpu.driver.toFixed(0)}`, 'where the time goes', null],
+    ['database CPU s: connections / autovacuum / background / ended', (f) => `${f.cpu.database.connections.toFixed(1)} / ${f.cpu.database.autovacuum.toFixed(1)} / ${f.cpu.database.background.toFixed(1)} / ${f.cpu.database.ended.toFixed(1)}`, 'where the time goes', null],
     ['waited for a core, s: database / request threads / servers\' others / driver', (f) => `${f.cores.database.waited.toFixed(0)} / ${f.cores.requests.waited.toFixed(0)} / ${f.cores['server others'].waited.toFixed(0)} / ${f.cores.driver.waited.toFixed(0)}`, 'where the wait goes', null],
     ['request threads: waited for a core per second run', (f) => perSecondRun(f.cores.requests), 'where the wait goes', null],
     ['database: waited for a core per second run', (f) => perSecondRun(f.cores.database), 'where the wait goes', null],
