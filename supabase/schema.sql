@@ -831,7 +831,7 @@ end $procedure$;
 comment on procedure app.purge_expired(integer,double precision) is 'The hourly retention (pg_cron job event-retention): app.purge_expired_batch until nothing is left, committing after each batch, then waiting p_give_way times as long as the batch took, so that it takes at most 1 / (1 + p_give_way) of one core. Call it on its own, outside a transaction block.';
 revoke execute on procedure app.purge_expired(integer,double precision) from public;
 
-CREATE OR REPLACE FUNCTION app.purge_expired_batch(p_batch integer DEFAULT 1000, OUT events integer, OUT pings integer, OUT idempotency_keys integer, OUT rate_windows integer)
+CREATE OR REPLACE FUNCTION app.purge_expired_batch(p_batch integer DEFAULT 250, OUT events integer, OUT pings integer, OUT idempotency_keys integer, OUT rate_windows integer)
  RETURNS record
  LANGUAGE plpgsql
  SECURITY DEFINER
@@ -840,6 +840,8 @@ AS $function$
 declare
   v_cutoff timestamptz := now() - interval '90 days';
 begin
+  -- Only this batch's transaction: a crash loses deletions the next purge makes again.
+  perform set_config('synchronous_commit', 'off', true);
   -- Events by age, tenant by tenant through events_feed; each takes its deliveries with it (on
   -- delete cascade, through webhook_deliveries_event), about 2.5 an event.
   delete from app.events where id in (

@@ -375,6 +375,25 @@ describe('the retention purge, batch by batch', () => {
     expect(fetched).toBeLessThan(1000);
   });
 
+  it('commits each batch without waiting for its WAL to reach the disk, and only that batch', async () => {
+    // A lost batch is deleted again by the next purge; a request's commit must not queue behind it.
+    // Rolled back, so that it deletes nothing of other tests; the setting ends with the transaction either way.
+    const connection = await ownerSql().reserve();
+    try {
+      const setting = async () => (await connection<{ commits: string }[]>`select current_setting('synchronous_commit') as commits`)[0].commits;
+      await connection`begin`;
+      await connection`select * from app.purge_expired_batch(1)`;
+      expect(await setting()).toBe('off');
+      await connection`rollback`;
+      expect(await setting()).toBe('on');
+    } finally {
+      connection.release();
+    }
+    const [{ batch }] = await ownerSql()<{ batch: string }[]>`
+      select pg_get_function_arguments('app.purge_expired_batch(integer)'::regprocedure) as batch`;
+    expect(batch).toMatch(/p_batch integer DEFAULT 250/);
+  });
+
   it('deletes everything past retention in batches of at most the batch size of each kind, and keeps the rest', async () => {
     await history(org, endpoint, 2_300, 400);
     await ownerSql()`
