@@ -8,7 +8,8 @@
 -- tracked), these bodies were planned on every call: home_for_request 1,604 plans (0.7 ms each),
 -- homes_on_request 1,976, payout_status 3,140, clock_now 3,259 of 5,699 calls, home_label 882,
 -- payee_of 768, stay_conflicts 500; can_take_charges parsed its call of payout_status 2,372 times.
--- Together about 3.4 s of planning in a 64-second surge, beside parsing that no counter shows.
+-- Together 3.9 s of planning in the statements' 64 s (times on a busy machine), beside parsing that no
+-- counter shows.
 --
 -- Each is recreated in PL/pgSQL with the same signature, result, volatility, owner's rights and
 -- search path, and the same query; a function's grants and comment stay with it. can_take_charges
