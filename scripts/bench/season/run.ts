@@ -11,6 +11,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChildProcess } from 'node:child_process';
 import postgres from 'postgres';
 import { openDatabase } from '../../lib/database.ts';
@@ -321,13 +322,33 @@ async function measurePurge(small: Side, season: Side) {
   // by chance. Each turn's writes without come after an ANALYZE of the same tables as the expired
   // day's loading ends with: an ANALYZE makes each server connection plan the write's statements
   // again on its next use, and only one side paying that would be measured as the purge.
-  const write = async () => {
+  // Whether a checkpoint ran through each write, sampled every 10 ms on a connection of its own: the
+  // slowest writes during a purge ran in one, waiting at their commit for the WAL (docs/performance.md,
+  // what the writes during a purge wait on). A write met one when any sample taken while it ran did.
+  const checkpoints: { at: number; running: boolean }[] = [];
+  const watcher = await season.sql.reserve();
+  let watching = true;
+  const watched = (async () => {
+    while (watching) {
+      const at = performance.now();
+      const [{ running }] = await watcher<{ running: boolean }[]>`
+        select exists (select 1 from pg_stat_activity where backend_type = 'checkpointer' and wait_event is distinct from 'CheckpointerMain') as running`;
+      checkpoints.push({ at, running });
+      await sleep(10);
+    }
+  })();
+  const metCheckpoint = (at: number, ms: number) => checkpoints.some((sample) => sample.running && sample.at >= at && sample.at <= at + ms);
+  const write = async (met: boolean[]) => {
     const at = performance.now();
     await api(season, 'write', 'POST', '/claims', claimBody(31, -112));
-    return performance.now() - at;
+    const ms = performance.now() - at;
+    met.push(metCheckpoint(at, ms));
+    return ms;
   };
   const without: number[] = [];
   const during: number[] = [];
+  const duringMet: boolean[] = [];
+  const withoutMet: boolean[] = [];
   let purges = 0;
   const wanted = Math.max(100, Math.round(1000 * season.scale));
   while (during.length < wanted) {
@@ -335,13 +356,16 @@ async function measurePurge(small: Side, season: Side) {
     const before = during.length;
     let purging = true;
     const purge = purgeExpiredEvents(season.sql).finally(() => { purging = false; });
-    do during.push(await write()); while (purging);
+    do during.push(await write(duringMet)); while (purging);
     await purge;
     purges++;
     await season.sql`analyze app.events, app.webhook_deliveries, app.idempotency_keys`;
-    for (let i = before; i < during.length; i++) without.push(await write());
+    for (let i = before; i < during.length; i++) without.push(await write(withoutMet));
   }
-  return { outcome, without, during, purges };
+  watching = false;
+  await watched;
+  watcher.release();
+  return { outcome, without, during, purges, duringMet, withoutMet };
 }
 
 function print(figures: Figure[], queues: Figure[], purge: Awaited<ReturnType<typeof measurePurge>>, small: Side, season: Side) {
@@ -367,6 +391,12 @@ function print(figures: Figure[], queues: Figure[], purge: Awaited<ReturnType<ty
     lines.push(`purge of one expired day, ${side.name}: ${p.rows.toLocaleString('en-US')} rows in ${p.batches} batches, ${p.seconds.toFixed(2)} s (${p.workingSeconds.toFixed(2)} s of batches, the rest giving way), longest batch ${f(p.longestBatchMs)} ms`);
   }
   lines.push(`writes on the season: ${purge.during.length} during ${purge.purges} purges of an expired day, ${purge.without.length} without, in turns`);
+  const byCheckpoint = (writes: number[], met: boolean[], running: boolean) => {
+    const these = writes.filter((_, i) => met[i] === running);
+    return these.length ? `${f(percentile(these, 0.99))} ms (${these.length})` : '-';
+  };
+  lines.push(`writes' p99 while a checkpoint ran / while none ran: during a purge ${byCheckpoint(purge.during, purge.duringMet, true)} / ${byCheckpoint(purge.during, purge.duringMet, false)}; ` +
+    `without ${byCheckpoint(purge.without, purge.withoutMet, true)} / ${byCheckpoint(purge.without, purge.withoutMet, false)}`);
   const v = season.volume!;
   lines.push(`season at scale ${season.scale}: ${v.events.toLocaleString('en-US')} events, ${v.deliveries.toLocaleString('en-US')} deliveries, ${v.requests.toLocaleString('en-US')} requests, ` +
     `${v.homes.toLocaleString('en-US')} homes, ${v.blocks.toLocaleString('en-US')} blocks, ${v.placements.toLocaleString('en-US')} placements, ${v.jobs.toLocaleString('en-US')} jobs, ` +
@@ -402,7 +432,7 @@ async function main() {
     const rows = print(figures, queues, purge, small, season);
     const out = join(root, 'bench/results');
     await mkdir(out, { recursive: true });
-    await writeFile(join(out, 'season.json'), `${JSON.stringify({ at: new Date().toISOString(), scale, pairs, size, volume: season.volume, rows, purge: purge.outcome, samples: [...figures, ...queues], writes: { during: purge.during, without: purge.without } }, null, 2)}\n`);
+    await writeFile(join(out, 'season.json'), `${JSON.stringify({ at: new Date().toISOString(), scale, pairs, size, volume: season.volume, rows, purge: purge.outcome, samples: [...figures, ...queues], writes: { during: purge.during, without: purge.without, duringMetCheckpoint: purge.duringMet, withoutMetCheckpoint: purge.withoutMet } }, null, 2)}\n`);
     step('done; results in bench/results/season.json');
   } finally {
     for (const side of sides) {
