@@ -865,7 +865,7 @@ begin
    where bucket in (select bucket from app.rate_windows where window_start < now() - interval '1 hour' limit p_batch);
   get diagnostics rate_windows = row_count;
 end $function$;
-comment on function app.purge_expired_batch(integer) is 'One batch of the hourly retention, at most p_batch rows of each kind: events past 90 days (their deliveries by cascade; found tenant by tenant through events_feed), pings as old, Idempotency-Keys past 48 hours, rate windows unused for an hour. Call until every count is under p_batch, each call its own transaction.';
+comment on function app.purge_expired_batch(integer) is 'One batch of the hourly retention, at most p_batch rows of each kind: events past 90 days (their deliveries by cascade; found tenant by tenant through events_feed), pings as old, Idempotency-Keys past 48 hours, rate windows unused for an hour. Call until every count is under p_batch, each call its own transaction: it commits without waiting for the disk (synchronous_commit off to the end of the transaction; a lost batch is purged again).';
 revoke execute on function app.purge_expired_batch(integer) from public;
 
 CREATE OR REPLACE FUNCTION app.queue_ping(p_endpoint_id uuid)

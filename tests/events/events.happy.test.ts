@@ -376,19 +376,27 @@ describe('the retention purge, batch by batch', () => {
   });
 
   it('commits each batch without waiting for its WAL to reach the disk, and only that batch', async () => {
-    // A lost batch is deleted again by the next purge; a request's commit must not queue behind it.
+    // A lost batch is deleted again by the next purge; a request's commit must not queue behind its flush.
     // Rolled back, so that it deletes nothing of other tests; the setting ends with the transaction either way.
     const connection = await ownerSql().reserve();
     try {
       const setting = async () => (await connection<{ commits: string }[]>`select current_setting('synchronous_commit') as commits`)[0].commits;
+      const outside = await setting();
+      expect(outside).not.toBe('off');
       await connection`begin`;
-      await connection`select * from app.purge_expired_batch(1)`;
-      expect(await setting()).toBe('off');
-      await connection`rollback`;
-      expect(await setting()).toBe('on');
+      try {
+        await connection`select * from app.purge_expired_batch(1)`;
+        expect(await setting()).toBe('off');
+      } finally {
+        await connection`rollback`;
+      }
+      expect(await setting()).toBe(outside);
     } finally {
       connection.release();
     }
+  });
+
+  it('takes batches of 250 unless told otherwise, as both of its callers do', async () => {
     const [{ batch }] = await ownerSql()<{ batch: string }[]>`
       select pg_get_function_arguments('app.purge_expired_batch(integer)'::regprocedure) as batch`;
     expect(batch).toMatch(/p_batch integer DEFAULT 250/);

@@ -77,15 +77,16 @@ describe('the delivery queue', () => {
     const [endpoint] = await owner<{ id: string }[]>`
       insert into app.webhook_endpoints (org_id, environment, url, secret)
       values (${org.id}, 'live', 'https://hooks.example.com/plans', 'whsec_' || repeat('a', 32)) returning id`;
-    // A day's deliveries done, and a few due: pings, which need no event.
+    // Deliveries done and a backlog due (as in a surge, where the planner's guess of a tenth of the
+    // due rows for the claim's limit made it a join reading the whole table): pings, which need no event.
     await owner`
       insert into app.webhook_deliveries (org_id, environment, endpoint_id, event, status, attempts, completed_at, created_at)
       select ${org.id}, 'live', ${endpoint.id}, 'ping', 'succeeded', 1, now() - g * interval '1 second', now() - g * interval '1 second'
-        from generate_series(1, 5000) g`;
+        from generate_series(1, 3000) g`;
     await owner`
       insert into app.webhook_deliveries (org_id, environment, endpoint_id, event, signing_secret, next_attempt_at)
       select ${org.id}, 'live', ${endpoint.id}, 'ping', 'whsec_' || repeat('a', 32), now() - g * interval '1 second'
-        from generate_series(1, 40) g`;
+        from generate_series(1, 2000) g`;
     await owner`analyze app.webhook_deliveries`;
 
     for (const mode of ['force_generic_plan', 'force_custom_plan']) {
@@ -114,6 +115,6 @@ describe('the delivery queue', () => {
       expect(wholeReads, mode).toEqual([]);
     }
     const [{ succeeded }] = await owner<{ succeeded: number }[]>`select count(*)::int as succeeded from app.webhook_deliveries where status = 'succeeded'`;
-    expect(succeeded).toBe(5020);
+    expect(succeeded).toBe(3020);
   });
 });
