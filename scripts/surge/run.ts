@@ -132,7 +132,8 @@ function kindOf(pid: number): DatabaseKind {
   try {
     const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     if (title.includes('autovacuum worker')) return 'autovacuum';
-    return /\d+\.\d+\.\d+\.\d+\(\d+\)|\[local\]/.test(title) ? 'connections' : 'background';
+    // A parallel worker does a connection's statement.
+    return /\d+\.\d+\.\d+\.\d+\(\d+\)|\[local\]|parallel worker/.test(title) ? 'connections' : 'background';
   } catch {
     return 'ended';
   }
@@ -154,12 +155,18 @@ function databaseCpu(dataDir: string): Map<string, number> {
   return cpu;
 }
 
-/** Per kind, the database CPU between two samples of databaseCpu (a process's kind as the later sample saw it). */
+/**
+ * Per kind, the database CPU between two samples of databaseCpu (a process's kind as the later sample
+ * saw it). A process that ended in between reaches the postmaster's count of reaped children with
+ * its whole life's CPU: what it had used by the first sample is taken off `ended` again.
+ */
 function databaseCpuByKind(before: Map<string, number>, after: Map<string, number>): Record<DatabaseKind, number> {
   const kinds: Record<DatabaseKind, number> = { connections: 0, autovacuum: 0, background: 0, ended: 0 };
   const pidOf = (key: string) => key.slice(key.indexOf('/') + 1);
   const earlier = new Map([...before].map(([key, seconds]) => [pidOf(key), seconds]));
+  const later = new Set([...after.keys()].map(pidOf));
   for (const [key, seconds] of after) kinds[key.slice(0, key.indexOf('/')) as DatabaseKind] += seconds - (earlier.get(pidOf(key)) ?? 0);
+  for (const [pid, seconds] of earlier) if (!later.has(pid)) kinds.ended -= seconds;
   return kinds;
 }
 
