@@ -324,7 +324,9 @@ async function measurePurge(small: Side, season: Side) {
   // again on its next use, and only one side paying that would be measured as the purge.
   // Whether a checkpoint ran through each write, sampled every 10 ms on a connection of its own: the
   // slowest writes during a purge ran in one, waiting at their commit for the WAL (docs/performance.md,
-  // what the writes during a purge wait on). A write met one when any sample taken while it ran did.
+  // what the writes during a purge wait on). Between two samples the checkpointer's state is unknown,
+  // so a write counts as meeting a checkpoint when the sample before it, one during it or the one
+  // after it found one running.
   const checkpoints: { at: number; running: boolean }[] = [];
   const watcher = await season.sql.reserve();
   let watching = true;
@@ -337,34 +339,47 @@ async function measurePurge(small: Side, season: Side) {
       await sleep(10);
     }
   })();
-  const metCheckpoint = (at: number, ms: number) => checkpoints.some((sample) => sample.running && sample.at >= at && sample.at <= at + ms);
-  const write = async (met: boolean[]) => {
+  // Rethrown where it is awaited below; handled now so that a failed sample does not end the process first.
+  watched.catch(() => {});
+  type Span = { at: number; ms: number };
+  const write = async (spans: Span[]) => {
     const at = performance.now();
     await api(season, 'write', 'POST', '/claims', claimBody(31, -112));
     const ms = performance.now() - at;
-    met.push(metCheckpoint(at, ms));
+    spans.push({ at, ms });
     return ms;
   };
-  const without: number[] = [];
-  const during: number[] = [];
-  const duringMet: boolean[] = [];
-  const withoutMet: boolean[] = [];
+  const duringSpans: Span[] = [];
+  const withoutSpans: Span[] = [];
   let purges = 0;
   const wanted = Math.max(100, Math.round(1000 * season.scale));
-  while (during.length < wanted) {
-    await expiredDay(season.sql, season.scale, season.carrier);
-    const before = during.length;
-    let purging = true;
-    const purge = purgeExpiredEvents(season.sql).finally(() => { purging = false; });
-    do during.push(await write(duringMet)); while (purging);
-    await purge;
-    purges++;
-    await season.sql`analyze app.events, app.webhook_deliveries, app.idempotency_keys`;
-    for (let i = before; i < during.length; i++) without.push(await write(withoutMet));
+  try {
+    while (duringSpans.length < wanted) {
+      await expiredDay(season.sql, season.scale, season.carrier);
+      const before = duringSpans.length;
+      let purging = true;
+      const purge = purgeExpiredEvents(season.sql).finally(() => { purging = false; });
+      do await write(duringSpans); while (purging);
+      await purge;
+      purges++;
+      await season.sql`analyze app.events, app.webhook_deliveries, app.idempotency_keys`;
+      for (let i = before; i < duringSpans.length; i++) await write(withoutSpans);
+    }
+  } finally {
+    watching = false;
+    await watched.finally(() => watcher.release());
   }
-  watching = false;
-  await watched;
-  watcher.release();
+  const metCheckpoint = ({ at, ms }: Span) => {
+    // Samples are in time order: the last one at or before the write, to the first one after it.
+    const next = checkpoints.findIndex((sample) => sample.at > at);
+    const first = Math.max(0, (next < 0 ? checkpoints.length : next) - 1);
+    const after = checkpoints.findIndex((sample) => sample.at >= at + ms);
+    return checkpoints.slice(first, after < 0 ? checkpoints.length : after + 1).some((sample) => sample.running);
+  };
+  const during = duringSpans.map((span) => span.ms);
+  const without = withoutSpans.map((span) => span.ms);
+  const duringMet = duringSpans.map(metCheckpoint);
+  const withoutMet = withoutSpans.map(metCheckpoint);
   return { outcome, without, during, purges, duringMet, withoutMet };
 }
 
