@@ -29,8 +29,8 @@ export interface AttemptResult {
  * dispatcher takes it while it is in flight, and a dispatcher that dies loses nothing: its rows fall
  * due again when the lease runs out. Re-claiming such a row records the lost attempt as interrupted.
  * The claimed rows are updated by primary key (`= any` of their ids), not joined to the claim: the
- * planner guesses a tenth of the queue for a limit it cannot see, and joined that many rows by
- * reading the whole table, once a claim.
+ * planner guesses a tenth of the due rows for a limit it cannot see, and once many were due joined
+ * that many rows by reading the whole table, once a claim.
  */
 export async function claimDue(sql: Sql, limit: number, leaseMs: number, organisations?: string[]): Promise<ClaimedDelivery[]> {
   const onlyThese = organisations ? sql`and org_id = any (${organisations}::uuid[])` : sql``;
