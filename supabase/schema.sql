@@ -301,8 +301,7 @@ CREATE OR REPLACE FUNCTION app.can_take_charges(p_org uuid, p_env text)
  SET search_path TO 'app', 'pg_temp'
 AS $function$
 begin
-  return coalesce((select a.charges_enabled from app.payout_accounts a where a.org_id = p_org and a.environment = p_env),
-                  p_env = 'sandbox');
+  return (app.payout_status(p_org, p_env)).charges_enabled;
 end $function$;
 comment on function app.can_take_charges(uuid,text) is 'Whether a provider''s payout account takes charges in an environment (needed to place a family in its homes).';
 grant execute on function app.can_take_charges(uuid,text) to svc_api;
@@ -723,8 +722,9 @@ AS $function$
 #variable_conflict use_column
 begin
   return query
-  select o.id, o.name, (app.payout_status(o.id, p_env)).processor_account_id, app.can_take_charges(o.id, p_env), o.contact_email
+  select o.id, o.name, s.processor_account_id, s.charges_enabled, o.contact_email
     from app.properties p join app.organisations o on o.id = p.org_id
+   cross join lateral app.payout_status(o.id, p_env) s
    where p.id = p_property
      and exists (select 1 from app.claim_options h where h.property_id = p.id and h.org_id = app.current_org() and h.environment = app.current_env());
 end $function$;

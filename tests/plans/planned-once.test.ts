@@ -54,8 +54,8 @@ describe('functions called on every placement', () => {
     } finally {
       await sql.end();
     }
-    // The statements inside the functions, each run once a call (or more: payee_of asks
-    // payout_status and can_take_charges), and how often each was planned.
+    // The statements inside the functions, each run once a call (or more: payee_of and
+    // can_take_charges ask payout_status), and how often each was planned.
     const nested = await owner<{ query: string; calls: number; plans: number }[]>`
       select query, calls::int, plans::int from pg_stat_statements
        where not toplevel and calls >= ${calls} and query !~ '^SELECT \\$\\d+ FROM ONLY'
@@ -63,7 +63,7 @@ describe('functions called on every placement', () => {
     const bodies = (pattern: RegExp) => nested.filter((statement) => pattern.test(statement.query));
     for (const pattern of [/sandbox_clocks/, /from app\.payout_accounts a where a\.org_id = p_org/, /app\.can_take_charges\(p\.org_id, c\.environment\)/,
       /from app\.claim_options h join app\.properties p on p\.id = h\.property_id\s+where h\.claim_id = p_claim/, /select p\.name, p\.external_id/,
-      /processor_account_id, app\.can_take_charges\(o\.id, p_env\)/, /from app\.availability_blocks b/, /insert into app\.events/]) {
+      /s\.processor_account_id, s\.charges_enabled/, /from app\.availability_blocks b/, /insert into app\.events/]) {
       expect(bodies(pattern), `a statement matching ${pattern}`).not.toHaveLength(0);
     }
     // Five custom plans, then the generic one, which the connection keeps.
