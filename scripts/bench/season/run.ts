@@ -314,19 +314,25 @@ async function measurePurge(small: Side, season: Side) {
     outcome[side.name] = { seconds: (performance.now() - at) / 1000, workingSeconds: working / 1000, batches, longestBatchMs: longest, rows };
   }
   // Writes while an expired day of the season is purged, against as many writes without a purge,
-  // in turns, until 100 writes have run during a purge, 1,000 at the full season (a thousand times
-  // the scale): a p99 of about 150 writes is their second slowest, and moved from 1.3x to 2x between
-  // runs of the same code. Not one purge and 20 writes: below the full
+  // in turns, until 100 writes have run during a purge, 3,000 at the full season (five or six
+  // turns). The p99 of one turn's 600 or so writes is their sixth slowest, and the ratio of two
+  // such moved from 0.9x to 1.6x between turns of the same code on the same season; over two turns
+  // (1,000 writes, as this was) from 1.07x to 1.72x between runs; over 3,000 it came out at 1.18x
+  // and 1.19x in two trials. Not one purge and 20 writes: below the full
   // season a day's purge is over in a few writes (0.15 s at a tenth), so the "during" p99 was the
   // slowest of 20 writes made mostly after it, against the second slowest of 100, and missed or met
   // by chance. Each turn's writes without come after an ANALYZE of the same tables as the expired
   // day's loading ends with: an ANALYZE makes each server connection plan the write's statements
   // again on its next use, and only one side paying that would be measured as the purge.
-  // Whether a checkpoint ran through each write, sampled every 10 ms on a connection of its own: the
-  // slowest writes during a purge ran in one, waiting at their commit for the WAL (docs/performance.md,
-  // what the writes during a purge wait on). Between two samples the checkpointer's state is unknown,
-  // so a write counts as meeting a checkpoint when the sample before it, one during it or the one
-  // after it found one running.
+  // Each turn's expired day is loaded, then checkpointed, before its purge: in a real database that
+  // day was written 90 days earlier and is long on disk. Without the checkpoint, the loading's
+  // writes were flushed by a checkpoint the server started on its own, which ran through the purge
+  // and the writes without it as it happened to: writes meeting it had twice the p99 (what the
+  // writes during a purge wait on, in docs/performance.md), whichever side they were on.
+  // Whether a checkpoint ran through each write is still sampled, every 10 ms on a connection of
+  // its own, so that one the purge's own WAL starts is seen. Between two samples the checkpointer's
+  // state is unknown, so a write counts as meeting a checkpoint when the sample before it, one
+  // during it or the one after it found one running.
   const checkpoints: { at: number; running: boolean }[] = [];
   const watcher = await season.sql.reserve();
   let watching = true;
@@ -352,10 +358,11 @@ async function measurePurge(small: Side, season: Side) {
   const duringSpans: Span[] = [];
   const withoutSpans: Span[] = [];
   let purges = 0;
-  const wanted = Math.max(100, Math.round(1000 * season.scale));
+  const wanted = Math.max(100, Math.round(3000 * season.scale));
   try {
     while (duringSpans.length < wanted) {
       await expiredDay(season.sql, season.scale, season.carrier);
+      await season.sql`checkpoint`;
       const before = duringSpans.length;
       let purging = true;
       const purge = purgeExpiredEvents(season.sql).finally(() => { purging = false; });
