@@ -1569,6 +1569,7 @@ CREATE INDEX bookings_carrier ON app.bookings USING btree (carrier_org_id, envir
 CREATE INDEX bookings_claim ON app.bookings USING btree (claim_id);
 CREATE INDEX bookings_lease ON app.bookings USING btree (lease_agreement_id) WHERE (lease_agreement_id IS NOT NULL);
 CREATE UNIQUE INDEX bookings_one_per_lease ON app.bookings USING btree (lease_agreement_id) WHERE (booking_status = 'confirmed'::text);
+CREATE INDEX bookings_option ON app.bookings USING btree (claim_option_id, created_at DESC) WHERE (claim_option_id IS NOT NULL);
 CREATE INDEX bookings_provider ON app.bookings USING btree (org_id, environment, created_at DESC, id DESC);
 create policy counterpart_insert on app.bookings as permissive for insert to svc_api
   with check (((carrier_org_id = app.current_org()) AND (environment = app.current_env())));

@@ -10,12 +10,31 @@ import type { ClaimRow } from '../../shared/claims/repository.ts';
 import { listEvents, type EventFilter } from '../../functions/events/repository.ts';
 import { listDeliveries, type DeliveryFilter } from '../../functions/webhooks/repository.ts';
 import { assembleTimeline } from '../../functions/claims/timeline.ts';
+import { placementOptions } from '../../shared/placements/placement-repository.ts';
 import type { Keyset } from '../../shared/http/paging.ts';
 import { executedPlans, scansOf, type ExecutedPlan, type PlanMode } from './plans.ts';
 
 const modes: PlanMode[] = ['generic', 'custom'];
 /** A reference the generated requests carry: REQ- and six letters of the reference alphabet, from a number. */
 const refOf = (n: string) => `'REQ-' || (select string_agg(substr('ABCDEFGHJKMNPQRSTUVWXYZ23456789', ((${n} / (31::bigint ^ i)::bigint) % 31)::int + 1, 1), '' order by i) from generate_series(0, 5) i)`;
+
+/** 3,000 requests of a carrier (their ids, in order) and one home of a provider, for the money reads below. */
+async function requestsOnOneHome(carrier: string, provider: string) {
+  const sql = ownerSql();
+  const salt = Math.floor(Math.random() * 400_000_000);
+  const claims = await sql<{ id: string }[]>`
+    insert into app.claims (org_id, environment, claim_ref, loss_address, loss_city, loss_state, loss_zip, origin_lat, origin_lng,
+                            target_move_in, est_length_months, rent_payer, deposit_payer, bedrooms, bathrooms, sqft, adults,
+                            property_type, furnishing, external_id)
+    select ${carrier}, 'live', ${sql.unsafe(refOf(`(${salt}::bigint + g)`))}, '1 Season Rd', 'Austin', 'TX', '78701', 30.27, -97.74,
+           current_date + 30, 3, 'carrier', 'carrier', 2, 1, 900, 2, 'apartment', 'furnished', 'SEASON-' || g
+      from generate_series(1, 3000) g
+    returning id`;
+  const [{ id: home }] = await sql<{ id: string }[]>`
+    insert into app.properties (org_id, environment, address, city, state, zip_code, monthly_rate_cents, bedrooms, bathrooms)
+    values (${provider}, 'live', '1 Season St', 'Austin', 'TX', '78701', 200000, 2, 1) returning id`;
+  return { claims: claims.map((claim) => claim.id), home };
+}
 
 /**
  * Every scan of `table` goes through `index` (directly, or as the bitmap a Bitmap Heap Scan reads:
@@ -134,31 +153,20 @@ describe('GET /claims/{reference}/timeline, its money entries', () => {
   beforeAll(async () => {
     tenant = { orgId: await createOrg('carrier'), environment: 'live' };
     const provider = await createOrg('provider');
+    const { claims, home } = await requestsOnOneHome(tenant.orgId, provider);
     const sql = ownerSql();
-    const salt = Math.floor(Math.random() * 400_000_000);
-    // 3,000 requests of the carrier, each with a booking and two payments, on one home of a provider.
-    const claims = await sql<{ id: string }[]>`
-      insert into app.claims (org_id, environment, claim_ref, loss_address, loss_city, loss_state, loss_zip, origin_lat, origin_lng,
-                              target_move_in, est_length_months, rent_payer, deposit_payer, bedrooms, bathrooms, sqft, adults,
-                              property_type, furnishing, external_id)
-      select ${tenant.orgId}, 'live', ${sql.unsafe(refOf(`(${salt}::bigint + g)`))}, '1 Season Rd', 'Austin', 'TX', '78701', 30.27, -97.74,
-             current_date + 30, 3, 'carrier', 'carrier', 2, 1, 900, 2, 'apartment', 'furnished', 'SEASON-' || g
-        from generate_series(1, 3000) g
-      returning id`;
-    const [{ id: home }] = await sql<{ id: string }[]>`
-      insert into app.properties (org_id, environment, address, city, state, zip_code, monthly_rate_cents, bedrooms, bathrooms)
-      values (${provider}, 'live', '1 Season St', 'Austin', 'TX', '78701', 200000, 2, 1) returning id`;
+    // Each request with a booking and two payments.
     await sql`
       with b as (
         insert into app.bookings (org_id, environment, property_id, carrier_org_id, claim_id, check_in, check_out)
-        select ${provider}, 'live', ${home}, ${tenant.orgId}, c, current_date, current_date + 90 from unnest(${claims.map((c) => c.id)}::uuid[]) c
+        select ${provider}, 'live', ${home}, ${tenant.orgId}, c, current_date, current_date + 90 from unnest(${claims}::uuid[]) c
         returning id, claim_id)
       insert into app.payments (org_id, environment, property_id, booking_id, carrier_org_id, claim_id, charge_type, status, payer,
                                 rent_cents, paid_at)
       select ${provider}, 'live', ${home}, b.id, ${tenant.orgId}, b.claim_id, 'rent', 'succeeded', 'carrier', 200000, now() - make_interval(days => k)
         from b, generate_series(1, 2) k`;
     await sql`analyze app.claims, app.bookings, app.payments`;
-    [claim] = await sql<ClaimRow[]>`select * from app.claims where id = ${claims[1500].id}`;
+    [claim] = await sql<ClaimRow[]>`select * from app.claims where id = ${claims[1500]}`;
   });
 
   for (const mode of modes) {
@@ -176,6 +184,39 @@ describe('GET /claims/{reference}/timeline, its money entries', () => {
       }
       expect(reads.some((read) => read['Index Name'] === 'payments_claim' || read['Node Type'] === 'Bitmap Heap Scan')).toBe(true);
       expect(plan.buffers).toBeLessThanOrEqual(80);
+    });
+  }
+});
+
+describe('GET /claims/{reference}/placement, its booking', () => {
+  let tenant: Tenant;
+  let claimId: string;
+  beforeAll(async () => {
+    tenant = { orgId: await createOrg('carrier'), environment: 'live' };
+    const provider = await createOrg('provider');
+    const { claims, home } = await requestsOnOneHome(tenant.orgId, provider);
+    const sql = ownerSql();
+    // Each request approves the home and books it: 3,000 options of the carrier, each with its booking.
+    await sql`
+      with o as (
+        insert into app.claim_options (org_id, environment, claim_id, property_id, option_status)
+        select ${tenant.orgId}, 'live', c, ${home}, 'approved' from unnest(${claims}::uuid[]) c
+        returning id, claim_id)
+      insert into app.bookings (org_id, environment, property_id, carrier_org_id, claim_id, claim_option_id, check_in, check_out)
+      select ${provider}, 'live', ${home}, ${tenant.orgId}, o.claim_id, o.id, current_date, current_date + 90 from o`;
+    await sql`analyze app.claim_options, app.bookings`;
+    claimId = claims[1500];
+  });
+
+  for (const mode of modes) {
+    it(`reads the home's latest booking by its option, not every booking (${mode} plan)`, async () => {
+      const plans = await executedPlans(tenant, mode, (tx) => placementOptions(tx, claimId));
+      const reads = plans.filter((plan) => /app\.bookings/.test(plan.query));
+      expect(reads).toHaveLength(1);
+      // The statement's total includes homes_on_request's first call on a new connection (its catalog, some 280 buffers).
+      expectBounded(reads[0], 'bookings', 'bookings_option', 1, 400);
+      const [scan] = scansOf(reads[0], 'bookings');
+      expect(scan['Shared Hit Blocks'] + scan['Shared Read Blocks']).toBeLessThanOrEqual(5);
     });
   }
 });

@@ -1,0 +1,12 @@
+-- A home's bookings on a request, by its option (app.bookings.claim_option_id): the placement read
+-- (its latest booking, shared/placements/placement-repository.ts), the option's booked flag
+-- (option-repository.ts beside it) and the confirmed booking that a payment or a move-in takes
+-- (booking-repository.ts). Without it each of them read every booking of the table: at a season's
+-- 20,000 bookings the placement read's statement took 3.0 ms and 421 buffers a call, against
+-- 0.28 ms and 10 on a thousandth of the season; with it, 0.27 ms and 21. Bookings without an
+-- option (the service makes none) stay out, as in payments_claim_option.
+-- tests/plans/season-plans.test.ts holds the plan.
+--
+-- On a database that already holds a season the CREATE INDEX blocks writes to bookings while it
+-- builds (well under a second for 20,000 rows).
+create index bookings_option on app.bookings (claim_option_id, created_at desc) where claim_option_id is not null;
