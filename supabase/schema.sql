@@ -3075,7 +3075,7 @@ create table app.webhook_deliveries (
   constraint webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'succeeded'::text, 'abandoned'::text, 'cancelled'::text]))),
   constraint webhook_deliveries_endpoint_id_org_id_environment_fkey FOREIGN KEY (endpoint_id, org_id, environment) REFERENCES app.webhook_endpoints(id, org_id, environment) ON DELETE CASCADE,
   constraint webhook_deliveries_event_id_org_id_environment_fkey FOREIGN KEY (event_id, org_id, environment) REFERENCES app.events(id, org_id, environment) ON DELETE CASCADE
-) with (autovacuum_vacuum_scale_factor=0.02, autovacuum_vacuum_insert_scale_factor=0.02, autovacuum_analyze_scale_factor=0.01);
+) with (autovacuum_vacuum_scale_factor=0.02, autovacuum_vacuum_insert_scale_factor=0.02, autovacuum_analyze_scale_factor=0.01, fillfactor=80);
 alter table app.webhook_deliveries enable row level security;
 comment on table app.webhook_deliveries is 'The webhook delivery queue and its history: one row per event and endpoint (plus test pings and replays), fanned out from app.events in the same transaction and sent by the dispatcher with retries.';
 comment on column app.webhook_deliveries.event_id is 'The event delivered; null only for a test ping.';

@@ -4,7 +4,8 @@
 //   connection (PL/pgSQL), where a SQL function that cannot be inlined is planned again on every
 //   call (PostgreSQL up to 17);
 // - the delivery queue's claim and its results find their rows by primary key, not by reading the
-//   whole queue, whichever plan the connection settles on.
+//   whole queue, whichever plan the connection settles on, and a claimed row's new version stays on
+//   its page.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScratchDatabase, type ScratchDatabase } from '../../scripts/lib/scratch.ts';
@@ -116,5 +117,27 @@ describe('the delivery queue', () => {
     }
     const [{ succeeded }] = await owner<{ succeeded: number }[]>`select count(*)::int as succeeded from app.webhook_deliveries where status = 'succeeded'`;
     expect(succeeded).toBe(3020);
+  });
+
+  it("keeps a claimed delivery's new version on its page, where its queueing left room for it", async () => {
+    // A full page sends the new version wherever the free space map points: on a season's queue, old
+    // pages out of memory (migration *_deliveries_room_to_update.sql).
+    const [org] = await owner<{ id: string }[]>`insert into app.organisations (name, side) values ('Room carrier', 'carrier') returning id`;
+    const [endpoint] = await owner<{ id: string }[]>`
+      insert into app.webhook_endpoints (org_id, environment, url, secret)
+      values (${org.id}, 'live', 'https://hooks.example.com/room', 'whsec_' || repeat('a', 32)) returning id`;
+    // 200 queued in one statement, several pages; the first ones queued are the first due, on the first page.
+    await owner`
+      insert into app.webhook_deliveries (org_id, environment, endpoint_id, event, signing_secret, next_attempt_at)
+      select ${org.id}, 'live', ${endpoint.id}, 'ping', 'whsec_' || repeat('a', 32), now() - (201 - g) * interval '1 second'
+        from generate_series(1, 200) g`;
+    const pages = async () => new Map((await owner<{ id: string; page: number }[]>`
+      select id, (ctid::text::point)[0]::int as page from app.webhook_deliveries where org_id = ${org.id}`).map((row) => [row.id, row.page]));
+    const queued = await pages();
+    expect(new Set(queued.values()).size).toBeGreaterThan(2);
+    const claimed = await claimDue(owner as unknown as Sql, 5, 30_000, [org.id]);
+    expect(claimed).toHaveLength(5);
+    const now = await pages();
+    expect(claimed.map((row) => now.get(row.id))).toEqual(claimed.map((row) => queued.get(row.id)));
   });
 });
