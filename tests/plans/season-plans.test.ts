@@ -18,8 +18,11 @@ const modes: PlanMode[] = ['generic', 'custom'];
 /** A reference the generated requests carry: REQ- and six letters of the reference alphabet, from a number. */
 const refOf = (n: string) => `'REQ-' || (select string_agg(substr('ABCDEFGHJKMNPQRSTUVWXYZ23456789', ((${n} / (31::bigint ^ i)::bigint) % 31)::int + 1, 1), '' order by i) from generate_series(0, 5) i)`;
 
-/** 3,000 requests of a carrier (their ids, in order) and one home of a provider, for the money reads below. */
-async function requestsOnOneHome(carrier: string, provider: string) {
+/** A new carrier (the tenant) with 3,000 requests (their ids, in order), and a new provider with one home, for the money reads below. */
+async function requestsOnOneHome() {
+  const tenant: Tenant = { orgId: await createOrg('carrier'), environment: 'live' };
+  const carrier = tenant.orgId;
+  const provider = await createOrg('provider');
   const sql = ownerSql();
   const salt = Math.floor(Math.random() * 400_000_000);
   const claims = await sql<{ id: string }[]>`
@@ -33,7 +36,7 @@ async function requestsOnOneHome(carrier: string, provider: string) {
   const [{ id: home }] = await sql<{ id: string }[]>`
     insert into app.properties (org_id, environment, address, city, state, zip_code, monthly_rate_cents, bedrooms, bathrooms)
     values (${provider}, 'live', '1 Season St', 'Austin', 'TX', '78701', 200000, 2, 1) returning id`;
-  return { claims: claims.map((claim) => claim.id), home };
+  return { tenant, provider, claims: claims.map((claim) => claim.id), home };
 }
 
 /**
@@ -151,9 +154,9 @@ describe('GET /claims/{reference}/timeline, its money entries', () => {
   let tenant: Tenant;
   let claim: ClaimRow;
   beforeAll(async () => {
-    tenant = { orgId: await createOrg('carrier'), environment: 'live' };
-    const provider = await createOrg('provider');
-    const { claims, home } = await requestsOnOneHome(tenant.orgId, provider);
+    const season = await requestsOnOneHome();
+    ({ tenant } = season);
+    const { provider, claims, home } = season;
     const sql = ownerSql();
     // Each request with a booking and two payments.
     await sql`
@@ -192,9 +195,9 @@ describe('GET /claims/{reference}/placement, its booking', () => {
   let tenant: Tenant;
   let claimId: string;
   beforeAll(async () => {
-    tenant = { orgId: await createOrg('carrier'), environment: 'live' };
-    const provider = await createOrg('provider');
-    const { claims, home } = await requestsOnOneHome(tenant.orgId, provider);
+    const season = await requestsOnOneHome();
+    ({ tenant } = season);
+    const { provider, claims, home } = season;
     const sql = ownerSql();
     // Each request approves the home and books it: 3,000 options of the carrier, each with its booking.
     await sql`
