@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { client, createTenant, ownerSql } from '../helpers.ts';
 import { definitionOf, eventsFor } from '../../shared/events/registry.ts';
-import { purgeExpiredEvents, purgeGivesWay, type PurgedBatch } from '../../shared/webhooks/retention.ts';
+import { purgeBatch, purgeExpiredEvents, purgeGivesWay, type PurgedBatch } from '../../shared/webhooks/retention.ts';
 import { recordEvent } from '../webhooks/support.ts';
 import { emittedPayloadIssues } from './payloads.ts';
 import { openClaim } from '../claims/fixtures.ts';
@@ -397,9 +397,12 @@ describe('the retention purge, batch by batch', () => {
   });
 
   it('takes batches of 250 unless told otherwise, as both of its callers do', async () => {
-    const [{ batch }] = await ownerSql()<{ batch: string }[]>`
-      select pg_get_function_arguments('app.purge_expired_batch(integer)'::regprocedure) as batch`;
-    expect(batch).toMatch(/p_batch integer DEFAULT 250/);
+    const [{ batch, procedure }] = await ownerSql()<{ batch: string; procedure: string }[]>`
+      select pg_get_function_arguments('app.purge_expired_batch(integer)'::regprocedure) as batch,
+             pg_get_function_arguments('app.purge_expired(integer, double precision)'::regprocedure) as procedure`;
+    expect(batch).toMatch(/p_batch integer DEFAULT 250\b/);
+    expect(procedure).toMatch(/p_batch integer DEFAULT 250\b/);
+    expect(purgeBatch).toBe(250);
   });
 
   it('deletes everything past retention in batches of at most the batch size of each kind, and keeps the rest', async () => {
