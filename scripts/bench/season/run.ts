@@ -295,6 +295,44 @@ async function measureQueues(small: Side, season: Side): Promise<Figure[]> {
   return figures;
 }
 
+type Span = { at: number; ms: number };
+
+/**
+ * Samples every 10 ms, on a connection of its own, whether a checkpoint is running (the checkpointer
+ * not idle in pg_stat_activity), until stopped. `met` tells whether one ran through a span: between
+ * two samples the checkpointer's state is unknown, so a span meets a checkpoint when the sample
+ * before it, one during it or the one after it found one running.
+ */
+async function watchCheckpoints(sql: postgres.Sql) {
+  const samples: { at: number; running: boolean }[] = [];
+  const connection = await sql.reserve();
+  let watching = true;
+  const watched = (async () => {
+    while (watching) {
+      const at = performance.now();
+      const [{ running }] = await connection<{ running: boolean }[]>`
+        select exists (select 1 from pg_stat_activity where backend_type = 'checkpointer' and wait_event is distinct from 'CheckpointerMain') as running`;
+      samples.push({ at, running });
+      await sleep(10);
+    }
+  })();
+  // Rethrown by stop(); handled now so that a failed sample does not end the process first.
+  watched.catch(() => {});
+  return {
+    stop: async () => {
+      watching = false;
+      await watched.finally(() => connection.release());
+    },
+    met: ({ at, ms }: Span) => {
+      // Samples are in time order: the last one at or before the span, to the first one after it.
+      const next = samples.findIndex((sample) => sample.at > at);
+      const first = Math.max(0, (next < 0 ? samples.length : next) - 1);
+      const after = samples.findIndex((sample) => sample.at >= at + ms);
+      return samples.slice(first, after < 0 ? samples.length : after + 1).some((sample) => sample.running);
+    },
+  };
+}
+
 /** The purge of one expired day on each database, with `POST /claims` one at a time during it and without it. */
 async function measurePurge(small: Side, season: Side) {
   const outcome: Record<string, { seconds: number; workingSeconds: number; batches: number; longestBatchMs: number; rows: number }> = {};
@@ -329,31 +367,13 @@ async function measurePurge(small: Side, season: Side) {
   // writes were flushed by a checkpoint the server started on its own, which ran through the purge
   // and the writes without it as it happened to: writes meeting it had twice the p99 (what the
   // writes during a purge wait on, in docs/performance.md), whichever side they were on.
-  // Whether a checkpoint ran through each write is still sampled, every 10 ms on a connection of
-  // its own, so that one the purge's own WAL starts is seen. Between two samples the checkpointer's
-  // state is unknown, so a write counts as meeting a checkpoint when the sample before it, one
-  // during it or the one after it found one running.
-  const checkpoints: { at: number; running: boolean }[] = [];
-  const watcher = await season.sql.reserve();
-  let watching = true;
-  const watched = (async () => {
-    while (watching) {
-      const at = performance.now();
-      const [{ running }] = await watcher<{ running: boolean }[]>`
-        select exists (select 1 from pg_stat_activity where backend_type = 'checkpointer' and wait_event is distinct from 'CheckpointerMain') as running`;
-      checkpoints.push({ at, running });
-      await sleep(10);
-    }
-  })();
-  // Rethrown where it is awaited below; handled now so that a failed sample does not end the process first.
-  watched.catch(() => {});
-  type Span = { at: number; ms: number };
+  // Whether a checkpoint ran through each write is still sampled (watchCheckpoints), so that one
+  // the purge's own WAL starts is seen.
+  const checkpoints = await watchCheckpoints(season.sql);
   const write = async (spans: Span[]) => {
     const at = performance.now();
     await api(season, 'write', 'POST', '/claims', claimBody(31, -112));
-    const ms = performance.now() - at;
-    spans.push({ at, ms });
-    return ms;
+    spans.push({ at, ms: performance.now() - at });
   };
   const duringSpans: Span[] = [];
   const withoutSpans: Span[] = [];
@@ -373,20 +393,12 @@ async function measurePurge(small: Side, season: Side) {
       for (let i = before; i < duringSpans.length; i++) await write(withoutSpans);
     }
   } finally {
-    watching = false;
-    await watched.finally(() => watcher.release());
+    await checkpoints.stop();
   }
-  const metCheckpoint = ({ at, ms }: Span) => {
-    // Samples are in time order: the last one at or before the write, to the first one after it.
-    const next = checkpoints.findIndex((sample) => sample.at > at);
-    const first = Math.max(0, (next < 0 ? checkpoints.length : next) - 1);
-    const after = checkpoints.findIndex((sample) => sample.at >= at + ms);
-    return checkpoints.slice(first, after < 0 ? checkpoints.length : after + 1).some((sample) => sample.running);
-  };
   const during = duringSpans.map((span) => span.ms);
   const without = withoutSpans.map((span) => span.ms);
-  const duringMet = duringSpans.map(metCheckpoint);
-  const withoutMet = withoutSpans.map(metCheckpoint);
+  const duringMet = duringSpans.map(checkpoints.met);
+  const withoutMet = withoutSpans.map(checkpoints.met);
   return { outcome, without, during, purges, duringMet, withoutMet };
 }
 
