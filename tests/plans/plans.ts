@@ -34,8 +34,16 @@ const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).fla
 
 export type PlanMode = 'generic' | 'custom';
 
-/** The plans of the statements `work` runs for `tenant`, in order (the tenant context's own statement left out). */
-export async function executedPlans(tenant: Tenant, mode: PlanMode, work: (tx: Tx) => Promise<unknown>): Promise<ExecutedPlan[]> {
+/**
+ * The plans of the statements `work` runs for `tenant`, in order (the tenant context's own statement
+ * left out); with `nested`, also those of the statements its functions and triggers run.
+ */
+export async function executedPlans(
+  tenant: Tenant,
+  mode: PlanMode,
+  work: (tx: Tx) => Promise<unknown>,
+  { nested = false }: { nested?: boolean } = {},
+): Promise<ExecutedPlan[]> {
   const notices: string[] = [];
   const sql = postgres(process.env.DATABASE_URL!, {
     max: 1,
@@ -48,7 +56,8 @@ export async function executedPlans(tenant: Tenant, mode: PlanMode, work: (tx: T
       await tx`load 'auto_explain'`;
       await tx`select set_config('auto_explain.log_min_duration', '0', true), set_config('auto_explain.log_analyze', 'on', true),
                       set_config('auto_explain.log_buffers', 'on', true), set_config('auto_explain.log_format', 'json', true),
-                      set_config('auto_explain.log_level', 'notice', true)`;
+                      set_config('auto_explain.log_level', 'notice', true),
+                      set_config('auto_explain.log_nested_statements', ${nested ? 'on' : 'off'}, true)`;
       await tx`select set_config('role', 'svc_api', true), set_config('app.org_id', ${tenant.orgId}, true),
                       set_config('app.env', ${tenant.environment}, true)`;
       await work(tx as unknown as Tx);

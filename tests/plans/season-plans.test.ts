@@ -11,6 +11,7 @@ import { listEvents, type EventFilter } from '../../functions/events/repository.
 import { listDeliveries, type DeliveryFilter } from '../../functions/webhooks/repository.ts';
 import { assembleTimeline } from '../../functions/claims/timeline.ts';
 import { placementOptions } from '../../shared/placements/placement-repository.ts';
+import { moveLease } from '../../shared/placements/lease.ts';
 import type { Keyset } from '../../shared/http/paging.ts';
 import { executedPlans, scansOf, type ExecutedPlan, type PlanMode } from './plans.ts';
 
@@ -222,4 +223,47 @@ describe('GET /claims/{reference}/placement, its booking', () => {
       expect(scan['Shared Hit Blocks'] + scan['Shared Read Blocks']).toBeLessThanOrEqual(5);
     });
   }
+});
+
+describe('a lease that moves, the option it is the live version of', () => {
+  let tenant: Tenant;
+  let leaseIds: string[];
+  beforeAll(async () => {
+    const season = await requestsOnOneHome();
+    ({ tenant } = season);
+    const { claims, home } = season;
+    const sql = ownerSql();
+    // Each request approves the home and has its contract waiting: 3,000 options, each with its live version.
+    const leases = await sql<{ id: string }[]>`
+      with o as (
+        insert into app.claim_options (org_id, environment, claim_id, property_id, option_status)
+        select ${tenant.orgId}, 'live', c, ${home}, 'approved' from unnest(${claims}::uuid[]) c
+        returning id, claim_id),
+      l as (
+        insert into app.lease_agreements (org_id, environment, claim_option_id, claim_id, property_id, version, move_in_date,
+                                          move_out_date, issued_by, template)
+        select ${tenant.orgId}, 'live', o.id, o.claim_id, ${home}, 1, current_date + 30, current_date + 120, 'dates', 'standard' from o
+        returning id)
+      select id from l`;
+    // A statement of its own: the options inserted above are not visible to the statement that inserted them.
+    await sql`update app.claim_options h set current_lease_id = l.id from app.lease_agreements l where l.claim_option_id = h.id and h.org_id = ${tenant.orgId}`;
+    await sql`analyze app.claim_options, app.lease_agreements`;
+    leaseIds = leases.map((lease) => lease.id);
+  });
+
+  modes.forEach((mode, i) => {
+    it(`copies the lease's status onto its option through the option's index, not every option (${mode} plan)`, async () => {
+      const leaseId = leaseIds[1500 + i];
+      const plans = await executedPlans(tenant, mode, (tx) => moveLease(tx, leaseId, 'contract_sent', { sent_at: 'now' }), { nested: true });
+      // app.lease_status_follow, the trigger behind the move.
+      const follows = plans.filter((plan) => /update app\.claim_options h/.test(plan.query));
+      expect(follows).toHaveLength(1);
+      // The statement's total includes writing the option's new version into its indexes.
+      expectBounded(follows[0], 'claim_options', 'claim_options_current_lease', 1, 100);
+      const [scan] = scansOf(follows[0], 'claim_options');
+      expect(scan['Shared Hit Blocks'] + scan['Shared Read Blocks']).toBeLessThanOrEqual(5);
+      const [option] = await ownerSql()<{ lease_status: string }[]>`select lease_status from app.claim_options where current_lease_id = ${leaseId}`;
+      expect(option.lease_status).toBe('sent_for_signature');
+    });
+  });
 });
