@@ -1,10 +1,11 @@
 -- An option by its live contract version (app.claim_options.current_lease_id): the trigger
 -- app.lease_status_follow copies every insert and status change of a lease onto the option that
--- holds it as current, `update ... where current_lease_id = new.id`, and no index had that column.
--- Each lease sent, signed, superseded or withdrawn read every option of the table: in the surge
--- (`npm run surge`, 500 placements) 2,392 such updates made claim_options the table read whole
--- most often (9,495 scans, 1.4 million rows). Options without a contract (most of them: every home a
--- request was offered) stay out of the index. tests/plans/season-plans.test.ts holds the plan.
+-- holds it as current, `update ... where current_lease_id = new.id`, and no index had that column,
+-- so each lease sent, signed, superseded or withdrawn read every option of the table. In the surge
+-- (`npm run surge`, 500 placements, some 2,400 such updates) that was 18 buffers an update, and 6
+-- with the index; at a season's tens of thousands of options it would be all of them, each time.
+-- Options without a contract (most of them: every home a request was offered) stay out of the
+-- index. tests/plans/season-plans.test.ts holds the plan.
 --
 -- On a database that already holds a season the CREATE INDEX blocks writes to claim_options while
 -- it builds (well under a second for tens of thousands of rows).
