@@ -401,6 +401,57 @@ end $function$;
 comment on function app.coordinator_of(app.claims) is 'Who sources a request: its own coordinator, else the organisation''s; sandbox requests have the sandbox coordinator.';
 grant execute on function app.coordinator_of(app.claims) to svc_api;
 
+CREATE OR REPLACE FUNCTION app.count_candidates(p_claim uuid, p_limit integer)
+ RETURNS integer
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'app', 'extensions', 'public', 'pg_temp'
+ SET enable_bitmapscan TO 'off'
+ SET enable_sort TO 'off'
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $function$
+declare
+  c app.claims;
+  v_origin cube;
+  v_radius_m double precision;
+begin
+  select * into c from app.claims
+   where id = p_claim and org_id = app.current_org() and environment = app.current_env();
+  if not found then
+    return 0;
+  end if;
+  v_origin := ll_to_earth(c.origin_lat, c.origin_lng);
+  v_radius_m := c.search_radius_miles * 1609.344;
+  -- The eligibility of app.match_candidates, word for word (see above).
+  return (
+    select count(*)::integer from (
+      select 1
+        from app.properties p
+       cross join lateral (select cube_distance(p.geo_point, v_origin) as chord) k
+       cross join lateral (
+         select case when k.chord < 0 then 0::float8
+                     when k.chord / (2 * earth()) > 1 then pi() * earth()
+                     else 2 * earth() * asin(k.chord / (2 * earth())) end as metres) g
+       left join app.payout_accounts a on a.org_id = p.org_id and a.environment = c.environment
+       left join lateral (
+         select true as blocked from app.availability_blocks b
+          where b.property_id = p.id and b.environment is not distinct from c.environment
+            and b.end_date >= c.target_move_in and b.start_date <= c.target_move_in
+          limit 1) blk on true
+       where p.verified
+         and earth_box(v_origin, v_radius_m) @> p.geo_point
+         and g.metres <= v_radius_m
+         and p.status <> 'unavailable'
+         and (c.environment = 'sandbox' or p.environment = 'live')
+         and p.available_from <= c.target_move_in
+         and blk.blocked is null
+         and coalesce(a.charges_enabled, c.environment = 'sandbox')
+       limit p_limit) eligible);
+end $function$;
+comment on function app.count_candidates(uuid,integer) is 'How many homes a request of the calling tenant can be offered, up to p_limit: the rows app.match_candidates would return, counted without ranking them.';
+grant execute on function app.count_candidates(uuid,integer) to svc_api;
+
 CREATE OR REPLACE FUNCTION app.current_env()
  RETURNS text
  LANGUAGE sql

@@ -2,9 +2,10 @@ import type { Tx } from '../db/client.ts';
 import { referenceCondition } from './repository.ts';
 import type { CrawlOutcome, CrawlRequest, CrawlStatus } from './crawl.ts';
 
-// The sourcing SQL: the eligible homes of a request (app.match_candidates, nearest first) and the
-// sourcing rounds (app.sourcing_rounds) with their crawl requests and outcomes. Queries run inside
-// withTenant or inOneWrite; row-level security limits them to the caller's organisation and environment.
+// The sourcing SQL: the eligible homes of a request (app.match_candidates, nearest first; counted by
+// app.count_candidates) and the sourcing rounds (app.sourcing_rounds) with their crawl requests and
+// outcomes. Queries run inside withTenant or inOneWrite; row-level security limits them to the
+// caller's organisation and environment.
 
 /** How many eligible homes, nearest first, matching ranks and counts. */
 export const candidatePool = 200;
@@ -52,9 +53,9 @@ export const candidatesByReference = (tx: Tx, reference: string) => tx<Candidate
     from app.claims c cross join lateral app.match_candidates(c.id, ${candidatePool}) m
    where ${referenceCondition(tx, reference)}`;
 
-/** Whether the request has at least one eligible home. */
+/** Whether the request has at least one eligible home (counted, not ranked: app.count_candidates). */
 export async function hasCandidate(tx: Tx, claimId: string): Promise<boolean> {
-  const [{ found }] = await tx<{ found: boolean }[]>`select exists (select 1 from app.match_candidates(${claimId}, 1)) as found`;
+  const [{ found }] = await tx<{ found: boolean }[]>`select app.count_candidates(${claimId}, 1) > 0 as found`;
   return found;
 }
 
@@ -72,9 +73,10 @@ export interface RoundRow {
 const roundColumns = (tx: Tx) => tx`id, claim_id, coordinator_email, matches_found, crawl_postcode, crawl_request, crawl_status, created_at`;
 
 /**
- * One round per request, in one statement: each counts the request's eligible homes now and keeps
- * its crawl request, pending until the crawl is sent, or with the outcome already known when the
- * crawler contacts nobody (`settled`). The requests are read by primary key; a join to the input
+ * One round per request, in one statement: each counts the request's eligible homes now (up to
+ * candidatePool, without ranking them: app.count_candidates) and keeps its crawl request, pending
+ * until the crawl is sent, or with the outcome already known when the crawler contacts nobody
+ * (`settled`). The requests are read by primary key; a join to the input
  * rows instead is planned for a guessed hundred of them, as a scan of every request of the tenant.
  */
 export function insertSourcingRounds(
@@ -89,7 +91,7 @@ export function insertSourcingRounds(
       (org_id, environment, claim_id, trigger, coordinator_email, matches_found, crawl_postcode, crawl_request,
        crawl_status, crawl_detail)
     select c.org_id, c.environment, c.id, ${trigger}, app.coordinator_of(c),
-           (select count(*)::integer from app.match_candidates(c.id, ${candidatePool})), c.loss_zip,
+           app.count_candidates(c.id, ${candidatePool}), c.loss_zip,
            ${tx.json(crawls as never)}::jsonb -> c.id::text, ${settled?.status ?? 'pending'}, ${settled?.detail ?? null}
       from app.claims c
      where c.id = any(${rounds.map((round) => round.claim_id)}::uuid[])

@@ -49,6 +49,15 @@ function now(claimId: string, orgId: string, environment: string, limit: number)
   }) as Promise<Candidate[]>;
 }
 
+/** The count sourcing and amending take (app.count_candidates, the same rule unranked), in the request's tenant context. */
+function counted(claimId: string, orgId: string, environment: string, limit: number): Promise<number> {
+  return ownerSql().begin(async (tx) => {
+    await tx`select set_config('app.org_id', ${orgId}, true), set_config('app.env', ${environment}, true)`;
+    const [{ n }] = await tx<{ n: number }[]>`select app.count_candidates(${claimId}, ${limit}) as n`;
+    return n;
+  }) as Promise<number>;
+}
+
 describe('matching: the payout check as a lookup gives what the function per row gave', () => {
   it('the same homes, order and distances over 2,400 homes: blocked, unverified, unavailable, and providers that cannot take charges', async () => {
     const sql = ownerSql();
@@ -92,18 +101,49 @@ describe('matching: the payout check as a lookup gives what the function per row
       expect(created.status).toBe(201);
       const id = created.body.data.id as string;
       for (const limit of [200, 5000]) {
-        const [was, is] = await Promise.all([before(id, limit), now(id, c.orgId, environment, limit)]);
+        const [was, is, count] = await Promise.all([before(id, limit), now(id, c.orgId, environment, limit), counted(id, c.orgId, environment, limit)]);
         expect(was.length, `${environment}, limit ${limit}`).toBeGreaterThan(limit === 200 ? 199 : 300);
         expect(is, `${environment}, limit ${limit}`).toEqual(was);
+        // The count is of the same homes: at the limit, and of every eligible home below it.
+        expect(count, `${environment}, limit ${limit}: the count`).toBe(was.length);
       }
+      expect(await counted(id, c.orgId, environment, 1), `${environment}, limit 1: the count`).toBe(1);
+      // Another tenant's request counts nothing, as it matches nothing.
+      expect(await counted(id, c.orgId, environment === 'live' ? 'sandbox' : 'live', 200)).toBe(0);
     }
   }, 60_000);
+
+  it('counts the eligible homes of a request with none, and of a request whose every home is blocked, as none', async () => {
+    const sql = ownerSql();
+    const owner = await provider();
+    const far = { lat: spot.lat + 5, lng: spot.lng + 5 };
+    const moveIn = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+    const [home] = await sql<{ id: string }[]>`
+      insert into app.properties (org_id, environment, name, address, city, state, zip_code, latitude, longitude, monthly_rate_cents, bedrooms,
+        bathrooms, sqft, furnished_status, available_from, security_deposit_cents, cleaning_fee_cents, application_fee_cents, pet_fee_cents,
+        image_urls, description, amenities, pet_policy, status)
+      values (${owner}, 'live', 'Alone', '1 Far St', 'Far', 'KY', '42001', ${far.lat}, ${far.lng}, 150000, 2, 1, 900, 'furnished', current_date,
+              100000, 0, 0, 0, array['https://img.example.com/a.jpg'], 'A home.', array['wifi'], 'Pets welcome', 'available')
+      returning id`;
+    const c = await carrier();
+    const created = await c.liveApi.post('/claims', claimBody({ loss_lat: far.lat, loss_lng: far.lng, target_move_in: moveIn, search_radius_miles: 5 }));
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    expect(await counted(id, c.orgId, 'live', 200)).toBe((await now(id, c.orgId, 'live', 200)).length);
+    expect(await counted(id, c.orgId, 'live', 200)).toBe(1);
+    await sql`
+      insert into app.availability_blocks (property_id, org_id, environment, start_date, end_date, source)
+      values (${home.id}, ${owner}, 'live', ${moveIn}::date - 1, ${moveIn}::date + 1, 'provider')`;
+    expect(await now(id, c.orgId, 'live', 200)).toEqual([]);
+    expect(await counted(id, c.orgId, 'live', 200)).toBe(0);
+  });
 
   it('plans its query once per connection: a generic plan from the first call, not one per call for the first five', async () => {
     // Connections on the Edge Runtime are short-lived: most calls would be among a connection's first five.
     // A later `create or replace` of the function drops the setting unless it names it again.
-    const [{ config }] = await ownerSql()<{ config: string[] }[]>`
-      select proconfig as config from pg_proc where oid = 'app.match_candidates(uuid, integer)'::regprocedure`;
-    expect(config).toContain('plan_cache_mode=force_generic_plan');
+    for (const fn of ['app.match_candidates(uuid, integer)', 'app.count_candidates(uuid, integer)']) {
+      const [{ config }] = await ownerSql()<{ config: string[] }[]>`select proconfig as config from pg_proc where oid = ${fn}::regprocedure`;
+      expect(config, fn).toContain('plan_cache_mode=force_generic_plan');
+    }
   });
 });

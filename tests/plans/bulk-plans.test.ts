@@ -99,9 +99,12 @@ describe('matching after a bulk publish and calendar sync, on tables never analy
     const { sql, explained } = connection();
     const tenant = { orgId: carrier, environment: 'live' };
     const matches = (tx: postgres.TransactionSql) => tx<{ property_id: string }[]>`select property_id from app.match_candidates(${claim}, 200)`;
+    // The count of the same rule (app.count_candidates), which sourcing takes.
+    const counted = (tx: postgres.TransactionSql) => tx<{ n: number }[]>`select app.count_candidates(${claim}, 200) as n`;
     try {
-      // The connection's plan, made while availability_blocks is empty.
+      // The connection's plans, made while availability_blocks is empty.
       await explained(tenant, matches);
+      await explained(tenant, counted);
       // The bulk: another provider's 1,500 homes among the first, and 40 of them given 200 blocks of
       // their past and one over the move-in date (the calendar sync of a channel's history).
       await publish(other, 1500, 'B-');
@@ -113,37 +116,45 @@ describe('matching after a bulk publish and calendar sync, on tables never analy
         select p.org_id, 'live', p.id, 'provider', current_date + 25, current_date + 35, 'Synced'
           from (select id, org_id from app.properties where org_id = ${other} order by external_id limit 40) p`;
       let found: { property_id: string }[] = [];
-      const [plan] = (await explained(tenant, async (tx) => (found = await matches(tx)))).filter((p) => /availability_blocks b/.test(p.query));
+      const [matchPlan] = (await explained(tenant, async (tx) => (found = await matches(tx)))).filter((p) => /availability_blocks b/.test(p.query));
       // None of the 40 homes blocked over the move-in date is offered.
       const blocked = new Set((await scratch.sql<{ id: string }[]>`
         select id from app.properties where org_id = ${other} order by external_id limit 40`).map((r) => r.id));
       expect(found).toHaveLength(200);
       expect(found.filter((f) => blocked.has(f.property_id))).toEqual([]);
 
-      const scans = plan.nodes.filter((node) => node['Relation Name'] === 'availability_blocks');
-      expect(scans.length).toBe(1);
-      const [probe] = scans;
-      // One probe a candidate, by the home and bounded by the move-in: the index led by the home
-      // and the end date, never a walk of the blocks with `property_id = p.id` left to a filter (the
-      // plan made on the empty table read all 8,040 blocks for each of the 200 candidates), nor the
-      // home's history before the move-in (its 200 past blocks, each fetched to read its end date).
-      expect(probe['Node Type']).toBe('Index Scan');
-      expect(probe['Index Name']).toBe('availability_blocks_ending');
-      expect(probe['Index Cond']).toMatch(/property_id = p\.id/);
-      expect(probe['Index Cond']).toMatch(/end_date >=/);
-      // What the probes read: the index's depth, a few buffers a home (the walk of the 40 homes'
-      // histories fetched their 200 past blocks each, some 30 buffers a probe on average). The
-      // plan's row counts are averages a loop, rounded, so the buffers are what is counted.
-      expect(probe['Actual Loops']).toBeLessThanOrEqual(260);
-      expect((probe['Shared Hit Blocks'] + probe['Shared Read Blocks']) / probe['Actual Loops']).toBeLessThanOrEqual(4);
-      // Every buffer of the statement: about four for each of at most 260 candidates (1,040 here),
-      // where the plan made on the empty table read 50,000.
-      expect(plan.plan['Shared Hit Blocks'] + plan.plan['Shared Read Blocks']).toBeLessThan(1_400);
+      let count = 0;
+      const [countPlan] = (await explained(tenant, async (tx) => ([{ n: count }] = await counted(tx)))).filter((p) => /availability_blocks b/.test(p.query));
+      expect(count).toBe(200);
+      for (const plan of [matchPlan, countPlan]) expectProbedByHomeAndEnd(plan);
     } finally {
       await sql.end();
     }
   });
 });
+
+/** The plan of matching's query (ranked or counted) after the bulk, as the connection made it before. */
+function expectProbedByHomeAndEnd(plan: { plan: PlanNode; nodes: PlanNode[] }) {
+  const scans = plan.nodes.filter((node) => node['Relation Name'] === 'availability_blocks');
+  expect(scans.length).toBe(1);
+  const [probe] = scans;
+  // One probe a candidate, by the home and bounded by the move-in: the index led by the home
+  // and the end date, never a walk of the blocks with `property_id = p.id` left to a filter (the
+  // plan made on the empty table read all 8,040 blocks for each of the 200 candidates), nor the
+  // home's history before the move-in (its 200 past blocks, each fetched to read its end date).
+  expect(probe['Node Type']).toBe('Index Scan');
+  expect(probe['Index Name']).toBe('availability_blocks_ending');
+  expect(probe['Index Cond']).toMatch(/property_id = p\.id/);
+  expect(probe['Index Cond']).toMatch(/end_date >=/);
+  // What the probes read: the index's depth, a few buffers a home (the walk of the 40 homes'
+  // histories fetched their 200 past blocks each, some 30 buffers a probe on average). The
+  // plan's row counts are averages a loop, rounded, so the buffers are what is counted.
+  expect(probe['Actual Loops']).toBeLessThanOrEqual(260);
+  expect((probe['Shared Hit Blocks'] + probe['Shared Read Blocks']) / probe['Actual Loops']).toBeLessThanOrEqual(4);
+  // Every buffer of the statement: about four for each of at most 260 candidates (1,040 here),
+  // where the plan made on the empty table read 50,000.
+  expect(plan.plan['Shared Hit Blocks'] + plan.plan['Shared Read Blocks']).toBeLessThan(1_400);
+}
 
 describe('a bulk load of requests, on a table never analyzed', () => {
   it('analyzes what it loaded once it doubled, so the sourcing rounds\' check is planned on its size', async () => {
