@@ -3,6 +3,8 @@
 // the same order, at the same distances to the last bit as the rule it replaced (app.can_take_charges
 // and earth_distance for every candidate), over 2,400 homes with everything that excludes one. Its
 // query runs one generic plan from a connection's first call, so these comparisons check that plan.
+// The count sourcing takes, app.count_candidates (the same rule written out again, unranked), is held
+// to the number of those rows.
 import { describe, expect, it } from 'vitest';
 import { createOrg, ownerSql } from '../helpers.ts';
 import { carrier, claimBody, provider } from './fixtures.ts';

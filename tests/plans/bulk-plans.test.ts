@@ -133,7 +133,10 @@ describe('matching after a bulk publish and calendar sync, on tables never analy
   });
 });
 
-/** The plan of matching's query (ranked or counted) after the bulk, as the connection made it before. */
+/**
+ * Holds a plan of matching's query (ranked or counted), made by the connection on the empty tables
+ * and run after the bulk, to one probe of each candidate's calendar by the home and the end date.
+ */
 function expectProbedByHomeAndEnd(plan: { plan: PlanNode; nodes: PlanNode[] }) {
   const scans = plan.nodes.filter((node) => node['Relation Name'] === 'availability_blocks');
   expect(scans.length).toBe(1);
