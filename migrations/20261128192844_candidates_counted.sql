@@ -64,3 +64,4 @@ begin
 end $$;
 comment on function app.count_candidates(uuid, integer) is 'How many homes a request of the calling tenant can be offered, up to p_limit: the rows app.match_candidates would return, counted without ranking them.';
 grant execute on function app.count_candidates(uuid, integer) to svc_api;
+comment on function app.match_candidates(uuid, integer) is 'The homes a request of the calling tenant can be offered, nearest first: verified, available, within the radius, from a provider that takes charges. app.count_candidates counts the same homes with this rule written out again: change both together.';

@@ -749,7 +749,7 @@ begin
      order by p.geo_point <-> v_origin
      limit p_limit;
 end $function$;
-comment on function app.match_candidates(uuid,integer) is 'The homes a request of the calling tenant can be offered, nearest first: verified, available, within the radius, from a provider that takes charges.';
+comment on function app.match_candidates(uuid,integer) is 'The homes a request of the calling tenant can be offered, nearest first: verified, available, within the radius, from a provider that takes charges. app.count_candidates counts the same homes with this rule written out again: change both together.';
 grant execute on function app.match_candidates(uuid,integer) to svc_api;
 
 CREATE OR REPLACE FUNCTION app.own_home_labels(p_ids uuid[])
