@@ -1,8 +1,8 @@
 -- How many homes a request can be offered, counted up to a limit without ranking them: the sourcing
 -- round's matches_found (shared/claims/sourcing-repository.ts) and an amended request's "has it a
--- home" counted with app.match_candidates, which finds the nearest first, nearest to farthest,
--- and hands every column of each home back through its result set, for a number that depends on
--- neither. Each request opened runs it once, so it is most of matching's work in a surge (2,000 of
+-- home" were counted with app.match_candidates, which ranks the eligible homes by distance and
+-- hands every column of each back through its result set, for a number that depends on neither.
+-- Each request opened is counted once, so counting is most of matching's work in a surge (2,000 of
 -- 2,500 calls in `npm run surge`).
 --
 -- app.count_candidates asks the same question of the same rows: the query of app.match_candidates
