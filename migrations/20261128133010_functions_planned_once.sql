@@ -8,11 +8,12 @@
 -- tracked), these bodies were planned on every call: home_for_request 1,604 plans (0.7 ms each),
 -- homes_on_request 1,976, payout_status 3,140, clock_now 3,259 of 5,699 calls, home_label 882,
 -- payee_of 768, stay_conflicts 500; can_take_charges parsed its call of payout_status 2,372 times.
--- Together about 3.4 s of planning in a 64-second surge, beside parsing that no counter shows.
+-- Together 3.9 s of planning in the statements' 64 s (times on a busy machine), beside parsing that no
+-- counter shows.
 --
 -- Each is recreated in PL/pgSQL with the same signature, result, volatility, owner's rights and
--- search path, and the same query; a function's grants and comment stay with it. can_take_charges
--- reads the account's flag itself rather than building payout_status's whole row for one field.
+-- search path, and the same query; a function's grants and comment stay with it. payee_of reads the
+-- payout status once a row (it asked payout_status and can_take_charges, which asks it again).
 --
 -- record_event's check that an event filed under another organisation concerns a home on the
 -- caller's requests was one expression with the cheap tests and the subquery together. A custom plan
@@ -41,15 +42,13 @@ begin
     'updated_at', now()));
 end $$;
 
--- payout_status's charges_enabled: the account's (never null), else the environment's starting state.
 create or replace function app.can_take_charges(p_org uuid, p_env text)
 returns boolean
 language plpgsql stable security definer
 set search_path = app, pg_temp
 as $$
 begin
-  return coalesce((select a.charges_enabled from app.payout_accounts a where a.org_id = p_org and a.environment = p_env),
-                  p_env = 'sandbox');
+  return (app.payout_status(p_org, p_env)).charges_enabled;
 end $$;
 
 create or replace function app.clock_now()
@@ -123,8 +122,9 @@ as $$
 #variable_conflict use_column
 begin
   return query
-  select o.id, o.name, (app.payout_status(o.id, p_env)).processor_account_id, app.can_take_charges(o.id, p_env), o.contact_email
+  select o.id, o.name, s.processor_account_id, s.charges_enabled, o.contact_email
     from app.properties p join app.organisations o on o.id = p.org_id
+   cross join lateral app.payout_status(o.id, p_env) s
    where p.id = p_property
      and exists (select 1 from app.claim_options h where h.property_id = p.id and h.org_id = app.current_org() and h.environment = app.current_env());
 end $$;
