@@ -40,6 +40,14 @@ async function requestsOnOneHome() {
   return { tenant, provider, claims: claims.map((claim) => claim.id), home };
 }
 
+/** Each of the season's requests approves its home: 3,000 options of the carrier, in the requests' order. */
+async function approvedOptions({ tenant, claims, home }: Awaited<ReturnType<typeof requestsOnOneHome>>) {
+  return ownerSql()<{ id: string; claim_id: string }[]>`
+    insert into app.claim_options (org_id, environment, claim_id, property_id, option_status)
+    select ${tenant.orgId}, 'live', c, ${home}, 'approved' from unnest(${claims}::uuid[]) with ordinality as r(c, n) order by n
+    returning id, claim_id`;
+}
+
 /**
  * Every scan of `table` goes through `index` (directly, or as the bitmap a Bitmap Heap Scan reads:
  * the planner picks either for a few rows, and both read only what the index condition finds), threw
@@ -201,13 +209,11 @@ describe('GET /claims/{reference}/placement, its booking', () => {
     const { provider, claims, home } = season;
     const sql = ownerSql();
     // Each request approves the home and books it: 3,000 options of the carrier, each with its booking.
+    const options = await approvedOptions(season);
     await sql`
-      with o as (
-        insert into app.claim_options (org_id, environment, claim_id, property_id, option_status)
-        select ${tenant.orgId}, 'live', c, ${home}, 'approved' from unnest(${claims}::uuid[]) c
-        returning id, claim_id)
       insert into app.bookings (org_id, environment, property_id, carrier_org_id, claim_id, claim_option_id, check_in, check_out)
-      select ${provider}, 'live', ${home}, ${tenant.orgId}, o.claim_id, o.id, current_date, current_date + 90 from o`;
+      select ${provider}, 'live', ${home}, ${tenant.orgId}, o.claim_id, o.id, current_date, current_date + 90
+        from unnest(${options.map((o) => o.id)}::uuid[], ${options.map((o) => o.claim_id)}::uuid[]) as o(id, claim_id)`;
     await sql`analyze app.claim_options, app.bookings`;
     claimId = claims[1500];
   });
@@ -231,22 +237,19 @@ describe('a lease that moves, the option it is the live version of', () => {
   beforeAll(async () => {
     const season = await requestsOnOneHome();
     ({ tenant } = season);
-    const { claims, home } = season;
+    const { home } = season;
     const sql = ownerSql();
     // Each request approves the home and has its contract waiting: 3,000 options, each with its live version.
+    const options = await approvedOptions(season);
     const leases = await sql<{ id: string }[]>`
-      with o as (
-        insert into app.claim_options (org_id, environment, claim_id, property_id, option_status)
-        select ${tenant.orgId}, 'live', c, ${home}, 'approved' from unnest(${claims}::uuid[]) c
-        returning id, claim_id),
-      l as (
+      with l as (
         insert into app.lease_agreements (org_id, environment, claim_option_id, claim_id, property_id, version, move_in_date,
                                           move_out_date, issued_by, template)
-        select ${tenant.orgId}, 'live', o.id, o.claim_id, ${home}, 1, current_date + 30, current_date + 120, 'dates', 'standard' from o
-        returning id)
-      select id from l`;
-    // A statement of its own: the options inserted above are not visible to the statement that inserted them.
-    await sql`update app.claim_options h set current_lease_id = l.id from app.lease_agreements l where l.claim_option_id = h.id and h.org_id = ${tenant.orgId}`;
+        select ${tenant.orgId}, 'live', o.id, o.claim_id, ${home}, 1, current_date + 30, current_date + 120, 'dates', 'standard'
+          from unnest(${options.map((o) => o.id)}::uuid[], ${options.map((o) => o.claim_id)}::uuid[]) as o(id, claim_id)
+        returning id, claim_option_id)
+      update app.claim_options h set current_lease_id = l.id from l where h.id = l.claim_option_id
+      returning l.id`;
     await sql`analyze app.claim_options, app.lease_agreements`;
     leaseIds = leases.map((lease) => lease.id);
   });
