@@ -27,7 +27,12 @@ export function boolSetting(name: string, fallback: boolean): boolean {
 export const config = {
   /** DATABASE_URL, else the URL Supabase gives every edge function. */
   databaseUrl: () => readEnv('DATABASE_URL') || readEnv('SUPABASE_DB_URL'),
-  dbPoolSize: () => intSetting('DB_POOL_SIZE', 10),
+  /**
+   * Connections per pool: a process has two (requests, and the background thread's jobs and
+   * deliveries). Measured under the surge on 2 cores (docs/performance.md): 5 a pool spent 0.84x
+   * of the database's CPU that 10 did on one process and 0.91x on two, and no wait grew.
+   */
+  dbPoolSize: () => intSetting('DB_POOL_SIZE', 5),
   logLevel: () => setting('LOG_LEVEL', 'info'),
   /** Which X-Forwarded-For hop, counted from the right, is the client's address (1: the last, appended by the platform's edge). */
   clientAddressHop: () => Math.max(1, intSetting('CLIENT_ADDRESS_HOP', 1)),
