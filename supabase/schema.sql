@@ -1928,6 +1928,7 @@ comment on column app.claim_options.application_declined_at is 'When the landlor
 comment on column app.claim_options.application_decline_reason is 'Why the landlord declined, in the landlord''s words (shown to the carrier).';
 comment on column app.claim_options.household_link_at is 'When the household''s link to this home was last issued (POST options with send, or a re-send); links of an earlier issue are refused.';
 CREATE INDEX claim_options_applications ON app.claim_options USING btree (property_id, applied_at DESC, id DESC) WHERE (applied_at IS NOT NULL);
+CREATE INDEX claim_options_by_tenant_home ON app.claim_options USING btree (org_id, environment, property_id);
 CREATE INDEX claim_options_current_lease ON app.claim_options USING btree (current_lease_id) WHERE (current_lease_id IS NOT NULL);
 CREATE TRIGGER claim_options_touch BEFORE UPDATE ON app.claim_options FOR EACH ROW EXECUTE FUNCTION app.claims_touch();
 create policy tenant_isolation on app.claim_options as permissive for all to svc_api

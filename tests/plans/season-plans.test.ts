@@ -270,3 +270,49 @@ describe('a lease that moves, the option it is the live version of', () => {
     });
   });
 });
+
+describe("an event for a home's provider, and the home's name, across organisations", () => {
+  let tenant: Tenant;
+  let provider: string;
+  let home: string;
+  beforeAll(async () => {
+    // Another carrier's season: 3,000 options on one provider's home.
+    await approvedOptions(await requestsOnOneHome());
+    // The tenant: a carrier with one request, and an option on another provider's home.
+    tenant = { orgId: await createOrg('carrier'), environment: 'live' };
+    provider = await createOrg('provider');
+    const sql = ownerSql();
+    [{ id: home }] = await sql<{ id: string }[]>`
+      insert into app.properties (org_id, environment, address, city, state, zip_code, monthly_rate_cents, bedrooms, bathrooms)
+      values (${provider}, 'live', '2 Season St', 'Austin', 'TX', '78701', 200000, 2, 1) returning id`;
+    await sql`
+      with c as (
+        insert into app.claims (org_id, environment, claim_ref, loss_address, loss_city, loss_state, loss_zip, origin_lat, origin_lng,
+                                target_move_in, est_length_months, rent_payer, deposit_payer, bedrooms, bathrooms, sqft, adults,
+                                property_type, furnishing)
+        values (${tenant.orgId}, 'live', ${sql.unsafe(refOf(String(Math.floor(Math.random() * 800_000_000))))}, '2 Season Rd', 'Austin', 'TX', '78701', 30.27, -97.74,
+                current_date + 30, 3, 'carrier', 'carrier', 2, 1, 900, 2, 'apartment', 'furnished')
+        returning id)
+      insert into app.claim_options (org_id, environment, claim_id, property_id, option_status)
+      select ${tenant.orgId}, 'live', c.id, ${home}, 'approved' from c`;
+    await sql`analyze app.claim_options, app.properties`;
+  });
+
+  for (const mode of modes) {
+    it(`records the event after finding the caller's option on the provider's home by its index (${mode} plan)`, async () => {
+      const plans = await executedPlans(tenant, mode, (tx) => tx`select app.record_event('claim.updated', '{}'::jsonb, ${provider}::uuid)`, { nested: true });
+      // app.record_event's check that the caller has an option on one of that organisation's homes.
+      const checks = plans.filter((plan) => /from app\.claim_options h join app\.properties p/.test(plan.query));
+      expect(checks).toHaveLength(1);
+      expectBounded(checks[0], 'claim_options', 'claim_options_by_tenant_home', 1, 20);
+    });
+
+    it(`names the home after finding the caller's option on it by its index (${mode} plan)`, async () => {
+      const plans = await executedPlans(tenant, mode, (tx) => tx`select * from app.home_label(${home}::uuid)`, { nested: true });
+      // app.home_label's check that the caller has an option on the home.
+      const labels = plans.filter((plan) => /exists \(select 1 from app\.claim_options h/.test(plan.query));
+      expect(labels).toHaveLength(1);
+      expectBounded(labels[0], 'claim_options', 'claim_options_by_tenant_home', 1, 20);
+    });
+  }
+});
