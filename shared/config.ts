@@ -28,8 +28,8 @@ export const config = {
   /** DATABASE_URL, else the URL Supabase gives every edge function. */
   databaseUrl: () => readEnv('DATABASE_URL') || readEnv('SUPABASE_DB_URL'),
   /**
-   * Connections per pool: a process has two (requests, and the background thread's jobs and
-   * deliveries). Measured under the surge on 2 cores (docs/performance.md): 5 a pool spent 0.84x
+   * Connections per pool: a local server process has two (requests, and the background thread's
+   * jobs and deliveries), a function's instance one. Measured under the surge on 2 cores (docs/performance.md): 5 a pool spent 0.84x
    * of the database's CPU that 10 did on one process and 0.91x on two, and no wait grew.
    */
   dbPoolSize: () => intSetting('DB_POOL_SIZE', 5),
