@@ -73,7 +73,7 @@ function columnsOf(input: HomeInput | HomePatch): Record<string, unknown> {
 }
 
 /**
- * Why matching does not offer a home, in its own environment: the rules of app.match_candidates that
+ * Why matching does not offer a home, in its own environment: the rules of app.eligible_homes that
  * belong to the home and its provider (a request's distance, dates and blocks aside), each a code, in
  * this order. A listed, verified home whose provider's payout account cannot take charges is left out
  * of matching too, and must say so.

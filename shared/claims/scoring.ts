@@ -1,5 +1,5 @@
 // Ranking of matched homes: a score from 0 to 100, the sum of weighted fits, each between 0 and 1.
-// Pure: the database finds the eligible homes (shared rules in app.match_candidates), this decides
+// Pure: the database finds the eligible homes (shared rules in app.eligible_homes), this decides
 // their order. docs/claims.md documents the same table.
 
 export const weights = {

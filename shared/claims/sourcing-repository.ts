@@ -2,10 +2,10 @@ import type { Tx } from '../db/client.ts';
 import { referenceCondition } from './repository.ts';
 import type { CrawlOutcome, CrawlRequest, CrawlStatus } from './crawl.ts';
 
-// The sourcing SQL: the eligible homes of a request (app.match_candidates, nearest first; counted by
-// app.count_candidates) and the sourcing rounds (app.sourcing_rounds) with their crawl requests and
-// outcomes. Queries run inside withTenant or inOneWrite; row-level security limits them to the
-// caller's organisation and environment.
+// The sourcing SQL: the eligible homes of a request (app.eligible_homes: app.match_candidates ranks
+// them nearest first, app.count_candidates counts them) and the sourcing rounds (app.sourcing_rounds)
+// with their crawl requests and outcomes. Queries run inside withTenant or inOneWrite; row-level
+// security limits them to the caller's organisation and environment.
 
 /** How many eligible homes, nearest first, matching ranks and counts. */
 export const candidatePool = 200;

@@ -3,7 +3,7 @@
 // the same order, at the same distances to the last bit as the rule it replaced (app.can_take_charges
 // and earth_distance for every candidate), over 2,400 homes with everything that excludes one. Its
 // query runs one generic plan from a connection's first call, so these comparisons check that plan.
-// The count sourcing takes, app.count_candidates (the same rule written out again, unranked), is held
+// The count sourcing takes, app.count_candidates (the same rule, app.eligible_homes, unranked), is held
 // to the number of those rows.
 import { describe, expect, it } from 'vitest';
 import { createOrg, ownerSql } from '../helpers.ts';
@@ -51,7 +51,7 @@ function now(claimId: string, orgId: string, environment: string, limit: number)
   }) as Promise<Candidate[]>;
 }
 
-/** The count sourcing and amending take (app.count_candidates, the same rule unranked), in the request's tenant context. */
+/** The count sourcing and amending take (app.count_candidates: app.eligible_homes unranked), in the request's tenant context. */
 function counted(claimId: string, orgId: string, environment: string, limit: number): Promise<number> {
   return ownerSql().begin(async (tx) => {
     await tx`select set_config('app.org_id', ${orgId}, true), set_config('app.env', ${environment}, true)`;
