@@ -148,4 +148,19 @@ describe('matching: the payout check as a lookup gives what the function per row
       expect(config, fn).toContain('plan_cache_mode=force_generic_plan');
     }
   });
+
+  it('keeps the rule itself to the two functions: the service cannot call app.eligible_homes, nor could it inline it with settings', async () => {
+    const c = await carrier();
+    const call = ownerSql().begin(async (tx) => {
+      await tx`select set_config('role', 'svc_api', true), set_config('app.org_id', ${c.orgId}, true), set_config('app.env', 'live', true)`;
+      await tx`select * from app.eligible_homes('live', null, 40000, current_date)`;
+    });
+    await expect(call).rejects.toMatchObject({ code: '42501', message: 'permission denied for function eligible_homes' });
+    // PostgreSQL inlines a SQL function only without its own rights or settings: with either, each
+    // caller would run it as a function of its own, planned apart from the caller's ranking and limit.
+    const [fn] = await ownerSql()<{ definer: boolean; config: string[] | null; volatility: string }[]>`
+      select prosecdef as definer, proconfig as config, provolatile as volatility
+        from pg_proc where oid = 'app.eligible_homes(text, extensions.cube, double precision, date)'::regprocedure`;
+    expect(fn).toEqual({ definer: false, config: null, volatility: 's' });
+  });
 });
