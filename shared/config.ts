@@ -29,10 +29,11 @@ export const config = {
   databaseUrl: () => readEnv('DATABASE_URL') || readEnv('SUPABASE_DB_URL'),
   /**
    * Connections per pool: a local server process has two (requests, and the background thread's
-   * jobs and deliveries), a function's instance one. Measured under the surge on 2 cores (docs/performance.md): 5 a pool spent 0.84x
-   * of the database's CPU that 10 did on one process and 0.91x on two, and no wait grew.
+   * jobs and deliveries), a function's instance one. Measured under the surge on 2 cores
+   * (docs/performance.md): 5 a pool spent 0.84x of the database's CPU that 10 did on one process
+   * and 0.91x on two; 3 a pool spent 0.92x and 0.88x of what 5 did, and no wait grew past its target.
    */
-  dbPoolSize: () => intSetting('DB_POOL_SIZE', 5),
+  dbPoolSize: () => intSetting('DB_POOL_SIZE', 3),
   logLevel: () => setting('LOG_LEVEL', 'info'),
   /** Which X-Forwarded-For hop, counted from the right, is the client's address (1: the last, appended by the platform's edge). */
   clientAddressHop: () => Math.max(1, intSetting('CLIENT_ADDRESS_HOP', 1)),

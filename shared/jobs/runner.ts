@@ -87,13 +87,15 @@ export interface RunReport {
 const leaseMs = () => intSetting('JOB_LEASE_MS', 60_000);
 
 /**
- * Jobs one runner runs at once (see RunOptions.concurrency): by default two connections fewer than
- * the pool. Measured under the surge (scripts/surge) on a pool of 10: 4 at once left contracts
- * waiting 3.1 s at p50; 8 brought that to 0.8 s with reads faster too; 16, more than the pool,
- * made reads wait behind jobs for a connection (p99 0.85 s against 0.32 s). Since the background
- * work has a thread and a pool of its own, the default pool of 5 (3 at once) waits no longer.
+ * Jobs one runner runs at once (see RunOptions.concurrency): by default one connection fewer than
+ * the pool, which is left for the runner's own claims and the dispatcher's deliveries. Measured
+ * under the surge (scripts/surge) when requests shared the pool of 10: 4 at once left contracts
+ * waiting 3.1 s at p50; 8 brought that to 0.8 s; 16, more than the pool, made reads wait behind
+ * jobs for a connection. The background work now has a thread and a pool of its own, so the
+ * default pool of 3 runs 2 at once, so that one job waiting on a slow third party does not hold up
+ * every other.
  */
-const jobConcurrency = () => intSetting('JOB_CONCURRENCY', Math.max(1, config.dbPoolSize() - 2));
+const jobConcurrency = () => intSetting('JOB_CONCURRENCY', Math.max(1, config.dbPoolSize() - 1));
 
 /** Seconds to wait after failed attempts 1, 2, ...; the last step repeats until max_attempts. */
 export function jobRetrySchedule(): number[] {
