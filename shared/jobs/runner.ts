@@ -91,9 +91,9 @@ const leaseMs = () => intSetting('JOB_LEASE_MS', 60_000);
  * the pool, which is left for the runner's own claims and the dispatcher's deliveries. Measured
  * under the surge (scripts/surge) when requests shared the pool of 10: 4 at once left contracts
  * waiting 3.1 s at p50; 8 brought that to 0.8 s; 16, more than the pool, made reads wait behind
- * jobs for a connection. The background work now has a thread and a pool of its own, so the
- * default pool of 3 runs 2 at once, so that one job waiting on a slow third party does not hold up
- * every other.
+ * jobs for a connection. The background work now has a thread and a pool of its own: the default
+ * pool of 3 runs 2 at once, more than one so that a job waiting on a slow third party does not hold
+ * up every other.
  */
 const jobConcurrency = () => intSetting('JOB_CONCURRENCY', Math.max(1, config.dbPoolSize() - 1));
 
