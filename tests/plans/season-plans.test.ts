@@ -19,8 +19,8 @@ const modes: PlanMode[] = ['generic', 'custom'];
 /** A reference the generated requests carry: REQ- and six letters of the reference alphabet, from a number. */
 const refOf = (n: string) => `'REQ-' || (select string_agg(substr('ABCDEFGHJKMNPQRSTUVWXYZ23456789', ((${n} / (31::bigint ^ i)::bigint) % 31)::int + 1, 1), '' order by i) from generate_series(0, 5) i)`;
 
-/** A new carrier (the tenant) with 3,000 requests (their ids, in order), and a new provider with one home, for the money reads below. */
-async function requestsOnOneHome() {
+/** A new carrier (the tenant) with 3,000 requests, or `requests` (their ids, in order), and a new provider with one home, for the reads below. */
+async function requestsOnOneHome(requests = 3000) {
   const tenant: Tenant = { orgId: await createOrg('carrier'), environment: 'live' };
   const carrier = tenant.orgId;
   const provider = await createOrg('provider');
@@ -32,7 +32,7 @@ async function requestsOnOneHome() {
                             property_type, furnishing, external_id)
     select ${carrier}, 'live', ${sql.unsafe(refOf(`(${salt}::bigint + g)`))}, '1 Season Rd', 'Austin', 'TX', '78701', 30.27, -97.74,
            current_date + 30, 3, 'carrier', 'carrier', 2, 1, 900, 2, 'apartment', 'furnished', 'SEASON-' || g
-      from generate_series(1, 3000) g
+      from generate_series(1, ${requests}) g
     returning id`;
   const [{ id: home }] = await sql<{ id: string }[]>`
     insert into app.properties (org_id, environment, address, city, state, zip_code, monthly_rate_cents, bedrooms, bathrooms)
@@ -40,7 +40,7 @@ async function requestsOnOneHome() {
   return { tenant, provider, claims: claims.map((claim) => claim.id), home };
 }
 
-/** Each of the season's requests approves its home: 3,000 options of the carrier, in the requests' order. */
+/** Each of the season's requests approves its home: an option of the carrier for each, in the requests' order. */
 async function approvedOptions({ tenant, claims, home }: Awaited<ReturnType<typeof requestsOnOneHome>>) {
   return ownerSql()<{ id: string; claim_id: string }[]>`
     insert into app.claim_options (org_id, environment, claim_id, property_id, option_status)
@@ -279,23 +279,10 @@ describe("an event for a home's provider, and the home's name, across organisati
     // Another carrier's season: 3,000 options on one provider's home.
     await approvedOptions(await requestsOnOneHome());
     // The tenant: a carrier with one request, and an option on another provider's home.
-    tenant = { orgId: await createOrg('carrier'), environment: 'live' };
-    provider = await createOrg('provider');
-    const sql = ownerSql();
-    [{ id: home }] = await sql<{ id: string }[]>`
-      insert into app.properties (org_id, environment, address, city, state, zip_code, monthly_rate_cents, bedrooms, bathrooms)
-      values (${provider}, 'live', '2 Season St', 'Austin', 'TX', '78701', 200000, 2, 1) returning id`;
-    await sql`
-      with c as (
-        insert into app.claims (org_id, environment, claim_ref, loss_address, loss_city, loss_state, loss_zip, origin_lat, origin_lng,
-                                target_move_in, est_length_months, rent_payer, deposit_payer, bedrooms, bathrooms, sqft, adults,
-                                property_type, furnishing)
-        values (${tenant.orgId}, 'live', ${sql.unsafe(refOf(String(Math.floor(Math.random() * 800_000_000))))}, '2 Season Rd', 'Austin', 'TX', '78701', 30.27, -97.74,
-                current_date + 30, 3, 'carrier', 'carrier', 2, 1, 900, 2, 'apartment', 'furnished')
-        returning id)
-      insert into app.claim_options (org_id, environment, claim_id, property_id, option_status)
-      select ${tenant.orgId}, 'live', c.id, ${home}, 'approved' from c`;
-    await sql`analyze app.claim_options, app.properties`;
+    const own = await requestsOnOneHome(1);
+    ({ tenant, provider, home } = own);
+    await approvedOptions(own);
+    await ownerSql()`analyze app.claim_options, app.properties`;
   });
 
   for (const mode of modes) {
