@@ -9,7 +9,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, setPriority } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import postgres from 'postgres';
@@ -66,6 +66,23 @@ const size = {
   createSeconds: Number(process.env.SURGE_CREATE_SECONDS ?? 60),
 };
 const processCounts = (process.env.SURGE_PROCESSES ?? '1,2').split(',').map(Number);
+/**
+ * A nice value for the servers' request threads (each process's event loop), or none: set, it tells a
+ * read's wait for a core from its wait behind other calls on its thread (a negative value needs root
+ * or CAP_SYS_NICE). On Linux a thread's priority is its own: the servers' other threads keep theirs.
+ */
+const requestThreadNice = process.env.SURGE_REQUEST_THREAD_NICE ? Number(process.env.SURGE_REQUEST_THREAD_NICE) : undefined;
+if (requestThreadNice !== undefined && !(Number.isInteger(requestThreadNice) && requestThreadNice >= -20 && requestThreadNice <= 19)) {
+  throw new Error(`SURGE_REQUEST_THREAD_NICE must be a whole number from -20 to 19, not ${process.env.SURGE_REQUEST_THREAD_NICE}`);
+}
+/** Sets a server's request thread's nice value: its main thread, whose id is the process's, so that setpriority moves that thread alone. */
+function setRequestThreadNice(pid: number, nice: number) {
+  try {
+    setPriority(pid, nice);
+  } catch (error) {
+    throw new Error(`SURGE_REQUEST_THREAD_NICE=${nice}: ${(error as Error).message} (a negative value needs root or CAP_SYS_NICE)`);
+  }
+}
 /** The key that checks the limit across processes sends this many requests in its minute; its limit is the live default. */
 const limiterRequests = 700;
 const limiterLimit = 600;
@@ -333,6 +350,7 @@ async function surge(processes: number): Promise<Figures> {
       bases.push(`http://127.0.0.1:${port}/functions/v1`);
     }
     for (const base of bases) await waitFor(`${base}/health`, 120_000);
+    if (requestThreadNice !== undefined) for (const server of servers) setRequestThreadNice(server.pid!, requestThreadNice);
     step(`${processes} server process${processes > 1 ? 'es' : ''} on one fresh database; seeding`);
 
     const statuses = new Map<number, number>();
@@ -796,7 +814,7 @@ function print(runs: Figures[]) {
   for (const f of runs) {
     for (const failure of [...f.failures, ...f.serverErrors].slice(0, 5)) console.log(`  ${f.processes} process(es): ${failure}`);
   }
-  console.log(`\n${size.homes} homes, ${size.providers} providers, ${size.carriers} carriers, ${size.requests} requests in ${size.createSeconds} s, ${size.placements} placements; load average at the end ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+  console.log(`\n${size.homes} homes, ${size.providers} providers, ${size.carriers} carriers, ${size.requests} requests in ${size.createSeconds} s, ${size.placements} placements; load average at the end ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}${requestThreadNice === undefined ? '' : `; the servers' request threads at nice ${requestThreadNice}`}`);
 }
 
 const runs: Figures[] = [];
