@@ -63,12 +63,8 @@ comment on column app.refund_requests.purpose is 'What the refund returns: owed_
 comment on column app.refund_requests.goodwill is 'Asked beyond what is owed back: what it gives beyond it is posted as goodwill.';
 
 -- Existing stays keep their figures: every settled payment posts what it paid, part by part, and
--- every refund approved or issued posts what it returned on the parts of its payment: first what
--- each part paid beyond what its charge now holds (what the statement counted as owed back), then
--- the rest, in the order rent, fees, deposit; so each payer's refund due reads as before. (Two
--- refunds of one payment both start from what is owed back now: a stay refunded twice may read a
--- part refunded beyond it, which the reconciliation lists.) What is posted already is left as it
--- is, so the backfill can run again.
+-- every refund approved or issued posts what it returned, on the parts of its payment in the order
+-- rent, fees, deposit (as the statement netted them before, per payer).
 insert into app.ledger_entries (org_id, environment, claim_id, claim_home_id, property_id, currency, lease_agreement_id, charge_type,
                                 period_start, part, line, kind, cause, payer, payment_id, amount_cents)
 select p.carrier_org_id, p.environment, p.claim_id, p.claim_home_id, p.property_id, p.currency, p.lease_agreement_id, p.charge_type,
@@ -79,8 +75,7 @@ select p.carrier_org_id, p.environment, p.claim_id, p.claim_home_id, p.property_
  cross join lateral (values ('rent', p.rent_cents), ('deposit', p.deposit_cents), ('fees', p.fees_cents)) as part(name, cents)
  where p.status in ('succeeded', 'refunded') and p.claim_home_id is not null and p.lease_agreement_id is not null
    and p.period_start is not null and part.cents > 0
- order by p.paid_at, p.id, array_position(array['rent', 'deposit', 'fees'], part.name)
-on conflict do nothing;
+ order by p.paid_at, p.id, array_position(array['rent', 'deposit', 'fees'], part.name);
 
 insert into app.ledger_entries (org_id, environment, claim_id, claim_home_id, property_id, currency, lease_agreement_id, charge_type,
                                 period_start, part, line, kind, cause, payer, payment_id, refund_request_id, amount_cents)
@@ -91,30 +86,9 @@ select p.carrier_org_id, p.environment, p.claim_id, p.claim_home_id, p.property_
   join app.payments p on p.id = r.payment_id
   join app.claims c on c.id = p.claim_id
  cross join lateral (
-   -- First what each part of the payment paid beyond what its charge now holds (owed back), then
-   -- the rest of each part, in the order rent, fees, deposit, up to the refund's amount.
-   select taken.name, sum(taken.cents) as cents
-     from (
-       select share.name,
-              least(share.cap, r.amount_cents - coalesce(sum(share.cap) over (order by share.pass, share.n rows between unbounded preceding and 1 preceding), 0)) as cents
-         from (
-           select pass.n as pass, part.n, part.name,
-                  case when pass.n = 1 then part.owed else part.cents - part.owed end as cap
-             from (
-               select part.n, part.name, part.cents, least(part.cents, greatest(0, part.cents - greatest(0, held.cents))) as owed
-                 from (values (1, 'rent', p.rent_cents), (2, 'fees', p.fees_cents), (3, 'deposit', p.deposit_cents)) as part(n, name, cents)
-                cross join lateral (
-                  select coalesce(sum(e.amount_cents), 0) as cents from app.ledger_entries e
-                   where e.claim_home_id = p.claim_home_id and e.lease_agreement_id = p.lease_agreement_id and e.charge_type = p.charge_type
-                     and e.period_start = p.period_start and e.part = part.name and e.kind not in ('payment', 'refund')) as held
-             ) as part
-            cross join (values (1), (2)) as pass(n)
-         ) as share
-     ) as taken
-    where taken.cents > 0
-    group by taken.name
+   select name, least(cents, r.amount_cents - coalesce(sum(cents) over (order by n rows between unbounded preceding and 1 preceding), 0)) as cents
+     from (values (1, 'rent', p.rent_cents), (2, 'fees', p.fees_cents), (3, 'deposit', p.deposit_cents)) as part(n, name, cents)
  ) as s
- where r.status in ('approved', 'refunded')
+ where r.status in ('approved', 'refunded') and s.cents > 0
    and p.claim_home_id is not null and p.lease_agreement_id is not null and p.period_start is not null
- order by r.created_at, r.id
-on conflict do nothing;
+ order by r.created_at, r.id;

@@ -6,9 +6,8 @@
 -- day's purge (22,000 events, 55,000 deliveries) and as many without, in turns. Back to back in
 -- batches of 1,000 (three runs), the purge took a core for its second or so, and every write during
 -- it was slower, not only the tail: p50 12.4 against 8.0 ms, 9.0 against 5.8, 12.2 against 8.5;
--- p99 2.13x, 1.68x, 1.59x. Smaller batches alone slowed the writes as much (250 a batch: p50 12.0
--- against 8.0 ms, p99 2.59x; 100 a batch: 8.9 against 6.1, p99 1.25x in its one run), as the purge
--- kept its core. In batches of 250, each followed by three times its time (three runs):
+-- p99 2.13x, 1.68x, 1.59x. Smaller batches alone did not change that (250 a batch: p99 2.59x), as
+-- the purge kept its core. In batches of 250, each followed by three times its time (three runs):
 -- p50 5.4 against 5.0 ms, 10.7 against 8.5 (a test run shared the machine) and 4.8 against 4.7;
 -- p99 1.29x, 1.38x, 1.08x; the day purged in about 5 s instead of 1. An hour's expired events (the
 -- job's usual work) take a fifth of a second that way, and the day of a job missed for a day five

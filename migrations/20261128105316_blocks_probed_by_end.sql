@@ -14,9 +14,7 @@
 -- the move-in, where the probe stops. Same 20,000 homes: 600 buffers, 3 a candidate (the index's
 -- depth), and 1,209 for the call. Same homes, order and distances
 -- (tests/claims/matching-equivalence.test.ts); the plan is held by tests/plans/bulk-plans.test.ts.
--- The planner takes the new index for the probe as written before (its conditions bound it on two
--- columns); the function is recreated with the probe's conditions in the index's order and its
--- comment naming the index, nothing else changed. Writing a block now maintains one index more. Building it holds writes to availability_blocks for
+-- Writing a block now maintains one index more. Building it holds writes to availability_blocks for
 -- its duration: seconds at a season's two million blocks.
 create index availability_blocks_ending on app.availability_blocks (property_id, end_date, start_date);
 

@@ -19,12 +19,10 @@ create table app.background_leases (
   expires_at timestamptz not null
 );
 alter table app.background_leases enable row level security;
-comment on column app.background_leases.holder is 'The process holding the lease: its host and the port it serves (a process started again on the same port renews it at once).';
-comment on column app.background_leases.expires_at is 'When the lease lapses unless its holder renews it; after that, the next process to ask takes it.';
 comment on table app.background_leases is
   'Which local server process runs the timed background work (job runner, webhook dispatcher, retention, statistics) for this database; renewed every few seconds, taken over once expired. Bookkeeping: no API role reads it.';
 
--- Takes or renews the lease for p_holder: true when p_holder holds it for p_ttl from now.
+-- Takes or renews the lease for p_holder: true when p_holder holds it until now() + p_ttl.
 create function app.take_background_lease(p_name text, p_holder text, p_ttl interval) returns boolean
 language sql as $$
   with taken as (
@@ -36,8 +34,6 @@ language sql as $$
   select exists (select 1 from taken)
 $$;
 revoke all on function app.take_background_lease(text, text, interval) from public;
-comment on function app.take_background_lease(text, text, interval) is
-  'Takes or renews the background lease p_name for p_holder, for p_ttl from the moment it is called; true when p_holder holds it, false while another holds an unexpired one.';
 
 -- Gives the lease up (a process stopping), so that another takes it at its next try.
 create function app.release_background_lease(p_name text, p_holder text) returns void
@@ -45,5 +41,3 @@ language sql as $$
   delete from app.background_leases where name = p_name and holder = p_holder
 $$;
 revoke all on function app.release_background_lease(text, text) from public;
-comment on function app.release_background_lease(text, text) is
-  'Gives the background lease p_name up if p_holder holds it (a process stopping), so that the next process to ask takes it.';

@@ -2399,7 +2399,6 @@ create table app.ledger_entries (
   payer text,
   payment_id uuid,
   refund_request_id uuid,
-  posted_on date,
   debit_account text generated always as (
 CASE
     WHEN (kind = 'fee'::text) THEN 'landlord_rent'::text
@@ -2412,6 +2411,7 @@ CASE
     WHEN (part = 'deposit'::text) THEN 'deposits_held'::text
     ELSE ('landlord_'::text || part)
 END) stored not null,
+  posted_on date,
   constraint ledger_entries_pkey PRIMARY KEY (id),
   constraint ledger_entries_adjusts CHECK (((kind = ANY (ARRAY['charge'::text, 'payment'::text, 'refund'::text, 'fee'::text])) = (adjusts IS NULL))),
   constraint ledger_entries_cause_check CHECK ((cause = ANY (ARRAY['signed'::text, 'shortened'::text, 'extended'::text, 'lapsed'::text, 'cancelled'::text, 'paid'::text, 'refunded'::text, 'duplicate'::text, 'deposit_returned'::text, 'goodwill'::text]))),
@@ -2463,9 +2463,9 @@ comment on column app.ledger_entries.amount_cents is 'Positive: owed by the paye
 comment on column app.ledger_entries.payer is 'Who paid, or was refunded (a payment or refund entry).';
 comment on column app.ledger_entries.payment_id is 'The processor payment a payment or refund entry moved money on.';
 comment on column app.ledger_entries.refund_request_id is 'The refund request a refund entry (and a release for a deposit returned or goodwill) belongs to.';
-comment on column app.ledger_entries.posted_on is 'The day the entry was posted on the organisation''s clock (app.clock_now(), in UTC): the day of the change that posted it. Null for entries posted before the column existed (then created_at''s day).';
 comment on column app.ledger_entries.debit_account is 'The account the entry debits with amount_cents (generated from kind and part): payer_rent, payer_fees, payer_deposit (what that part''s payer owes), landlord_rent (the service fee).';
 comment on column app.ledger_entries.credit_account is 'The account the entry credits with amount_cents (generated from kind and part): landlord_rent, landlord_fees, deposits_held, processor, service_fee.';
+comment on column app.ledger_entries.posted_on is 'The day the entry was posted on the organisation''s clock (app.clock_now(), in UTC): the day of the change that posted it. Null for entries posted before the column existed (then created_at''s day).';
 CREATE UNIQUE INDEX ledger_entries_fee_returned_once ON app.ledger_entries USING btree (refund_request_id) WHERE (kind = 'fee'::text);
 CREATE UNIQUE INDEX ledger_entries_fee_taken_once ON app.ledger_entries USING btree (payment_id) WHERE ((kind = 'fee'::text) AND (refund_request_id IS NULL));
 CREATE UNIQUE INDEX ledger_entries_paid_once ON app.ledger_entries USING btree (payment_id, part) WHERE (kind = 'payment'::text);
